@@ -1,0 +1,1 @@
+"""The seasalt command line."""

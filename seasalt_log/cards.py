@@ -1,0 +1,87 @@
+"""The card catalog of the Sea Salt & Paper base game (RULES.md §1, R-CARDS).
+
+A card is named by its canonical code ``kind:colour``; cards with the same code are
+interchangeable. The catalog is data: everything else derives from :data:`COPIES`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections import Counter
+from typing import Iterable
+
+from .errors import CardCodeError
+
+COLORS: tuple[str, ...] = (
+    "dark-blue", "light-blue", "black", "yellow", "green", "grey",
+    "purple", "light-orange", "orange", "pink", "white",
+)
+
+#: kind -> family
+FAMILIES: dict[str, str] = {
+    "crab": "duo", "boat": "duo", "fish": "duo", "swimmer": "duo", "shark": "duo",
+    "shell": "collector", "octopus": "collector", "penguin": "collector", "sailor": "collector",
+    "lighthouse": "multiplier", "shoal": "multiplier", "colony": "multiplier",
+    "captain": "multiplier", "mermaid": "mermaid",
+}
+KINDS: tuple[str, ...] = tuple(FAMILIES)
+
+#: (kind, colour) -> number of copies in the deck
+COPIES: dict[tuple[str, str], int] = {
+    **{("crab", c): n for c, n in (("dark-blue", 2), ("light-blue", 2), ("black", 1),
+                                  ("yellow", 2), ("green", 1), ("grey", 1))},
+    **{("boat", c): 2 for c in ("dark-blue", "light-blue", "black", "yellow")},
+    **{("fish", c): n for c, n in (("dark-blue", 2), ("light-blue", 1), ("black", 2),
+                                  ("yellow", 1), ("green", 1))},
+    **{("swimmer", c): 1 for c in ("dark-blue", "light-blue", "black", "yellow", "light-orange")},
+    **{("shark", c): 1 for c in ("dark-blue", "light-blue", "black", "green", "purple")},
+    **{("shell", c): 1 for c in ("dark-blue", "light-blue", "black", "yellow", "green", "grey")},
+    **{("octopus", c): 1 for c in ("light-blue", "yellow", "green", "purple", "grey")},
+    **{("penguin", c): 1 for c in ("purple", "light-orange", "pink")},
+    **{("sailor", c): 1 for c in ("pink", "orange")},
+    ("lighthouse", "purple"): 1,
+    ("shoal", "grey"): 1,
+    ("colony", "green"): 1,
+    ("captain", "light-orange"): 1,
+    ("mermaid", "white"): 4,
+}
+
+#: every valid code, in catalog order
+CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in COPIES)
+#: code -> kind, code -> colour, code -> copies
+KIND: dict[str, str] = {f"{k}:{c}": k for k, c in COPIES}
+COLOR: dict[str, str] = {f"{k}:{c}": c for k, c in COPIES}
+COUNT: dict[str, int] = {f"{k}:{c}": n for (k, c), n in COPIES.items()}
+#: the full 58-card deck as a multiset
+FULL_DECK: Counter[str] = Counter(COUNT)
+DECK_SIZE = sum(COUNT.values())
+
+DUO_PAIRS: dict[str, tuple[str, str]] = {
+    "crab": ("crab", "crab"),
+    "boat": ("boat", "boat"),
+    "fish": ("fish", "fish"),
+    "shark": ("shark", "swimmer"),
+}
+
+
+def suggest(code: str, n: int = 3) -> list[str]:
+    """The valid codes closest to ``code`` (for error messages)."""
+    close = difflib.get_close_matches(code, CODES, n=n, cutoff=0.5)
+    if not close and ":" in code:
+        kind = code.split(":", 1)[0]
+        close = [c for c in CODES if KIND[c] == kind][:n]
+    return close
+
+
+def parse_card(code: str) -> str:
+    """Return ``code`` if it names a card of the catalog, else raise :class:`CardCodeError`."""
+    if code in COUNT:
+        return code
+    raise CardCodeError(code, suggest(code))
+
+
+def check_counts(cards: Iterable[str]) -> None:
+    """Raise :class:`CardCodeError` if ``cards`` holds more copies of a code than the deck."""
+    for code, n in Counter(cards).items():
+        if n > COUNT[code]:
+            raise CardCodeError(code, [], f"{n} copies of {code}, but the deck holds only {COUNT[code]} (R-CARDS)")

@@ -1,0 +1,16 @@
+"""The deterministic rules engine (RULES.md): pure functions over an immutable :class:`State`.
+
+- :func:`apply` checks an event against every rule and returns the next state;
+- :func:`check` only checks; :func:`fold` applies a whole stream;
+- :func:`legal_moves` lists what the player to act may do;
+- :func:`next_derived` computes the derived event (``round_scored`` / ``game_ended``) due.
+"""
+
+from .core import apply, check, fold, next_derived, shark_targets, with_derived
+from .moves import legal_moves
+from .rulings import BASE, RULESETS, Ruleset
+from .state import BETWEEN, ENDED, NEW, ROUND, Flow, State, Table
+
+__all__ = ["apply", "check", "fold", "next_derived", "with_derived", "legal_moves",
+           "shark_targets", "State", "Table", "Flow", "Ruleset", "BASE", "RULESETS",
+           "NEW", "BETWEEN", "ROUND", "ENDED"]

@@ -1,0 +1,78 @@
+"""The immutable game state: the table (cards and where they are) apart from the flow
+(whose turn, which step, how the round is ending)."""
+
+from __future__ import annotations
+
+from msgspec import Struct
+
+from .rulings import BASE, Ruleset
+
+Hand = tuple[str, ...]
+Pair = tuple[str, str]
+
+# Flow.step values
+TAKE = "take"            # the turn's take is due (R-FLOW-TAKE)
+BOAT_TAKE = "boat_take"  # the take given by a boat pair is due (R-DUO-BOAT)
+PLAY = "play"            # duos, then end the turn
+
+# State.phase values
+NEW = "new"              # before game_started
+BETWEEN = "between"      # a round_started is due (or the first one)
+ROUND = "round"          # a round is in play
+ENDED = "ended"          # game_ended applied
+
+
+class Table(Struct, frozen=True):
+    """Where every card is. Piles run bottom to top (the top is the last card)."""
+
+    deck: Hand = ()                 # top first when ``deck_ordered``; else the unseen multiset
+    deck_ordered: bool = False
+    piles: tuple[Hand, Hand] = ((), ())
+    hands: tuple[Hand, ...] = ()
+    laid: tuple[tuple[Pair, ...], ...] = ()
+
+    def can_take(self) -> bool:
+        """Whether anything can be taken (R-TAKE-4)."""
+        return bool(self.deck or self.piles[0] or self.piles[1])
+
+
+class Flow(Struct, frozen=True):
+    """The turn/round flow (R-FLOW, R-END, R-LAST)."""
+
+    round: int = 0
+    turn: int = 0
+    player: int = 0
+    step: str = TAKE
+    caller: int | None = None
+    call: str | None = None            # "stop" | "last_chance"
+    final_left: tuple[int, ...] = ()   # seats still to play a final turn (R-LAST-1)
+    revealed: int = 0                  # bitmask of revealed hands (R-LAST-3)
+    ender: int | None = None           # who ended the last round (R-SETUP-4)
+    due: str | None = None             # derived event owed: "round_scored" | "game_ended"
+    ending: str | None = None          # of the round that awaits its round_scored
+    mermaid_winner: int | None = None  # R-MERMAID-WIN
+
+
+class State(Struct, frozen=True):
+    """A whole game at one point of its stream; ``seq`` events have been applied."""
+
+    phase: str = NEW
+    game_id: str | None = None
+    players: tuple[str, ...] = ()
+    target: int = 0
+    ruleset: Ruleset = BASE
+    totals: tuple[int, ...] = ()
+    last_points: tuple[int, ...] = ()
+    rounds_played: int = 0
+    seq: int = 0
+    winners: tuple[int, ...] = ()
+    reason: str | None = None
+    flow: Flow = Flow()
+    table: Table = Table()
+
+    @property
+    def n(self) -> int:
+        return len(self.players)
+
+
+INITIAL = State()

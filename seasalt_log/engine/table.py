@@ -1,0 +1,46 @@
+"""Small pure helpers over tuples of card codes (hands, piles, the deck)."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from ..cards import FULL_DECK
+
+MERMAID = "mermaid:white"
+
+
+def without(cards: tuple[str, ...], card: str) -> tuple[str, ...] | None:
+    """``cards`` less one copy of ``card`` (the first found), or None if it holds none."""
+    try:
+        i = cards.index(card)
+    except ValueError:
+        return None
+    return cards[:i] + cards[i + 1:]
+
+
+def without_all(cards: tuple[str, ...], remove) -> tuple[str, ...] | None:
+    """``cards`` less one copy of each card of ``remove``, or None if one is missing."""
+    for card in remove:
+        cards = without(cards, card)
+        if cards is None:
+            return None
+    return cards
+
+
+def unseen_after(discards) -> tuple[str, ...]:
+    """The deck as a sorted multiset: the 58 cards less ``discards``."""
+    left = FULL_DECK - Counter(discards)
+    return tuple(sorted(left.elements()))
+
+
+def multiset_diff(cards, expected: Counter) -> tuple[list[str], list[str]]:
+    """(missing, extra) codes of ``cards`` against the multiset ``expected``."""
+    got = Counter(cards)
+    missing = sorted((expected - got).elements())
+    extra = sorted((got - expected).elements())
+    return missing, extra
+
+
+def replace_at(seq: tuple, i: int, value) -> tuple:
+    """``seq`` with item ``i`` replaced."""
+    return seq[:i] + (value,) + seq[i + 1:]

@@ -1,0 +1,136 @@
+"""The project's exceptions: one base class, specific subclasses that carry data.
+
+Every failure that input can cause is one of these; the CLI and the HTTP service turn
+them into a one-line message and an exit code / status.
+"""
+
+from __future__ import annotations
+
+
+class SeasaltError(Exception):
+    """Base of every error this library raises on purpose."""
+
+    def __str__(self) -> str:  # pragma: no cover - subclasses override
+        return self.args[0] if self.args else type(self).__name__
+
+
+class Where:
+    """Mixin: a position in a log (file, line, game, seq, round, turn) prefixing a message."""
+
+    file: str | None = None
+    line: int | None = None
+    game_id: str | None = None
+    seq: int | None = None
+    round: int | None = None
+    turn: int | None = None
+
+    def locate(self, *, file=None, line=None, game_id=None, seq=None, round=None, turn=None):
+        """Fill in whatever position fields are still unknown; returns self."""
+        for name, value in (("file", file), ("line", line), ("game_id", game_id),
+                            ("seq", seq), ("round", round), ("turn", turn)):
+            if value is not None and getattr(self, name) is None:
+                setattr(self, name, value)
+        return self
+
+    def where(self) -> str:
+        parts = []
+        if self.file is not None:
+            parts.append(f"{self.file}:{self.line}" if self.line is not None else self.file)
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        ctx = []
+        if self.game_id is not None:
+            ctx.append(f"game {self.game_id}")
+        if self.round:
+            ctx.append(f"round {self.round}")
+        if self.turn:
+            ctx.append(f"turn {self.turn}")
+        if ctx:
+            parts.append(", ".join(ctx))
+        return ": ".join(parts)
+
+
+class LogFormatError(Where, SeasaltError, ValueError):
+    """A log line that is not well-formed (RULES.md §8, ``LOG-FORMAT``)."""
+
+    rule = "LOG-FORMAT"
+
+    def __init__(self, reason: str, path: str | None = None, **where):
+        super().__init__(reason)
+        self.reason = reason
+        self.path = path
+        self.locate(**where)
+
+    def __str__(self) -> str:
+        at = f" at {self.path}" if self.path else ""
+        w = self.where()
+        return f"{w + ': ' if w else ''}{self.rule}: {self.reason}{at}"
+
+
+class CardCodeError(SeasaltError, ValueError):
+    """A card code that is not in the catalog, or more copies than the deck holds."""
+
+    def __init__(self, code: str, suggestions: list[str], reason: str | None = None):
+        if reason is None:
+            reason = f"unknown card code {code!r}"
+            if suggestions:
+                reason += "; did you mean " + ", ".join(suggestions) + "?"
+        super().__init__(reason)
+        self.code = code
+        self.suggestions = suggestions
+        self.reason = reason
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class IllegalMoveError(Where, SeasaltError, ValueError):
+    """An event the rules do not allow here; ``rule`` is the RULES.md id it breaks."""
+
+    def __init__(self, rule: str, reason: str, **where):
+        super().__init__(f"{rule}: {reason}")
+        self.rule = rule
+        self.reason = reason
+        self.locate(**where)
+
+    def __str__(self) -> str:
+        w = self.where()
+        return f"{w + ': ' if w else ''}{self.rule}: {self.reason}"
+
+
+class StreamConflictError(SeasaltError):
+    """An append whose expected sequence number is stale, or a different history."""
+
+    def __init__(self, game_id: str, expected: int, found: int, reason: str | None = None):
+        self.game_id, self.expected, self.found = game_id, expected, found
+        self.reason = reason or (f"game {game_id}: expected to append at seq {expected}, "
+                                 f"but the stream is at seq {found}")
+        super().__init__(self.reason)
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class UnknownGameError(SeasaltError, LookupError):
+    """No stored game has this id."""
+
+    def __init__(self, game_id: str):
+        self.game_id = game_id
+        super().__init__(f"no game with id {game_id!r} in the store")
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class StoreBusyError(SeasaltError):
+    """The DuckDB file is locked by another process."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class UsageError(SeasaltError, ValueError):
+    """A request that cannot be served as asked (bad round number, unknown player, ...)."""
+
+    def __str__(self) -> str:
+        return self.args[0]

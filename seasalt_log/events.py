@@ -1,0 +1,205 @@
+"""The event types of the log format (LOG_FORMAT.md), one closed union of tagged Structs.
+
+Decoding checks the shape (types, ranges, card codes); :func:`validate` checks what depends
+on the game (seats in range). Both raise :class:`LogFormatError` with the JSON path.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any, Literal, Union
+
+import msgspec
+from msgspec import Meta, Struct
+
+from .cards import CODES, suggest
+from .errors import LogFormatError
+
+Card = Literal[CODES]  # type: ignore[valid-type]
+Seat = Annotated[int, Meta(ge=0, le=3, description="0-based seat index into players")]
+Pile = Annotated[int, Meta(ge=0, le=1, description="discard pile 0 or 1")]
+Timestamp = Annotated[str, Meta(
+    pattern=r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$",
+    description="RFC 3339 timestamp")]
+PlayerName = Annotated[str, Meta(min_length=1)]
+
+
+class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True,
+            omit_defaults=True, kw_only=True):
+    """Base of every event; ``at`` is an optional RFC 3339 timestamp."""
+
+    at: Timestamp | None = None
+
+
+class GameStarted(Event, tag="game_started"):
+    players: Annotated[tuple[PlayerName, ...], Meta(min_length=2, max_length=4)]
+    game_id: Annotated[str, Meta(min_length=1)] | None = None
+    target: Annotated[int, Meta(ge=1)] | None = None
+    ruleset: Literal["base"] | None = None
+    meta: dict[str, Any] | None = None
+
+
+class RoundStarted(Event, tag="round_started"):
+    round: Annotated[int, Meta(ge=1)]
+    first_player: Seat
+    discards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
+    deck: Annotated[tuple[Card, ...], Meta(min_length=56, max_length=56)] | None = None
+
+
+class DeckDrawn(Event, tag="deck_drawn"):
+    player: Seat
+    cards: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=2)]
+    kept: Card
+    discard_pile: Pile | None = None
+
+
+class DiscardTaken(Event, tag="discard_taken"):
+    player: Seat
+    pile: Pile
+    card: Card
+
+
+class CrabsPlayed(Event, tag="crabs_played"):
+    player: Seat
+    cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
+    pile: Pile | None
+    took: Card | None
+    index: Annotated[int, Meta(ge=0)] | None = None
+
+
+class BoatsPlayed(Event, tag="boats_played"):
+    player: Seat
+    cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
+
+
+class FishPlayed(Event, tag="fish_played"):
+    player: Seat
+    cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
+    drew: Card | None
+
+
+class SharkPlayed(Event, tag="shark_played"):
+    player: Seat
+    cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
+    victim: Seat | None
+    stole: Card | None
+
+
+class TurnEnded(Event, tag="turn_ended"):
+    player: Seat
+
+
+class StopCalled(Event, tag="stop_called"):
+    player: Seat
+
+
+class LastChanceCalled(Event, tag="last_chance_called"):
+    player: Seat
+
+
+class RoundScored(Event, tag="round_scored"):
+    round: Annotated[int, Meta(ge=1)]
+    ending: Literal["stop", "last_chance", "deck_out"]
+    caller: Seat | None
+    caller_won: bool | None
+    card_points: tuple[int, ...]
+    color_bonus: tuple[int, ...]
+    points: tuple[int, ...]
+    totals: tuple[int, ...]
+
+
+class GameEnded(Event, tag="game_ended"):
+    reason: Literal["target", "mermaids"]
+    winners: tuple[Seat, ...]
+    totals: tuple[int, ...]
+
+
+AnyEvent = Union[GameStarted, RoundStarted, DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed,
+                 FishPlayed, SharkPlayed, TurnEnded, StopCalled, LastChanceCalled,
+                 RoundScored, GameEnded]
+EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
+TAGS: dict[type[Event], str] = {t: t.__struct_config__.tag for t in EVENT_TYPES}
+INPUT_TYPES = EVENT_TYPES[:-2]
+DERIVED_TYPES = (RoundScored, GameEnded)
+TURN_TYPES = (DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed, FishPlayed, SharkPlayed,
+              TurnEnded, StopCalled, LastChanceCalled)
+
+_decoder = msgspec.json.Decoder(AnyEvent)
+_encoder = msgspec.json.Encoder()
+_SEAT_FIELDS = ("player", "first_player", "victim", "caller")
+_PER_SEAT = ("card_points", "color_bonus", "points", "totals")
+_ENUM_RE = re.compile(r"Invalid (?:enum )?value '([^']*)'")
+
+
+def encode(event: Event) -> bytes:
+    """One event as compact JSON (no trailing newline); deterministic."""
+    return _encoder.encode(event)
+
+
+def encode_lines(events) -> bytes:
+    """Events as JSON Lines."""
+    return b"".join(_encoder.encode(e) + b"\n" for e in events)
+
+
+def decode(line: bytes | str) -> Event:
+    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`."""
+    try:
+        return _decoder.decode(line)
+    except msgspec.ValidationError as exc:
+        raise _format_error(str(exc)) from None
+    except msgspec.DecodeError as exc:
+        raise LogFormatError(f"not valid JSON ({exc})") from None
+
+
+def _format_error(msg: str) -> LogFormatError:
+    reason, _, path = msg.partition(" - at `")
+    path = path.rstrip("`") or "$"
+    m = _ENUM_RE.match(reason)
+    if m:
+        if path == "$.type":
+            reason = f"unknown event type {m.group(1)!r}"
+        elif path == "$.ruleset":
+            reason = f"unsupported ruleset {m.group(1)!r} (only 'base')"
+        elif path in ("$.ending", "$.reason"):
+            pass
+        else:
+            close = suggest(m.group(1))
+            reason = f"unknown card code {m.group(1)!r}" + (
+                "; did you mean " + ", ".join(close) + "?" if close else "")
+    elif reason.startswith("Object missing required field"):
+        reason = "missing field " + reason.split("`")[1].join("''")
+    elif reason.startswith("Object contains unknown field"):
+        reason = "unknown field " + reason.split("`")[1].join("''")
+    return LogFormatError(reason, path)
+
+
+def validate(event: Event, n_players: int | None) -> None:
+    """Checks that depend on the game: seats within ``players``, per-seat list lengths."""
+    if isinstance(event, GameStarted):
+        if len(set(event.players)) != len(event.players):
+            raise LogFormatError("players must have distinct names", "$.players")
+        return
+    if n_players is None:
+        raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")
+    for name in _SEAT_FIELDS:
+        seat = getattr(event, name, None)
+        if seat is not None and seat >= n_players:
+            raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
+                                 f"$.{name}")
+    if isinstance(event, GameEnded):
+        for i, seat in enumerate(event.winners):
+            if seat >= n_players:
+                raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
+                                     f"$.winners[{i}]")
+    for name in _PER_SEAT:
+        values = getattr(event, name, None)
+        if values is not None and len(values) != n_players:
+            raise LogFormatError(f"expected {n_players} values, one per seat, got {len(values)}", f"$.{name}")
+
+
+def json_schema() -> dict:
+    """The JSON Schema of one log line, generated from the types."""
+    schema = msgspec.json.schema(AnyEvent)
+    schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
+    schema["title"] = "seasalt-log event (log format version 1)"
+    return schema
