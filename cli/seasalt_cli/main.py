@@ -1,2 +1,11 @@
-import typer
-app = typer.Typer()
+"""The ``seasalt`` command: a thin Typer face over the :mod:`seasalt_log` library.
+
+Each command group lives in its own module and registers itself on :data:`app`.
+"""
+
+from __future__ import annotations
+
+from .app import app  # noqa: F401
+from . import score_cmd  # noqa: F401  (registers commands)
+
+__all__ = ["app"]
