@@ -1,0 +1,150 @@
+"""``seasalt import | validate | games | show | export``: logs in and out of the store."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from seasalt_log import queries
+from seasalt_log.errors import UsageError
+from seasalt_log.service import ImportSummary, export_lines, import_logs
+from seasalt_log.store import Store
+
+from .app import DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json
+
+PathsArg = typer.Argument(..., metavar="PATH...",
+                          help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A byte progress bar on stderr when it is a terminal; yields the callback or None."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("checking", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+def _report(summary: ImportSummary, as_json: bool, verb: str) -> None:
+    if as_json:
+        print_json(summary)
+    else:
+        for g in summary.games:
+            if g.status == "failed":
+                err.print(f"error: {g.error}", markup=False)
+        parts = [f"{summary.new} new", f"{summary.extended} extended",
+                 f"{summary.unchanged} unchanged", f"{summary.failed} failed"]
+        tail = f"; {summary.events_stored} events {verb}"
+        if not summary.written and summary.failed and verb == "stored":
+            tail = "; nothing stored (--strict)"
+        err.print("games: " + ", ".join(parts) + tail, markup=False)
+    if summary.failed:
+        raise typer.Exit(1)
+
+
+@app.command("import")
+@handles_errors
+def import_(paths: list[str] = PathsArg, db: Path = DbOption,
+            strict: bool = typer.Option(False, "--strict", help="Store nothing unless every game is good."),
+            as_json: bool = JsonOption,
+            progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal.")):
+    """Check logs with the engine and store their games (new, or extending a stored game).
+
+    Each game is stored whole or not at all; importing the same log again changes nothing.
+    Exit code 1 when any game failed (the good ones are stored unless --strict)."""
+    with Store.open(db_path(db)) as store, _progress(progress) as cb:
+        summary = import_logs(store, paths, strict=strict, progress=cb)
+    _report(summary, as_json, "stored")
+
+
+@app.command()
+@handles_errors
+def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
+             progress: bool = typer.Option(True, "--progress/--no-progress")):
+    """Every check of `import` (format, rules, derived events), writing nothing."""
+    with _progress(progress) as cb:
+        summary = import_logs(None, paths, progress=cb)
+    _report(summary, as_json, "checked")
+
+
+@app.command()
+@handles_errors
+def games(db: Path = DbOption,
+          player: str = typer.Option(None, "--player", help="Only games with this player name."),
+          players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
+          as_json: bool = JsonOption):
+    """List stored games: id, players, rounds played, state, winners, totals."""
+    with Store.open(db_path(db), read_only=True) as store:
+        rows = queries.list_games(store, player=player, players=players)
+    if as_json:
+        print_json(rows)
+        return
+    table = Table()
+    for col in ("game", "players", "rounds", "state", "winners", "totals"):
+        table.add_column(col)
+    for g in rows:
+        table.add_row(g.game_id, ", ".join(g.players), str(g.rounds_played), g.status,
+                      ", ".join(g.players[w] for w in g.winners or ()),
+                      " ".join(map(str, g.totals)))
+    out.print(table)
+    err.print(f"{len(rows)} game(s)")
+
+
+@app.command()
+@handles_errors
+def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption):
+    """Sum one game up round by round: ending, caller, outcome, points, totals."""
+    with Store.open(db_path(db), read_only=True) as store:
+        summary = queries.game_summary(store, game)
+    if as_json:
+        print_json(summary)
+        return
+    g = summary.game
+    out.print(f"[b]{g.game_id}[/b]  {', '.join(g.players)}  target {g.target}  {g.status}"
+              + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
+                 if g.winners else ""))
+    table = Table()
+    table.add_column("round", justify="right")
+    table.add_column("ending")
+    table.add_column("caller")
+    table.add_column("outcome")
+    for name in g.players:
+        table.add_column(name, justify="right")
+    for r in summary.rounds:
+        caller = g.players[r.caller] if r.caller is not None else ""
+        cells = [f"{p:+d} = {t}" if p is not None else "" for p, t in zip(r.points, r.totals)]
+        table.add_row(str(r.round), r.ending or "in play", caller, r.outcome or "", *cells)
+    out.print(table)
+
+
+@app.command()
+@handles_errors
+def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Game ids"),
+           all_: bool = typer.Option(False, "--all", help="Export every stored game."),
+           output: Path = typer.Option(None, "--out", "-o", help="Write to FILE instead of stdout."),
+           db: Path = DbOption):
+    """Write games as LOG_FORMAT.md JSON Lines (derived events included)."""
+    if not games and not all_:
+        raise UsageError("name the games to export, or pass --all")
+    with Store.open(db_path(db), read_only=True) as store:
+        ids = store.game_ids() if all_ else games
+        for gid in ids:
+            if not store.exists(gid):
+                fail(f"no game with id {gid!r} in the store")
+        sink = open(output, "wb") if output else sys.stdout.buffer
+        try:
+            for line in export_lines(store, ids):
+                sink.write(line)
+        finally:
+            if output:
+                sink.close()
+            else:
+                sink.flush()

@@ -1,0 +1,94 @@
+"""Read-side queries over the store's read models (games list, one game's summary)."""
+
+from __future__ import annotations
+
+import msgspec
+from msgspec import Struct
+
+from .errors import UnknownGameError
+from .store import Store
+
+
+class GameRow(Struct):
+    """One stored game (the ``games`` read model)."""
+
+    game_id: str
+    players: list[str]
+    n_players: int
+    target: int
+    status: str
+    rounds_played: int
+    events: int
+    end_reason: str | None
+    winners: list[int] | None
+    totals: list[int]
+    meta: dict | None = None
+
+
+class RoundRow(Struct):
+    """One round of a game with each seat's points and totals (None until scored)."""
+
+    round: int
+    first_player: int
+    ending: str | None
+    caller: int | None
+    caller_won: bool | None
+    outcome: str | None
+    turns: int
+    points: list[int | None]
+    totals: list[int | None]
+    card_points: list[int | None]
+    color_bonus: list[int | None]
+
+
+class GameSummary(Struct):
+    game: GameRow
+    rounds: list[RoundRow]
+
+
+_GAME_COLS = "game_id, players, n_players, target, status, rounds_played, events, end_reason, winners, totals, meta"
+
+
+def _game_row(row) -> GameRow:
+    *head, meta = row
+    return GameRow(*head, meta=msgspec.json.decode(meta) if meta else None)
+
+
+def list_games(store: Store, *, player: str | None = None, players: int | None = None) -> list[GameRow]:
+    """Stored games, optionally only those with a player of that name / that many players."""
+    where, args = [], []
+    if player is not None:
+        where.append("list_contains(players, ?)")
+        args.append(player)
+    if players is not None:
+        where.append("n_players = ?")
+        args.append(players)
+    sql = f"SELECT {_GAME_COLS} FROM games"
+    if where:
+        sql += " WHERE " + " AND ".join(where)
+    return [_game_row(r) for r in store.con.execute(sql + " ORDER BY game_id", args).fetchall()]
+
+
+def get_game(store: Store, game_id: str) -> GameRow:
+    row = store.con.execute(f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", [game_id]).fetchone()
+    if row is None:
+        raise UnknownGameError(game_id)
+    return _game_row(row)
+
+
+def game_summary(store: Store, game_id: str) -> GameSummary:
+    """A game round by round: ending, caller, outcome, and per seat points and totals."""
+    game = get_game(store, game_id)
+    results: dict[int, dict[int, tuple]] = {}
+    for rnd, seat, pts, tot, cp, cb in store.con.execute(
+            "SELECT round, seat, points, total, card_points, color_bonus FROM round_results "
+            "WHERE game_id = ?", [game_id]).fetchall():
+        results.setdefault(rnd, {})[seat] = (pts, tot, cp, cb)
+    rounds = []
+    for rnd, first, ending, caller, won, outcome, turns in store.con.execute(
+            "SELECT round, first_player, ending, caller, caller_won, outcome, turns FROM rounds "
+            "WHERE game_id = ? ORDER BY round", [game_id]).fetchall():
+        per = results.get(rnd, {})
+        cols = [[per[s][k] if s in per else None for s in range(game.n_players)] for k in range(4)]
+        rounds.append(RoundRow(rnd, first, ending, caller, won, outcome, turns, *cols))
+    return GameSummary(game=game, rounds=rounds)

@@ -1,0 +1,227 @@
+"""The DuckDB event store: append-only streams keyed ``(game_id, seq)``, with read models
+written in the same transaction.
+
+There is no update or delete path for events here, and the table's triggers refuse them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import duckdb
+import msgspec
+
+from .. import events as ev
+from ..engine import State
+from ..errors import SeasaltError, StoreBusyError, StreamConflictError, UnknownGameError
+from .projections import PROJECTIONS_DDL, TABLES, project
+from .schema import EVENTS_DDL, SCHEMA_VERSION
+
+HASH_BYTES = 16
+_SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
+
+
+def genesis_hash(game_id: str) -> bytes:
+    """The chain's starting value for a game."""
+    return hashlib.sha256(b"seasalt-log:" + game_id.encode()).digest()[:HASH_BYTES]
+
+
+def chain(prev: bytes, event_json: bytes) -> bytes:
+    """The hash of an event chained to the previous one."""
+    return hashlib.sha256(prev + event_json).digest()[:HASH_BYTES]
+
+
+def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State], *,
+               start: int = 0, prev_hash: bytes | None = None) -> list[tuple]:
+    """Rows of the events table for ``events[start:]`` (seq = index + 1)."""
+    h = prev_hash if prev_hash is not None else genesis_hash(game_id)
+    rows = []
+    encode = ev.encode
+    for i in range(start, len(events)):
+        e = events[i]
+        before = states[i - 1] if i else None
+        data = encode(e)
+        h = chain(h, data)
+        f = before.flow if before is not None else None
+        if f is None:
+            rnd = turn = 0
+        elif type(e) is ev.RoundStarted:
+            rnd, turn = e.round, 0
+        else:
+            rnd, turn = f.round, f.turn
+        rows.append((game_id, i + 1, rnd, turn, getattr(e, "player", None), ev.TAGS[type(e)],
+                     data.decode(), h))
+    return rows
+
+
+class Store:
+    """One DuckDB file. Use :meth:`open`; close it (or use ``with``) when done."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool):
+        self.con = con
+        self.path = path
+        self.read_only = read_only
+
+    # ------------------------------------------------------------ opening
+
+    @classmethod
+    def open(cls, path: str | Path, *, read_only: bool = False) -> "Store":
+        """Open (and for writing, create or migrate) the store at ``path``.
+
+        Raises :class:`StoreBusyError` when another process holds the file, and
+        :class:`UnknownGameError`-free :class:`SeasaltError` when a read-only store is missing.
+        """
+        path = Path(path)
+        if read_only and not path.exists():
+            raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise StoreBusyError(
+                    f"the store {path} is busy: another seasalt process is writing to it "
+                    "(one writer at a time; try again when it has finished)") from None
+            raise SeasaltError(f"cannot open the store {path}: {exc}") from None
+        for sql in _SAFE_SETTINGS:
+            con.execute(sql)
+        store = cls(con, path, read_only)
+        if not read_only:
+            store._migrate()
+        elif not store._has_table("events"):
+            con.close()
+            raise SeasaltError(f"{path} is not a seasalt store (no events table)")
+        return store
+
+    def _has_table(self, name: str) -> bool:
+        return bool(self.con.execute(
+            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()[0])
+
+    def _migrate(self) -> None:
+        con = self.con
+        con.execute("BEGIN")
+        try:
+            con.execute(EVENTS_DDL)
+            con.execute(PROJECTIONS_DDL)
+            con.execute("INSERT INTO store_meta SELECT 'schema_version', ? WHERE NOT EXISTS "
+                        "(SELECT 1 FROM store_meta WHERE key = 'schema_version')", [str(SCHEMA_VERSION)])
+            con.execute("COMMIT")
+        except Exception:
+            con.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self.con.close()
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ reading
+
+    def heads(self) -> dict[str, int]:
+        """Every stored game's last seq."""
+        return dict(self.con.execute("SELECT game_id, max(seq) FROM events GROUP BY game_id").fetchall())
+
+    def head(self, game_id: str) -> tuple[int, bytes | None]:
+        """(last seq, last hash) of a game; (0, None) when it is not stored."""
+        row = self.con.execute("SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC "
+                               "LIMIT 1", [game_id]).fetchone()
+        return (row[0], bytes(row[1])) if row else (0, None)
+
+    def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
+        """The stored JSON of a game's events with seq > ``after``, in order."""
+        rows = self.con.execute("SELECT event FROM events WHERE game_id = ? AND seq > ? ORDER BY seq",
+                                [game_id, after]).fetchall()
+        if not rows and after == 0:
+            raise UnknownGameError(game_id)
+        return [r[0].encode() for r in rows]
+
+    def read_events(self, game_id: str, after: int = 0) -> list[ev.Event]:
+        """A game's events (derived ones included) with seq > ``after``."""
+        return [ev.decode(j) for j in self.read_json(game_id, after)]
+
+    def game_ids(self) -> list[str]:
+        return [r[0] for r in self.con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
+
+    def exists(self, game_id: str) -> bool:
+        return self.con.execute("SELECT count(*) FROM games WHERE game_id = ?", [game_id]).fetchone()[0] > 0
+
+    # ------------------------------------------------------------ writing
+
+    def begin(self) -> None:
+        self.con.execute("BEGIN")
+
+    def commit(self) -> None:
+        self.con.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.con.execute("ROLLBACK")
+
+    def write(self, batch: Iterable["GameWrite"]) -> int:
+        """Append events and replace projection rows for each game of ``batch``, inside the
+        caller's transaction. Returns the number of events appended.
+
+        A duplicate ``(game_id, seq)`` (another writer got there first) raises
+        :class:`StreamConflictError`; the caller rolls back.
+        """
+        event_rows_all: list[tuple] = []
+        proj: dict[str, list[tuple]] = {t: [] for t in TABLES}
+        replaced: list[str] = []
+        for w in batch:
+            event_rows_all.extend(w.event_rows)
+            if w.replace_projections:
+                replaced.append(w.game_id)
+            for t, rows in w.projection_rows.items():
+                proj[t].extend(rows)
+        con = self.con
+        if replaced:
+            con.execute("CREATE OR REPLACE TEMP TABLE _replaced (game_id VARCHAR)")
+            with con.appender("_replaced") as a:
+                a.append_rows([(g,) for g in replaced])
+            for t in TABLES:
+                con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT game_id FROM _replaced)")
+        try:
+            with con.appender("events") as a:
+                a.append_rows(event_rows_all)
+        except duckdb.ConstraintException as exc:
+            gid, found = _conflict_key(str(exc))
+            raise StreamConflictError(gid, found - 1, found,
+                                      f"game {gid}: event seq {found} was already written by "
+                                      "another writer (stale expected sequence)") from None
+        for t, rows in proj.items():
+            if rows:
+                with con.appender(t) as a:
+                    a.append_rows(rows)
+        return len(event_rows_all)
+
+
+class GameWrite(msgspec.Struct):
+    """What one game adds to the store in a write."""
+
+    game_id: str
+    event_rows: list[tuple]
+    projection_rows: dict[str, list[tuple]]
+    replace_projections: bool
+
+
+def plan_write(game_id: str, events, states, *, stored: int = 0,
+               prev_hash: bytes | None = None) -> GameWrite:
+    """The rows to write for a checked game of which ``stored`` events are already stored."""
+    return GameWrite(game_id=game_id,
+                     event_rows=event_rows(game_id, events, states, start=stored, prev_hash=prev_hash),
+                     projection_rows=project(game_id, events, states),
+                     replace_projections=stored > 0)
+
+
+def _conflict_key(message: str) -> tuple[str, int]:
+    # 'Duplicate key "game_id: g0, seq: 1" violates primary key constraint.'
+    try:
+        inner = message.split('"')[1]
+        gid = inner.split("game_id: ", 1)[1].rsplit(", seq: ", 1)
+        return gid[0], int(gid[1])
+    except (IndexError, ValueError):
+        return "?", 0
