@@ -48,9 +48,12 @@ class ImportSummary(Struct):
     def ok(self) -> bool:
         return self.failed == 0
 
-    def add(self, outcome: GameOutcome) -> None:
-        self.games.append(outcome)
-        setattr(self, outcome.status, getattr(self, outcome.status) + 1)
+    def tally(self) -> "ImportSummary":
+        """Count the outcomes (kept in input order in ``games``)."""
+        for status in ("new", "extended", "unchanged", "failed"):
+            setattr(self, status, sum(g.status == status for g in self.games))
+        self.events_stored = sum(g.events for g in self.games if g.status != "failed")
+        return self
 
 
 class _CountingFile:
@@ -143,18 +146,16 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                 o.status, o.error, o.events = "failed", str(exc), 0
             if strict:
                 store.begin()
-        for _, o in pending:
-            summary.add(o)
-            summary.events_stored += o.events
         pending, pending_events = [], 0
 
     for item in check_logs(paths, progress):
         if isinstance(item, GameOutcome):
-            summary.add(item)
+            summary.games.append(item)
             continue
         game = item
         gid = game.game_id
         outcome = GameOutcome(game_id=gid, status="new", source=game.source, line=game.first_line)
+        summary.games.append(outcome)
         stored = heads.get(gid, 0)
         prev_hash = None
         if stored:
@@ -164,12 +165,9 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
             status, error = _compare(game, old or [])
             if status == "failed":
                 outcome.status, outcome.error, outcome.rule = status, error, "CONFLICT"
-                summary.add(outcome)
                 continue
             outcome.status = status
             if status == "unchanged":
-                outcome.events = 0
-                summary.add(outcome)
                 continue
             if any(w.game_id == gid for w, _ in pending):
                 flush()
@@ -180,21 +178,17 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         heads[gid] = len(game.events)
         memo[gid] = [ev.encode(e) for e in game.events]
         if store is None:
-            summary.add(outcome)
-            summary.events_stored += outcome.events
             continue
         pending.append((write, outcome))
         pending_events += outcome.events
         if pending_events >= BATCH_EVENTS:
             flush()
     flush()
+    summary.tally()
     if store is not None and strict:
         if summary.failed:
             store.rollback()
             summary.written = False
-            for o in summary.games:
-                if o.status != "failed":
-                    o.events = 0
             summary.events_stored = 0
         else:
             store.commit()
