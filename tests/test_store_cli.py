@@ -1,0 +1,166 @@
+"""CLI tests of import / validate / games / show / export / score, through Typer's runner,
+and one run of the installed ``seasalt`` executable the way a user would."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+
+from .randomplay import play_random_game
+
+runner = CliRunner()
+
+
+def run(*args, input=None):
+    return runner.invoke(app, [str(a) for a in args], input=input)
+
+
+@pytest.fixture(scope="module")
+def log(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("logs") / "games.jsonl"
+    games = [play_random_game(seed, 2 + seed % 3) for seed in range(4)]
+    path.write_bytes(b"".join(ev.encode_lines([e for e in g if type(e) not in ev.DERIVED_TYPES])
+                              for g in games))
+    return path
+
+
+def no_traceback(result) -> None:
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_import_then_reimport(tmp_path, log):
+    db = tmp_path / "s.duckdb"
+    r = run("import", log, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "4 new, 0 extended, 0 unchanged, 0 failed" in r.output
+    r = run("import", log, "--db", db, "--json")
+    data = json.loads(r.stdout)
+    assert (data["new"], data["unchanged"], data["events_stored"]) == (0, 4, 0)
+
+
+def test_default_db_and_env_override(tmp_path, log, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run("import", log).exit_code == 0
+    assert (tmp_path / "seasalt.duckdb").exists()
+    monkeypatch.setenv("SEASALT_DB", str(tmp_path / "env.duckdb"))
+    assert run("import", log).exit_code == 0
+    assert (tmp_path / "env.duckdb").exists()
+
+
+def test_import_from_stdin_and_directory(tmp_path, log):
+    db = tmp_path / "s.duckdb"
+    r = run("import", "-", "--db", db, input=log.read_text())
+    assert r.exit_code == 0 and "4 new" in r.output
+    d = tmp_path / "dir" / "sub"
+    d.mkdir(parents=True)
+    shutil.copy(log, d / "x.jsonl")
+    r = run("import", tmp_path / "dir", "--db", tmp_path / "t.duckdb")
+    assert r.exit_code == 0 and "4 new" in r.output
+
+
+@pytest.mark.parametrize("line, expect", [
+    ("not json", "LOG-FORMAT: not valid JSON"),
+    ('{"type":"turn_ended","player":0,"extra":1}', "unknown field 'extra'"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:blak","crab:black"],"kept":"crab:black","discard_pile":0}',
+     "unknown card code 'crab:blak'; did you mean crab:black"),
+    ('{"type":"teleport","player":0}', "unknown event type 'teleport'"),
+    ('{"type":"turn_ended","player":0}', "R-FLOW-TAKE"),
+])
+def test_bad_input_names_file_line_and_rule(tmp_path, line, expect):
+    src = tmp_path / "bad.jsonl"
+    src.write_text('{"type":"game_started","game_id":"b1","players":["Ann","Ben"]}\n'
+                   '{"type":"round_started","round":1,"first_player":0,"discards":["crab:dark-blue","shell:grey"]}\n'
+                   + line + "\n")
+    db = tmp_path / "s.duckdb"
+    r = run("import", src, "--db", db)
+    assert r.exit_code == 1
+    assert f"bad.jsonl:3: game b1" in r.output and expect in r.output
+    no_traceback(r)
+    assert "0 events stored" in r.output
+
+
+def test_strict_and_validate(tmp_path, log):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(log.read_text() + '{"type":"game_started","players":["A","A"]}\n')
+    db = tmp_path / "s.duckdb"
+    r = run("import", bad, "--db", db, "--strict")
+    assert r.exit_code == 1 and "nothing stored (--strict)" in r.output
+    assert "players must have distinct names" in r.output
+    r = run("validate", bad)
+    assert r.exit_code == 1 and "4 new" in r.output and "1 failed" in r.output
+    assert not (tmp_path / "other.duckdb").exists()
+    r = run("validate", log)
+    assert r.exit_code == 0
+
+
+def test_games_show_export(tmp_path, log):
+    db = tmp_path / "s.duckdb"
+    run("import", log, "--db", db)
+    r = run("games", "--db", db, "--json")
+    rows = json.loads(r.stdout)
+    assert len(rows) == 4 and all(g["status"] == "ended" for g in rows)
+    r = run("games", "--db", db, "--players", "3", "--json")
+    assert [g["n_players"] for g in json.loads(r.stdout)] == [3]
+    r = run("games", "--db", db, "--player", "Dee", "--json")
+    assert all("Dee" in g["players"] for g in json.loads(r.stdout)) and json.loads(r.stdout)
+    gid = rows[0]["game_id"]
+    r = run("show", gid, "--db", db, "--json")
+    summary = json.loads(r.stdout)
+    assert summary["game"]["game_id"] == gid
+    assert summary["rounds"][-1]["totals"] == rows[0]["totals"]
+    r = run("show", "nope", "--db", db)
+    assert r.exit_code == 1 and "no game with id 'nope'" in r.output
+    out = tmp_path / "out.jsonl"
+    assert run("export", "--all", "--db", db, "--out", out).exit_code == 0
+    db2 = tmp_path / "s2.duckdb"
+    run("import", out, "--db", db2)
+    out2 = tmp_path / "out2.jsonl"
+    run("export", "--all", "--db", db2, "-o", out2)
+    assert out.read_bytes() == out2.read_bytes()
+    r = run("export", "--db", db)
+    assert r.exit_code == 1 and "--all" in r.output
+
+
+def test_missing_store_is_a_clear_error(tmp_path):
+    r = run("games", "--db", tmp_path / "none.duckdb")
+    assert r.exit_code == 1 and "no store at" in r.output
+    assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_score_command():
+    r = run("score", "sailor:pink", "sailor:orange", "captain:light-orange", "--json")
+    data = json.loads(r.stdout)
+    assert (data["collectors"], data["multipliers"], data["card_points"]) == (5, 6, 11)
+    r = run("score", "lighthouse:purple", "lighthouse:purple")
+    assert r.exit_code == 1 and "deck holds only 1" in r.output
+    r = run("score", "crab:pinkk")
+    assert r.exit_code == 1 and "did you mean" in r.output
+
+
+def test_installed_executable_imports_a_log(tmp_path, log):
+    exe = shutil.which("seasalt") or str(Path(sys.executable).with_name("seasalt"))
+    env = dict(os.environ, SEASALT_DB=str(tmp_path / "cli.duckdb"))
+    done = subprocess.run([exe, "import", str(log)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "4 new" in done.stderr
+    done = subprocess.run([exe, "games", "--json"], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert len(json.loads(done.stdout)) == 4
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("{oops\n")
+    done = subprocess.run([exe, "import", str(bad)], capture_output=True, text=True, env=env,
+                          cwd=tmp_path, timeout=120)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "bad.jsonl:1" in done.stderr
