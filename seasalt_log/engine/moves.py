@@ -7,27 +7,28 @@ each card the victim could lose (a bot picks the victim; the simulator picks the
 
 from __future__ import annotations
 
-from itertools import combinations
-
 from .. import events as ev
-from ..cards import KIND
-from ..scoring import breakdown
+from ..cards import COLOR, COLORS, KIND, KINDS
+from ..scoring import COLLECTOR_POINTS
 from .core import shark_targets
 from .state import BOAT_TAKE, ROUND, TAKE, State
+
+_DeckDrawn, _DiscardTaken = ev.DeckDrawn, ev.DiscardTaken
+_CrabsPlayed, _BoatsPlayed, _FishPlayed, _SharkPlayed = (
+    ev.CrabsPlayed, ev.BoatsPlayed, ev.FishPlayed, ev.SharkPlayed)
 
 
 def _distinct(cards) -> list[str]:
     return sorted(set(cards))
 
 
-def _pairs_of(hand, kind_a: str, kind_b: str) -> list[tuple[str, str]]:
-    """Distinct (a, b) card pairs in ``hand`` of the two kinds (a pair of one kind if equal)."""
-    if kind_a == kind_b:
-        cards = sorted(c for c in hand if KIND[c] == kind_a)
-        return sorted(set(combinations(cards, 2)))
-    aa = _distinct(c for c in hand if KIND[c] == kind_a)
-    bb = _distinct(c for c in hand if KIND[c] == kind_b)
-    return [(a, b) for a in aa for b in bb]
+def _same_kind_pairs(cards: list[str]) -> list[tuple[str, str]]:
+    """Distinct 2-card combinations of ``cards`` (sorted), as sorted tuples, sorted."""
+    cards.sort()
+    n = len(cards)
+    if n == 2:
+        return [(cards[0], cards[1])]
+    return sorted({(cards[i], cards[j]) for i in range(n) for j in range(i + 1, n)})
 
 
 def _deck_outcomes(state: State, k: int) -> list[tuple[str, ...]]:
@@ -49,42 +50,103 @@ def take_moves(state: State) -> list[ev.Event]:
     t, p = state.table, state.flow.player
     moves: list[ev.Event] = []
     left = len(t.deck)
+    p0, p1 = t.piles
     if left == 1 and state.ruleset.one_card_draw:
-        moves += [ev.DeckDrawn(player=p, cards=c, kept=c[0]) for c in _deck_outcomes(state, 1)]
+        moves += [_DeckDrawn(player=p, cards=c, kept=c[0]) for c in _deck_outcomes(state, 1)]
     elif left >= 2:
-        empty = [i for i in (0, 1) if not t.piles[i]]
-        piles = empty if len(empty) == 1 else [0, 1]
+        piles = (1,) if p0 and not p1 else (0,) if p1 and not p0 else (0, 1)
         for cards in _deck_outcomes(state, 2):
-            for kept in _distinct(cards):
-                moves += [ev.DeckDrawn(player=p, cards=cards, kept=kept, discard_pile=i)
-                          for i in piles]
-    for i in (0, 1):
-        if t.piles[i]:
-            moves.append(ev.DiscardTaken(player=p, pile=i, card=t.piles[i][-1]))
+            a, b = cards
+            for kept in ((a,) if a == b else (a, b) if a < b else (b, a)):
+                for i in piles:
+                    moves.append(_DeckDrawn(player=p, cards=cards, kept=kept, discard_pile=i))
+    if p0:
+        moves.append(_DiscardTaken(player=p, pile=0, card=p0[-1]))
+    if p1:
+        moves.append(_DiscardTaken(player=p, pile=1, card=p1[-1]))
     return moves
+
+
+_DUO_KINDS = frozenset(("crab", "boat", "fish", "shark", "swimmer"))
 
 
 def duo_moves(state: State) -> list[ev.Event]:
     """Every duo the player to act may lay down, with each possible effect (R-DUO-*)."""
     t, p = state.table, state.flow.player
-    hand = t.hands[p]
+    by_kind: dict[str, list[str]] = {}
+    for c in t.hands[p]:
+        k = KIND[c]
+        if k in _DUO_KINDS:
+            if k in by_kind:
+                by_kind[k].append(c)
+            else:
+                by_kind[k] = [c]
     moves: list[ev.Event] = []
-    for cards in _pairs_of(hand, "crab", "crab"):
+    if not by_kind:
+        return moves
+    crabs = by_kind.get("crab")
+    if crabs and len(crabs) >= 2:
         options = [(i, c) for i in (0, 1) for c in _distinct(t.piles[i])]
-        moves += [ev.CrabsPlayed(player=p, cards=cards, pile=i, took=c) for i, c in options]
-        if not options:
-            moves.append(ev.CrabsPlayed(player=p, cards=cards, pile=None, took=None))
-    moves += [ev.BoatsPlayed(player=p, cards=cards) for cards in _pairs_of(hand, "boat", "boat")]
-    for cards in _pairs_of(hand, "fish", "fish"):
+        for cards in _same_kind_pairs(crabs):
+            if options:
+                moves += [_CrabsPlayed(player=p, cards=cards, pile=i, took=c) for i, c in options]
+            else:
+                moves.append(_CrabsPlayed(player=p, cards=cards, pile=None, took=None))
+    boats = by_kind.get("boat")
+    if boats and len(boats) >= 2:
+        moves += [_BoatsPlayed(player=p, cards=cards) for cards in _same_kind_pairs(boats)]
+    fish = by_kind.get("fish")
+    if fish and len(fish) >= 2:
         draws = [d[0] for d in _deck_outcomes(state, 1)] if t.deck else [None]
-        moves += [ev.FishPlayed(player=p, cards=cards, drew=d) for d in draws]
-    sharks = _pairs_of(hand, "shark", "swimmer")
-    if sharks:
+        for cards in _same_kind_pairs(fish):
+            moves += [_FishPlayed(player=p, cards=cards, drew=d) for d in draws]
+    sharks, swimmers = by_kind.get("shark"), by_kind.get("swimmer")
+    if sharks and swimmers:
         targets = shark_targets(state)
         steals = [(v, c) for v in targets for c in _distinct(t.hands[v])] or [(None, None)]
-        moves += [ev.SharkPlayed(player=p, cards=cards, victim=v, stole=c)
-                  for cards in sharks for v, c in steals]
+        ss = _distinct(swimmers)
+        for a in _distinct(sharks):
+            for b in ss:
+                cards = (a, b)
+                moves += [_SharkPlayed(player=p, cards=cards, victim=v, stole=c) for v, c in steals]
     return moves
+
+
+# card points (R-SCORE, as scoring.breakdown computes them), fast: only the call check
+# of end_moves needs them, on every play step
+_KI = {c: KINDS.index(k) for c, k in KIND.items()}
+_CI = {c: COLORS.index(col) for c, col in COLOR.items()}
+_SHELL, _OCTO, _PENG, _SAIL = (COLLECTOR_POINTS[k] for k in ("shell", "octopus", "penguin", "sailor"))
+assert KINDS[:9] == ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus",
+                     "penguin", "sailor") and KINDS[9:] == ("lighthouse", "shoal", "colony",
+                                                             "captain", "mermaid")
+
+
+def card_points(hand, laid) -> int:
+    """Card points of ``hand`` plus ``laid`` pairs, equal to
+    ``scoring.breakdown(hand, laid).card_points`` (R-SCORE), computed faster."""
+    ki, ci = _KI, _CI
+    h = [0] * 14
+    col = [0] * 11
+    for code in hand:
+        h[ki[code]] += 1
+        col[ci[code]] += 1
+    sh, sw = h[4], h[3]
+    pts = len(laid) + (h[0] >> 1) + (h[1] >> 1) + (h[2] >> 1) + (sh if sh < sw else sw)
+    k = h
+    if laid:
+        k = h[:]
+        for a, b in laid:
+            k[ki[a]] += 1
+            k[ki[b]] += 1
+            col[ci[a]] += 1
+            col[ci[b]] += 1
+    pts += (_SHELL[k[5]] + _OCTO[k[6]] + _PENG[k[7]] + _SAIL[k[8]]
+            + k[9] * k[1] + k[10] * k[2] + 2 * k[11] * k[7] + 3 * k[12] * k[8])
+    m = k[13]
+    if m:
+        pts += sum(sorted(col, reverse=True)[:m])
+    return pts
 
 
 def end_moves(state: State) -> list[ev.Event]:
@@ -94,7 +156,7 @@ def end_moves(state: State) -> list[ev.Event]:
     moves: list[ev.Event] = [ev.TurnEnded(player=p)]
     rs = state.ruleset
     if (f.call is None and (t.deck or rs.call_before_deck_out)
-            and breakdown(t.hands[p], t.laid[p]).card_points >= rs.call_threshold):
+            and card_points(t.hands[p], t.laid[p]) >= rs.call_threshold):
         moves += [ev.StopCalled(player=p), ev.LastChanceCalled(player=p)]
     return moves
 

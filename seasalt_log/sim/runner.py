@@ -1,0 +1,161 @@
+"""The simulator: seeded games played by bots through the rules engine.
+
+Every event goes through :func:`seasalt_log.engine.apply`; the derived events come from
+:func:`seasalt_log.engine.next_derived`. The simulator owns all chance (the shuffles, the
+first player of round 1, the card a shark pair steals); bots only see
+:func:`seasalt_log.view.table_view` of their own seat and the :class:`Decision` list.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Iterator, Sequence
+
+from .. import events as ev
+from ..cards import COUNT
+from ..engine import apply, legal_moves, next_derived
+from ..engine.state import BETWEEN, ENDED, State
+from ..errors import SeasaltError
+from .seen import player_view
+from . import decisions as dc
+from .bots import Bot, make_bots
+
+#: the 58 cards in catalog order; every round shuffles a copy
+DECK: tuple[str, ...] = tuple(code for code, n in COUNT.items() for _ in range(n))
+
+#: the bots used when none are named: mostly the planner, with the others for variety
+DEFAULT_BOTS: tuple[str, ...] = ("planner", "greedy", "planner", "random")
+
+#: a game longer than this is a bug in a bot or the engine (no real game comes close)
+MAX_ROUNDS = 500
+
+
+class SimulationError(SeasaltError, ValueError):
+    """A simulation cannot run as asked (bad player count, unknown bot name, ...)."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def game_rng(seed: int, index: int, stream: str) -> random.Random:
+    """The RNG of one stream (``chance`` or ``bot<seat>``) of game ``index`` of run ``seed``.
+
+    Each game and each stream has its own generator, so game ``index`` can be replayed
+    alone, and a bot's choices never shift the shuffles.
+    """
+    return random.Random(f"seasalt-sim:{seed}:{index}:{stream}")
+
+
+def lineup(bots: Sequence[str], players: int, index: int) -> list[str]:
+    """The bot names at seats ``0..players-1`` in game ``index``: ``bots`` rotated by
+    ``index`` and repeated as needed, so every bot plays every seat in turn."""
+    k = len(bots)
+    return [bots[(index + s) % k] for s in range(players)]
+
+
+def check_args(players: int, bots: Sequence[str] | None) -> tuple[str, ...]:
+    """Validate a player count and bot names; returns the bot names to use."""
+    from .bots import BOTS
+    if players not in (2, 3, 4):
+        raise SimulationError(f"players must be 2, 3 or 4 (R-SETUP-1), not {players}")
+    names = tuple(bots) if bots else DEFAULT_BOTS
+    unknown = [b for b in names if b not in BOTS]
+    if unknown:
+        raise SimulationError(f"unknown bot {unknown[0]!r}; choose from {', '.join(BOTS)}")
+    return names
+
+
+def play_game(seed: int, index: int, seat_bots: Sequence[str],
+              bots: Sequence[Bot] | None = None) -> list[ev.Event]:
+    """One complete game: ``seat_bots[s]`` names the bot at seat ``s``.
+
+    Returns every event in order, from ``game_started`` to ``game_ended``.
+    """
+    n = len(seat_bots)
+    players = bots if bots is not None else make_bots(seat_bots)
+    chance = game_rng(seed, index, "chance")
+    bot_rngs = [game_rng(seed, index, f"bot{s}") for s in range(n)]
+    out: list[ev.Event] = []
+    s = State()
+
+    def push(e: ev.Event) -> None:
+        nonlocal s
+        s = apply(s, e)
+        out.append(e)
+
+    push(ev.GameStarted(players=tuple(f"{b}-{i + 1}" for i, b in enumerate(seat_bots)),
+                        game_id=f"sim-{seed}-{index}",
+                        meta={"seed": seed, "game": index, "bots": list(seat_bots)}))
+    first = chance.randrange(n)                                    # R-SETUP-4, round 1
+    while True:
+        f = s.flow
+        if f.due:
+            push(next_derived(s))
+            if s.phase == ENDED:
+                return out
+            continue
+        if s.phase == BETWEEN:
+            if f.round >= MAX_ROUNDS:
+                raise SimulationError(f"game {s.game_id} did not end within {MAX_ROUNDS} rounds")
+            if f.ender is not None:
+                first = (f.ender + 1) % n                          # R-SETUP-4
+            cards = list(DECK)
+            chance.shuffle(cards)                                  # R-SETUP-3
+            push(ev.RoundStarted(round=f.round + 1, first_player=first,
+                                 discards=(cards[0], cards[1]), deck=tuple(cards[2:])))
+            continue
+        seat = f.player
+        bot, brng = players[seat], bot_rngs[seat]
+        options = dc.group(legal_moves(s))
+        view = None
+        if len(options) == 1:
+            d = options[0]
+        else:
+            view = player_view(s, seat)
+            d = bot.choose(view, options, brng)
+        push(_resolve(s, d, bot, view, seat, brng, chance))
+
+
+def _resolve(s: State, d: dc.Decision, bot: Bot, view, seat: int,
+             brng: random.Random, chance: random.Random) -> ev.Event:
+    """The event a decision becomes: chance by the simulator, second choices by the bot."""
+    evs = d.events
+    if len(evs) == 1:
+        return evs[0]
+    kind = d.kind
+    if kind == dc.SHARK:                                            # R-DUO-SHARK: a random card
+        stole = chance.choice(s.table.hands[d.victim])
+        return next(e for e in evs if e.stole == stole)
+    if kind == dc.DRAW:
+        options = dc.keep_options(d)
+    elif kind == dc.CRAB:
+        options = dc.crab_options(d)
+    else:  # pragma: no cover - fish with a recorded deck order has one outcome
+        raise SimulationError(f"unexpected chance in a {kind} decision")
+    if view is None:
+        view = player_view(s, seat)
+    return bot.choose(view, options, brng).events[0]
+
+
+def simulate(games: int, players: int, seed: int,
+             bots: Sequence[str] | None = None) -> Iterator[list[ev.Event]]:
+    """Yield ``games`` complete simulated games of ``players`` players, each a list of
+    events (LOG_FORMAT.md, derived events included).
+
+    ``bots`` names the strategies (see :data:`seasalt_log.sim.bots.BOTS`); game ``i`` seats
+    them rotated by ``i`` (:func:`lineup`); default :data:`DEFAULT_BOTS`. The same
+    arguments always give the same games, byte for byte; game ``i`` has the id
+    ``sim-<seed>-<i>`` and ``meta`` ``{"seed", "game", "bots"}``.
+    """
+    names = check_args(players, bots)
+    if games < 0:
+        raise SimulationError(f"games must be at least 0, not {games}")
+    cache: dict[str, Bot] = {}
+    for i in range(games):
+        seat_bots = lineup(names, players, i)
+        instances = []
+        for b in seat_bots:
+            if b not in cache:
+                cache[b] = make_bots([b])[0]
+            instances.append(cache[b])
+        yield play_game(seed, i, seat_bots, instances)
