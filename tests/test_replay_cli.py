@@ -1,0 +1,196 @@
+"""CLI tests of ``seasalt replay | log | rescore`` through Typer's runner, on a store filled
+by ``seasalt import`` from hand-written logs."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log.importers.jsonl import derive_game_id, read_games
+
+from .test_replay import DEMO, LOST, MERMAIDS, codes_in
+
+runner = CliRunner()
+# LOST without its game_id: the store derives one from the content
+ANON = LOST.replace('"game_id":"lost",', "")
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def no_traceback(result) -> None:
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def anon_id() -> str:
+    (raw,) = list(read_games(io.BytesIO(ANON.strip().encode())))
+    return derive_game_id(raw.events)
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory) -> Path:
+    tmp = tmp_path_factory.mktemp("replay")
+    log = tmp / "games.jsonl"
+    log.write_text(DEMO.strip() + "\n" + MERMAIDS.strip() + "\n" + ANON.strip() + "\n")
+    path = tmp / "tmp.duckdb"
+    r = run("import", log, "--db", path)
+    assert r.exit_code == 0, r.output
+    return path
+
+
+# ---------------------------------------------------------------- replay
+
+def test_replay_latest(db):
+    r = run("replay", "demo", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "Game over: Ann wins" in r.stdout
+    assert "Last event: Game over (target): Ann wins" in r.stdout
+    assert "\x1b" not in r.stdout           # plain text when not on a terminal
+
+
+def test_replay_to_a_turn(db):
+    r = run("replay", "demo", "--round", 1, "--turn", 4, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "round 1, turn 5 (seq 12)" in r.stdout
+    assert "hand (1): crab:black" in r.stdout and "laid: boat:yellow+boat:yellow" in r.stdout
+    assert "Last event: Ben ended the turn" in r.stdout
+
+
+def test_replay_to_a_seq_as_json(db):
+    r = run("replay", "demo", "--seq", 3, "--json", "--db", db)
+    assert r.exit_code == 0, r.output
+    view = json.loads(r.stdout)
+    assert view["seq"] == 3 and view["seats"][0]["hand"] == ["sailor:pink"]
+    assert view["piles"][1]["top"] == "boat:yellow" and view["viewer"] is None
+
+
+def test_replay_as_a_player_hides_the_others_hand(db):
+    whole = run("replay", "demo", "--round", 1, "--turn", 3, "--db", db)
+    assert "sailor:pink" in whole.stdout            # the check below can fail
+    r = run("replay", "demo", "--round", 1, "--turn", 3, "--as", "Ben", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "As seen by Ben (seat 1)" in r.stdout
+    assert "hand (2): hidden" in r.stdout
+    assert "sailor:pink" not in r.stdout and "sailor:orange" not in r.stdout
+    assert "crab:dark-blue" not in r.stdout        # under the top of pile 0
+    r = run("replay", "demo", "--round", 1, "--turn", 3, "--as", "1", "--json", "--db", db)
+    view = json.loads(r.stdout)
+    assert view["viewer"] == 1 and view["seats"][0]["hand"] is None and view["deck"] is None
+    assert view["seats"][0]["hand_size"] == 2
+    assert all(p.get("cards") is None for p in view["piles"])
+    # the two pile tops and Ben's own card, nothing else
+    assert codes_in(r.stdout) == {"fish:black", "shell:grey", "boat:yellow"}
+
+
+def test_replay_follow(db):
+    r = run("replay", "demo", "--round", 1, "--follow", "--as", "ann", "--db", db)
+    assert r.exit_code == 0, r.output
+    heads = re.findall(r"== Round 1, turn (\d+) ==", r.stdout)
+    assert heads == ["1", "2", "3", "4", "5", "6"]
+    assert "Ben drew two cards, kept one, discarded crab:black on pile 0" in r.stdout
+    assert "Round 1 scored (last_chance, Ann won)" in r.stdout
+    r = run("replay", "demo", "--round", 2, "--turn", 8, "--follow", "--json", "--db", db)
+    frames = json.loads(r.stdout)
+    assert [f["turn"] for f in frames] == [8, 9]
+    assert frames[-1]["events"][-1] == "Game over (target): Ann wins"
+    assert frames[-1]["state"]["phase"] == "ended"
+
+
+def test_replay_of_a_game_without_id(db):
+    gid = anon_id()
+    r = run("replay", gid, "--round", 1, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert f"Game {gid}: round 1" in r.stdout
+
+
+# ---------------------------------------------------------------- log
+
+def test_log(db):
+    r = run("log", "demo", "--db", db)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert len(lines) == 40
+    assert re.match(r"\s*9\s+r1 t4\s+Ben drew boat:yellow and crab:black, kept boat:yellow", lines[8])
+    assert lines[-1].endswith("Game over (target): Ann wins")
+
+
+def test_log_as_a_player(db):
+    r = run("log", "demo", "--as", "Ann", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "Ben drew two cards, kept one, discarded crab:black on pile 0" in r.stdout
+    assert "octopus:grey" not in r.stdout       # Ben's last draw, never shown to Ann
+    whole = run("log", "demo", "--db", db)
+    assert "octopus:grey" in whole.stdout
+    r = run("log", "demo", "--as", "Ann", "--json", "--db", db)
+    entries = json.loads(r.stdout)
+    assert len(entries) == 40 and all("event" not in e for e in entries)
+    assert "octopus:grey" not in r.stdout
+    r = run("log", "demo", "--json", "--db", db)
+    entries = json.loads(r.stdout)
+    assert entries[8]["event"]["kept"] == "boat:yellow" and entries[8]["turn"] == 4
+
+
+# ---------------------------------------------------------------- rescore
+
+def test_rescore(db):
+    r = run("rescore", "demo", "--round", 1, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "Round 1: Ann called LAST CHANCE and won (6 turns)" in r.stdout
+    assert "if STOP" in r.stdout
+    assert "Stored points and totals match today's engine" in r.stdout
+    r = run("rescore", "demo", "--round", 2, "--json", "--db", db)
+    data = json.loads(r.stdout)
+    assert data["points"] == [2, 9] and data["stored_points"] == [2, 9]
+    assert data["what_if"]["call"] == "last_chance" and data["what_if"]["points"] == [3, 10]
+    assert data["players"][1]["breakdown"]["collectors"] == 9
+
+
+def test_rescore_mermaid_round(db):
+    r = run("rescore", "mer", "--round", 1, "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "four mermaids" in r.stdout and "not scored" in r.stdout
+
+
+# ---------------------------------------------------------------- errors
+
+@pytest.mark.parametrize("args, message", [
+    (["replay", "nope"], "no game with id 'nope' in the store"),
+    (["log", "nope"], "no game with id 'nope' in the store"),
+    (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store"),
+    (["replay", "demo", "--round", 7], "game demo has no round 7 (2 rounds)"),
+    (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns"),
+    (["replay", "demo", "--seq", 99], "there is no seq 99"),
+    (["replay", "demo", "--turn", 2], "--turn needs --round"),
+    (["replay", "demo", "--seq", 2, "--round", 1], "--seq names a point on its own"),
+    (["replay", "demo", "--seq", 2, "--follow"], "--follow walks a round"),
+    (["replay", "demo", "--round", 1, "--turn", 9, "--follow"], "round 1 has 6 turns"),
+    (["replay", "demo", "--as", "Zed"], "no player 'Zed'"),
+    (["log", "demo", "--as", "5"], "no player '5'"),
+    (["rescore", "demo", "--round", 3], "game demo has no round 3 (2 rounds)"),
+])
+def test_errors(db, args, message):
+    r = run(*args, "--db", db)
+    no_traceback(r)
+    assert r.exit_code == 1
+    assert r.stdout == ""
+    assert r.stderr.startswith("error: ") and message in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_missing_store(tmp_path):
+    r = run("replay", "demo", "--db", tmp_path / "none.duckdb")
+    no_traceback(r)
+    assert r.exit_code == 1 and "no store at" in r.stderr
+
+
+def test_rescore_needs_a_round(db):
+    r = run("rescore", "demo", "--db", db)
+    assert r.exit_code != 0 and "--round" in r.output
