@@ -474,6 +474,8 @@ def _status(view: TableView) -> str:
         return f"Round {view.round} is over: its result is due"
     if view.round == 0:
         return "Round 1 is about to start"
+    if view.totals and max(view.totals) >= view.target:
+        return f"Round {view.round} is over and a total has reached {view.target}: the game ends"
     return f"Round {view.round} is over; round {view.round + 1} is about to start"
 
 

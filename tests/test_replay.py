@@ -569,3 +569,10 @@ def test_random_games_reach_every_kind_of_event():
     assert {ev.CrabsPlayed, ev.FishPlayed, ev.SharkPlayed, ev.BoatsPlayed, ev.DeckDrawn,
             ev.DiscardTaken, ev.StopCalled, ev.LastChanceCalled, ev.RoundScored} <= seen
     assert {"stop", "last_chance", "deck_out"} <= seen
+
+
+def test_render_state_between_rounds_and_at_the_end(demo):
+    assert "Round 1 is over; round 2 is about to start" in render_state(table_view(replay(demo, seq=17)))
+    assert "a total has reached 14: the game ends" in render_state(table_view(replay(demo, seq=39)))
+    end = render_state(table_view(replay(demo)))
+    assert "Game over: Ann wins" in end and "Totals: Ann 14, Ben 11 (target 14)" in end
