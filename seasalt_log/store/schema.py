@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS events (
     player   TINYINT,              -- the acting seat of a turn event, else NULL
     type     event_type NOT NULL,
     event    VARCHAR   NOT NULL,   -- the event exactly as LOG_FORMAT.md JSON
-    hash     BLOB      NOT NULL,   -- 16 bytes: sha256(previous hash || event)[:16]
+    hash     BIGINT    NOT NULL,   -- sha256(previous hash || event)[:8] as a signed integer
     PRIMARY KEY (game_id, seq)
 );
 

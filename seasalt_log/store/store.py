@@ -16,25 +16,30 @@ import msgspec
 from .. import events as ev
 from ..engine import State
 from ..errors import SeasaltError, StoreBusyError, StreamConflictError, UnknownGameError
-from .projections import PROJECTIONS_DDL, TABLES, project
+from .projections import TABLES, migrate_projections, project
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
-HASH_BYTES = 16
+HASH_BYTES = 8
 _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
 
 
-def genesis_hash(game_id: str) -> bytes:
+def genesis_hash(game_id: str) -> int:
     """The chain's starting value for a game."""
-    return hashlib.sha256(b"seasalt-log:" + game_id.encode()).digest()[:HASH_BYTES]
+    return _as_int(hashlib.sha256(b"seasalt-log:" + game_id.encode()).digest())
 
 
-def chain(prev: bytes, event_json: bytes) -> bytes:
-    """The hash of an event chained to the previous one."""
-    return hashlib.sha256(prev + event_json).digest()[:HASH_BYTES]
+def chain(prev: int, event_json: bytes) -> int:
+    """The hash of an event chained to the previous one: the first 8 bytes of
+    sha256(previous hash || event JSON), as a signed 64-bit integer."""
+    return _as_int(hashlib.sha256(prev.to_bytes(8, "big", signed=True) + event_json).digest())
+
+
+def _as_int(digest: bytes) -> int:
+    return int.from_bytes(digest[:HASH_BYTES], "big", signed=True)
 
 
 def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State], *,
-               start: int = 0, prev_hash: bytes | None = None) -> list[tuple]:
+               start: int = 0, prev_hash: int | None = None) -> list[tuple]:
     """Rows of the events table for ``events[start:]`` (seq = index + 1)."""
     h = prev_hash if prev_hash is not None else genesis_hash(game_id)
     rows = []
@@ -103,7 +108,7 @@ class Store:
         con.execute("BEGIN")
         try:
             con.execute(EVENTS_DDL)
-            con.execute(PROJECTIONS_DDL)
+            migrate_projections(con)
             con.execute("INSERT INTO store_meta SELECT 'schema_version', ? WHERE NOT EXISTS "
                         "(SELECT 1 FROM store_meta WHERE key = 'schema_version')", [str(SCHEMA_VERSION)])
             con.execute("COMMIT")
@@ -126,11 +131,11 @@ class Store:
         """Every stored game's last seq."""
         return dict(self.con.execute("SELECT game_id, max(seq) FROM events GROUP BY game_id").fetchall())
 
-    def head(self, game_id: str) -> tuple[int, bytes | None]:
+    def head(self, game_id: str) -> tuple[int, int | None]:
         """(last seq, last hash) of a game; (0, None) when it is not stored."""
         row = self.con.execute("SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC "
                                "LIMIT 1", [game_id]).fetchone()
-        return (row[0], bytes(row[1])) if row else (0, None)
+        return (row[0], row[1]) if row else (0, None)
 
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
@@ -209,7 +214,7 @@ class GameWrite(msgspec.Struct):
 
 
 def plan_write(game_id: str, events, states, *, stored: int = 0,
-               prev_hash: bytes | None = None) -> GameWrite:
+               prev_hash: int | None = None) -> GameWrite:
     """The rows to write for a checked game of which ``stored`` events are already stored."""
     return GameWrite(game_id=game_id,
                      event_rows=event_rows(game_id, events, states, start=stored, prev_hash=prev_hash),
