@@ -1,0 +1,100 @@
+"""Store benchmark: import throughput, bytes per stored event, replay latency.
+
+    python bench/store_bench.py [--games 10000]
+
+Simulated games (mixed 2/3/4 players, default bots) are generated once into
+``bench/.data/`` and reused. Then, in one process:
+
+- import: ``service.import_logs`` of the whole log into a fresh store, end to end
+  (read, decode, engine checks, derived events, projections, appender writes), events/s;
+- bytes per event: the store file's size after a checkpoint, divided by the events;
+- replay: for 500 random games, read the stream from the store and fold it to a
+  mid-game turn (``replay.replay``), median and p95 in milliseconds.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from seasalt_log import events as ev  # noqa: E402
+from seasalt_log.service import import_logs  # noqa: E402
+from seasalt_log.store import Store  # noqa: E402
+
+DATA = ROOT / "bench" / ".data"
+
+
+def corpus(games: int) -> Path:
+    """A log of ``games`` simulated games (a third each of 2, 3 and 4 players)."""
+    from seasalt_log.sim import simulate
+    path = DATA / f"sim-{games}.jsonl"
+    if path.exists():
+        return path
+    DATA.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(".tmp")
+    with open(tmp, "wb") as fh:
+        for players in (2, 3, 4):
+            n = games // 3 + (1 if players == 2 else 0) * (games % 3)
+            for g in simulate(n, players, seed=players):
+                fh.write(ev.encode_lines(g))
+    tmp.rename(path)
+    return path
+
+
+def bench_import(log: Path, db: Path) -> tuple[int, float]:
+    for p in (db, db.with_suffix(".duckdb.wal")):
+        p.unlink(missing_ok=True)
+    with Store.open(db) as store:
+        t = time.perf_counter()
+        summary = import_logs(store, [log])
+        elapsed = time.perf_counter() - t
+        store.con.execute("CHECKPOINT")
+    assert summary.failed == 0, summary.games[:3]
+    return summary.events_stored, elapsed
+
+
+def bench_replay(db: Path, samples: int = 500) -> list[float]:
+    from seasalt_log.replay import replay
+    rng = random.Random(7)
+    with Store.open(db, read_only=True) as store:
+        games = store.con.execute("SELECT game_id, rounds_played FROM games").fetchall()
+        picks = [rng.choice(games) for _ in range(samples)]
+        times = []
+        for gid, rounds in picks:
+            rnd = max(1, (rounds + 1) // 2)
+            turns = store.con.execute("SELECT turns FROM rounds WHERE game_id=? AND round=?",
+                                      [gid, rnd]).fetchone()[0]
+            t = time.perf_counter()
+            replay(store.read_events(gid), round=rnd, turn=max(1, turns // 2))
+            times.append((time.perf_counter() - t) * 1000)
+    return times
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=10_000)
+    args = ap.parse_args()
+    log = corpus(args.games)
+    db = DATA / f"store-{args.games}.duckdb"
+    events, elapsed = bench_import(log, db)
+    size = db.stat().st_size
+    print(f"import: {args.games} games, {events} events in {elapsed:.1f} s = "
+          f"{events / elapsed:,.0f} events/s")
+    print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event")
+    times = bench_replay(db)
+    times.sort()
+    print(f"replay to a mid-game turn (read + fold), {len(times)} games: median "
+          f"{statistics.median(times):.2f} ms, p95 {times[int(len(times) * .95)]:.2f} ms")
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONHASHSEED", "0")
+    main()
