@@ -9,7 +9,10 @@ import pytest
 
 from seasalt_log import golden
 
-from .test_replay import DEMO, LOST, MERMAIDS, load
+try:
+    from .test_replay import DEMO, LOST, MERMAIDS, load
+except ImportError:    # tests/ run as a plain directory
+    from test_replay import DEMO, LOST, MERMAIDS, load  # type: ignore[no-redef]
 
 FIXTURES = golden.FIXTURES
 LOGS = [p for p in golden.fixture_logs(FIXTURES) if golden.valid_games(p)]

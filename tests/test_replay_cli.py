@@ -14,7 +14,10 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log.importers.jsonl import derive_game_id, read_games
 
-from .test_replay import DEMO, LOST, MERMAIDS, codes_in
+try:
+    from .test_replay import DEMO, LOST, MERMAIDS, codes_in
+except ImportError:    # tests/ run as a plain directory
+    from test_replay import DEMO, LOST, MERMAIDS, codes_in  # type: ignore[no-redef]
 
 runner = CliRunner()
 # LOST without its game_id: the store derives one from the content
