@@ -1,0 +1,56 @@
+"""``seasalt verify``: re-check the stored games, the hash chain and the read models."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+
+from seasalt_log.errors import UnknownGameError
+from seasalt_log.store import Store
+from seasalt_log.verify import summary_line, verify_store
+
+from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json
+
+
+@contextmanager
+def _progress(enabled: bool):
+    """A progress bar over games on stderr when it is a terminal; yields the callback or None."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("verifying", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+@app.command()
+@handles_errors
+def verify(games: list[str] = typer.Argument(None, metavar="[GAME...]",
+                                             help="Game ids (default: every stored game)"),
+           db: Path = DbOption, as_json: bool = JsonOption,
+           progress: bool = typer.Option(True, "--progress/--no-progress",
+                                         help="Progress bar on a terminal.")):
+    """Re-check the store: every game's events with today's engine (legal, derived events
+    as computed, seq 1..n), the hash chain, and the read models against a recomputation.
+
+    Prints one line per difference (game, event seq, what differs). Exit code 1 when
+    anything differs."""
+    with Store.open(db_path(db), read_only=True) as store, _progress(progress) as cb:
+        for gid in games or ():
+            if not store.head(gid)[0] and not store.exists(gid):
+                raise UnknownGameError(gid)
+        report = verify_store(store, games or None, progress=cb)
+    if as_json:
+        print_json({"ok": report.ok, "games": report.games, "events": report.events,
+                    "differences": report.differences})
+    else:
+        for d in report.differences:
+            out.print(str(d), markup=False)
+        err.print(summary_line(report), markup=False)
+    if not report.ok:
+        raise typer.Exit(1)

@@ -1,0 +1,417 @@
+"""Tamper evidence: re-check every stored game against today's engine and the hash chain.
+
+:func:`verify_store` reads a store (read-only is enough) and, for each game:
+
+- checks that its events are numbered ``1..n`` with no gap;
+- recomputes the hash chain link by link (``hash[k] = chain(hash[k-1], event[k])``, from
+  :func:`~seasalt_log.store.store.genesis_hash`), so an edited event, an edited hash or a
+  deleted event shows up at the seq where it happened;
+- decodes every event and folds the stream through the engine: every event must be legal,
+  every derived event (``round_scored``, ``game_ended``) must be exactly what the engine
+  computes, and none may be missing, at the end included;
+- checks the row's own columns (round, turn, player, type, canonical JSON) and the game id;
+- recomputes every read model of :data:`seasalt_log.store.projections.TABLES` from the
+  folded states with :func:`~seasalt_log.store.projections.project` and compares it with the
+  stored rows, reporting rows that are missing, extra or changed (column by column).
+
+Every finding is a :class:`Difference` naming the game and, where there is one, the event
+seq. The chain detects accidental and partial edits; it cannot detect a consistent rewrite of
+a whole game (chain, read models and all) or the removal of a whole game: see
+docs/RELIABILITY.md.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable, Sequence
+
+from msgspec import Struct
+
+from . import events as ev
+from .engine import State, apply, next_derived
+from .errors import IllegalMoveError, LogFormatError, SeasaltError
+from .importers.jsonl import derive_game_id
+from .store.projections import TABLES, project
+from .store.store import Store, chain, event_rows, genesis_hash
+
+#: games checked per round trip to the store (bounds memory on a large store)
+CHUNK_GAMES = 500
+
+#: at most this many differences are reported per game and table (the rest are counted)
+MAX_PER_TABLE = 20
+
+_EVENT_COLUMNS = ("round", "turn", "player", "type", "event")
+
+Progress = Callable[[int, int], None]   # (games checked, games in all)
+
+
+class Difference(Struct, omit_defaults=True):
+    """One thing in the store that is not what the events and the engine say.
+
+    ``kind`` is one of ``seq`` (a gap or a stray number), ``hash`` (the chain is broken),
+    ``format`` (an event that does not decode), ``rule`` (an illegal event), ``derived`` (a
+    derived event that differs from the engine's, or is missing), ``event_row`` (a column
+    of the events table that does not match its event), ``game_id``, ``projection`` (a read
+    model row missing, extra or changed) and ``schema`` (a read-model table or column
+    missing). ``seq`` is the event the difference is about, when there is one.
+    """
+
+    kind: str
+    message: str
+    game_id: str | None = None
+    seq: int | None = None
+    table: str | None = None
+
+    def __str__(self) -> str:
+        where = []
+        if self.game_id is not None:
+            where.append(f"game {self.game_id}")
+        if self.seq is not None:
+            where.append(f"seq {self.seq}")
+        if self.table is not None:
+            where.append(f"table {self.table}")
+        return (", ".join(where) + ": " if where else "") + f"{self.kind}: {self.message}"
+
+
+class VerifyReport(Struct):
+    """The outcome of :func:`verify_store`: what was checked and every difference found."""
+
+    games: int = 0
+    events: int = 0
+    differences: list[Difference] = []
+
+    @property
+    def ok(self) -> bool:
+        """True when nothing differs."""
+        return not self.differences
+
+
+def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
+                 progress: Progress | None = None) -> VerifyReport:
+    """Check every stored game (or only ``game_ids``) as the module docstring describes.
+
+    Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
+    Works on a read-only store (it only creates temporary tables).
+    """
+    report = VerifyReport()
+    con = store.con
+    tables = _table_columns(store, report)
+    if game_ids is None:
+        ids = _all_game_ids(store, tables)
+    else:
+        ids = list(dict.fromkeys(game_ids))
+    total = len(ids)
+    for start in range(0, total, CHUNK_GAMES):
+        chunk = ids[start:start + CHUNK_GAMES]
+        _check_chunk(store, chunk, tables, report)
+        if progress is not None:
+            progress(min(start + CHUNK_GAMES, total), total)
+    con.execute("DROP TABLE IF EXISTS _verify_ids")
+    return report
+
+
+def verify_game(store: Store, game_id: str) -> list[Difference]:
+    """The differences of one game (an empty list when it is intact or not stored at all)."""
+    return verify_store(store, [game_id]).differences
+
+
+# ---------------------------------------------------------------- the store's layout
+
+def _table_columns(store: Store, report: VerifyReport) -> dict[str, tuple[str, ...]]:
+    """The read-model tables to compare: those of TABLES that the store has with all their
+    columns; a missing table or column is itself a difference."""
+    have: dict[str, set[str]] = {}
+    for table, column in store.con.execute(
+            "SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal "
+            "AND database_name = current_database()").fetchall():
+        have.setdefault(table, set()).add(column)
+    out = {}
+    for table, cols in TABLES.items():
+        if table not in have:
+            report.differences.append(Difference(
+                "schema", f"the read-model table {table} is missing (rebuild the read models)",
+                table=table))
+            continue
+        missing = [c for c in cols if c not in have[table]]
+        if missing:
+            report.differences.append(Difference(
+                "schema", f"the read-model table {table} lacks column(s) {', '.join(missing)} "
+                          "(rebuild the read models)", table=table))
+            continue
+        out[table] = cols
+    return out
+
+
+def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]]) -> list[str]:
+    """Every game id found in the events table or in any read model, sorted."""
+    parts = ["SELECT DISTINCT game_id FROM events"]
+    parts += [f"SELECT DISTINCT game_id FROM {t}" for t in tables]
+    rows = store.con.execute(" UNION ".join(parts) + " ORDER BY 1").fetchall()
+    return [r[0] for r in rows]
+
+
+# ---------------------------------------------------------------- one chunk of games
+
+def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
+                 report: VerifyReport) -> None:
+    con = store.con
+    con.execute("CREATE OR REPLACE TEMP TABLE _verify_ids (game_id VARCHAR)")
+    with con.appender("_verify_ids") as a:
+        a.append_rows([(g,) for g in ids])
+    rows = con.execute(
+        "SELECT game_id, seq, round, turn, player, CAST(type AS VARCHAR), event, hash "
+        "FROM events WHERE game_id IN (SELECT game_id FROM _verify_ids) "
+        "ORDER BY game_id, seq").fetchall()
+    by_game: dict[str, list[tuple]] = {}
+    for r in rows:
+        by_game.setdefault(r[0], []).append(r)
+    del rows
+    expected: dict[str, list[tuple]] = {t: [] for t in tables}
+    anchors: dict[str, _Anchors] = {}
+    checked: set[str] = set()
+    for gid in ids:
+        game_rows = by_game.pop(gid, None)
+        if not game_rows:
+            continue
+        report.games += 1
+        report.events += len(game_rows)
+        folded = _check_events(gid, game_rows, report.differences)
+        if folded is None:
+            report.differences.append(Difference(
+                "projection", "read models not compared: the stored events do not fold",
+                game_id=gid))
+            continue
+        events, states = folded
+        checked.add(gid)
+        anchors[gid] = _Anchors(events)
+        for table, table_rows in project(gid, events, states).items():
+            if table in expected:
+                expected[table].extend(table_rows)
+    for table, cols in tables.items():
+        _compare_table(store, table, cols, expected[table], checked, anchors, report)
+
+
+def _check_events(gid: str, rows: list[tuple], out: list[Difference]
+                  ) -> tuple[list[ev.Event], list[State]] | None:
+    """Check one game's event rows; the decoded events and states when they fold."""
+    # seq: 1..n, no gap
+    want = 1
+    for r in rows:
+        seq = r[1]
+        if seq != want:
+            if seq > want:
+                gap = f"seq {want}" if seq == want + 1 else f"seqs {want}..{seq - 1}"
+                out.append(Difference("seq", f"{gap} missing (the next stored event is seq {seq})",
+                                      game_id=gid, seq=want))
+            else:
+                out.append(Difference("seq", f"seq {seq} is out of order", game_id=gid, seq=seq))
+        want = seq + 1
+    # the hash chain, link by link
+    prev = genesis_hash(gid)
+    for r in rows:
+        seq, data, stored = r[1], r[6], _hash_value(r[7])
+        computed = chain(prev, data.encode("utf-8", "surrogatepass"))
+        if computed != stored:
+            out.append(Difference(
+                "hash", f"the hash chain is broken: stored {_show_hash(stored)}, computed "
+                        f"{_show_hash(computed)} from the event and the previous hash",
+                game_id=gid, seq=seq))
+        prev = stored
+    # decode and fold
+    events: list[ev.Event] = []
+    states: list[State] = []
+    s = State()
+    n_players = None
+    folded = True
+    for r in rows:
+        seq, data = r[1], r[6]
+        try:
+            e = ev.decode(data)
+            if isinstance(e, ev.GameStarted):
+                if events:
+                    raise LogFormatError("a second game_started inside the game", "$.type")
+                n_players = len(e.players)
+            ev.validate(e, n_players)
+        except LogFormatError as exc:
+            out.append(Difference("format", _reason(exc), game_id=gid, seq=seq))
+            folded = False
+            break
+        try:
+            if type(e) not in ev.DERIVED_TYPES:
+                d = next_derived(s)
+                if d is not None:
+                    raise IllegalMoveError("R-DERIVED", f"{ev.TAGS[type(d)]} is missing before "
+                                                        "this event")
+            s = apply(s, e)
+        except SeasaltError as exc:
+            rule = getattr(exc, "rule", None)
+            out.append(Difference("derived" if rule == "R-DERIVED" else "rule", _reason(exc),
+                                  game_id=gid, seq=seq))
+            folded = False
+            break
+        events.append(e)
+        states.append(s)
+    if not folded:
+        return None
+    d = next_derived(s)
+    if d is not None:
+        out.append(Difference("derived", f"{ev.TAGS[type(d)]} is missing at the end of the game",
+                              game_id=gid, seq=len(rows) + 1))
+    # the game id
+    start = events[0] if events else None
+    if isinstance(start, ev.GameStarted):
+        own = start.game_id or derive_game_id(events)
+        if own != gid:
+            out.append(Difference("game_id", f"the events say game {own!r}, the rows say {gid!r}",
+                                  game_id=gid, seq=1))
+    if start is not None and states[0].game_id is None:
+        from msgspec.structs import replace
+        states = [replace(st, game_id=gid) for st in states]
+    # the columns of each row, as the store would write them today
+    for r, want_row in zip(rows, event_rows(gid, events, states)):
+        got = dict(zip(_EVENT_COLUMNS, r[2:7]))
+        exp = dict(zip(_EVENT_COLUMNS, want_row[2:7]))
+        bad = [c for c in _EVENT_COLUMNS if got[c] != exp[c]]
+        if bad:
+            out.append(Difference(
+                "event_row", "; ".join(f"{c} is {_show(got[c])}, expected {_show(exp[c])}"
+                                       for c in bad), game_id=gid, seq=r[1]))
+    return events, states
+
+
+def _reason(exc: SeasaltError) -> str:
+    if isinstance(exc, LogFormatError):
+        return f"{exc.rule}: {exc.reason}" + (f" at {exc.path}" if exc.path else "")
+    if isinstance(exc, IllegalMoveError):
+        return f"{exc.rule}: {exc.reason}"
+    return str(exc)
+
+
+def _hash_value(value):
+    return bytes(value) if isinstance(value, (bytearray, memoryview)) else value
+
+
+def _show_hash(value) -> str:
+    if isinstance(value, bytes):
+        return value.hex()
+    if isinstance(value, int):
+        return f"{value & 0xFFFFFFFFFFFFFFFF:016x}"
+    return repr(value)
+
+
+def _show(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 120 else text[:117] + "..."
+
+
+# ---------------------------------------------------------------- read models
+
+class _Anchors:
+    """Where a read-model row points into a game's events (for the seq of a difference)."""
+
+    __slots__ = ("last", "rounds")
+
+    def __init__(self, events: list[ev.Event]):
+        self.last = len(events)
+        self.rounds: dict[int, int] = {}
+        for i, e in enumerate(events, 1):
+            if isinstance(e, (ev.RoundStarted, ev.RoundScored)):
+                self.rounds[e.round] = i
+
+    def seq(self, row: dict) -> int | None:
+        for col in ("seq", "first_seq"):
+            if isinstance(row.get(col), int):
+                return row[col]
+        rnd = row.get("round")
+        if isinstance(rnd, int) and rnd in self.rounds:
+            return self.rounds[rnd]
+        return self.last
+
+
+_KEY_CANDIDATES = ("game_id", "round", "turn", "seat", "seq")
+
+
+def _compare_table(store: Store, table: str, cols: tuple[str, ...], expected: list[tuple],
+                   checked: set[str], anchors: dict[str, _Anchors], report: VerifyReport) -> None:
+    """Stored rows of ``table`` for this chunk against the recomputed ones, both ways.
+
+    Rows of games whose events do not fold are not compared; rows of games with no events
+    at all are extra rows."""
+    con = store.con
+    col_sql = ", ".join(cols)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE _verify_expect AS SELECT {col_sql} FROM {table} "
+                "LIMIT 0")
+    if expected:
+        with con.appender("_verify_expect") as a:
+            a.append_rows(expected)
+    con.execute("CREATE OR REPLACE TEMP TABLE _verify_checked (game_id VARCHAR)")
+    if checked:
+        with con.appender("_verify_checked") as a:
+            a.append_rows([(g,) for g in checked])
+    stored_sql = (f"SELECT {col_sql} FROM {table} WHERE game_id IN (SELECT game_id FROM _verify_ids) "
+                  "AND (game_id IN (SELECT game_id FROM _verify_checked) OR game_id NOT IN "
+                  "(SELECT game_id FROM events WHERE game_id IN (SELECT game_id FROM _verify_ids)))")
+    missing = con.execute(f"SELECT * FROM _verify_expect EXCEPT ALL {stored_sql}").fetchall()
+    extra = con.execute(f"{stored_sql} EXCEPT ALL SELECT * FROM _verify_expect").fetchall()
+    con.execute("DROP TABLE IF EXISTS _verify_expect")
+    con.execute("DROP TABLE IF EXISTS _verify_checked")
+    if not missing and not extra:
+        return
+    key_cols = [c for c in _KEY_CANDIDATES if c in cols]
+    idx = [cols.index(c) for c in key_cols]
+
+    def key(row):
+        return tuple(row[i] for i in idx)
+
+    extra_by_key: dict[tuple, list[tuple]] = {}
+    for row in extra:
+        extra_by_key.setdefault(key(row), []).append(row)
+    counts: dict[str, int] = {}
+    found: list[Difference] = []
+
+    def add(gid: str, row: tuple, message: str) -> None:
+        counts[gid] = counts.get(gid, 0) + 1
+        if counts[gid] > MAX_PER_TABLE:
+            return
+        a = anchors.get(gid)
+        seq = a.seq(dict(zip(cols, row))) if a is not None else None
+        found.append(Difference("projection", message, game_id=gid, seq=seq, table=table))
+
+    def describe(row) -> str:
+        return ", ".join(f"{c}={_show(row[i])}" for c, i in zip(key_cols, idx) if c != "game_id") \
+            or "the game's row"
+
+    for row in missing:
+        gid = row[0]
+        twins = extra_by_key.get(key(row))
+        if twins:
+            other = twins.pop(0)
+            changed = [f"{c} is {_show(o)}, recomputed {_show(m)}"
+                       for c, m, o in zip(cols, row, other) if m != o]
+            add(gid, row, f"row {describe(row)} differs: " + "; ".join(changed))
+        else:
+            add(gid, row, f"row {describe(row)} is missing")
+    for rest in extra_by_key.values():
+        for row in rest:
+            gid = row[0]
+            if gid in anchors:
+                add(gid, row, f"row {describe(row)} is not what the events give (extra row)")
+            else:
+                add(gid, row, f"row {describe(row)} belongs to no stored game (no events)")
+    for gid, n in counts.items():
+        if n > MAX_PER_TABLE:
+            found.append(Difference("projection", f"... and {n - MAX_PER_TABLE} more rows differ",
+                                    game_id=gid, table=table))
+    report.differences.extend(found)
+
+
+def summary_line(report: VerifyReport) -> str:
+    """One line: what was checked and how many differences were found."""
+    head = f"verified {report.games} game(s), {report.events} event(s)"
+    n = len(report.differences)
+    return head + (": no differences" if not n else f": {n} difference(s)")
+
+
+def iter_lines(report: VerifyReport) -> Iterable[str]:
+    """One line per difference (the CLI's text output)."""
+    for d in report.differences:
+        yield str(d)
