@@ -19,7 +19,7 @@ from typing import Sequence
 from ..view import TableView
 from . import decisions as dc
 from .decisions import Decision
-from .evaluate import (BOAT, CAPTAIN, COLONY, CRAB, FISH, KI, LIGHTHOUSE, MERMAID, OCTOPUS,
+from .evaluate import (MERMAID_CODE, BOAT, CAPTAIN, COLONY, CRAB, FISH, KI, LIGHTHOUSE, MERMAID, OCTOPUS,
                        PENGUIN, SAILOR, SHARK, SHELL, SHOAL, SWIMMER, Holding)
 
 
@@ -112,9 +112,237 @@ def _richest_victim(view: TableView, options, first: Decision) -> Decision:
     return best
 
 
+# ---------------------------------------------------------------- the planner
+
+#: what a card is worth to whoever takes it next, by kind (for choosing which top to bury)
+_GENERIC = (1.0, 1.0, 1.0, 0.9, 0.9, 1.2, 1.4, 1.2, 1.6, 0.7, 0.7, 0.9, 1.2, 3.0)
+
+
+def hidden_points(hand_size: int) -> float:
+    """Expected card points of a hidden hand of ``hand_size`` cards (measured on simulated
+    games: players keep the cards that score, so a card is worth about one point)."""
+    return max(0.0, 1.15 * hand_size - 1.4)
+
+
+class PlannerBot(Bot):
+    """A stronger bot that plans from what it can see.
+
+    Cards: it values a hand as card points plus the promise of unfinished sets (a lone
+    crab, one shell, a multiplier without its kind...), weighted by how much of the round
+    is left; it takes a pile top only when that beats the expected value of a deck draw,
+    keeps the better drawn card and buries the more useful pile top.
+    Duos: it plays every pair (a pair scores the same laid down, and the effect is a free
+    card), steals from the biggest hand, looks through the bigger pile.
+    Calls: it estimates every other player's card points from their laid pairs and hand
+    size (exact once revealed) and weighs STOP, LAST CHANCE (its chance of beating them
+    after their final turns, the colour bonus at stake) and waiting (deck size, the risk of
+    a deck-out or of someone else calling first), with the race to the target score.
+    """
+
+    name = "planner"
+
+    #: card points a pile top must add for the bot to take it rather than draw
+    take_gain = 1
+    #: expected card points another player gains in a final turn
+    final_gain = 1.0
+    #: spread of the estimate of a hidden hand, in points
+    spread = 1.6
+    #: card points gained on the others per own turn of waiting
+    wait_edge = 0.15
+    #: risk of waiting, per point the best other hand is estimated above ``risk_from``
+    wait_risk = 0.5
+    risk_from = 5.0
+
+    def choose(self, view, options, rng):
+        kind = options[0].kind
+        h = holding_of(view)
+        if kind in (dc.DRAW, dc.TAKE):
+            return self._take(view, options, h)
+        if kind == dc.KEEP:
+            return self._keep(view, options, h)
+        if kind == dc.CRAB_TAKE:
+            w = self._weight(view)
+            return max(options, key=lambda d: sum(self._value_with(h, d.card, w)))
+        duo = self._duo(view, options)
+        if duo is not None:
+            return duo
+        return self._end(view, options, h)
+
+    # -- cards
+
+    #: weight of the promise of unfinished pairs, used to break ties between cards
+    promise = 0.1
+
+    @staticmethod
+    def _potential(h: Holding) -> float:
+        """The promise of a hand beyond its card points: cards waiting for their pair (a
+        lone crab, boat or fish; a shark without a swimmer or the reverse). Measured in
+        tournaments: promising collectors instead makes the bot slower to reach a call."""
+        hand = h.hand
+        return ((hand[CRAB] & 1) + (hand[BOAT] & 1) + (hand[FISH] & 1)
+                + (0.8 if hand[SHARK] != hand[SWIMMER] else 0.0))
+
+    def _value_with(self, h: Holding, card: str, w: float) -> tuple[int, float]:
+        """(card points, promise) of the hand with ``card`` added."""
+        h.add(card)
+        v = (h.points(), w * self._potential(h))
+        h.remove(card)
+        return v
+
+    def _weight(self, view) -> float:
+        """The promise only counts while the round goes on (not in final turns)."""
+        return 0.0 if view.call is not None else self.promise
+
+    def _take(self, view, options, h: Holding) -> Decision:
+        """A pile top that adds card points now (the best one), else the deck."""
+        w = self._weight(view)
+        base = h.points()
+        draw = _first_kind(options, dc.DRAW)
+        best, key = None, None
+        for d in options:
+            if d.kind == dc.TAKE:
+                pts, promise = self._value_with(h, d.card, w)
+                k = (pts - base + promise, -_GENERIC[KI[d.card]])
+                if pts - base >= self.take_gain and (key is None or k > key):
+                    best, key = d, k
+        return best or draw or options[0]
+
+    def _keep(self, view, options, h: Holding) -> Decision:
+        """The drawn card worth more; the other one buries the more useful pile top."""
+        w = self._weight(view)
+        piles = view.piles
+
+        def score(d: Decision) -> tuple:
+            pts, promise = self._value_with(h, d.card, w)
+            top = piles[d.pile].top
+            return (pts + promise, _GENERIC[KI[top]] if top is not None else 0.0)
+        return max(options, key=score)
+
+    def _duo(self, view, options) -> Decision | None:
+        crab = boat = fish = shark = None
+        for d in options:
+            k = d.kind
+            if k == dc.SHARK:
+                if shark is None:
+                    shark = _richest_victim(view, options, d)
+            elif k == dc.FISH:
+                fish = fish or d
+            elif k == dc.CRAB:
+                if crab is None:
+                    crab = _biggest_pile_crab(view, options, d)
+            elif k == dc.BOAT:
+                boat = boat or d
+        return shark or fish or crab or boat
+
+    # -- calls
+
+    def _end(self, view, options, h: Holding) -> Decision:
+        stop = _first_kind(options, dc.STOP)
+        end = _first_kind(options, dc.END) or options[0]
+        if stop is None:
+            return end
+        last = _first_kind(options, dc.LAST_CHANCE)
+        me = view.viewer
+        mine = h.points()
+        bonus = h.bonus()
+        others = [s for s in view.seats if s.seat != me]
+        est = [s.card_points if s.card_points is not None
+               else len(s.laid) + hidden_points(s.hand_size) for s in others]
+        best_other = max(est)
+        mean_other = sum(est) / len(est)
+        # chance that LAST CHANCE is won: beat every other player after their final turn
+        p_win = 1.0
+        for e in est:
+            p_win *= 1.0 / (1.0 + math.exp(-(mine - e - self.final_gain + 0.5) / self.spread))
+        other_bonus = sum(1.0 + 0.35 * s.hand_size + len(s.laid) * 0.5 for s in others) / len(others)
+        ev_stop = mine - mean_other
+        ev_last = (p_win * (mine + bonus - other_bonus)
+                   + (1 - p_win) * (bonus - mean_other - self.final_gain))
+        # the race: a STOP that ends the game
+        totals, target = view.totals, view.target
+        my_total = totals[me] + mine
+        if my_total >= target:
+            rivals = [totals[s.seat] + e for s, e in zip(others, est)]
+            if all(r < my_total - 1 for r in rivals):
+                return last if (last is not None and p_win > 0.85 and ev_last > ev_stop) else stop
+        else:
+            for s, e in zip(others, est):
+                if totals[s.seat] + e >= target and totals[s.seat] + e > my_total:
+                    ev_stop -= 6.0          # a STOP would hand someone the game
+        # waiting: a few more points, but the deck may run out or someone may call first
+        deck = view.deck_size
+        n = len(view.seats)
+        turns = deck / (1.5 * n)                      # own turns left, roughly
+        ev_wait = (ev_stop + self.wait_edge * min(turns, 6.0)
+                   - (self.wait_risk * max(0.0, best_other - self.risk_from))
+                   - (4.0 if deck <= 2 * n else 0.0))
+        if last is not None and ev_last >= max(ev_stop, ev_wait):
+            return last
+        if ev_stop >= ev_wait:
+            return stop
+        return end
+
+
+class PatientBot(PlannerBot):
+    """Plays for a big round: collects mermaids (four win the game) and hands, never calls
+    STOP before the deck runs low unless it wins the game, calls LAST CHANCE only with a
+    clear lead, and when behind as the deck runs out it lets the round end in a deck-out
+    (nobody scores) rather than hand the others their points.
+
+    Weaker than the planner, but its long rounds reach what quick calls never do: the last
+    card of the deck, deck-outs, final turns on an empty deck, four-mermaid wins.
+    """
+
+    name = "patient"
+
+    @staticmethod
+    def _potential(h: Holding) -> float:
+        return PlannerBot._potential(h) + 3.0 * h.kinds[MERMAID]
+
+    def _take(self, view, options, h: Holding) -> Decision:
+        """A mermaid on a pile, else any pile top that adds points or promise (keeping the
+        deck for later), else the deck."""
+        w = 1.0
+        base = h.points() + self._potential(h)
+        best, key = None, 0.0
+        for d in options:
+            if d.kind == dc.TAKE:
+                pts, promise = self._value_with(h, d.card, w)
+                gain = pts + promise - base
+                if gain > key:
+                    best, key = d, gain
+        return best or _first_kind(options, dc.DRAW) or options[0]
+
+    def _end(self, view, options, h: Holding) -> Decision:
+        stop = _first_kind(options, dc.STOP)
+        end = _first_kind(options, dc.END) or options[0]
+        if stop is None:
+            return end
+        last = _first_kind(options, dc.LAST_CHANCE)
+        me = view.viewer
+        mine = h.points()
+        others = [s for s in view.seats if s.seat != me]
+        est = [s.card_points if s.card_points is not None
+               else len(s.laid) + hidden_points(s.hand_size) for s in others]
+        lead = mine - max(est)
+        if view.totals[me] + mine >= view.target and all(
+                view.totals[s.seat] + e < view.totals[me] + mine for s, e in zip(others, est)):
+            return stop
+        deck = view.deck_size
+        if last is not None:
+            if deck == 0:                  # this turn emptied the deck: call or deck-out
+                if lead >= 1:
+                    return last
+            elif lead >= (3 if deck <= 2 * len(view.seats) else 9):
+                return last
+        return end
+
+
 BOTS: dict[str, type[Bot]] = {
     "random": RandomBot,
     "greedy": GreedyBot,
+    "planner": PlannerBot,
+    "patient": PatientBot,
 }
 
 
