@@ -14,7 +14,8 @@ from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
 from .importers.jsonl import CheckedGame, check_game, iter_paths, read_games
-from .store.store import GameWrite, Store, plan_write
+from .store.projections import project
+from .store.store import GameWrite, Store, event_rows, plan_write
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import
 
@@ -223,13 +224,24 @@ def start_game(store: Store, start: ev.GameStarted) -> AppendResult:
     return _append_checked(store, gid, [], State(), [start], 0)
 
 
-def append_events(store: Store, game_id: str, new: Sequence[ev.Event], expected_seq: int
-                  ) -> AppendResult:
+def append_events(store: Store, game_id: str, new: Sequence[ev.Event], expected_seq: int,
+                  *, cached: "GameCache | None" = None) -> AppendResult:
     """Append input events to a stored game if its last seq is ``expected_seq``.
 
     The engine checks them exactly as an import does; derived events are added (or, when
     given, must match). Nothing is written unless every event is legal.
+
+    ``cached`` (the store's only writer keeps one per game, see :class:`GameCache`) skips
+    reloading and re-folding the stored game: the same checks run against the cached state,
+    and on success the cache is brought up to date in place.
     """
+    if cached is not None:
+        if cached.game_id != game_id:
+            raise ValueError(f"the cache holds game {cached.game_id}, not {game_id}")
+        planned = plan_append(cached, new, expected_seq)
+        write_planned(store, [planned])
+        cached.adopt(planned.cache)
+        return planned.result
     head, _ = store.head(game_id)
     if head == 0:
         raise UnknownGameError(game_id)
@@ -247,8 +259,29 @@ def _append_checked(store: Store, game_id: str, events: list[ev.Event], state: S
     for e in events:            # states of the stored part, for the projections
         s = apply(s, e)
         states.append(s)
+    appended, new_states = _check_new(game_id, events, s, new)
+    all_events.extend(appended)
+    states.extend(new_states)
+    write = plan_write(game_id, all_events, states, stored=head,
+                       prev_hash=store.head(game_id)[1] if head else None)
+    store.begin()
+    try:
+        store.write([write])
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    return AppendResult(game_id=game_id, seq=len(all_events), appended=appended)
+
+
+def _check_new(game_id: str, events: Sequence[ev.Event], s: State, new: Sequence[ev.Event]
+               ) -> tuple[list[ev.Event], list[State]]:
+    """Check ``new`` against the game ``events`` (whose state is ``s``): the events to store
+    (input and derived, in order) and the state after each. Errors carry ``index``, the
+    position in ``new`` of the event refused."""
     n_players = len(events[0].players) if events else None
     appended: list[ev.Event] = []
+    states: list[State] = []
     for i, e in enumerate(new):
         try:
             if type(e) is ev.GameStarted:
@@ -260,27 +293,130 @@ def _append_checked(store: Store, game_id: str, events: list[ev.Event], state: S
             if type(e) not in ev.DERIVED_TYPES:
                 while (d := next_derived(s)) is not None:
                     s = apply(s, d)
-                    all_events.append(d), states.append(s), appended.append(d)
+                    states.append(s), appended.append(d)
             s = apply(s, e)
         except SeasaltError as exc:
             exc.index = i                      # type: ignore[attr-defined]
             if hasattr(exc, "locate"):
                 exc.locate(game_id=game_id)
             raise
-        all_events.append(e), states.append(s), appended.append(e)
+        states.append(s), appended.append(e)
     while (d := next_derived(s)) is not None:
         s = apply(s, d)
-        all_events.append(d), states.append(s), appended.append(d)
-    write = plan_write(game_id, all_events, states, stored=head,
-                       prev_hash=store.head(game_id)[1] if head else None)
+        states.append(s), appended.append(d)
+    return appended, states
+
+
+# ---------------------------------------------------------------- the single writer's cache
+
+class GameCache:
+    """A stored game held in memory by the store's only writer (the HTTP service): its
+    events, the state after each, and the last value of its hash chain.
+
+    With it an append checks new events against the cached state instead of reloading and
+    re-folding the stored game (:func:`plan_append`, ``append_events(..., cached=)``). It is
+    only right while nobody else writes to the store.
+    """
+
+    __slots__ = ("game_id", "events", "states", "hash")
+
+    def __init__(self, game_id: str, events: list[ev.Event], states: list[State],
+                 hash: int | None):
+        self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
+
+    @property
+    def seq(self) -> int:
+        """The last stored seq (0 for a game not stored yet)."""
+        return len(self.events)
+
+    @property
+    def state(self) -> State:
+        """The state after the last event."""
+        return self.states[-1] if self.states else State()
+
+    @classmethod
+    def load(cls, store: Store, game_id: str) -> "GameCache":
+        """Read and fold a stored game; raises :class:`UnknownGameError`."""
+        events, states = store.read_events(game_id), []
+        s = State()
+        for e in events:
+            s = apply(s, e)
+            if s.game_id is None:       # a game_started without its id: name the states
+                from msgspec.structs import replace
+                s = replace(s, game_id=game_id)
+            states.append(s)
+        return cls(game_id, events, states, store.head(game_id)[1])
+
+    def adopt(self, other: "GameCache") -> None:
+        """Take over ``other``'s contents (after its append was committed)."""
+        self.events, self.states, self.hash = other.events, other.states, other.hash
+
+
+class PlannedAppend(Struct):
+    """An append checked by the engine and ready to write (:func:`write_planned`)."""
+
+    result: AppendResult
+    cache: GameCache           # the game as it will be once the rows are stored
+    stored: int                # the game's last seq before this append
+    rows: list[tuple]          # rows of the events table
+
+
+def plan_append(cache: GameCache, new: Sequence[ev.Event], expected_seq: int | None
+                ) -> PlannedAppend:
+    """Check ``new`` against a cached stored game, exactly as :func:`append_events` does,
+    without touching the store or ``cache``. ``expected_seq`` None skips the sequence
+    check (append at the current end). Raises what :func:`append_events` raises."""
+    gid, head = cache.game_id, cache.seq
+    if head == 0:
+        raise UnknownGameError(gid)
+    if expected_seq is not None and head != expected_seq:
+        raise StreamConflictError(gid, expected_seq, head)
+    appended, states = _check_new(gid, cache.events, cache.state, new)
+    return _planned(cache, appended, states)
+
+
+def plan_start(start: ev.GameStarted) -> PlannedAppend:
+    """Check a new game's ``game_started`` (its id derived when it has none), as
+    :func:`start_game` does; the caller makes sure no game of that id is stored."""
+    from .importers.jsonl import derive_game_id
+    gid = start.game_id or derive_game_id([start])
+    appended, states = _check_new(gid, [], State(), [start])
+    return _planned(GameCache(gid, [], [], None), appended, states)
+
+
+def _planned(cache: GameCache, appended: list[ev.Event], states: list[State]) -> PlannedAppend:
+    gid, head = cache.game_id, cache.seq
+    all_events = cache.events + appended
+    all_states = cache.states + states
+    rows = event_rows(gid, all_events, all_states, start=head,
+                      prev_hash=cache.hash if head else None)
+    after = GameCache(gid, all_events, all_states, rows[-1][-1] if rows else cache.hash)
+    return PlannedAppend(result=AppendResult(game_id=gid, seq=len(all_events), appended=appended),
+                         cache=after, stored=head, rows=rows)
+
+
+def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
+    """Store planned appends (of one game or many, each planned on the one before it) in
+    one transaction, with each game's read models computed once; all or nothing."""
+    games: dict[str, GameWrite] = {}
+    for p in planned:
+        gid = p.cache.game_id
+        w = games.get(gid)
+        if w is None:
+            games[gid] = w = GameWrite(game_id=gid, event_rows=[], projection_rows={},
+                                       replace_projections=p.stored > 0)
+        w.event_rows.extend(p.rows)
+    finals = {p.cache.game_id: p.cache for p in planned}
+    for gid, w in games.items():
+        c = finals[gid]
+        w.projection_rows = project(gid, c.events, c.states)
     store.begin()
     try:
-        store.write([write])
+        store.write(games.values())
         store.commit()
     except BaseException:
         store.rollback()
         raise
-    return AppendResult(game_id=game_id, seq=len(all_events), appended=appended)
 
 
 def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:

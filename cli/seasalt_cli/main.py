@@ -10,5 +10,6 @@ from . import score_cmd  # noqa: F401  (registers commands)
 from . import store_cmds  # noqa: F401
 from . import verify_cmd  # noqa: F401
 from . import replay_cmds  # noqa: F401
+from . import serve_cmd  # noqa: F401
 
 __all__ = ["app"]

@@ -1,0 +1,51 @@
+"""``seasalt serve``: the live service, recording games over HTTP as they are played."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import typer
+
+from .app import DbOption, app, db_path, err, fail, handles_errors
+
+
+@app.command()
+@handles_errors
+def serve(
+    db: Path = DbOption,
+    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
+    port: int = typer.Option(8421, "--port", min=0, max=65535, help="Port to listen on."),
+    token: str = typer.Option(None, "--token", show_default=False,
+                              help="Writes need 'Authorization: Bearer TOKEN' "
+                                   "[env SEASALT_TOKEN; needed for a non-loopback --host]"),
+    max_body: int = typer.Option(None, "--max-body", min=1, show_default=False,
+                                 help="Largest request body in bytes [default 4 MiB]"),
+    access_log: bool = typer.Option(False, "--access-log/--no-access-log",
+                                    help="Log every request."),
+) -> None:
+    """Run the HTTP service over the store: start games, append events as they are played
+    (checked by the rules engine), follow games live, read states, scores and statistics.
+
+    The service is the store's only writer while it runs. Ctrl-C or SIGTERM stops it
+    cleanly: every answered append is committed. The API is described in docs/HTTP.md and
+    at /openapi.json."""
+    from seasalt_log.http import DEFAULT_MAX_BODY, create_app, is_loopback, make_server
+    from seasalt_log.store import Store
+
+    token = token or os.environ.get("SEASALT_TOKEN") or None
+    if token is None and not is_loopback(host):
+        fail(f"refusing to listen on {host} without a token: anyone who can reach it could "
+             "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
+    path = db_path(db)
+    Store.open(path).close()      # a busy or broken store fails here, with a clear message
+    server = make_server(create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY),
+                         host, port, access_log=access_log)
+    shown = f"[{host}]" if ":" in host else host
+    err.print(f"seasalt: serving {path} on http://{shown}:{port} "
+              f"({'writes need the token' if token else 'no token: writes are open'}); "
+              "Ctrl-C stops", markup=False)
+    server.run()
+    if not server.started:
+        fail(f"could not start the service on {host}:{port} (see the message above)")
+    err.print("seasalt: stopped; every append is stored", markup=False)

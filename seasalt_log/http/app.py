@@ -1,0 +1,477 @@
+"""The HTTP API (docs/HTTP.md): a thin Starlette face over the library.
+
+Every body is JSON encoded and decoded with msgspec; every error is a plain HTTP status with
+a JSON body ``{"error", "message", "rule"?, "reason"?, "index"?, "path"?, "current_seq"?}``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import re
+from typing import Any
+from urllib.parse import quote
+
+import msgspec
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+from starlette.routing import Route
+
+from .. import events as ev
+from .. import queries
+from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
+                      UnknownGameError, UsageError)
+from ..view import table_view
+from .live import LiveStore, ServiceClosed
+
+#: the largest request body accepted by default (a whole game is a few hundred kB at most)
+DEFAULT_MAX_BODY = 4 * 1024 * 1024
+#: seconds between keep-alive comments on an idle follower stream
+KEEPALIVE = 15.0
+
+_json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")   # str: odd SQL types
+JSON = "application/json"
+JSONL = "application/jsonl"
+
+
+class ApiError(Exception):
+    """An error answered as ``status`` with a JSON body (``error`` is a short code)."""
+
+    def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
+                 **fields: Any):
+        super().__init__(message)
+        self.status, self.error, self.message = status, error, message
+        self.headers = headers
+        self.fields = {k: v for k, v in fields.items() if v is not None}
+
+    def response(self) -> Response:
+        body = {"error": self.error, "message": self.message, **self.fields}
+        return Response(_json.encode(body), self.status, headers=self.headers, media_type=JSON)
+
+
+class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The wrapper form of an append: ``{"expected_seq": N, "events": [...]}``."""
+
+    events: list[msgspec.Raw]
+    expected_seq: int | None = None
+
+
+def error_for(exc: BaseException) -> ApiError:
+    """The HTTP error for a library error (and 500 for anything else)."""
+    if isinstance(exc, ApiError):
+        return exc
+    index = getattr(exc, "index", None)
+    if isinstance(exc, IllegalMoveError):
+        return ApiError(422, "illegal_move", str(exc), rule=exc.rule, reason=exc.reason,
+                        index=index)
+    if isinstance(exc, LogFormatError):
+        return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
+                        path=exc.path, index=index)
+    if isinstance(exc, StreamConflictError):
+        return ApiError(409, "conflict", str(exc), headers={"ETag": _etag(exc.found)},
+                        current_seq=exc.found, expected_seq=exc.expected)
+    if isinstance(exc, UnknownGameError):
+        return ApiError(404, "unknown_game", str(exc))
+    if isinstance(exc, ServiceClosed):
+        return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
+    if isinstance(exc, (UsageError, SeasaltError)):
+        return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
+    return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+def _etag(seq: int) -> str:
+    return f'"{seq}"'
+
+
+# ---------------------------------------------------------------- request helpers
+
+def _live(request: Request) -> LiveStore:
+    return request.app.state.live
+
+
+def _check_token(request: Request) -> None:
+    token = request.app.state.token
+    if token is None:
+        return
+    got = request.headers.get("authorization", "")
+    scheme, _, value = got.partition(" ")
+    if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
+        raise ApiError(401, "unauthorized",
+                       "this service needs a token for writes: send 'Authorization: Bearer <token>'"
+                       if not got else "wrong token",
+                       headers={"WWW-Authenticate": 'Bearer realm="seasalt"'})
+
+
+async def _body(request: Request) -> bytes:
+    """The request body, refused with 413 past the service's limit."""
+    limit = request.app.state.max_body
+    length = request.headers.get("content-length")
+    if length is not None:
+        if not length.isdigit():
+            raise ApiError(400, "bad_request", "Content-Length is not a number")
+        if int(length) > limit:
+            raise _too_large(limit)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise _too_large(limit)
+        chunks.append(chunk)
+    body = b"".join(chunks)
+    if not body.strip():
+        raise ApiError(400, "bad_request", "the request has no body (expected JSON)")
+    return body
+
+
+def _too_large(limit: int) -> ApiError:
+    return ApiError(413, "too_large", f"the request body is larger than {limit} bytes")
+
+
+def _int_param(request: Request, name: str, *, minimum: int | None = None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw is None or raw == "":
+        return None
+    try:
+        value = int(raw)
+    except ValueError:
+        raise ApiError(400, "bad_request", f"query parameter {name!r} must be an integer, "
+                                           f"not {raw!r}") from None
+    if minimum is not None and value < minimum:
+        raise ApiError(400, "bad_request", f"query parameter {name!r} must be at least {minimum}")
+    return value
+
+
+def _json_response(data: Any, status: int = 200, headers: dict | None = None) -> Response:
+    return Response(_json.encode(data), status, headers=headers, media_type=JSON)
+
+
+_IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
+
+
+def _if_match(request: Request) -> tuple[bool, int | None]:
+    """(given, seq) of the If-Match header: ``"N"`` or ``N`` expects seq N, ``*`` any."""
+    raw = request.headers.get("if-match")
+    if raw is None:
+        return False, None
+    if raw.strip() == "*":
+        return True, None
+    m = _IF_MATCH.match(raw)
+    if not m:
+        raise ApiError(400, "bad_request", f"If-Match must be the game's seq as an entity tag "
+                                           f"(e.g. \"12\") or *, not {raw!r}")
+    return True, int(m.group(1))
+
+
+def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
+    try:
+        return ev.decode(raw)
+    except LogFormatError as exc:
+        if exc.path and prefix != "$":
+            exc.path = prefix + exc.path[1:]
+        exc.index = index                      # type: ignore[attr-defined]
+        raise
+
+
+def parse_append(body: bytes) -> tuple[list[ev.Event], int | None, bool]:
+    """The events of an append body and its ``expected_seq`` (given, value).
+
+    A body is one event object, a list of events, or ``{"expected_seq": N, "events": [...]}``.
+    """
+    head = body.lstrip()[:1]
+    try:
+        if head == b"[":
+            items = msgspec.json.decode(body, type=list[msgspec.Raw])
+            prefix, expected, given = "$", None, False
+        elif head == b"{":
+            keys = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
+            if "type" in keys:
+                return [_decode_event(body, 0, "$")], None, False
+            if "events" not in keys:
+                raise ApiError(400, "bad_request", "expected an event (an object with a \"type\"), "
+                                                   "a list of events, or {\"expected_seq\": N, "
+                                                   "\"events\": [...]}")
+            wrapper = msgspec.json.decode(body, type=AppendBody)
+            items, prefix = wrapper.events, "$.events"
+            expected, given = wrapper.expected_seq, wrapper.expected_seq is not None
+        else:
+            raise ApiError(400, "bad_request", "the body is not a JSON object or array")
+    except msgspec.ValidationError as exc:
+        raise ApiError(400, "bad_request", f"malformed append body: {exc}") from None
+    except msgspec.DecodeError as exc:
+        raise ApiError(400, "bad_request", f"the body is not valid JSON ({exc})") from None
+    if not items:
+        raise ApiError(400, "bad_request", "no events to append")
+    events = [_decode_event(raw, i, f"{prefix}[{i}]") for i, raw in enumerate(items)]
+    return events, expected, given
+
+
+# ---------------------------------------------------------------- writes
+
+async def post_game(request: Request) -> Response:
+    """POST /games: a new game from a ``game_started`` body."""
+    _check_token(request)
+    body = await _body(request)
+    head = body.lstrip()[:1]
+    if head != b"{":
+        raise ApiError(400, "bad_request", "POST /games takes one game_started object")
+    start = _decode_event(body, 0, "$")
+    if type(start) is not ev.GameStarted:
+        raise ApiError(400, "bad_request", f"POST /games takes a game_started event, not "
+                                           f"{ev.TAGS[type(start)]}; append it to "
+                                           "/games/{id}/events", index=0)
+    result = await _live(request).start_game(start)
+    loc = "/games/" + quote(result.game_id, safe="")
+    return _json_response(result, 201, {"Location": loc, "ETag": _etag(result.seq)})
+
+
+async def post_events(request: Request) -> Response:
+    """POST /games/{id}/events: append events if the game is at the expected seq."""
+    _check_token(request)
+    game_id = request.path_params["game_id"]
+    header_given, header_seq = _if_match(request)
+    body = await _body(request)
+    events, body_seq, body_given = parse_append(body)
+    if header_given and body_given and header_seq is not None and header_seq != body_seq:
+        raise ApiError(400, "bad_request", f"If-Match expects seq {header_seq} but the body's "
+                                           f"expected_seq is {body_seq}")
+    if not header_given and not body_given:
+        raise ApiError(428, "precondition_required",
+                       "say which seq the game is at: an If-Match header with the seq as an "
+                       "entity tag (e.g. If-Match: \"12\"; If-Match: * appends at whatever the "
+                       "end is) or {\"expected_seq\": 12, \"events\": [...]}")
+    expected = body_seq if body_given else header_seq
+    result = await _live(request).append(game_id, events, expected)
+    return _json_response(result, 200, {"ETag": _etag(result.seq)})
+
+
+# ---------------------------------------------------------------- reads
+
+async def list_games(request: Request) -> Response:
+    """GET /games?player=NAME&players=N"""
+    player = request.query_params.get("player") or None
+    players = _int_param(request, "players")
+    if players is not None and players not in (2, 3, 4):
+        raise ApiError(400, "bad_request", "players must be 2, 3 or 4")
+    rows = await _live(request).read(lambda s: queries.list_games(s, player=player, players=players))
+    return _json_response(rows)
+
+
+async def get_game(request: Request) -> Response:
+    """GET /games/{id}: the game round by round (``seq`` is its last seq)."""
+    gid = request.path_params["game_id"]
+    summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
+    c = _live(request).cached(gid)
+    seq = max(summary.game.events, c.seq if c is not None else 0)
+    data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
+    return _json_response(data, headers={"ETag": _etag(seq)})
+
+
+def _wants_jsonl(request: Request) -> bool:
+    fmt = request.query_params.get("format")
+    if fmt is not None:
+        if fmt not in ("json", "jsonl"):
+            raise ApiError(400, "bad_request", f"format must be json or jsonl, not {fmt!r}")
+        return fmt == "jsonl"
+    accept = request.headers.get("accept", "")
+    return any(t in accept for t in ("application/jsonl", "application/x-ndjson",
+                                     "application/x-jsonlines"))
+
+
+async def get_events(request: Request) -> Response:
+    """GET /games/{id}/events?after=N[&format=jsonl]"""
+    gid = request.path_params["game_id"]
+    after = _int_param(request, "after", minimum=0) or 0
+    rows, head, _ = await _live(request).tail(gid, after)
+    headers = {"ETag": _etag(head)}
+    if _wants_jsonl(request):
+        return Response(b"".join(r + b"\n" for r in rows), headers=headers, media_type=JSONL)
+    return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
+
+
+def _replay():
+    try:
+        from .. import replay
+    except ImportError:                          # pragma: no cover - replay ships with the library
+        raise ApiError(501, "not_implemented", "replay is not available in this build") from None
+    return replay
+
+
+def _count_rounds(events) -> int:
+    return sum(1 for e in events if type(e) is ev.RoundStarted)
+
+
+async def get_state(request: Request) -> Response:
+    """GET /games/{id}/state?round=R&turn=T&seq=N&as=PLAYER"""
+    replay = _replay()
+    gid = request.path_params["game_id"]
+    rnd = _int_param(request, "round")
+    turn = _int_param(request, "turn")
+    seq = _int_param(request, "seq")
+    who = request.query_params.get("as")
+    live = _live(request)
+    events = await live.events(gid)
+    if seq is not None and not 1 <= seq <= len(events):
+        raise ApiError(404, "no_such_point", f"game {gid} has seq 1..{len(events)}; there is "
+                                             f"no seq {seq}", current_seq=len(events))
+    if rnd is not None and not 1 <= rnd <= _count_rounds(events):
+        raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
+                                             f"there is no round {rnd}")
+    state = None
+    if rnd is None and turn is None:
+        state = await live.state_at(gid, seq)
+    if state is None:
+        state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
+                                        game_id=gid)
+    viewer = replay.resolve_seat(state, who) if who is not None else None
+    return _json_response(table_view(state, viewer), headers={"ETag": _etag(len(events))})
+
+
+async def get_round_score(request: Request) -> Response:
+    """GET /games/{id}/rounds/{round}/score: the round rescored (replay.rescore)."""
+    replay = _replay()
+    gid = request.path_params["game_id"]
+    try:
+        rnd = int(request.path_params["round"])
+    except ValueError:
+        raise ApiError(400, "bad_request", "the round must be a number") from None
+    events = await _live(request).events(gid)
+    n = _count_rounds(events)
+    if not 1 <= rnd <= n:
+        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+    report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
+    return _json_response(report)
+
+
+async def follow(request: Request) -> Response:
+    """GET /games/{id}/follow: server-sent events, one per stored event (``id:`` = seq)."""
+    gid = request.path_params["game_id"]
+    live = _live(request)
+    after = _int_param(request, "after", minimum=0)
+    last_id = request.headers.get("last-event-id")
+    if last_id is not None and last_id.strip():
+        if not last_id.strip().isdigit():
+            raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id!r}")
+        after = int(last_id)
+    after = after or 0
+    rows, head, ended = await live.tail(gid, after)       # 404 before the stream starts
+    keepalive = request.app.state.keepalive
+
+    async def stream():
+        nonlocal rows, ended
+        last = after
+        yield b"retry: 1000\n\n"
+        while True:
+            for row in rows:
+                last += 1
+                yield b"id: %d\ndata: %s\n\n" % (last, row)
+            if ended:
+                yield b"event: end\ndata: {}\n\n"
+                return
+            waiter = live.waiter(gid)
+            rows, _, ended = await live.tail(gid, last)
+            if rows or ended:
+                continue
+            if live.closing is not None and live.closing.is_set():
+                return
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(waiter.wait(), keepalive)
+            if live.closing is not None and live.closing.is_set():
+                return
+            if not waiter.is_set():
+                yield b": keep-alive\n\n"
+
+    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+async def get_stats(request: Request) -> Response:
+    """GET /stats/{report}?...: a named analytics report with its filters."""
+    from .stats import run_named_report
+    name = request.path_params["report"]
+    params = dict(request.query_params)
+    result = await _live(request).read(lambda s: run_named_report(s, name, params))
+    return _json_response(result)
+
+
+async def list_stats(request: Request) -> Response:
+    """GET /stats: the reports this service can run."""
+    from .stats import report_list
+    return _json_response(await _live(request).read(report_list))
+
+
+async def openapi(request: Request) -> Response:
+    """GET /openapi.json"""
+    from .openapi import spec
+    return _json_response(spec())
+
+
+async def health(request: Request) -> Response:
+    """GET /health: 200 while the service runs."""
+    live = _live(request)
+    return _json_response({"status": "ok", "batches": live.batches, "appends": live.appends})
+
+
+# ---------------------------------------------------------------- the app
+
+ROUTES = [
+    Route("/games", list_games, methods=["GET"]),
+    Route("/games", post_game, methods=["POST"]),
+    Route("/games/{game_id}", get_game, methods=["GET"]),
+    Route("/games/{game_id}/events", get_events, methods=["GET"]),
+    Route("/games/{game_id}/events", post_events, methods=["POST"]),
+    Route("/games/{game_id}/state", get_state, methods=["GET"]),
+    Route("/games/{game_id}/rounds/{round}/score", get_round_score, methods=["GET"]),
+    Route("/games/{game_id}/follow", follow, methods=["GET"]),
+    Route("/stats", list_stats, methods=["GET"]),
+    Route("/stats/{report}", get_stats, methods=["GET"]),
+    Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/health", health, methods=["GET"]),
+]
+
+
+async def _on_api_error(request: Request, exc: Exception) -> Response:
+    return error_for(exc).response()
+
+
+async def _on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+    message = {404: f"no such endpoint: {request.url.path}",
+               405: f"{request.method} is not allowed on {request.url.path}"}.get(
+                   exc.status_code, str(exc.detail))
+    return ApiError(exc.status_code, code, message, headers=exc.headers).response()
+
+
+async def _on_crash(request: Request, exc: Exception) -> Response:
+    return error_for(exc).response()
+
+
+def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX_BODY, *,
+               keepalive: float = KEEPALIVE) -> Starlette:
+    """The ASGI app of the live service over the store at ``store_path``.
+
+    The store is opened when the app starts (ASGI lifespan) and stays open, with this
+    process its only writer, until the app stops. With ``token``, every write needs
+    ``Authorization: Bearer <token>``. Bodies larger than ``max_body`` bytes get 413.
+    """
+    live = LiveStore(store_path)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app):
+        await live.start()
+        try:
+            yield
+        finally:
+            await live.close()
+
+    app = Starlette(routes=ROUTES, lifespan=lifespan, exception_handlers={
+        ApiError: _on_api_error, SeasaltError: _on_api_error, HTTPException: _on_http_error,
+        Exception: _on_crash})
+    app.state.live = live
+    app.state.token = token or None
+    app.state.max_body = max_body
+    app.state.keepalive = keepalive
+    return app

@@ -1,0 +1,297 @@
+"""The service's hold on the store: one writer thread with group commit, one reader thread,
+a cache of the games in play, and the wake-ups of followers.
+
+The service process is the store's only writer for its whole life. Every DuckDB call that
+writes runs on one worker thread. Appends wait in a queue; the writer takes all that are
+waiting, checks each against the cached state of its game (the next one of a game is
+checked on top of the one before), and stores every accepted one in **one** transaction
+(group commit), so many clients share the cost of a commit. Each request is answered only
+after that commit. A refused request is left out of the batch and changes nothing.
+
+Reads that need SQL (game lists, summaries, statistics) run on their own thread with a
+second DuckDB connection of the same database, so they never wait for a write; event
+streams of cached games are served from memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Callable, Sequence
+
+from .. import events as ev
+from ..engine.state import ENDED, State
+from ..errors import SeasaltError, StreamConflictError, UnknownGameError
+from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
+from ..store import Store
+
+#: appends stored together in one transaction at most
+MAX_BATCH = 512
+#: games kept in memory (least recently written dropped first; reloaded when needed)
+MAX_CACHED_GAMES = 512
+
+
+class ServiceClosed(SeasaltError):
+    """The service is shutting down and takes no more writes."""
+
+    def __str__(self) -> str:
+        return self.args[0] if self.args else "the service is shutting down"
+
+
+class _Job:
+    __slots__ = ("game_id", "start", "events", "expected", "future")
+
+    def __init__(self, game_id: str | None, start: ev.GameStarted | None,
+                 events: Sequence[ev.Event], expected: int | None, future: asyncio.Future):
+        self.game_id, self.start, self.events = game_id, start, events
+        self.expected, self.future = expected, future
+
+
+class LiveStore:
+    """A store opened for the life of the service (see the module's docstring).
+
+    Create it, ``await start()`` inside the event loop, ``await close()`` at the end.
+    """
+
+    def __init__(self, path, *, max_batch: int = MAX_BATCH,
+                 max_cached_games: int = MAX_CACHED_GAMES):
+        self.path = path
+        self.max_batch = max_batch
+        self.max_cached_games = max_cached_games
+        self.store: Store | None = None
+        self.reader: Store | None = None
+        self._write_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-writer")
+        self._read_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-reader")
+        self._caches: OrderedDict[str, GameCache] = OrderedDict()
+        self._waiters: dict[str, asyncio.Event] = {}
+        self._queue: asyncio.Queue[_Job | None] | None = None
+        self._task: asyncio.Task | None = None
+        self.closing: asyncio.Event | None = None
+        self.batches = 0            # transactions committed (for the curious and the bench)
+        self.appends = 0            # requests stored
+
+    # ------------------------------------------------------------ life
+
+    async def start(self) -> None:
+        """Open the store (on the writer thread) and start the writer task."""
+        loop = asyncio.get_running_loop()
+        self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
+        con = self.store.con.cursor()      # a second connection to the same database
+        self.reader = Store(con, self.store.path, read_only=False)
+        self._queue = asyncio.Queue()
+        self.closing = asyncio.Event()
+        self._task = asyncio.create_task(self._run(), name="seasalt-writer")
+
+    def stop_followers(self) -> None:
+        """Ask every follower stream to end (the server is stopping); writes go on."""
+        if self.closing is not None:
+            self.closing.set()
+        for w in self._waiters.values():
+            w.set()
+        self._waiters.clear()
+
+    async def close(self) -> None:
+        """Finish the appends already queued, then close the store."""
+        self.stop_followers()
+        if self._task is not None and self._queue is not None:
+            self._queue.put_nowait(None)        # the writer stops when it reaches this
+            task, self._task = self._task, None
+            await task
+        loop = asyncio.get_running_loop()
+        if self.reader is not None:
+            await loop.run_in_executor(self._read_pool, self.reader.con.close)
+            self.reader = None
+        if self.store is not None:
+            await loop.run_in_executor(self._write_pool, self.store.close)
+            self.store = None
+        self._write_pool.shutdown(wait=True)
+        self._read_pool.shutdown(wait=True)
+
+    # ------------------------------------------------------------ writes
+
+    async def start_game(self, start: ev.GameStarted) -> AppendResult:
+        """Store a new game from its ``game_started``; raises StreamConflictError if a game
+        of that id exists."""
+        return await self._submit(_Job(None, start, (start,), 0, self._future()))
+
+    async def append(self, game_id: str, events: Sequence[ev.Event],
+                     expected_seq: int | None) -> AppendResult:
+        """Append events to a stored game (``expected_seq`` None: at its current end)."""
+        return await self._submit(_Job(game_id, None, events, expected_seq, self._future()))
+
+    def _future(self) -> asyncio.Future:
+        return asyncio.get_running_loop().create_future()
+
+    async def _submit(self, job: _Job) -> AppendResult:
+        if self._queue is None or self._task is None:
+            raise ServiceClosed()
+        self._queue.put_nowait(job)
+        # shield: a client that hangs up does not cancel an append already queued
+        return await asyncio.shield(job.future)
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        queue = self._queue
+        assert queue is not None
+        stopping = False
+        while not stopping:
+            job = await queue.get()
+            if job is None:
+                break
+            batch = [job]
+            while len(batch) < self.max_batch and not queue.empty():
+                job = queue.get_nowait()
+                if job is None:
+                    stopping = True
+                    break
+                batch.append(job)
+            try:
+                outcome = await loop.run_in_executor(self._write_pool, self._process, batch)
+            except asyncio.CancelledError:
+                raise
+            except BaseException as exc:           # pragma: no cover - _process catches
+                outcome = ([exc] * len(batch), {}, {j.game_id for j in batch})
+            self._publish(batch, *outcome)
+        # anything queued after the stop is refused
+        while not queue.empty():
+            job = queue.get_nowait()
+            if job is not None and not job.future.done():
+                job.future.set_exception(ServiceClosed())
+
+    def _process(self, batch: list[_Job]):
+        """On the writer thread: check every job, store the accepted ones in one transaction.
+
+        Returns (result or exception per job, caches to publish, games to forget)."""
+        store = self.store
+        assert store is not None
+        results: list[Any] = [None] * len(batch)
+        tentative: dict[str, GameCache] = {}
+        planned: list[tuple[int, PlannedAppend]] = []
+        for i, job in enumerate(batch):
+            try:
+                if job.start is not None:
+                    p = plan_start(job.start)
+                    gid = p.cache.game_id
+                    c = tentative.get(gid) or self._caches.get(gid)
+                    if c is not None or store.exists(gid):
+                        found = c.seq if c is not None else store.head(gid)[0]
+                        raise StreamConflictError(gid, 0, found, f"game {gid} already exists "
+                                                  f"(at seq {found})")
+                else:
+                    gid = job.game_id
+                    c = tentative.get(gid) or self._caches.get(gid)
+                    if c is None:
+                        c = GameCache.load(store, gid)
+                        tentative[gid] = c
+                    p = plan_append(c, job.events, job.expected)
+            except Exception as exc:               # refused: changes nothing
+                results[i] = exc
+                continue
+            tentative[gid] = p.cache
+            planned.append((i, p))
+        if planned:
+            try:
+                write_planned(store, [p for _, p in planned])
+            except Exception as exc:
+                forget = {p.cache.game_id for _, p in planned}
+                for i, _ in planned:
+                    results[i] = exc
+                return results, {g: c for g, c in tentative.items() if g not in forget}, forget
+            for i, p in planned:
+                results[i] = p.result
+        return results, tentative, set()
+
+    def _publish(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
+                 forget: set[str]) -> None:
+        """On the loop: make the committed games visible, answer, wake the followers."""
+        for gid in forget:
+            self._caches.pop(gid, None)
+        for gid, c in caches.items():
+            self._caches[gid] = c
+            self._caches.move_to_end(gid)
+        while len(self._caches) > self.max_cached_games:
+            self._caches.popitem(last=False)
+        woken = set()
+        stored = 0
+        for job, res in zip(batch, results):
+            if isinstance(res, BaseException):
+                if not job.future.done():
+                    job.future.set_exception(res)
+                continue
+            stored += 1
+            woken.add(res.game_id)
+            if not job.future.done():
+                job.future.set_result(res)
+        if stored:
+            self.batches += 1
+            self.appends += stored
+        for gid in woken:
+            w = self._waiters.pop(gid, None)
+            if w is not None:
+                w.set()
+
+    # ------------------------------------------------------------ reads
+
+    async def read(self, fn: Callable[[Store], Any]) -> Any:
+        """Run ``fn(reader_store)`` on the reader thread (SQL reads)."""
+        reader = self.reader
+        if reader is None:
+            raise ServiceClosed("the service is not running")
+        return await asyncio.get_running_loop().run_in_executor(self._read_pool, fn, reader)
+
+    def cached(self, game_id: str) -> GameCache | None:
+        """The cached game, as last committed, or None (not cached: read the store)."""
+        return self._caches.get(game_id)
+
+    async def events(self, game_id: str) -> list[ev.Event]:
+        """Every stored event of a game; raises UnknownGameError."""
+        c = self._caches.get(game_id)
+        if c is not None:
+            return c.events
+        return await self.read(lambda s: s.read_events(game_id))
+
+    async def tail(self, game_id: str, after: int) -> tuple[list[bytes], int, bool]:
+        """(JSON of the events with seq > ``after``, the game's last seq, whether it has
+        ended); raises UnknownGameError."""
+        c = self._caches.get(game_id)
+        if c is not None:
+            encode = ev.encode
+            return [encode(e) for e in c.events[after:]], c.seq, c.state.phase == ENDED
+        return await self.read(lambda s: _tail(s, game_id, after))
+
+    async def state_at(self, game_id: str, seq: int | None) -> State | None:
+        """The cached state after event ``seq`` (None: the latest), or None when the game
+        is not cached (fold its events with replay)."""
+        c = self._caches.get(game_id)
+        if c is None:
+            return None
+        if seq is None:
+            return c.state
+        return c.states[seq - 1] if 1 <= seq <= c.seq else None
+
+    def waiter(self, game_id: str) -> asyncio.Event:
+        """An event set at the next commit that appends to ``game_id`` (or at shutdown).
+        Take it *before* reading the game, so no append between the two is missed."""
+        w = self._waiters.get(game_id)
+        if w is None:
+            w = self._waiters[game_id] = asyncio.Event()
+            if self.closing is not None and self.closing.is_set():
+                w.set()
+        return w
+
+
+_END_PREFIX = b'{"type":"game_ended"'
+
+
+def _tail(store: Store, game_id: str, after: int) -> tuple[list[bytes], int, bool]:
+    rows = store.read_json(game_id, after)          # UnknownGameError for no game
+    if rows:
+        head = after + len(rows)
+        last = rows[-1]
+    else:
+        head, _ = store.head(game_id)
+        if head == 0:
+            raise UnknownGameError(game_id)
+        last = store.read_json(game_id, head - 1)[-1]
+    return rows, head, last.startswith(_END_PREFIX)

@@ -1,0 +1,53 @@
+"""``GET /stats`` and ``GET /stats/{report}``: the packaged analytics reports, run on the
+service's reader connection (the service holds the store, so no second process may open it).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import UsageError
+from ..store import Store
+
+#: the filters every report takes (seasalt_log.analytics.reports)
+FILTERS = ("player", "players")
+
+
+def _analytics():
+    from .app import ApiError
+    try:
+        from ..analytics import reports
+        from ..analytics.output import json_rows
+    except ImportError:                     # pragma: no cover - analytics ships with the library
+        raise ApiError(501, "not_implemented", "statistics are not available in this build") from None
+    return reports, json_rows
+
+
+def report_list(store: Store) -> list[dict[str, Any]]:
+    """Every report's name, description and filters."""
+    reports, _ = _analytics()
+    return [{"name": r.name, "description": r.description, "filters": list(FILTERS)}
+            for r in reports.list_reports()]
+
+
+def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[str, Any]:
+    """Run report ``name`` with the filters in ``params`` (query parameters)."""
+    from .app import ApiError
+    reports, json_rows = _analytics()
+    unknown = sorted(set(params) - set(FILTERS))
+    if unknown:
+        raise ApiError(400, "bad_request", f"unknown filter {unknown[0]!r}; reports take "
+                                           + ", ".join(FILTERS))
+    if name not in {r.name for r in reports.list_reports()}:
+        raise ApiError(404, "unknown_report", f"no report named {name!r}; choose one of: "
+                       + ", ".join(r.name for r in reports.list_reports()))
+    players = params.get("players") or None
+    if players is not None:
+        if not players.isdigit():
+            raise UsageError(f"players must be 2, 3 or 4, not {players!r}")
+        players = int(players)
+    result = reports.run_report_on(store.con, name, player=params.get("player") or None,
+                                   players=players)
+    report = reports.get_report(name)
+    return {"report": name, "description": report.description, "columns": result.columns,
+            "rows": json_rows(result)}
