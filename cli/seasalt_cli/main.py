@@ -8,6 +8,7 @@ from __future__ import annotations
 from .app import app  # noqa: F401
 from . import score_cmd  # noqa: F401  (registers commands)
 from . import store_cmds  # noqa: F401
+from . import analytics_cmds  # noqa: F401
 from . import verify_cmd  # noqa: F401
 from . import replay_cmds  # noqa: F401
 from . import serve_cmd  # noqa: F401

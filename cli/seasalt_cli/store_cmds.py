@@ -130,8 +130,15 @@ def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, a
 def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Game ids"),
            all_: bool = typer.Option(False, "--all", help="Export every stored game."),
            output: Path = typer.Option(None, "--out", "-o", help="Write to FILE instead of stdout."),
+           parquet: Path = typer.Option(None, "--parquet", metavar="DIR",
+                                        help="Instead: write the events and every read model as "
+                                             "Parquet files in DIR (see docs/SQL.md)."),
            db: Path = DbOption):
-    """Write games as LOG_FORMAT.md JSON Lines (derived events included)."""
+    """Write games as LOG_FORMAT.md JSON Lines (derived events included), or with --parquet
+    the whole store as Parquet files."""
+    if parquet is not None:
+        from .analytics_cmds import export_parquet_cmd
+        return export_parquet_cmd(db_path(db), parquet, games, all_, output)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
     with Store.open(db_path(db), read_only=True) as store:

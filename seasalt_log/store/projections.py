@@ -1,90 +1,333 @@
 """Read models derived from a checked game's events and states (DESIGN.md: projections).
 
-:func:`project` turns one game into rows for every projection table. The store writes them
-in the same transaction as the game's events; ``seasalt rebuild`` recomputes them from the
-events table alone. The columns use the vocabulary of RULES.md and LOG_FORMAT.md.
+:func:`project` turns one game into rows for every per-game projection table (:data:`TABLES`).
+The store writes them in the same transaction as the game's events; ``seasalt rebuild``
+recomputes them from the events table alone. The ``cards`` catalog table is written once, by
+the migration. The columns use the vocabulary of RULES.md and LOG_FORMAT.md.
+
+The schema is data (:data:`SCHEMA`): the DDL (:data:`PROJECTIONS_DDL`, with a comment on
+every table and column, also stored with ``COMMENT ON`` so ``duckdb_columns()`` shows it) and
+the reference in docs/SQL.md are generated from it.
 """
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import msgspec
 
 from .. import events as ev
-from ..scoring import breakdown, last_chance_outcome
+from ..cards import COPIES, DUO_PAIRS, FAMILIES
+from ..engine.state import BOAT_TAKE, TAKE
+from ..scoring import MULTIPLIERS, breakdown, last_chance_outcome
 
-PROJECTIONS_DDL = """
--- One row per stored game.
-CREATE TABLE IF NOT EXISTS games (
-    game_id        VARCHAR PRIMARY KEY,
-    players        VARCHAR[] NOT NULL,  -- names by seat
-    n_players      TINYINT  NOT NULL,
-    target         SMALLINT NOT NULL,
-    ruleset        VARCHAR  NOT NULL,
-    meta           JSON,                -- game_started.meta, as given
-    status         VARCHAR  NOT NULL,   -- 'in_progress' | 'ended'
-    rounds_played  SMALLINT NOT NULL,   -- rounds with a round_scored
-    events         INTEGER  NOT NULL,   -- stored events (= last seq)
-    end_reason     VARCHAR,             -- 'target' | 'mermaids' | NULL while in progress
-    winners        TINYINT[],           -- seats; NULL while in progress
-    totals         SMALLINT[] NOT NULL, -- per seat, after the last scored round
-    started_at     VARCHAR,             -- game_started.at, if given
-    ended_at       VARCHAR              -- game_ended.at, if given
-);
+#: bump when a read model's shape or content changes: stores with another version are
+#: rebuilt from their events when next opened for writing (:func:`migrate_projections`)
+PROJECTIONS_VERSION = 2
 
--- One row per seat of each game.
-CREATE TABLE IF NOT EXISTS seats (
-    game_id  VARCHAR NOT NULL,
-    seat     TINYINT NOT NULL,
-    name     VARCHAR NOT NULL,
-    winner   BOOLEAN,                   -- NULL while in progress
-    total    SMALLINT NOT NULL,
-    PRIMARY KEY (game_id, seat)
-);
 
--- One row per round started.
-CREATE TABLE IF NOT EXISTS rounds (
-    game_id       VARCHAR  NOT NULL,
-    round         SMALLINT NOT NULL,
-    first_player  TINYINT  NOT NULL,
-    deck_recorded BOOLEAN  NOT NULL,    -- round_started carried the deck order
-    ending        VARCHAR,              -- 'stop' | 'last_chance' | 'deck_out' | 'mermaids' | NULL (in play)
-    caller        TINYINT,
-    caller_won    BOOLEAN,              -- LAST CHANCE only
-    outcome       VARCHAR,              -- 'won' | 'tied' | 'lost' (LAST CHANCE only)
-    caller_card_points SMALLINT,        -- the caller's card points at the end of the round
-    turns         SMALLINT NOT NULL,    -- turns played
-    deck_left     TINYINT  NOT NULL,    -- cards left in the deck at the end
-    PRIMARY KEY (game_id, round)
-);
+class Col(NamedTuple):
+    """One column: name, SQL type (with NOT NULL where it applies) and what it holds."""
 
--- One row per seat per scored round: the score breakdown (R-SCORE-*) and the result.
-CREATE TABLE IF NOT EXISTS round_results (
-    game_id      VARCHAR  NOT NULL,
-    round        SMALLINT NOT NULL,
-    seat         TINYINT  NOT NULL,
-    pairs        SMALLINT NOT NULL,
-    collectors   SMALLINT NOT NULL,
-    multipliers  SMALLINT NOT NULL,
-    mermaids     SMALLINT NOT NULL,
-    card_points  SMALLINT NOT NULL,
-    color_bonus  SMALLINT NOT NULL,
-    points       SMALLINT NOT NULL,     -- this round
-    total        SMALLINT NOT NULL,     -- after this round
-    PRIMARY KEY (game_id, round, seat)
-);
-"""
+    name: str
+    type: str
+    doc: str
+
+
+class TableDef(NamedTuple):
+    """One read-model table."""
+
+    name: str
+    doc: str
+    columns: tuple[Col, ...]
+    primary_key: tuple[str, ...] = ()
+    key: tuple[str, ...] = ()          # unique, not enforced (no index: bulk loads stay fast)
+
+    @property
+    def order(self) -> tuple[str, ...]:
+        """The columns that identify a row (for a stable ORDER BY)."""
+        return self.primary_key or self.key
+
+
+class ViewDef(NamedTuple):
+    """One convenience view: its name, what a row is, and its query."""
+
+    name: str
+    doc: str
+    sql: str
+
+
+_GAME = Col("game_id", "VARCHAR NOT NULL", "the game (events.game_id)")
+_ROUND = Col("round", "SMALLINT NOT NULL", "round number, 1, 2, ...")
+_TURN = Col("turn", "SMALLINT NOT NULL", "turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)")
+_SEAT = Col("seat", "TINYINT NOT NULL", "0-based seat of the player (games.players[seat + 1] is the name)")
+
+SCHEMA: tuple[TableDef, ...] = (
+    TableDef("games", "One row per stored game.", (
+        Col("game_id", "VARCHAR NOT NULL", "the game's id (game_started.game_id, or derived from the content)"),
+        Col("players", "VARCHAR[] NOT NULL", "player names by seat"),
+        Col("n_players", "TINYINT NOT NULL", "number of players, 2 to 4"),
+        Col("target", "SMALLINT NOT NULL", "target score (R-SETUP-2, or game_started.target)"),
+        Col("ruleset", "VARCHAR NOT NULL", "ruleset name ('base')"),
+        Col("meta", "JSON", "game_started.meta, as given (NULL if absent)"),
+        Col("status", "VARCHAR NOT NULL", "'in_progress' | 'ended'"),
+        Col("rounds_played", "SMALLINT NOT NULL", "rounds with a round_scored (deck-outs included)"),
+        Col("events", "INTEGER NOT NULL", "stored events (= last seq)"),
+        Col("end_reason", "VARCHAR", "'target' | 'mermaids'; NULL while in progress"),
+        Col("winners", "TINYINT[]", "winning seats, ascending (several on a shared win); NULL while in progress"),
+        Col("totals", "SMALLINT[] NOT NULL", "per seat, after the last scored round"),
+        Col("started_at", "VARCHAR", "game_started.at, if given"),
+        Col("ended_at", "VARCHAR", "game_ended.at, if given"),
+    ), ("game_id",)),
+    TableDef("seats", "One row per seat of each game.", (
+        _GAME, _SEAT,
+        Col("name", "VARCHAR NOT NULL", "the player's name"),
+        Col("winner", "BOOLEAN", "the seat is among the winners; NULL while in progress"),
+        Col("total", "SMALLINT NOT NULL", "the seat's total after the last scored round"),
+    ), ("game_id", "seat")),
+    TableDef("rounds", "One row per round started.", (
+        _GAME, _ROUND,
+        Col("first_player", "TINYINT NOT NULL", "seat that played turn 1 (R-SETUP-4)"),
+        Col("deck_recorded", "BOOLEAN NOT NULL", "round_started carried the deck order"),
+        Col("ending", "VARCHAR", "'stop' | 'last_chance' | 'deck_out' | 'mermaids' (four-mermaid win, "
+                                 "round not scored) | NULL (in play)"),
+        Col("caller", "TINYINT", "seat that called STOP or LAST CHANCE; NULL for a deck-out, a "
+                                 "mermaid win or a round in play"),
+        Col("caller_won", "BOOLEAN", "LAST CHANCE only: the caller had at least as many card points as "
+                                     "every other player (R-LAST-4)"),
+        Col("outcome", "VARCHAR", "LAST CHANCE only: 'won' | 'tied' (won on a tie) | 'lost'"),
+        Col("caller_card_points", "SMALLINT", "the caller's card points at the end of the round"),
+        Col("turns", "SMALLINT NOT NULL", "turns played in the round (a turn in play counts)"),
+        Col("deck_left", "TINYINT NOT NULL", "cards left in the deck at the end (0 after a deck-out)"),
+    ), ("game_id", "round")),
+    TableDef("round_results", "One row per seat per scored round: the score breakdown at the end "
+                              "of the round (R-SCORE-*) and what the seat scored.", (
+        _GAME, _ROUND, _SEAT,
+        Col("pairs", "SMALLINT NOT NULL", "card points from pairs, laid down or in hand (R-SCORE-DUO)"),
+        Col("collectors", "SMALLINT NOT NULL", "card points from shells, octopuses, penguins, sailors "
+                                               "(R-SCORE-COLLECT)"),
+        Col("multipliers", "SMALLINT NOT NULL", "card points from lighthouse, shoal, colony, captain "
+                                                "(R-SCORE-MULT)"),
+        Col("mermaids", "SMALLINT NOT NULL", "card points from mermaids (R-SCORE-MERMAID)"),
+        Col("card_points", "SMALLINT NOT NULL", "pairs + collectors + multipliers + mermaids"),
+        Col("color_bonus", "SMALLINT NOT NULL", "size of the largest colour group (R-SCORE-BONUS)"),
+        Col("points", "SMALLINT NOT NULL", "points scored this round (round_scored.points)"),
+        Col("total", "SMALLINT NOT NULL", "total after this round (round_scored.totals)"),
+        Col("card_points_scored", "BOOLEAN NOT NULL", "the seat's card points count in points (STOP; "
+                                                      "LAST CHANCE: the caller if won, the others "
+                                                      "if lost; never after a deck-out)"),
+        Col("color_bonus_scored", "BOOLEAN NOT NULL", "the seat's colour bonus counts in points (LAST "
+                                                      "CHANCE only: the caller always, the others "
+                                                      "when the caller won)"),
+    ), ("game_id", "round", "seat")),
+    TableDef("turns", "One row per turn (LOG_FORMAT.md: Turns), the turn in play included. "
+                      "Unique key (game_id, round, turn).", (
+        _GAME, _ROUND, _TURN, _SEAT,
+        Col("take", "VARCHAR NOT NULL", "the turn's take: 'deck' (deck_drawn) | 'discard' "
+                                        "(discard_taken) | 'none' (nothing to take, R-TAKE-4)"),
+        Col("drawn", "VARCHAR[]", "deck take: the cards drawn, in draw order (1 or 2 codes)"),
+        Col("kept", "VARCHAR", "the card the take put in the hand: the kept card of a deck draw, "
+                               "or the card taken from a pile"),
+        Col("discarded", "VARCHAR", "deck take of two cards: the card put on a discard pile"),
+        Col("discard_pile", "TINYINT", "deck take of two cards: the pile it went on (0/1)"),
+        Col("pile", "TINYINT", "discard take: the pile taken from (0/1)"),
+        Col("boat_takes", "TINYINT NOT NULL", "extra takes made thanks to boat pairs (R-DUO-BOAT)"),
+        Col("boat_kept", "VARCHAR[] NOT NULL", "the card each boat take put in the hand, in order"),
+        Col("duos", "TINYINT NOT NULL", "pairs played this turn (rows in duos)"),
+        Col("ended", "VARCHAR", "how the turn ended: 'turn_ended' | 'stop' | 'last_chance'; NULL "
+                                "while the turn is in play"),
+        Col("final", "BOOLEAN NOT NULL", "a final turn after a LAST CHANCE call (R-LAST-1)"),
+        Col("hand_size", "TINYINT NOT NULL", "cards in the player's hand at the end of the turn"),
+        Col("card_points", "SMALLINT NOT NULL", "the player's card points at the end of the turn "
+                                                "(hand and laid-down pairs, R-SCORE)"),
+        Col("color_bonus", "SMALLINT NOT NULL", "the player's colour bonus at the end of the turn"),
+        Col("deck_left", "TINYINT NOT NULL", "cards left in the deck at the end of the turn"),
+        Col("first_seq", "INTEGER NOT NULL", "seq of the turn's first event (events.seq)"),
+        Col("last_seq", "INTEGER NOT NULL", "seq of the turn's last event so far"),
+    ), key=("game_id", "round", "turn")),
+    TableDef("duos", "One row per pair played (R-DUO-*). Unique key (game_id, seq).", (
+        _GAME, _ROUND, _TURN, _SEAT,
+        Col("seq", "INTEGER NOT NULL", "the event's seq (events.seq)"),
+        Col("kind", "VARCHAR NOT NULL", "'crab' | 'boat' | 'fish' | 'shark' (shark + swimmer)"),
+        Col("cards", "VARCHAR[] NOT NULL", "the two cards laid down, as logged"),
+        Col("effect", "BOOLEAN NOT NULL", "the effect happened: crab took a card, boat gave a take, "
+                                          "fish drew a card, shark stole a card (R-DUO-NOEFFECT)"),
+        Col("card", "VARCHAR", "the card gained: crab took / fish drew / shark stole; NULL for a "
+                               "boat or no effect"),
+        Col("pile", "TINYINT", "crab: the discard pile looked through"),
+        Col("victim", "TINYINT", "shark: the seat stolen from"),
+    ), key=("game_id", "seq")),
+)
+
+CARDS = TableDef("cards", "The card catalog (RULES.md §1), one row per card code; written once "
+                          "by the migration, not per game.", (
+    Col("code", "VARCHAR NOT NULL", "canonical card code kind:colour"),
+    Col("kind", "VARCHAR NOT NULL", "crab, boat, fish, swimmer, shark, shell, octopus, penguin, "
+                                    "sailor, lighthouse, shoal, colony, captain, mermaid"),
+    Col("family", "VARCHAR NOT NULL", "'duo' | 'collector' | 'multiplier' | 'mermaid'"),
+    Col("color", "VARCHAR NOT NULL", "the card's colour (white for mermaids)"),
+    Col("copies", "TINYINT NOT NULL", "copies of this code in the 58-card deck"),
+    Col("pairs_with", "VARCHAR", "duo cards: the kind that makes a pair with it"),
+    Col("multiplies", "VARCHAR", "multipliers: the kind it counts (R-SCORE-MULT)"),
+), ("code",))
+
+_PLAYER_GAMES = """
+SELECT s.game_id, s.seat, s.name, g.n_players, g.status, g.end_reason, s.winner,
+       len(g.winners) > 1 AS shared_win, s.total, g.rounds_played, g.target
+FROM seats s JOIN games g USING (game_id)"""
+
+VIEWS: tuple[ViewDef, ...] = (
+    ViewDef("v_player_games", "One row per player per game: name, seat, player count, status, "
+                              "win flag (winner, shared_win), total, rounds played.", _PLAYER_GAMES),
+    ViewDef("v_round_results", "round_results with the player's name, the game's player count and "
+                               "the round's ending, caller and whether this seat called.", """
+SELECT rr.*, s.name, g.n_players, r.ending, r.caller, r.caller_won, r.outcome,
+       rr.seat = r.caller AS is_caller
+FROM round_results rr
+JOIN seats s USING (game_id, seat)
+JOIN games g USING (game_id)
+JOIN rounds r USING (game_id, round)"""),
+    ViewDef("v_calls", "One row per STOP or LAST CHANCE call: who called, on which turn, with how "
+                       "many card points, and how the round ended.", """
+SELECT t.game_id, g.n_players, t.round, t.turn, t.seat, s.name, t.ended AS call,
+       t.card_points, r.ending, r.caller_won, r.outcome
+FROM turns t
+JOIN games g USING (game_id)
+JOIN seats s USING (game_id, seat)
+JOIN rounds r USING (game_id, round)
+WHERE t.ended IN ('stop', 'last_chance')"""),
+    ViewDef("v_turns", "turns with the player's name and the game's player count.", """
+SELECT t.*, s.name, g.n_players
+FROM turns t JOIN seats s USING (game_id, seat) JOIN games g USING (game_id)"""),
+)
 
 #: projection table -> its columns, in DDL order (the appender's row layout)
-TABLES: dict[str, tuple[str, ...]] = {
-    "games": ("game_id", "players", "n_players", "target", "ruleset", "meta", "status",
-              "rounds_played", "events", "end_reason", "winners", "totals", "started_at",
-              "ended_at"),
-    "seats": ("game_id", "seat", "name", "winner", "total"),
-    "rounds": ("game_id", "round", "first_player", "deck_recorded", "ending", "caller",
-               "caller_won", "outcome", "caller_card_points", "turns", "deck_left"),
-    "round_results": ("game_id", "round", "seat", "pairs", "collectors", "multipliers",
-                      "mermaids", "card_points", "color_bonus", "points", "total"),
-}
+TABLES: dict[str, tuple[str, ...]] = {t.name: tuple(c.name for c in t.columns) for t in SCHEMA}
+
+
+def _sql_str(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _wrap(text: str, prefix: str = "-- ", width: int = 96) -> list[str]:
+    import textwrap
+    return [prefix + line for line in textwrap.wrap(text, width - len(prefix))]
+
+
+def _table_ddl(t: TableDef, *, comments: bool = True) -> str:
+    width = max(len(c.name) for c in t.columns)
+    body = [f"    {c.name.ljust(width)} {c.type}" for c in t.columns]
+    if t.primary_key:
+        body.append(f"    PRIMARY KEY ({', '.join(t.primary_key)})")
+    body = [line + ("," if i < len(body) - 1 else "") for i, line in enumerate(body)]
+    pad = max(len(line) for line in body)
+    lines = (_wrap(t.doc) if comments else []) + [f"CREATE TABLE IF NOT EXISTS {t.name} ("]
+    for i, line in enumerate(body):
+        doc = t.columns[i].doc if comments and i < len(t.columns) else None
+        lines.append(f"{line.ljust(pad)}  -- {doc}" if doc else line)
+    lines.append(");")
+    return "\n".join(lines)
+
+
+def _comments_ddl(t: TableDef) -> str:
+    out = [f"COMMENT ON TABLE {t.name} IS {_sql_str(t.doc)};"]
+    out += [f"COMMENT ON COLUMN {t.name}.{c.name} IS {_sql_str(c.doc)};" for c in t.columns]
+    return "\n".join(out)
+
+
+def _cards_rows() -> list[tuple]:
+    partner = {}
+    for a, b in DUO_PAIRS.values():
+        partner[a], partner[b] = b, a
+    return [(f"{k}:{c}", k, FAMILIES[k], c, n, partner.get(k),
+             MULTIPLIERS[k][0] if k in MULTIPLIERS else None) for (k, c), n in COPIES.items()]
+
+
+def _cards_seed() -> str:
+    values = ",\n    ".join(
+        "(" + ", ".join("NULL" if v is None else str(v) if isinstance(v, int) else _sql_str(v)
+                        for v in row) + ")" for row in _cards_rows())
+    return (f"INSERT INTO cards SELECT * FROM (VALUES\n    {values}\n) "
+            "WHERE NOT EXISTS (SELECT 1 FROM cards);")
+
+
+def _view_ddl(v: ViewDef) -> str:
+    return "\n".join(_wrap(v.doc) + [f"CREATE OR REPLACE VIEW {v.name} AS{v.sql};",
+                                      f"COMMENT ON VIEW {v.name} IS {_sql_str(v.doc)};"])
+
+
+def tables_ddl(*, comments: bool = True) -> str:
+    """CREATE TABLE statements of the per-game read models (no catalog, no views)."""
+    return "\n\n".join(_table_ddl(t, comments=comments) for t in SCHEMA) + "\n"
+
+
+PROJECTIONS_DDL = "\n\n".join(
+    [_table_ddl(t) + "\n" + _comments_ddl(t) for t in SCHEMA]
+    + [_table_ddl(CARDS) + "\n" + _comments_ddl(CARDS) + "\n" + _cards_seed()]
+    + [_view_ddl(v) for v in VIEWS]) + "\n"
+"""Every read model's DDL: the per-game tables, the card catalog (with its rows) and the views.
+Idempotent: it creates what is missing and replaces the views."""
+
+DROP_DDL = "\n".join([f"DROP VIEW IF EXISTS {v.name};" for v in VIEWS]
+                     + [f"DROP TABLE IF EXISTS {t.name};" for t in (*SCHEMA, CARDS)]) + "\n"
+"""Drops every read model (views first); the events table is never touched."""
+
+
+# ---------------------------------------------------------------- migration
+
+def migrate_projections(con) -> None:
+    """Create the read models, inside the caller's transaction (the store's migration).
+
+    A store whose read models were made by another :data:`PROJECTIONS_VERSION` has them
+    dropped and recomputed from its events (:func:`seasalt_log.analytics.rebuild.rebuild_in`).
+    """
+    row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
+    if row is not None and row[0] == str(PROJECTIONS_VERSION):
+        con.execute(PROJECTIONS_DDL)
+        return
+    if con.execute("SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)").fetchone()[0]:
+        from ..analytics.rebuild import rebuild_in
+        rebuild_in(con)
+    else:
+        con.execute(DROP_DDL)
+        con.execute(PROJECTIONS_DDL)
+    set_version(con)
+
+
+def set_version(con) -> None:
+    """Record that the read models are those of this :data:`PROJECTIONS_VERSION`."""
+    con.execute("DELETE FROM store_meta WHERE key = 'projections_version'")
+    con.execute("INSERT INTO store_meta VALUES ('projections_version', ?)", [str(PROJECTIONS_VERSION)])
+
+
+def stored_version(con) -> str | None:
+    """The read models' version recorded in the store, or None."""
+    try:
+        row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
+    except Exception:       # no store_meta table
+        return None
+    return row[0] if row else None
+
+
+# ---------------------------------------------------------------- projection
+
+_TAKES = (ev.DeckDrawn, ev.DiscardTaken)
+_DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
+             ev.SharkPlayed: "shark"}
+_ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
+_ENDS = frozenset(_ENDED)
+_TURN_TYPES = frozenset(ev.TURN_TYPES)
+
+
+def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
+    """Per seat: do card points / colour bonus count in ``e.points`` (R-STOP, R-LAST-4, R-DECKOUT)."""
+    if e.ending == "stop":
+        return [True] * n, [False] * n
+    if e.ending == "deck_out":
+        return [False] * n, [False] * n
+    won = bool(e.caller_won)
+    return ([(p == e.caller) == won for p in range(n)],
+            [won or p == e.caller for p in range(n)])
 
 
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
@@ -94,10 +337,54 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     last = states[-1]
     n = last.n
     rounds = rows["rounds"]
+    turns = rows["turns"]
+    duos = rows["duos"]
     open_round: list | None = None
+    turn: list | None = None         # the turn being collected (a turns row, as a list)
     prev = None
-    for e, s in zip(events, states):
+    for i, (e, s) in enumerate(zip(events, states)):
         t = type(e)
+        if t in _TURN_TYPES:
+            f = prev.flow
+            if turn is None or turn[2] != f.turn or turn[1] != f.round:
+                if turn is not None:
+                    turns.append(_close_turn(turn, prev))
+                # game_id round turn seat take drawn kept discarded discard_pile pile
+                # boat_takes boat_kept duos ended final (hand_size card_points color_bonus
+                # deck_left: filled at the close) first_seq last_seq
+                turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
+                        None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
+                        0, 0, 0, 0, i + 1, i + 1]
+            turn[20] = i + 1
+            if t in _TAKES:
+                card = e.kept if t is ev.DeckDrawn else e.card
+                if f.step == BOAT_TAKE:
+                    turn[10] += 1
+                    turn[11].append(card)
+                elif t is ev.DeckDrawn:
+                    turn[4] = "deck"
+                    turn[5] = list(e.cards)
+                    turn[6] = card
+                    if len(e.cards) == 2:
+                        turn[7] = e.cards[1] if e.cards[0] == e.kept else e.cards[0]
+                        turn[8] = e.discard_pile
+                else:
+                    turn[4], turn[6], turn[9] = "discard", card, e.pile
+            elif t in _DUO_KIND:
+                turn[12] += 1
+                kind = _DUO_KIND[t]
+                if t is ev.BoatsPlayed:
+                    effect, card = s.flow.step == BOAT_TAKE, None
+                else:
+                    card = e.took if t is ev.CrabsPlayed else e.drew if t is ev.FishPlayed else e.stole
+                    effect = card is not None
+                duos.append((game_id, f.round, f.turn, e.player, i + 1, kind, list(e.cards), effect,
+                             card, e.pile if t is ev.CrabsPlayed else None,
+                             e.victim if t is ev.SharkPlayed else None))
+            else:       # the turn's last event
+                turn[13] = _ENDED[t]
+                turns.append(_close_turn(turn, s))
+                turn = None
         if t is ev.RoundStarted:
             open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                           None, None, None, 0, len(s.table.deck)]
@@ -109,16 +396,20 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
                                last_chance_outcome(e.caller, e.card_points)
                                if e.ending == "last_chance" else None,
                                e.card_points[e.caller] if e.caller is not None else None]
+            cards_scored, bonus_scored = _scored_parts(e, n)
             rows["round_results"].extend(
                 (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
-                 b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p], e.totals[p])
+                 b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p], e.totals[p],
+                 cards_scored[p], bonus_scored[p])
                 for p in range(n))
         elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
             open_round[4] = "mermaids"
-        if open_round is not None and t in ev.TURN_TYPES:
+        if open_round is not None and t in _TURN_TYPES:
             open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
             open_round[10] = len(s.table.deck)
         prev = s
+    if turn is not None:                # the turn in play
+        turns.append(_close_turn(turn, last))
     ended = last.phase == "ended"
     end = events[-1] if ended else None
     rows["rounds"] = [tuple(r) for r in rounds]
@@ -133,4 +424,11 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     return rows
 
 
-_ENDS = frozenset((ev.TurnEnded, ev.StopCalled, ev.LastChanceCalled))
+def _close_turn(turn: list, s) -> tuple:
+    """The turns row, with the player's hand, points and the deck as they are in ``s``."""
+    table = s.table
+    seat = turn[3]
+    hand = table.hands[seat]
+    b = breakdown(hand, table.laid[seat])
+    turn[15:19] = [len(hand), b.card_points, b.color_bonus, len(table.deck)]
+    return tuple(turn)

@@ -1,0 +1,174 @@
+"""``seasalt query | stats | rebuild``: SQL over the store, named reports, read-model rebuild."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from seasalt_log.analytics import output as fmt_out
+from seasalt_log.analytics.output import FORMATS, Result, format_for, save_result, write_result
+from seasalt_log.analytics.query import run_query
+from seasalt_log.analytics.rebuild import rebuild as rebuild_store
+from seasalt_log.analytics.reports import list_reports, run_report
+from seasalt_log.errors import UsageError
+from seasalt_log.store import Store
+
+from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json
+
+FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
+                            help="table | csv | json | jsonl [default: table on a terminal, else csv]",
+                            show_default=False)
+OutputOption = typer.Option(None, "--output", "-o", metavar="FILE",
+                            help="Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
+                                 "suffix chooses the format).", show_default=False)
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _cell(value) -> str:
+    if value is None:
+        return "[dim]NULL[/dim]"
+    text = fmt_out.csv_cell(value)
+    return str(text).replace("[", r"\[")
+
+
+def _print_table(result: Result) -> None:
+    table = Table(show_lines=False)
+    for name, typ in zip(result.columns, result.types):
+        table.add_column(name.replace("[", r"\["),
+                         justify="right" if typ.startswith(_NUMERIC) else "left")
+    for row in result.rows:
+        table.add_row(*(_cell(v) for v in row))
+    out.print(table)
+
+
+def emit(result: Result, fmt: str | None, output: Path | None) -> None:
+    """Print or save ``result`` as asked (shared by query and stats)."""
+    if fmt is not None and fmt not in FORMATS:
+        raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
+    if output is not None:
+        kind = format_for(output)
+        if fmt is not None and fmt != kind:
+            raise UsageError(f"--format {fmt} does not match --output {output.name} "
+                             f"(its suffix means {kind}); give one of them")
+        save_result(result, output)
+        err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
+        return
+    if fmt is None:
+        fmt = "table" if sys.stdout.isatty() else "csv"
+    if fmt == "table":
+        _print_table(result)
+        err.print(f"{len(result.rows)} row(s)", markup=False)
+    else:
+        write_result(result, fmt, sys.stdout)
+        sys.stdout.flush()
+
+
+def _read_sql(sql: str | None, file: Path | None) -> str:
+    if sql is not None and file is not None:
+        raise UsageError("give the SQL as an argument or with --file, not both")
+    if file is not None:
+        try:
+            return file.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UsageError(f"--file {file}: {exc.strerror or exc}") from None
+    if sql is None:
+        raise UsageError("give the SQL as an argument, with --file FILE, or - to read it from stdin")
+    if sql == "-":
+        return sys.stdin.read()
+    return sql
+
+
+@app.command()
+@handles_errors
+def query(
+    sql: str = typer.Argument(None, metavar="[SQL]", help="One SQL statement, or - to read it from stdin."),
+    file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
+    db: Path = DbOption,
+    fmt: str = FormatOption,
+    output: Path = OutputOption,
+):
+    """Run one read-only SQL statement over the store (events, read models, views).
+
+    The store is opened read-only with file access disabled: statements that change data,
+    settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
+    refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
+    text = _read_sql(sql, file)
+    result = run_query(db_path(db), text)
+    emit(result, fmt, output)
+
+
+@app.command()
+@handles_errors
+def stats(
+    report: str = typer.Argument(None, metavar="[REPORT]", help="Report name (see --list)."),
+    list_: bool = typer.Option(False, "--list", help="List the reports and what they show."),
+    player: str = typer.Option(None, "--player", metavar="NAME",
+                               help="Only NAME's games (and in reports about players, calls, "
+                                    "duos or points, only NAME's own rows)."),
+    players: int = typer.Option(None, "--players", metavar="N", min=2, max=4,
+                                help="Only games of N players."),
+    db: Path = DbOption,
+    fmt: str = FormatOption,
+    output: Path = OutputOption,
+):
+    """Run a named report over the store; without REPORT, list the reports."""
+    if list_ or report is None:
+        rows = [(r.name, r.description) for r in list_reports()]
+        emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
+             fmt, output)
+        return
+    result = run_report(db_path(db), report, player=player, players=players)
+    emit(result, fmt, output)
+
+
+@contextmanager
+def _progress():
+    if not sys.stderr.isatty():
+        yield None
+        return
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task("rebuilding (events)", total=None)
+        yield lambda done, total: bar.update(task, completed=done, total=total)
+
+
+@app.command()
+@handles_errors
+def rebuild(
+    db: Path = DbOption,
+    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
+                             help="Worker processes [default: one per CPU for a large store]",
+                             show_default=False),
+    as_json: bool = JsonOption,
+):
+    """Drop every read model and recompute it from the events table alone (one transaction).
+
+    Each game's events are folded again by the rules engine; the result is the same as the
+    rows the imports wrote."""
+    with Store.open(db_path(db)) as store, _progress() as cb:
+        summary = rebuild_store(store, jobs=jobs, progress=cb)
+    if as_json:
+        print_json({**{f: getattr(summary, f) for f in summary.__struct_fields__},
+                    "events_per_second": round(summary.events_per_second)})
+        return
+    rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items())
+    err.print(f"rebuilt {summary.games} game(s), {summary.events} events in "
+              f"{summary.seconds:.2f} s ({summary.events_per_second:,.0f} events/s, "
+              f"{summary.jobs} process(es)); rows: {rows}", markup=False)
+
+
+def export_parquet_cmd(db: Path, directory: Path, games, all_: bool, output: Path | None) -> None:
+    """``seasalt export --parquet DIR``: the whole store as Parquet files."""
+    from seasalt_log.analytics.parquet import export_parquet
+    if games or all_ or output is not None:
+        raise UsageError("--parquet exports the whole store: give no GAME, --all or --out with it")
+    with Store.open(db, read_only=True) as store:
+        done = export_parquet(store, directory)
+    err.print(f"wrote {len(done.files)} Parquet file(s) to {done.directory}: "
+              + ", ".join(f"{t} {n}" for t, n in done.rows.items()) + " rows", markup=False)

@@ -1,0 +1,96 @@
+"""``seasalt export --parquet DIR``: the events table and every read model as Parquet files.
+
+Layout of ``DIR``::
+
+    events/n_players=2/*.parquet     the events table plus n_players, Hive-partitioned
+    events/n_players=3/*.parquet
+    events/n_players=4/*.parquet
+    games.parquet  seats.parquet  rounds.parquet  round_results.parquet
+    turns.parquet  duos.parquet   cards.parquet
+
+Plain DuckDB reads them back, e.g.
+``SELECT * FROM read_parquet('DIR/events/*/*.parquet', hive_partitioning = true)``.
+"""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+from msgspec import Struct
+
+from ..errors import SeasaltError, UsageError
+from ..store.projections import CARDS, SCHEMA, TABLES
+
+#: every name the export writes in DIR
+PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name)
+_ORDER = {t.name: ", ".join(t.order) for t in (*SCHEMA, CARDS)}
+
+
+class ParquetExport(Struct):
+    """What an export wrote."""
+
+    directory: str
+    rows: dict[str, int]       # table -> rows written (events included)
+    files: list[str]           # paths relative to ``directory``
+    seconds: float
+
+
+def _lit(p: Path) -> str:
+    return "'" + str(p).replace("'", "''") + "'"
+
+
+def _prepare(directory: Path) -> None:
+    """Create ``directory``, or clear an earlier export in it; refuse anything else."""
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--parquet {directory}: not a directory")
+    if not directory.exists():
+        directory.mkdir(parents=True)
+        return
+    ours = {"events", *(f"{t}.parquet" for t in PARQUET_TABLES)}
+    other = sorted(p.name for p in directory.iterdir() if p.name not in ours)
+    if other:
+        raise UsageError(f"--parquet {directory}: the directory holds other files "
+                         f"({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}); "
+                         "choose an empty or new directory")
+    for name in ours:
+        p = directory / name
+        if p.is_dir():
+            shutil.rmtree(p)
+        elif p.exists():
+            p.unlink()
+
+
+def export_parquet(store, directory: str | Path) -> ParquetExport:
+    """Write the store's events (partitioned by player count) and every read model as
+    Parquet files under ``directory`` (created if missing; an earlier export there is
+    replaced). Reads one consistent snapshot of the store."""
+    t0 = time.perf_counter()
+    directory = Path(directory)
+    _prepare(directory)
+    con = store.con
+    rows: dict[str, int] = {}
+    con.execute("BEGIN")
+    try:
+        rows["events"] = con.execute("SELECT count(*) FROM events").fetchone()[0]
+        events_dir = directory / "events"
+        if rows["events"]:
+            con.execute(
+                "COPY (SELECT e.*, g.n_players FROM events e JOIN games g USING (game_id) "
+                f"ORDER BY e.game_id, e.seq) TO {_lit(events_dir)} "
+                "(FORMAT parquet, PARTITION_BY (n_players))")
+        for t in PARQUET_TABLES:
+            rows[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {_lit(directory / f'{t}.parquet')} "
+                        "(FORMAT parquet)")
+        con.execute("COMMIT")
+    except Exception as exc:
+        con.execute("ROLLBACK")
+        if isinstance(exc, SeasaltError):
+            raise
+        from .output import one_line
+        raise SeasaltError(f"cannot export to {directory}: {one_line(str(exc))}") from None
+    files = sorted(str(p.relative_to(directory)) for p in directory.rglob("*.parquet"))
+    return ParquetExport(directory=str(directory), rows=rows, files=files,
+                         seconds=time.perf_counter() - t0)

@@ -1,0 +1,116 @@
+"""User SQL on a connection that can neither change the store nor touch a file.
+
+Three locks, each enough on its own for most attempts:
+
+1. the statement must be one reading statement (SELECT, WITH, FROM, VALUES, TABLE, SHOW,
+   DESCRIBE, SUMMARIZE, EXPLAIN), checked with DuckDB's own parser before anything runs;
+2. the store is opened ``read_only``;
+3. ``enable_external_access=false`` (no file reads or writes, no ATTACH, no INSTALL),
+   extension autoinstall/autoload off, and the configuration locked so SQL cannot undo it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from ..errors import SeasaltError, StoreBusyError
+from .output import Result, one_line
+
+#: the settings of every query connection
+SAFE_CONFIG: dict[str, Any] = {
+    "enable_external_access": False,
+    "autoinstall_known_extensions": False,
+    "autoload_known_extensions": False,
+    "allow_community_extensions": False,
+    "lock_configuration": True,
+}
+
+_ALLOWED = frozenset((duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN))
+_WHAT = {
+    "LOAD": "INSTALL/LOAD", "COPY": "COPY", "COPY_DATABASE": "COPY FROM DATABASE",
+    "VARIABLE_SET": "SET VARIABLE", "MULTI": "PIVOT (a statement that creates a type)",
+    "CREATE_FUNC": "CREATE MACRO/FUNCTION", "TRANSACTION": "BEGIN/COMMIT/ROLLBACK",
+}
+ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN"
+
+
+class QueryRefusedError(SeasaltError):
+    """A query that would change data, touch a file or change a setting: refused."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+class QueryError(SeasaltError):
+    """A query DuckDB cannot run (syntax error, unknown table, ...)."""
+
+    def __str__(self) -> str:
+        return self.args[0]
+
+
+def connect_readonly(path: str | Path) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the store at ``path`` with external access disabled."""
+    path = Path(path)
+    if not path.exists():
+        raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
+    try:
+        return duckdb.connect(str(path), read_only=True, config=dict(SAFE_CONFIG))
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"the store {path} is busy: another seasalt process is writing to it "
+                "(one writer at a time; try again when it has finished)") from None
+        raise SeasaltError(f"cannot open the store {path}: {one_line(str(exc))}") from None
+    except duckdb.Error as exc:
+        raise SeasaltError(f"cannot open the store {path}: {one_line(str(exc))}") from None
+
+
+def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """Raise :class:`QueryRefusedError` unless ``sql`` is exactly one reading statement."""
+    try:
+        statements = con.extract_statements(sql)
+    except duckdb.Error as exc:
+        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+    if not statements:
+        raise QueryRefusedError("query refused: the SQL holds no statement")
+    if len(statements) > 1:
+        raise QueryRefusedError(f"query refused: one statement at a time ({len(statements)} given)")
+    kind = statements[0].type
+    if kind not in _ALLOWED:
+        name = _WHAT.get(kind.name, kind.name.replace("_", " "))
+        raise QueryRefusedError(f"query refused: {name} statements may not run here; queries are "
+                                f"read-only ({ALLOWED_TEXT})")
+
+
+def execute(con: duckdb.DuckDBPyConnection, sql: str,
+            params: dict[str, Any] | None = None) -> Result:
+    """Check and run ``sql`` on a connection from :func:`connect_readonly`."""
+    check_sql(con, sql)
+    try:
+        cur = con.execute(sql, params) if params else con.execute(sql)
+        columns = [d[0] for d in cur.description] if cur.description else []
+        types = [str(d[1]) for d in cur.description] if cur.description else []
+        rows = cur.fetchall() if cur.description else []
+    except duckdb.PermissionException as exc:
+        raise QueryRefusedError("query refused: queries may not read or write files "
+                                f"({one_line(str(exc))})") from None
+    except duckdb.InvalidInputException as exc:
+        msg = one_line(str(exc))
+        if "read-only" in msg or "configuration has been locked" in msg:
+            raise QueryRefusedError(f"query refused: {msg}") from None
+        raise QueryError(f"SQL: {msg}") from None
+    except duckdb.Error as exc:
+        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+    return Result(columns=columns, types=types, rows=rows)
+
+
+def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None) -> Result:
+    """Run one reading statement on the store at ``path`` (see the module's locks)."""
+    con = connect_readonly(path)
+    try:
+        return execute(con, sql, params)
+    finally:
+        con.close()

@@ -1,0 +1,277 @@
+"""``seasalt rebuild``: drop every read model and recompute it from the events table alone.
+
+Each game's stored events are decoded in seq order and folded by the engine
+(:func:`seasalt_log.engine.apply`); :func:`seasalt_log.store.projections.project` turns the
+events and states into rows, which go in through DuckDB's appender. Everything happens in
+one transaction: a failure leaves the read models as they were.
+
+Large stores are rebuilt by several worker processes: the events are exported (inside the
+transaction, so from the same snapshot) to Parquet partitions by a hash of the game id; each
+worker projects its partitions into Parquet files that the store then loads.
+"""
+
+from __future__ import annotations
+
+import gc
+import os
+import shutil
+import tempfile
+import time
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from multiprocessing import get_context
+from pathlib import Path
+from typing import Callable, Iterator
+
+import msgspec
+from msgspec import Struct
+
+from .. import events as ev
+from ..engine import State, apply
+from ..errors import SeasaltError, UsageError
+from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, SCHEMA, TABLES, TableDef, project,
+                                 set_version)
+
+#: below this many events a rebuild runs in this process (starting workers costs more)
+PARALLEL_FROM = 300_000
+FETCH = 50_000                 # rows fetched from DuckDB at a time
+FLUSH_ROWS = 200_000           # projection rows buffered before an appender flush
+
+Progress = Callable[[int, int], None]      # (events done, events in all)
+
+_decode_game = msgspec.json.Decoder(list[ev.AnyEvent]).decode
+
+
+class RebuildSummary(Struct):
+    """What a rebuild did."""
+
+    games: int
+    events: int
+    rows: dict[str, int]       # projection table -> rows written
+    seconds: float
+    jobs: int                  # processes that folded the games
+
+    @property
+    def events_per_second(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else 0.0
+
+
+def rebuild(store, *, jobs: int | None = None, progress: Progress | None = None,
+            workdir: str | Path | None = None) -> RebuildSummary:
+    """Drop and recompute every read model of ``store`` (opened for writing), in one
+    transaction. ``jobs``: worker processes (default: one per CPU for a large store, else
+    none); ``workdir``: where the parallel rebuild keeps its temporary files."""
+    if store.read_only:
+        raise UsageError("rebuild needs the store opened for writing")
+    t0 = time.perf_counter()
+    store.begin()
+    try:
+        summary = rebuild_in(store.con, jobs=jobs, progress=progress, workdir=workdir)
+        set_version(store.con)
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def rebuild_in(con, *, jobs: int | None = None, progress: Progress | None = None,
+               workdir: str | Path | None = None) -> RebuildSummary:
+    """The rebuild inside the caller's transaction on ``con`` (see :func:`rebuild`)."""
+    t0 = time.perf_counter()
+    total = con.execute("SELECT count(*) FROM events").fetchone()[0]
+    if jobs is None:
+        jobs = 1 if total < PARALLEL_FROM else max(1, os.cpu_count() or 1)
+    if jobs < 1:
+        raise UsageError(f"jobs must be at least 1, not {jobs}")
+    con.execute(DROP_DDL)
+    con.execute(PROJECTIONS_DDL)
+    with _no_gc():
+        if jobs == 1:
+            games, rows = _rebuild_serial(con, total, progress)
+        else:
+            games, rows = _rebuild_parallel(con, jobs, total, progress, workdir)
+    return RebuildSummary(games=games, events=total, rows=rows,
+                          seconds=time.perf_counter() - t0, jobs=jobs)
+
+
+@contextmanager
+def _no_gc():
+    """Folding keeps many small acyclic objects alive; the cyclic collector only slows it."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+# ---------------------------------------------------------------- folding games
+
+def iter_games(cursor) -> Iterator[tuple[str, list[str]]]:
+    """(game_id, [event JSON, ...]) from a cursor over (game_id, event) rows ordered by
+    game_id, seq."""
+    gid, events = None, []
+    while True:
+        chunk = cursor.fetchmany(FETCH)
+        if not chunk:
+            break
+        for g, e in chunk:
+            if g != gid:
+                if events:
+                    yield gid, events
+                gid, events = g, []
+            events.append(e)
+    if events:
+        yield gid, events
+
+
+def fold_game(game_id: str, events_json: list[str]) -> dict[str, list[tuple]]:
+    """Decode one stored game, fold it with the engine, and project it."""
+    try:
+        events = _decode_game("[" + ",".join(events_json) + "]")
+    except msgspec.ValidationError as exc:
+        raise SeasaltError(f"game {game_id}: a stored event does not decode: {exc}") from None
+    states = []
+    s = State()
+    try:
+        for e in events:
+            s = apply(s, e)
+            states.append(s)
+    except SeasaltError as exc:
+        if hasattr(exc, "locate"):
+            exc.locate(game_id=game_id)
+        raise
+    return project(game_id, events, states)
+
+
+class _Sink:
+    """Buffers projection rows and appends them to ``con``'s tables in batches."""
+
+    def __init__(self, con):
+        self.con = con
+        self.buf: dict[str, list[tuple]] = {t: [] for t in TABLES}
+        self.pending = 0
+        self.counts = {t: 0 for t in TABLES}
+
+    def add(self, rows: dict[str, list[tuple]]) -> None:
+        for t, r in rows.items():
+            self.buf[t].extend(r)
+            self.pending += len(r)
+        if self.pending >= FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        for t, r in self.buf.items():
+            if r:
+                with self.con.appender(t) as a:
+                    a.append_rows(r)
+                self.counts[t] += len(r)
+                self.buf[t] = []
+        self.pending = 0
+
+
+def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, dict[str, int]]:
+    cur = con.cursor()
+    cur.execute("SELECT game_id, event FROM events ORDER BY game_id, seq")
+    sink = _Sink(con)
+    games = done = 0
+    try:
+        for gid, events_json in iter_games(cur):
+            sink.add(fold_game(gid, events_json))
+            games += 1
+            done += len(events_json)
+            if progress is not None and games % 200 == 0:
+                progress(done, total)
+    finally:
+        cur.close()
+    sink.flush()
+    if progress is not None:
+        progress(total, total)
+    return games, sink.counts
+
+
+# ---------------------------------------------------------------- parallel rebuild
+
+def _plain_ddl(t: TableDef) -> str:
+    """The table without its key (the workers' scratch tables)."""
+    cols = ", ".join(f"{c.name} {c.type.replace(' PRIMARY KEY', '').replace(' NOT NULL', '')}"
+                     for c in t.columns)
+    return f"CREATE TABLE {t.name} ({cols})"
+
+
+def _sql_path(p: Path) -> str:
+    return "'" + str(p).replace("'", "''") + "'"
+
+
+def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int, dict[str, int]]:
+    """Worker: project every game of one partition into Parquet files, one per table.
+    Returns (bucket, games, events, rows per table)."""
+    import duckdb
+    gc.disable()
+    src = Path(in_dir) / f"bucket={bucket}"
+    con = duckdb.connect()
+    for t in SCHEMA:
+        con.execute(_plain_ddl(t))
+    games = events = 0
+    counts = {t: 0 for t in TABLES}
+    try:
+        if src.exists():
+            games, events, counts = _project_partition(con, src)
+    except SeasaltError as exc:     # sent back as a plain error: subclasses need their fields
+        raise SeasaltError(str(exc)) from None
+    for t in TABLES:
+        con.execute(f"COPY {t} TO {_sql_path(Path(out_dir) / f'{t}-{bucket}.parquet')} "
+                    "(FORMAT parquet)")
+    con.close()
+    return bucket, games, events, counts
+
+
+def _project_partition(con, src: Path) -> tuple[int, int, dict[str, int]]:
+    """Fold every game of the partition ``src`` into ``con``'s scratch tables."""
+    games = events = 0
+    cur = con.cursor()
+    cur.execute(f"SELECT game_id, event FROM read_parquet({_sql_path(src / '*.parquet')}) "
+                "ORDER BY game_id, seq")
+    sink = _Sink(con)
+    for gid, events_json in iter_games(cur):
+        sink.add(fold_game(gid, events_json))
+        games += 1
+        events += len(events_json)
+    sink.flush()
+    cur.close()
+    return games, events, sink.counts
+
+
+def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
+                      workdir: str | Path | None) -> tuple[int, dict[str, int]]:
+    buckets = jobs * 4
+    tmp = Path(tempfile.mkdtemp(prefix="seasalt-rebuild-", dir=workdir))
+    try:
+        in_dir, out_dir = tmp / "in", tmp / "out"
+        out_dir.mkdir()
+        con.execute(f"COPY (SELECT game_id, seq, event, hash(game_id) % {buckets} AS bucket "
+                    f"FROM events) TO {_sql_path(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
+        games = done = 0
+        counts = {t: 0 for t in TABLES}
+        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
+            futures = [pool.submit(_work_bucket, str(in_dir), str(out_dir), b)
+                       for b in range(buckets)]
+            for fut in futures:
+                bucket, g, e, rows = fut.result()
+                for t in TABLES:
+                    f = out_dir / f"{t}-{bucket}.parquet"
+                    con.execute(f"INSERT INTO {t} SELECT * FROM read_parquet({_sql_path(f)})")
+                    counts[t] += rows[t]
+                    f.unlink()
+                games += g
+                done += e
+                if progress is not None:
+                    progress(done, total)
+        if done != total:
+            raise SeasaltError(f"rebuild read {done} events of {total}; nothing was changed")
+        return games, counts
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
