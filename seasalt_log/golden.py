@@ -1,6 +1,7 @@
 """Golden transcripts: a readable replay of every fixture game, checked into the repository.
 
-For each log ``fixtures/<path>.jsonl`` that holds at least one game the engine accepts, the
+For each log ``fixtures/<path>.jsonl`` that holds at least one game the engine accepts (and
+that ``fixtures/MANIFEST.json``, when it lists the file, expects to be valid), the
 transcript ``fixtures/golden/<path>.txt`` shows every valid game of it: each event as a
 sentence, the whole state (:func:`~seasalt_log.replay.render_state`) after every turn, and
 each round's result (:func:`~seasalt_log.replay.render_report`). A game the engine refuses
@@ -16,6 +17,7 @@ Regenerate them all with one command, from the repository root::
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -30,13 +32,27 @@ REGENERATE = "python -m seasalt_log.golden"
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "fixtures"
 GOLDEN_DIR = "golden"
+MANIFEST = "MANIFEST.json"
+
+
+def manifest(fixtures: Path = FIXTURES) -> dict[str, str]:
+    """``fixtures/MANIFEST.json`` as {file relative to fixtures/: expect ("ok"/"error")};
+    empty when there is none."""
+    path = fixtures / MANIFEST
+    if not path.exists():
+        return {}
+    entries = json.loads(path.read_text(encoding="utf-8"))
+    return {e["file"]: e.get("expect", "ok") for e in entries if isinstance(e, dict) and "file" in e}
 
 
 def fixture_logs(fixtures: Path = FIXTURES) -> list[Path]:
-    """Every ``*.jsonl`` under ``fixtures`` (the golden directory excluded), sorted."""
+    """The fixture logs that get a transcript, sorted: every ``*.jsonl`` under ``fixtures``
+    (the golden directory excluded), less those the manifest lists as expected to fail."""
     golden = fixtures / GOLDEN_DIR
+    listed = manifest(fixtures)
     return sorted(p for p in fixtures.rglob("*.jsonl")
-                  if p.is_file() and golden not in p.parents)
+                  if p.is_file() and golden not in p.parents
+                  and listed.get(p.relative_to(fixtures).as_posix(), "ok") == "ok")
 
 
 def valid_games(path: Path) -> list[CheckedGame]:

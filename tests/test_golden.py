@@ -75,10 +75,15 @@ def test_generator_on_a_fixture_tree(tmp_path):
     _write(fx, "rules/demo.jsonl", DEMO)
     _write(fx, "rules/two.jsonl", MERMAIDS.strip() + "\n" + BAD + LOST.strip())
     _write(fx, "rules/invalid.jsonl", BAD)
+    # a log the manifest expects to fail gets no transcript, even if its first games are good
+    _write(fx, "rules/listed-bad.illegal.jsonl", DEMO)
+    _write(fx, "MANIFEST.json", '[{"file": "rules/listed-bad.illegal.jsonl", "expect": "error"},'
+                                ' {"file": "rules/demo.jsonl", "expect": "ok"}]')
     stale = _write(fx, "golden/old.txt", "left over")
     assert golden.main(["--fixtures", str(fx), "--check"]) == 1
     assert golden.regenerate(fx) == (2, 0, 1)
     assert not stale.exists() and not (fx / "golden/rules/invalid.txt").exists()
+    assert not (fx / "golden/rules/listed-bad.illegal.txt").exists()
     assert golden.main(["--fixtures", str(fx), "--check"]) == 0
     assert golden.regenerate(fx) == (0, 2, 0)
 
