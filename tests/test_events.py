@@ -1,0 +1,351 @@
+"""Events (LOG_FORMAT.md): the round trip of every type, every kind of LOG-FORMAT error with
+its JSON path (RULES.md §8), and the committed JSON Schema."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log import schema
+from seasalt_log.errors import LogFormatError
+
+CB, CY = "crab:black", "crab:yellow"
+
+# one full example of every event type (every optional field set) ...
+FULL = [
+    ev.GameStarted(players=("Ann", "Ben", "Cid"), game_id="g-1", target=35, ruleset="base",
+                   meta={"seed": 7, "bots": ["a", "b"], "nested": {"x": None}},
+                   at="2024-05-01T10:00:00Z"),
+    ev.RoundStarted(round=2, first_player=1, discards=("shell:grey", "mermaid:white"),
+                    deck=tuple(["crab:dark-blue"] * 56), at="2024-05-01T10:00:01.5+02:00"),
+    ev.DeckDrawn(player=0, cards=("fish:black", "boat:yellow"), kept="fish:black",
+                 discard_pile=1),
+    ev.DiscardTaken(player=2, pile=1, card="boat:yellow"),
+    ev.CrabsPlayed(player=1, cards=(CB, CY), pile=0, took="octopus:purple", index=3),
+    ev.BoatsPlayed(player=1, cards=("boat:black", "boat:dark-blue")),
+    ev.FishPlayed(player=0, cards=("fish:black", "fish:green"), drew="sailor:pink"),
+    ev.SharkPlayed(player=3, cards=("swimmer:yellow", "shark:purple"), victim=0,
+                   stole="penguin:pink"),
+    ev.TurnEnded(player=3),
+    ev.StopCalled(player=0),
+    ev.LastChanceCalled(player=1),
+    ev.RoundScored(round=1, ending="last_chance", caller=1, caller_won=False,
+                   card_points=(9, 8, 3), color_bonus=(3, 4, 2), points=(9, 4, 3),
+                   totals=(12, 4, 3)),
+    ev.GameEnded(reason="target", winners=(0, 2), totals=(40, 12, 40)),
+]
+# ... and the same types with every optional field left out / null where allowed
+MINIMAL = [
+    ev.GameStarted(players=("Ann", "Ben")),
+    ev.RoundStarted(round=1, first_player=0, discards=("shell:grey", "shell:black")),
+    ev.DeckDrawn(player=1, cards=("fish:black",), kept="fish:black"),
+    ev.CrabsPlayed(player=1, cards=(CB, CY), pile=None, took=None),
+    ev.FishPlayed(player=0, cards=("fish:black", "fish:green"), drew=None),
+    ev.SharkPlayed(player=0, cards=("shark:purple", "swimmer:yellow"), victim=None, stole=None),
+    ev.RoundScored(round=3, ending="deck_out", caller=None, caller_won=None,
+                   card_points=(9, 8), color_bonus=(3, 4), points=(0, 0), totals=(12, 4)),
+    ev.GameEnded(reason="mermaids", winners=(1,), totals=(3, 4)),
+]
+
+
+def test_every_event_type_has_a_full_example():
+    assert {type(e) for e in FULL} == set(ev.EVENT_TYPES)
+    assert len(ev.EVENT_TYPES) == 13
+
+
+@pytest.mark.parametrize("event", FULL + MINIMAL, ids=lambda e: ev.TAGS[type(e)])
+def test_round_trip(event):
+    line = ev.encode(event)
+    assert b"\n" not in line
+    assert ev.decode(line) == event
+    assert ev.decode(line.decode()) == event
+    obj = json.loads(line)
+    assert obj["type"] == ev.TAGS[type(event)]
+
+
+def test_tags_are_the_log_format_names():
+    assert sorted(ev.TAGS.values()) == sorted([
+        "game_started", "round_started", "deck_drawn", "discard_taken", "crabs_played",
+        "boats_played", "fish_played", "shark_played", "turn_ended", "stop_called",
+        "last_chance_called", "round_scored", "game_ended"])
+
+
+def test_optional_fields_are_left_out_and_required_nulls_written():
+    obj = json.loads(ev.encode(MINIMAL[3]))     # crabs_played with both piles empty
+    assert obj == {"type": "crabs_played", "player": 1, "cards": [CB, CY], "pile": None,
+                   "took": None}
+    assert json.loads(ev.encode(ev.TurnEnded(player=0))) == {"type": "turn_ended", "player": 0}
+
+
+def test_null_means_absent_for_optional_fields():
+    e = ev.decode('{"type":"round_started","round":1,"first_player":0,'
+                  '"discards":["shell:grey","shell:black"],"deck":null,"at":null}')
+    assert e == MINIMAL[1]
+
+
+def test_log_format_example_decodes():
+    lines = [
+        '{"type":"game_started","game_id":"demo-1","players":["Ann","Ben"]}',
+        '{"type":"round_started","round":1,"first_player":0,"discards":["crab:dark-blue","shell:grey"]}',
+        '{"type":"deck_drawn","player":0,"cards":["fish:black","boat:yellow"],"kept":"fish:black","discard_pile":1}',
+        '{"type":"turn_ended","player":0}',
+        '{"type":"discard_taken","player":1,"pile":1,"card":"boat:yellow"}',
+        '{"type":"turn_ended","player":1}',
+    ]
+    got = [ev.decode(x) for x in lines]
+    assert got[2] == ev.DeckDrawn(player=0, cards=("fish:black", "boat:yellow"),
+                                  kept="fish:black", discard_pile=1)
+    assert ev.encode_lines(got) == b"".join(ev.encode(e) + b"\n" for e in got)
+    for e in got:
+        ev.validate(e, 2)
+
+
+def test_encode_lines():
+    data = ev.encode_lines(FULL[:3])
+    assert data.count(b"\n") == 3 and data.endswith(b"\n")
+    assert [ev.decode(x) for x in data.splitlines()] == FULL[:3]
+
+
+# ------------------------------------------------------------------ LOG-FORMAT errors
+
+def format_error(line: str) -> LogFormatError:
+    with pytest.raises(LogFormatError) as info:
+        ev.decode(line)
+    err = info.value
+    assert err.rule == "LOG-FORMAT"
+    assert str(err).startswith("LOG-FORMAT: ")
+    return err
+
+
+@pytest.mark.parametrize("line", ["{not json", "", '{"type": "turn_ended", "player": 0', "tru"])
+def test_not_json(line):
+    err = format_error(line)
+    assert "JSON" in err.reason
+    assert err.path in (None, "$")       # there is no object to point into
+
+
+@pytest.mark.parametrize("line, path", [
+    ("[]", "$"), ("42", "$"), ('"turn_ended"', "$"),
+])
+def test_not_an_object(line, path):
+    assert format_error(line).path == path
+
+
+def test_unknown_type():
+    err = format_error('{"type":"card_burned","player":0}')
+    assert err.path == "$.type"
+    assert "unknown event type" in err.reason and "'card_burned'" in err.reason
+    assert "$.type" in str(err)
+
+
+def test_missing_type():
+    err = format_error('{"player":0}')
+    assert err.path == "$" and "'type'" in err.reason and "missing" in err.reason
+
+
+def test_unknown_field():
+    err = format_error('{"type":"turn_ended","player":0,"hand":[]}')
+    assert err.path == "$"
+    assert err.reason == "unknown field 'hand'"
+
+
+def test_unknown_field_in_nested_position_is_not_an_option():
+    # meta is the producer's own object and may hold anything
+    e = ev.decode('{"type":"game_started","players":["a","b"],"meta":{"anything":[1,{"x":2}]}}')
+    assert e.meta == {"anything": [1, {"x": 2}]}
+
+
+@pytest.mark.parametrize("line, field", [
+    ('{"type":"turn_ended"}', "player"),
+    ('{"type":"crabs_played","player":0,"cards":["crab:black","crab:yellow"],"took":null}', "pile"),
+    ('{"type":"fish_played","player":0,"cards":["fish:black","fish:green"]}', "drew"),
+    ('{"type":"shark_played","player":0,"cards":["shark:black","swimmer:black"],"victim":1}', "stole"),
+    ('{"type":"round_started","round":1,"first_player":0}', "discards"),
+    ('{"type":"game_started"}', "players"),
+])
+def test_missing_field(line, field):
+    err = format_error(line)
+    assert err.path == "$"
+    assert err.reason == f"missing field '{field}'"
+
+
+@pytest.mark.parametrize("line, path", [
+    ('{"type":"turn_ended","player":"0"}', "$.player"),
+    ('{"type":"turn_ended","player":0.5}', "$.player"),
+    ('{"type":"turn_ended","player":null}', "$.player"),
+    ('{"type":"deck_drawn","player":0,"cards":"crab:black","kept":"crab:black"}', "$.cards"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:black",3],"kept":"crab:black"}', "$.cards[1]"),
+    ('{"type":"game_started","players":["a",7]}', "$.players[1]"),
+    ('{"type":"game_started","players":["a","b"],"target":"40"}', "$.target"),
+    ('{"type":"game_started","players":["a","b"],"meta":[1]}', "$.meta"),
+    ('{"type":"round_scored","round":1,"ending":"stop","caller":0,"caller_won":"no",'
+     '"card_points":[1,2],"color_bonus":[1,2],"points":[1,2],"totals":[1,2]}', "$.caller_won"),
+    ('{"type":"turn_ended","player":0,"at":"yesterday"}', "$.at"),
+    ('{"type":"turn_ended","player":0,"at":5}', "$.at"),
+])
+def test_wrong_type(line, path):
+    assert format_error(line).path == path
+
+
+@pytest.mark.parametrize("line, path", [
+    ('{"type":"game_started","players":["a"]}', "$.players"),
+    ('{"type":"game_started","players":["a","b","c","d","e"]}', "$.players"),
+    ('{"type":"game_started","players":["a",""]}', "$.players[1]"),
+    ('{"type":"game_started","players":["a","b"],"target":0}', "$.target"),
+    ('{"type":"round_started","round":0,"first_player":0,"discards":["shell:grey","shell:black"]}', "$.round"),
+    ('{"type":"round_started","round":1,"first_player":0,"discards":["shell:grey"]}', "$.discards"),
+    ('{"type":"round_started","round":1,"first_player":0,"discards":["shell:grey","shell:black"],'
+     '"deck":["crab:black"]}', "$.deck"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:black","crab:black","crab:black"],'
+     '"kept":"crab:black"}', "$.cards"),
+    ('{"type":"deck_drawn","player":0,"cards":[],"kept":"crab:black"}', "$.cards"),
+    ('{"type":"crabs_played","player":0,"cards":["crab:black","crab:yellow"],"pile":0,'
+     '"took":"crab:grey","index":-1}', "$.index"),
+    ('{"type":"round_scored","round":1,"ending":"won","caller":0,"caller_won":null,'
+     '"card_points":[1,2],"color_bonus":[1,2],"points":[1,2],"totals":[1,2]}', "$.ending"),
+    ('{"type":"game_ended","reason":"boredom","winners":[0],"totals":[1,2]}', "$.reason"),
+])
+def test_value_out_of_range(line, path):
+    assert format_error(line).path == path
+
+
+@pytest.mark.parametrize("line, path", [
+    ('{"type":"turn_ended","player":4}', "$.player"),
+    ('{"type":"turn_ended","player":-1}', "$.player"),
+    ('{"type":"discard_taken","player":0,"pile":2,"card":"crab:black"}', "$.pile"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:black","crab:grey"],"kept":"crab:black",'
+     '"discard_pile":-1}', "$.discard_pile"),
+    ('{"type":"crabs_played","player":0,"cards":["crab:black","crab:yellow"],"pile":3,"took":null}',
+     "$.pile"),
+    ('{"type":"shark_played","player":0,"cards":["shark:black","swimmer:black"],"victim":9,'
+     '"stole":"crab:black"}', "$.victim"),
+    ('{"type":"game_ended","reason":"target","winners":[5],"totals":[1,2]}', "$.winners[0]"),
+])
+def test_seat_or_pile_beyond_any_game_is_a_decode_error(line, path):
+    assert format_error(line).path == path
+
+
+def validate_error(event: ev.Event, n_players: int | None) -> LogFormatError:
+    with pytest.raises(LogFormatError) as info:
+        ev.validate(event, n_players)
+    assert info.value.rule == "LOG-FORMAT"
+    return info.value
+
+
+@pytest.mark.parametrize("event, path", [
+    (ev.TurnEnded(player=2), "$.player"),
+    (ev.DiscardTaken(player=3, pile=0, card=CB), "$.player"),
+    (ev.RoundStarted(round=1, first_player=2, discards=(CB, CY)), "$.first_player"),
+    (ev.SharkPlayed(player=0, cards=("shark:black", "swimmer:black"), victim=2, stole=CB),
+     "$.victim"),
+    (ev.RoundScored(round=1, ending="stop", caller=3, caller_won=None, card_points=(1, 2),
+                    color_bonus=(1, 2), points=(1, 2), totals=(1, 2)), "$.caller"),
+    (ev.GameEnded(reason="target", winners=(0, 2), totals=(1, 2)), "$.winners[1]"),
+])
+def test_seat_out_of_range_for_this_game(event, path):
+    """A seat beyond this game's players is a format error found by events.validate."""
+    err = validate_error(event, 2)
+    assert err.path == path
+    assert "out of range" in err.reason
+    if not hasattr(event, "totals"):
+        ev.validate(event, 4)  # the same event is well-formed in a four-player game
+
+
+@pytest.mark.parametrize("name", ["card_points", "color_bonus", "points", "totals"])
+def test_per_seat_lists_have_one_value_per_seat(name):
+    fields = dict(card_points=(1, 2), color_bonus=(1, 2), points=(1, 2), totals=(1, 2))
+    fields[name] = (1, 2, 3)
+    e = ev.RoundScored(round=1, ending="stop", caller=0, caller_won=None, **fields)
+    assert validate_error(e, 2).path == f"$.{name}"
+    ev.validate(e.__class__(**{**{f: getattr(e, f) for f in e.__struct_fields__}, name: (1, 2)}), 2)
+
+
+def test_game_ended_totals_one_per_seat():
+    assert validate_error(ev.GameEnded(reason="target", winners=(0,), totals=(1,)), 2).path == "$.totals"
+
+
+def test_event_before_game_started_is_a_format_error():
+    assert validate_error(ev.TurnEnded(player=0), None).path == "$.type"
+
+
+def test_duplicate_player_names():
+    assert validate_error(ev.GameStarted(players=("Ann", "Ann")), None).path == "$.players"
+    ev.validate(ev.GameStarted(players=("Ann", "Ben")), None)
+
+
+@pytest.mark.parametrize("line, path, close", [
+    ('{"type":"discard_taken","player":0,"pile":0,"card":"crab:purple"}', "$.card", "crab:"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:black","krab:grey"],"kept":"crab:black",'
+     '"discard_pile":0}', "$.cards[1]", "crab:grey"),
+    ('{"type":"deck_drawn","player":0,"cards":["crab:black","crab:grey"],"kept":"mermaid",'
+     '"discard_pile":0}', "$.kept", None),
+    ('{"type":"round_started","round":1,"first_player":0,"discards":["shell:grey","Shell:Black"]}',
+     "$.discards[1]", "shell:black"),
+    ('{"type":"fish_played","player":0,"cards":["fish:black","fish:green"],"drew":"fish:red"}',
+     "$.drew", "fish:"),
+])
+def test_unknown_card_code(line, path, close):
+    err = format_error(line)
+    assert err.path == path
+    assert "unknown card code" in err.reason
+    if close:
+        assert "did you mean" in err.reason and close in err.reason
+
+
+def test_unsupported_ruleset():
+    err = format_error('{"type":"game_started","players":["a","b"],"ruleset":"extra-salt"}')
+    assert err.path == "$.ruleset"
+    assert "'extra-salt'" in err.reason and "ruleset" in err.reason
+    assert ev.decode('{"type":"game_started","players":["a","b"],"ruleset":"base"}').ruleset == "base"
+
+
+def test_message_names_line_and_path_when_located():
+    err = format_error('{"type":"turn_ended","player":"x"}')
+    err.locate(file="games.jsonl", line=42)
+    assert str(err).startswith("games.jsonl:42: LOG-FORMAT: ")
+    assert str(err).endswith("at $.player")
+
+
+# ------------------------------------------------------------------ the JSON Schema
+
+def test_committed_schema_is_up_to_date():
+    path = schema.SCHEMA_PATH
+    fresh = schema.render()
+    assert path.exists(), f"{schema.RELATIVE_PATH} is missing; run `{schema.REGENERATE}`"
+    assert path.read_bytes().decode("utf-8") == fresh, (
+        f"{schema.RELATIVE_PATH} is stale; run `{schema.REGENERATE}` and commit the result")
+
+
+def test_schema_file_format():
+    text = schema.render()
+    assert text.endswith("}\n") and not text.endswith("\n\n")
+    assert text == json.dumps(json.loads(text), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def test_schema_describes_every_event_type():
+    s = json.loads(schema.render())
+    assert s["$schema"].startswith("https://json-schema.org/")
+    defs = s["$defs"]
+    tags = set()
+    for name, d in defs.items():
+        if "properties" in d and "type" in d["properties"]:
+            tags.update(d["properties"]["type"]["enum"])
+            assert d["additionalProperties"] is False, name      # unknown fields are errors
+    assert tags == set(ev.TAGS.values())
+    drawn = defs["DeckDrawn"]
+    assert set(drawn["required"]) == {"type", "player", "cards", "kept"}
+    assert drawn["properties"]["player"]["maximum"] == 3
+    assert len(drawn["properties"]["kept"]["enum"]) == 46           # the catalog's codes
+
+
+def test_schema_main_writes_and_checks(tmp_path, capsys):
+    out = tmp_path / "events.schema.json"
+    assert schema.main(["--check", str(out)]) == 1               # missing is stale
+    assert schema.main([str(out)]) == 0
+    assert out.read_bytes().decode() == schema.render()
+    assert schema.main(["--check", str(out)]) == 0
+    out.write_text("{}\n")
+    assert schema.main(["--check", str(out)]) == 1
+    assert schema.REGENERATE in capsys.readouterr().err
