@@ -299,12 +299,19 @@ class PatientBot(PlannerBot):
     def _potential(h: Holding) -> float:
         return PlannerBot._potential(h) + 3.0 * h.kinds[MERMAID]
 
+    #: how much worse than the best pile top a deck draw may be before the bot prefers
+    #: the pile anyway (a pile take leaves the deck, and so the round, longer)
+    pile_bias = 0.75
+    #: estimated lead in card points for LAST CHANCE when the deck is low / just emptied
+    lead_when_low = 5.0
+    lead_at_deck_out = 2.0
+
     def _take(self, view, options, h: Holding) -> Decision:
-        """A mermaid on a pile, else any pile top that adds points or promise (keeping the
-        deck for later), else the deck."""
+        """The best pile top unless it costs promise (a pile take keeps the deck, so the
+        round, long), else the deck."""
         w = 1.0
         base = h.points() + self._potential(h)
-        best, key = None, 0.0
+        best, key = None, -self.pile_bias
         for d in options:
             if d.kind == dc.TAKE:
                 pts, promise = self._value_with(h, d.card, w)
@@ -331,9 +338,9 @@ class PatientBot(PlannerBot):
         deck = view.deck_size
         if last is not None:
             if deck == 0:                  # this turn emptied the deck: call or deck-out
-                if lead >= 1:
+                if lead >= self.lead_at_deck_out:
                     return last
-            elif lead >= (3 if deck <= 2 * len(view.seats) else 9):
+            elif deck <= 2 * len(view.seats) and lead >= self.lead_when_low:
                 return last
         return end
 

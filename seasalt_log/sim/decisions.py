@@ -13,8 +13,9 @@ A :class:`Decision` is what a player decides *before* any hidden card is known:
 - after ``crab`` on a pile, the player looks through it and decides ``crab_take``;
 - ``end``, ``stop``, ``last_chance``.
 
-Each decision keeps the legal events it stands for (``events``), so the simulator resolves
-it to one of them and the engine stays the only judge of legality.
+:func:`group` also returns the legal events each decision stands for; they stay with the
+simulator, which resolves a decision to one of them, so the engine stays the only judge of
+legality and a bot never holds an event that names a hidden card.
 """
 
 from __future__ import annotations
@@ -45,8 +46,7 @@ class Decision(Struct, frozen=True):
     ``cards``: the pair laid down, or the two drawn cards for ``keep``; ``card``: the pile
     top for ``take``, the card kept for ``keep``, the card taken for ``crab_take``;
     ``pile``: the pile taken from / discarded onto / looked through; ``victim``: the seat a
-    shark pair steals from. ``events``: the legal events this decision stands for (one of
-    them is played; which one is chance, or the next decision).
+    shark pair steals from. A decision holds nothing the player may not see.
     """
 
     kind: str
@@ -54,12 +54,11 @@ class Decision(Struct, frozen=True):
     card: str | None = None
     pile: int | None = None
     victim: int | None = None
-    events: tuple[ev.Event, ...] = ()
 
-    def public(self) -> "Decision":
-        """The decision without its events (what tests compare across hidden states)."""
-        return Decision(self.kind, self.cards, self.card, self.pile, self.victim)
 
+#: decisions with, for each, the legal events it stands for (chance or a second decision
+#: picks one of them); the events stay with the simulator, bots only get the decisions
+Grouped = tuple[list[Decision], list[tuple[ev.Event, ...]]]
 
 _DT = ev.DeckDrawn
 _TK = ev.DiscardTaken
@@ -70,79 +69,75 @@ _SH = ev.SharkPlayed
 _EN = ev.TurnEnded
 _ST = ev.StopCalled
 _LC = ev.LastChanceCalled
+_DRAW = Decision(DRAW)
+_END = Decision(END)
+_STOP = Decision(STOP)
+_LAST = Decision(LAST_CHANCE)
 
 
-def group(moves: list[ev.Event]) -> list[Decision]:
-    """Group legal ``moves`` into the decisions a player makes before chance is resolved.
-
-    Order is stable: decisions appear in the order of their first move.
-    """
+def group(moves: list[ev.Event]) -> Grouped:
+    """Group legal ``moves`` into the decisions a player makes before chance is resolved,
+    in the order of their first move; returns ``(decisions, events of each decision)``."""
     out: list[Decision] = []
-    draws: list[ev.Event] = []
-    keyed: dict[tuple, list[ev.Event]] = {}
+    evs: list[list[ev.Event]] = []
+    keyed: dict[tuple, int] = {}
     for m in moves:
         t = type(m)
         if t is _DT:
-            if not draws:
-                out.append(None)  # type: ignore[arg-type]  # placeholder, filled below
-                draw_at = len(out) - 1
-            draws.append(m)
+            key = (DRAW,)
+            if key in keyed:
+                evs[keyed[key]].append(m)
+                continue
+            d = _DRAW
         elif t is _TK:
-            out.append(Decision(TAKE, card=m.card, pile=m.pile, events=(m,)))
+            d = Decision(TAKE, card=m.card, pile=m.pile)
         elif t is _CR:
             key = (CRAB, m.cards, m.pile)
             if key in keyed:
-                keyed[key].append(m)
-            else:
-                keyed[key] = [m]
-                out.append(key)  # type: ignore[arg-type]
+                evs[keyed[key]].append(m)
+                continue
+            d = Decision(CRAB, cards=m.cards, pile=m.pile)
         elif t is _FI:
-            key = (FISH, m.cards, None)
+            key = (FISH, m.cards)
             if key in keyed:
-                keyed[key].append(m)
-            else:
-                keyed[key] = [m]
-                out.append(key)  # type: ignore[arg-type]
+                evs[keyed[key]].append(m)
+                continue
+            d = Decision(FISH, cards=m.cards)
         elif t is _SH:
             key = (SHARK, m.cards, m.victim)
             if key in keyed:
-                keyed[key].append(m)
-            else:
-                keyed[key] = [m]
-                out.append(key)  # type: ignore[arg-type]
+                evs[keyed[key]].append(m)
+                continue
+            d = Decision(SHARK, cards=m.cards, victim=m.victim)
         elif t is _BO:
-            out.append(Decision(BOAT, cards=m.cards, events=(m,)))
+            out.append(Decision(BOAT, cards=m.cards))
+            evs.append([m])
+            continue
         elif t is _EN:
-            out.append(Decision(END, events=(m,)))
+            d = _END
         elif t is _ST:
-            out.append(Decision(STOP, events=(m,)))
+            d = _STOP
         elif t is _LC:
-            out.append(Decision(LAST_CHANCE, events=(m,)))
+            d = _LAST
         else:  # pragma: no cover - legal_moves lists input turn events only
             raise TypeError(f"not a turn event: {m!r}")
-    if draws:
-        out[draw_at] = Decision(DRAW, events=tuple(draws))
-    if keyed:
-        for i, d in enumerate(out):
-            if type(d) is tuple:
-                kind, cards, x = d
-                evs = tuple(keyed[d])
-                if kind == SHARK:
-                    out[i] = Decision(SHARK, cards=cards, victim=x, events=evs)
-                elif kind == CRAB:
-                    out[i] = Decision(CRAB, cards=cards, pile=x, events=evs)
-                else:
-                    out[i] = Decision(FISH, cards=cards, events=evs)
-    return out
+        if t in _GROUPED:
+            keyed[key] = len(out)
+        out.append(d)
+        evs.append([m])
+    return out, [tuple(e) for e in evs]
 
 
-def keep_options(draw: Decision) -> list[Decision]:
-    """The ``keep`` decisions after a two-card ``draw`` (the drawer now sees both cards)."""
-    return [Decision(KEEP, cards=e.cards, card=e.kept, pile=e.discard_pile, events=(e,))
-            for e in draw.events]
+_GROUPED = frozenset((_DT, _CR, _FI, _SH))
 
 
-def crab_options(crab: Decision) -> list[Decision]:
-    """The ``crab_take`` decisions after a ``crab`` on a pile (the player looks through it)."""
-    return [Decision(CRAB_TAKE, cards=crab.cards, card=e.took, pile=e.pile, events=(e,))
-            for e in crab.events]
+def keep_options(draws: tuple[ev.Event, ...]) -> Grouped:
+    """The ``keep`` decisions after a two-card draw (the drawer now sees both cards)."""
+    return ([Decision(KEEP, cards=e.cards, card=e.kept, pile=e.discard_pile) for e in draws],
+            [(e,) for e in draws])
+
+
+def crab_options(crabs: tuple[ev.Event, ...]) -> Grouped:
+    """The ``crab_take`` decisions after a crab pair on a pile (the player looks through it)."""
+    return ([Decision(CRAB_TAKE, cards=e.cards, card=e.took, pile=e.pile) for e in crabs],
+            [(e,) for e in crabs])

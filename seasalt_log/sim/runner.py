@@ -23,8 +23,11 @@ from .bots import Bot, make_bots
 #: the 58 cards in catalog order; every round shuffles a copy
 DECK: tuple[str, ...] = tuple(code for code, n in COUNT.items() for _ in range(n))
 
-#: the bots used when none are named: mostly the planner, with the others for variety
-DEFAULT_BOTS: tuple[str, ...] = ("planner", "greedy", "planner", "random")
+#: the bots used when none are named, seated in rotation: the strong planner, the patient
+#: bot whose long rounds reach the rare situations (the deck's last card, deck-outs, final
+#: turns on an empty deck, four mermaids), and the greedy and random bots for variety
+DEFAULT_BOTS: tuple[str, ...] = ("planner", "patient", "patient", "patient", "patient", "greedy",
+                                 "planner", "random")
 
 #: a game longer than this is a bug in a bot or the engine (no real game comes close)
 MAX_ROUNDS = 500
@@ -53,9 +56,13 @@ def lineup(bots: Sequence[str], players: int, index: int) -> list[str]:
     return [bots[(index + s) % k] for s in range(players)]
 
 
-def check_args(players: int, bots: Sequence[str] | None) -> tuple[str, ...]:
-    """Validate a player count and bot names; returns the bot names to use."""
+def check_args(players: int, bots: Sequence[str] | None, games: int = 0,
+               least: int = 0) -> tuple[str, ...]:
+    """Validate a player count, bot names and a number of games (at least ``least``);
+    returns the bot names to use. Raises :class:`SimulationError`."""
     from .bots import BOTS
+    if games < least:
+        raise SimulationError(f"games must be at least {least}, not {games}")
     if players not in (2, 3, 4):
         raise SimulationError(f"players must be 2, 3 or 4 (R-SETUP-1), not {players}")
     names = tuple(bots) if bots else DEFAULT_BOTS
@@ -106,35 +113,50 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             continue
         seat = f.player
         bot, brng = players[seat], bot_rngs[seat]
-        options = dc.group(legal_moves(s))
+        options, outcomes = dc.group(legal_moves(s))
         view = None
         if len(options) == 1:
-            d = options[0]
+            i = 0
         else:
             view = player_view(s, seat)
-            d = bot.choose(view, options, brng)
-        push(_resolve(s, d, bot, view, seat, brng, chance))
+            i = _pick(bot, view, options, brng)
+        evs = outcomes[i]
+        if len(evs) > 1:
+            evs = _resolve(s, options[i], evs, bot, view, seat, brng, chance)
+        push(evs[0])
 
 
-def _resolve(s: State, d: dc.Decision, bot: Bot, view, seat: int,
-             brng: random.Random, chance: random.Random) -> ev.Event:
-    """The event a decision becomes: chance by the simulator, second choices by the bot."""
-    evs = d.events
-    if len(evs) == 1:
-        return evs[0]
+def _pick(bot: Bot, view, options: list[dc.Decision], rng: random.Random) -> int:
+    """The index of the bot's choice among ``options``."""
+    choice = bot.choose(view, options, rng)
+    for i, d in enumerate(options):
+        if d is choice:
+            return i
+    for i, d in enumerate(options):  # an equal decision built by the bot
+        if d == choice:
+            return i
+    raise SimulationError(f"bot {bot.name!r} chose {choice!r}, which is not one of its options")
+
+
+def _resolve(s: State, d: dc.Decision, evs: tuple[ev.Event, ...], bot: Bot, view, seat: int,
+             brng: random.Random, chance: random.Random) -> tuple[ev.Event, ...]:
+    """The event a decision with several outcomes becomes: chance by the simulator, the
+    second choice (keep / crab_take) by the bot, which now sees the cards in question."""
     kind = d.kind
     if kind == dc.SHARK:                                            # R-DUO-SHARK: a random card
         stole = chance.choice(s.table.hands[d.victim])
-        return next(e for e in evs if e.stole == stole)
+        return (next(e for e in evs if e.stole == stole),)
     if kind == dc.DRAW:
-        options = dc.keep_options(d)
+        options, outcomes = dc.keep_options(evs)
     elif kind == dc.CRAB:
-        options = dc.crab_options(d)
+        options, outcomes = dc.crab_options(evs)
     else:  # pragma: no cover - fish with a recorded deck order has one outcome
         raise SimulationError(f"unexpected chance in a {kind} decision")
+    if len(options) == 1:
+        return outcomes[0]
     if view is None:
         view = player_view(s, seat)
-    return bot.choose(view, options, brng).events[0]
+    return outcomes[_pick(bot, view, options, brng)]
 
 
 def simulate(games: int, players: int, seed: int,
@@ -147,9 +169,7 @@ def simulate(games: int, players: int, seed: int,
     arguments always give the same games, byte for byte; game ``i`` has the id
     ``sim-<seed>-<i>`` and ``meta`` ``{"seed", "game", "bots"}``.
     """
-    names = check_args(players, bots)
-    if games < 0:
-        raise SimulationError(f"games must be at least 0, not {games}")
+    names = check_args(players, bots, games)
     cache: dict[str, Bot] = {}
     for i in range(games):
         seat_bots = lineup(names, players, i)

@@ -16,7 +16,7 @@ from msgspec import Struct
 
 from .. import events as ev
 from .bots import BOTS
-from .runner import SimulationError, check_args, play_game
+from .runner import check_args, play_game
 
 #: the strategies a tournament plays when none are named
 DEFAULT_STRATEGIES: tuple[str, ...] = ("random", "greedy", "planner", "patient")
@@ -70,9 +70,7 @@ def tournament(games: int, players: int, seed: int,
 
     ``progress``, if given, is called with the number of games finished after each game.
     """
-    names = tuple(dict.fromkeys(check_args(players, strategies or DEFAULT_STRATEGIES)))
-    if games < 1:
-        raise SimulationError(f"a tournament needs at least 1 game, not {games}")
+    names = tuple(dict.fromkeys(check_args(players, strategies or DEFAULT_STRATEGIES, games, 1)))
     seatings = lineups(names, players)
     cycles = -(-games // len(seatings))
     total = cycles * len(seatings)

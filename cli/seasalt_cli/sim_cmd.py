@@ -1,0 +1,116 @@
+"""``seasalt simulate`` and ``seasalt tournament``: seeded games played by bots."""
+
+from __future__ import annotations
+
+import sys
+from contextlib import contextmanager
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+from rich.table import Table
+
+from seasalt_log import events as ev
+from seasalt_log.sim import BOTS, DEFAULT_BOTS, simulate as simulate_games
+from seasalt_log.sim.runner import check_args
+from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
+
+from .app import JsonOption, app, err, handles_errors, out, print_json
+
+#: runs shorter than this many games get no progress bar
+PROGRESS_FROM = 200
+
+GamesOption = typer.Option(..., "--games", "-n", help="Number of games.", show_default=False)
+PlayersOption = typer.Option(..., "--players", "-p", help="Players per game: 2, 3 or 4.",
+                             show_default=False)
+SeedOption = typer.Option(..., "--seed", "-s", help="Seed: the same arguments give the same games.",
+                          show_default=False)
+
+
+def _bot_names(bots: str | None) -> list[str] | None:
+    if bots is None:
+        return None
+    return [b.strip() for b in bots.split(",") if b.strip()]
+
+
+@contextmanager
+def _progress(total: int, what: str):
+    """A progress bar on stderr for long runs on a terminal; yields a callback or None."""
+    if total < PROGRESS_FROM or not sys.stderr.isatty():
+        yield None
+        return
+    with Progress(f"[progress.description]{what}", BarColumn(), MofNCompleteColumn(),
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda done: bar.update(task, completed=done)
+
+
+@app.command()
+@handles_errors
+def simulate(
+    games: int = GamesOption,
+    players: int = PlayersOption,
+    seed: int = SeedOption,
+    bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
+                             help=f"Bot strategies ({', '.join(BOTS)}), seated in rotation "
+                                  f"[default: {','.join(DEFAULT_BOTS)}]", show_default=False),
+    out_file: Path = typer.Option(None, "--out", "-o", help="Write the log here instead of stdout.",
+                                  dir_okay=False, show_default=False),
+) -> None:
+    """Simulate games played by bots and write them as a log (JSON Lines, LOG_FORMAT.md).
+
+    Every event goes through the rules engine; the shuffles are recorded in each
+    round_started, so the log replays exactly. Game i is "sim-SEED-i"; its meta holds the
+    seed and the bots."""
+    names = _bot_names(bots)
+    check_args(players, names, games)
+    with _progress(games, "simulating") as tick:
+        if out_file is None:
+            _write(sys.stdout.buffer, games, players, seed, names, tick)
+            sys.stdout.flush()
+        else:
+            with open(out_file, "wb") as fh:
+                _write(fh, games, players, seed, names, tick)
+            err.print(f"{games} games written to {out_file}", markup=False)
+
+
+def _write(stream, games, players, seed, names, tick) -> None:
+    for i, game in enumerate(simulate_games(games, players, seed, names), 1):
+        stream.write(ev.encode_lines(game))
+        if tick is not None:
+            tick(i)
+
+
+@app.command()
+@handles_errors
+def tournament(
+    games: int = GamesOption,
+    players: int = PlayersOption,
+    seed: int = SeedOption,
+    bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
+                             help=f"Strategies to play ({', '.join(BOTS)}) "
+                                  f"[default: {','.join(DEFAULT_STRATEGIES)}]", show_default=False),
+    as_json: bool = JsonOption,
+) -> None:
+    """Play bot strategies against each other with seats rotated and print their win rates.
+
+    The number of games is rounded up to whole cycles of the lineups, so every strategy
+    sits in every seat equally often. A win shared by k players counts 1/k."""
+    names = _bot_names(bots)
+    check_args(players, names, games, least=1)
+    with _progress(games, "playing") as tick:
+        result = run_tournament(games, players, seed, names, progress=tick)
+    if as_json:
+        print_json(result)
+        return
+    table = Table(title=f"{result.games} games, {players} players, seed {seed} "
+                        f"(fair share {result.fair_share:.1%})")
+    for col in ("strategy", "seats", "wins", "win rate", "points/round", "LAST CHANCE won"):
+        table.add_column(col, justify="left" if col == "strategy" else "right")
+    for r in sorted(result.results, key=lambda r: -r.win_rate):
+        table.add_row(r.strategy, str(r.seats), f"{r.wins:g}", f"{r.win_rate:.1%}",
+                      f"{r.mean_points_per_round:.2f}",
+                      f"{r.last_chance_won}/{r.last_chance_calls}")
+    out.print(table)
+    out.print(f"{result.mean_rounds:.2f} rounds per game; {result.mermaid_wins} four-mermaid wins",
+              markup=False)
