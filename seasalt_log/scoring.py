@@ -40,25 +40,40 @@ class Breakdown(Struct, frozen=True):
 
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
     """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
-    laid = list(laid)
-    kinds: Counter[str] = Counter()
-    colors: Counter[str] = Counter()
-    for code in hand:
-        kinds[KIND[code]] += 1
-        colors[COLOR[code]] += 1
-    in_hand = Counter(kinds)
+    held = Counter(hand)
+    in_hand: dict[str, int] = {}
+    colors: dict[str, int] = {}
+    for code, n in held.items():
+        k = KIND[code]
+        in_hand[k] = in_hand.get(k, 0) + n
+        c = COLOR[code]
+        colors[c] = colors.get(c, 0) + n
+    kinds = dict(in_hand)
+    n_laid = 0
     for pair in laid:
+        n_laid += 1
         for code in pair:
-            kinds[KIND[code]] += 1
-            colors[COLOR[code]] += 1
+            k = KIND[code]
+            kinds[k] = kinds.get(k, 0) + 1
+            c = COLOR[code]
+            colors[c] = colors.get(c, 0) + 1
+    get = in_hand.get
     # R-SCORE-DUO: laid pairs 1 each; in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs
-    pairs = len(laid) + sum(in_hand[k] // 2 for k in ("crab", "boat", "fish"))
-    pairs += min(in_hand["shark"], in_hand["swimmer"])
-    collectors = sum(table[min(kinds[k], len(table) - 1)] for k, table in COLLECTOR_POINTS.items())
-    multipliers = sum(kinds[m] * kinds[k] * per for m, (k, per) in MULTIPLIERS.items())
+    pairs = (n_laid + get("crab", 0) // 2 + get("boat", 0) // 2 + get("fish", 0) // 2
+             + min(get("shark", 0), get("swimmer", 0)))
+    collectors = 0
+    for k, table in COLLECTOR_POINTS.items():
+        n = kinds.get(k)
+        if n:
+            collectors += table[min(n, len(table) - 1)]
+    multipliers = 0
+    for m, (k, per) in MULTIPLIERS.items():
+        n = kinds.get(m)
+        if n:
+            multipliers += n * kinds.get(k, 0) * per
     # R-SCORE-MERMAID: i-th mermaid scores the i-th largest colour group (white included)
     sizes = sorted(colors.values(), reverse=True)
-    mermaids = sum(sizes[:kinds["mermaid"]])
+    mermaids = sum(sizes[:kinds.get("mermaid", 0)])
     bonus = sizes[0] if sizes else 0
     return Breakdown(pairs, collectors, multipliers, mermaids,
                      pairs + collectors + multipliers + mermaids, bonus)
