@@ -1,0 +1,354 @@
+"""The simulator, its bots and the tournament: determinism, realism (every rule and edge case
+comes up in a seeded batch), bots that see only their own view, and the CLI commands."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from msgspec.structs import replace
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+from seasalt_log.engine import State, apply, legal_moves, next_derived, with_derived
+from seasalt_log.engine.moves import card_points
+from seasalt_log.engine.state import ROUND
+from seasalt_log.importers.jsonl import check_game, read_games
+from seasalt_log.scoring import breakdown
+from seasalt_log.sim import BOTS, DEFAULT_BOTS, SimulationError, lineup, play_game, simulate
+from seasalt_log.sim import decisions as dc
+from seasalt_log.sim.evaluate import Holding
+from seasalt_log.sim.seen import player_view
+from seasalt_log.sim.stats import CASES, cases, tally
+from seasalt_log.sim.tournament import lineups, tournament
+from seasalt_log.view import table_view
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+def states_of(game):
+    """(state before, event) for every event of ``game``."""
+    s = State()
+    for e in game:
+        yield s, e
+        s = apply(s, e)
+
+
+# ---------------------------------------------------------------- the games themselves
+
+def test_same_arguments_same_bytes_and_seeds_differ():
+    a = b"".join(ev.encode_lines(g) for g in simulate(12, 3, 7))
+    b = b"".join(ev.encode_lines(g) for g in simulate(12, 3, 7))
+    c = b"".join(ev.encode_lines(g) for g in simulate(12, 3, 8))
+    assert a == b
+    assert a != c
+    games = list(simulate(12, 3, 7))
+    assert len({ev.encode_lines(g) for g in games}) == 12     # games of one run differ too
+
+
+def test_one_game_replays_alone():
+    games = list(simulate(5, 2, 3, ["planner", "greedy"]))
+    assert play_game(3, 4, lineup(["planner", "greedy"], 2, 4)) == games[4]
+
+
+def test_game_shape_and_engine_acceptance():
+    for players in (2, 3, 4):
+        for i, game in enumerate(simulate(6, players, 11)):
+            start = game[0]
+            assert type(start) is ev.GameStarted
+            assert start.game_id == f"sim-11-{i}"
+            assert start.meta == {"seed": 11, "game": i, "bots": lineup(DEFAULT_BOTS, players, i)}
+            assert len(start.players) == players
+            rounds = [e for e in game if type(e) is ev.RoundStarted]
+            assert rounds and all(len(r.deck) == 56 for r in rounds)
+            assert type(game[-1]) is ev.GameEnded
+            # the derived events are exactly where the engine puts them
+            inputs = [e for e in game if type(e) not in ev.DERIVED_TYPES]
+            assert [e for e, _ in with_derived(inputs)] == game
+            # and the log reads back through the importer unchanged
+            raw = next(read_games(__import__("io").BytesIO(ev.encode_lines(game))))
+            assert check_game(raw).events == game
+
+
+def test_first_player_is_random_then_follows_the_ender():
+    firsts = Counter()
+    for game in simulate(40, 4, 5, ["greedy"]):
+        rounds = [e for e in game if type(e) is ev.RoundStarted]
+        firsts[rounds[0].first_player] += 1
+        s = State()
+        for e in game:
+            if type(e) is ev.RoundStarted and e.round > 1:
+                assert e.first_player == (s.flow.ender + 1) % 4      # R-SETUP-4
+            s = apply(s, e)
+    assert set(firsts) == {0, 1, 2, 3}
+
+
+def test_bad_arguments():
+    with pytest.raises(SimulationError, match="players must be 2, 3 or 4"):
+        next(simulate(1, 5, 1))
+    with pytest.raises(SimulationError, match="unknown bot 'chess'"):
+        next(simulate(1, 2, 1, ["random", "chess"]))
+    with pytest.raises(SimulationError, match="at least 0"):
+        next(simulate(-1, 2, 1))
+    assert list(simulate(0, 2, 1)) == []
+
+
+# ---------------------------------------------------------------- realism
+
+#: the situations every large batch must contain (RULES.md ids in stats.CASES)
+REQUIRED = ("crab", "crab_no_effect", "fish", "fish_no_effect", "boat", "boat_no_effect",
+            "shark", "shark_no_effect", "boat_extra_take", "deck_drawn_one", "deck_out",
+            "stop", "last_chance_won", "last_chance_tied", "last_chance_lost",
+            "final_turn_empty_deck", "call_on_empty_deck", "mermaid_win", "target_win",
+            "target_tie_break")
+
+
+@pytest.fixture(scope="module")
+def batch_counts() -> Counter:
+    total: Counter = Counter()
+    for players, games in ((2, 300), (3, 300), (4, 800)):   # deep rounds are likelier with 4
+        total += tally(simulate(games, players, 2024))
+    return total
+
+
+def test_every_case_happens_in_a_default_batch(batch_counts):
+    missing = [c for c in REQUIRED if not batch_counts[c]]
+    assert not missing, f"never happened: {missing}; counts: {dict(batch_counts)}"
+    assert set(REQUIRED) <= set(CASES)
+
+
+def test_case_counts_agree_with_the_events():
+    games = list(simulate(60, 4, 3))
+    c = tally(games)
+    flat = [e for g in games for e in g]
+    assert c["deck_drawn_one"] == sum(type(e) is ev.DeckDrawn and len(e.cards) == 1 for e in flat)
+    assert c["crab_no_effect"] == sum(type(e) is ev.CrabsPlayed and e.pile is None for e in flat)
+    assert c["shark"] == sum(type(e) is ev.SharkPlayed and e.victim is not None for e in flat)
+    assert c["deck_out"] == sum(type(e) is ev.RoundScored and e.ending == "deck_out" for e in flat)
+    assert c["stop"] == sum(type(e) is ev.StopCalled for e in flat)
+    assert c["mermaid_win"] + c["target_win"] == 60
+    scored = sum(type(e) is ev.RoundScored and e.ending == "last_chance" for e in flat)
+    assert c["last_chance_won"] + c["last_chance_tied"] + c["last_chance_lost"] == scored > 0
+
+
+# ---------------------------------------------------------------- bots see only their view
+
+def _hidden_variant(s: State, viewer: int, rng: random.Random) -> State:
+    """``s`` with everything ``viewer`` cannot see changed: the deck order, and the cards of
+    every hidden hand swapped with cards of the deck (hand sizes kept)."""
+    t, f = s.table, s.flow
+    deck = list(t.deck)
+    hands = list(t.hands)
+    for seat in range(s.n):
+        revealed = f.revealed & (1 << seat) or (f.call == "stop" and f.caller == seat)
+        if seat == viewer or revealed or not hands[seat] or not deck:
+            continue
+        hand = list(hands[seat])
+        for k in range(len(hand)):
+            j = rng.randrange(len(deck))
+            hand[k], deck[j] = deck[j], hand[k]
+        hands[seat] = tuple(hand)
+    rng.shuffle(deck)
+    return replace(s, table=replace(t, deck=tuple(deck), hands=tuple(hands)))
+
+
+def test_bots_choose_the_same_whatever_is_hidden():
+    rng = random.Random(99)
+    bots = {name: cls() for name, cls in BOTS.items()}
+    checked = changed = 0
+    for game in simulate(30, 3, 31):
+        for s, e in states_of(game):
+            if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
+                continue
+            seat = s.flow.player
+            options, _ = dc.group(legal_moves(s))
+            other = _hidden_variant(s, seat, rng)
+            other_options, _ = dc.group(legal_moves(other))
+            view = player_view(s, seat)
+            assert player_view(other, seat) == view == table_view(other, seat)
+            assert other_options == options
+            changed += other.table != s.table
+            for name, bot in bots.items():
+                a = bot.choose(view, options, random.Random(checked))
+                b = bot.choose(table_view(other, seat), other_options, random.Random(checked))
+                assert a == b, (name, a, b)
+            checked += 1
+    assert checked > 1000 and changed > checked // 2
+
+
+def test_decisions_name_no_hidden_card():
+    """A deck draw, a fish pair and a shark pair are decided before the card is known."""
+    seen_kinds = set()
+    for game in simulate(20, 2, 8):
+        for s, e in states_of(game):
+            if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
+                continue
+            options, outcomes = dc.group(legal_moves(s))
+            for d, evs in zip(options, outcomes):
+                seen_kinds.add(d.kind)
+                if d.kind in (dc.DRAW, dc.FISH, dc.SHARK):
+                    assert d.card is None
+                if d.kind == dc.DRAW:
+                    assert d.cards == ()
+                assert all(type(x) is type(evs[0]) for x in evs)
+    assert {dc.DRAW, dc.TAKE, dc.FISH, dc.SHARK, dc.CRAB, dc.BOAT, dc.END, dc.STOP,
+            dc.LAST_CHANCE} <= seen_kinds
+
+
+class _MustNotBeAsked(BOTS["random"]):
+    def choose(self, view, options, rng):
+        raise AssertionError("the bot was asked to resolve chance")
+
+
+def test_the_simulator_picks_the_stolen_card_uniformly():
+    """The bot picks the victim; the card is drawn by the simulator's RNG, uniformly over
+    the victim's cards (a card held twice is twice as likely)."""
+    from seasalt_log.sim.runner import _resolve
+    for game in simulate(40, 3, 4, ["planner"]):
+        for s, e in states_of(game):
+            if type(e) is not ev.SharkPlayed or e.victim is None:
+                continue
+            hand = s.table.hands[e.victim]
+            if len(hand) < 3 or len(set(hand)) == len(hand):
+                continue
+            options, outcomes = dc.group(legal_moves(s))
+            i = next(i for i, d in enumerate(options)
+                     if d.kind == dc.SHARK and d.victim == e.victim and d.cards == e.cards)
+            picks = Counter()
+            for k in range(3000):
+                (stolen,) = _resolve(s, options[i], outcomes[i], _MustNotBeAsked(), None,
+                                     s.flow.player, random.Random(0), random.Random(k))
+                picks[stolen.stole] += 1
+            for code, n in Counter(hand).items():
+                assert abs(picks[code] / 3000 - n / len(hand)) < 0.04, (hand, picks)
+            return
+    pytest.fail("no shark pair against a hand holding a card twice")
+
+
+# ---------------------------------------------------------------- fast paths equal the reference
+
+def test_player_view_and_fast_points_equal_the_reference():
+    n = 0
+    for players in (2, 3, 4):
+        for game in simulate(4, players, 21):
+            for s, _ in states_of(game):
+                if s.phase != ROUND:
+                    continue
+                for seat in range(s.n):
+                    assert player_view(s, seat) == table_view(s, seat)
+                    hand, laid = s.table.hands[seat], s.table.laid[seat]
+                    b = breakdown(hand, laid)
+                    h = Holding(hand, laid)
+                    assert card_points(hand, laid) == h.points() == b.card_points
+                    assert h.bonus() == b.color_bonus or not (hand or laid)
+                    n += 1
+    assert n > 1000
+
+
+# ---------------------------------------------------------------- the bots
+
+def test_each_bot_plays_whole_games_alone():
+    for name in BOTS:
+        for game in simulate(3, 2, 1, [name]):
+            assert game[0].meta["bots"] == [name, name]
+            assert type(game[-1]) is ev.GameEnded
+
+
+def test_greedy_calls_stop_as_soon_as_it_may():
+    for game in simulate(10, 2, 6, ["greedy"]):
+        for s, e in states_of(game):
+            if s.phase == ROUND and not s.flow.due and type(e) in (ev.TurnEnded,):
+                assert not any(type(m) is ev.StopCalled for m in legal_moves(s))
+
+
+def test_random_bot_is_uniform():
+    bot = BOTS["random"]()
+    options = [dc.Decision(dc.END), dc.Decision(dc.STOP), dc.Decision(dc.LAST_CHANCE)]
+    rng = random.Random(1)
+    picks = Counter(bot.choose(None, options, rng).kind for _ in range(3000))
+    assert all(900 < v < 1100 for v in picks.values())
+
+
+def test_planner_beats_greedy_and_random():
+    r = tournament(48, 2, 5, ["planner", "greedy", "random"])
+    rate = {x.strategy: x.win_rate for x in r.results}
+    assert rate["planner"] > rate["greedy"] > rate["random"]
+
+
+# ---------------------------------------------------------------- tournaments
+
+def test_lineups_are_balanced():
+    for strategies, players in ((["a", "b", "c"], 2), (["a", "b", "c"], 4), (["a", "b"], 3),
+                                (["a"], 2), (["a", "b", "c", "d"], 4)):
+        seatings = lineups(strategies, players)
+        assert len(set(seatings)) == len(seatings)
+        for seat in range(players):
+            counts = Counter(t[seat] for t in seatings)
+            assert set(counts) == set(strategies) and len(set(counts.values())) == 1
+
+
+def test_tournament_counts():
+    r = tournament(10, 3, 2, ["random", "greedy", "planner"])
+    assert r.games == 12 and r.lineups == 6          # rounded up to whole cycles
+    assert sum(x.wins for x in r.results) == pytest.approx(12)
+    assert all(x.seats == 12 for x in r.results)
+    assert tournament(10, 3, 2, ["random", "greedy", "planner"]) == r
+    with pytest.raises(SimulationError):
+        tournament(0, 3, 2)
+
+
+# ---------------------------------------------------------------- the CLI
+
+def test_cli_simulate_stdout_and_file(tmp_path):
+    r = run("simulate", "--games", 3, "--players", 2, "--seed", 4)
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    events = [ev.decode(x) for x in lines]
+    assert sum(type(e) is ev.GameStarted for e in events) == 3
+    assert r.stdout.encode() == b"".join(ev.encode_lines(g) for g in simulate(3, 2, 4))
+    out = tmp_path / "g.jsonl"
+    r = run("simulate", "-n", 3, "-p", 2, "-s", 4, "--out", out)
+    assert r.exit_code == 0 and out.read_bytes() == lines_bytes(lines)
+    r = run("simulate", "-n", 2, "-p", 4, "-s", 4, "--bots", "random, planner")
+    assert r.exit_code == 0
+    first = json.loads(r.stdout.splitlines()[0])
+    assert first["meta"]["bots"] == ["random", "planner", "random", "planner"]
+
+
+def lines_bytes(lines):
+    return "".join(x + "\n" for x in lines).encode()
+
+
+@pytest.mark.parametrize("args, message", [
+    (["simulate", "-n", 1, "-p", 5, "-s", 1], "players must be 2, 3 or 4"),
+    (["simulate", "-n", 1, "-p", 2, "-s", 1, "--bots", "random,bogus"], "unknown bot 'bogus'"),
+    (["simulate", "-n", -3, "-p", 2, "-s", 1], "games must be at least 0"),
+    (["tournament", "-n", 5, "-p", 1, "-s", 1], "players must be 2, 3 or 4"),
+    (["tournament", "-n", 5, "-p", 2, "-s", 1, "--bots", "nope"], "unknown bot 'nope'"),
+    (["tournament", "-n", 0, "-p", 2, "-s", 1], "games must be at least 1"),
+])
+def test_cli_errors_are_one_line(args, message):
+    r = run(*args)
+    assert r.exit_code == 1
+    assert r.stdout == ""
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0]
+    assert "Traceback" not in r.output
+
+
+def test_cli_tournament_table_and_json():
+    r = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random")
+    assert r.exit_code == 0, r.output
+    assert "greedy" in r.stdout and "random" in r.stdout and "win rate" in r.stdout
+    r = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random", "--json")
+    data = json.loads(r.stdout)
+    assert data["players"] == 2 and data["games"] == 6
+    assert {x["strategy"] for x in data["results"]} == {"greedy", "random"}
+    assert sum(x["wins"] for x in data["results"]) == pytest.approx(6)
