@@ -21,7 +21,12 @@ Pile = Annotated[int, Meta(ge=0, le=1, description="discard pile 0 or 1")]
 Timestamp = Annotated[str, Meta(
     pattern=r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$",
     description="RFC 3339 timestamp")]
-PlayerName = Annotated[str, Meta(min_length=1)]
+PlayerName = Annotated[str, Meta(min_length=1, max_length=100)]
+GameId = Annotated[str, Meta(min_length=1, max_length=200)]
+#: above this, a game could not be stored (the read models keep scores as SMALLINT)
+MAX_TARGET = 10_000
+#: ``meta`` may nest this deep, no deeper (deeper input could exhaust the decoder's stack)
+MAX_META_DEPTH = 32
 
 
 class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True,
@@ -33,8 +38,8 @@ class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True,
 
 class GameStarted(Event, tag="game_started"):
     players: Annotated[tuple[PlayerName, ...], Meta(min_length=2, max_length=4)]
-    game_id: Annotated[str, Meta(min_length=1)] | None = None
-    target: Annotated[int, Meta(ge=1)] | None = None
+    game_id: GameId | None = None
+    target: Annotated[int, Meta(ge=1, le=MAX_TARGET)] | None = None
     ruleset: Literal["base"] | None = None
     meta: dict[str, Any] | None = None
 
@@ -128,7 +133,9 @@ _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
 _SEAT_FIELDS = ("player", "first_player", "victim", "caller")
 _PER_SEAT = ("card_points", "color_bonus", "points", "totals")
-_ENUM_RE = re.compile(r"Invalid (?:enum )?value '([^']*)'")
+_ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
+_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_QUOTE_MAX = 40
 
 
 def encode(event: Event) -> bytes:
@@ -149,27 +156,39 @@ def decode(line: bytes | str) -> Event:
         raise _format_error(str(exc)) from None
     except msgspec.DecodeError as exc:
         raise LogFormatError(f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
+
+
+def _quote(value: str) -> str:
+    """``value`` quoted for a message, cut short when long (a message quotes, never echoes)."""
+    if len(value) <= _QUOTE_MAX:
+        return repr(value)
+    return repr(value[:_QUOTE_MAX]) + f"... ({len(value)} characters)"
 
 
 def _format_error(msg: str) -> LogFormatError:
-    reason, _, path = msg.partition(" - at `")
+    reason, _, path = msg.rpartition(" - at `")
+    if not _:
+        reason, path = msg, ""
     path = path.rstrip("`") or "$"
     m = _ENUM_RE.match(reason)
     if m:
+        value = m.group(1)
         if path == "$.type":
-            reason = f"unknown event type {m.group(1)!r}"
+            reason = f"unknown event type {_quote(value)}"
         elif path == "$.ruleset":
-            reason = f"unsupported ruleset {m.group(1)!r} (only 'base')"
+            reason = f"unsupported ruleset {_quote(value)} (only 'base')"
         elif path in ("$.ending", "$.reason"):
-            pass
+            reason = f"invalid value {_quote(value)}"
         else:
-            close = suggest(m.group(1))
-            reason = f"unknown card code {m.group(1)!r}" + (
+            close = suggest(value) if len(value) <= _QUOTE_MAX else []
+            reason = f"unknown card code {_quote(value)}" + (
                 "; did you mean " + ", ".join(close) + "?" if close else "")
     elif reason.startswith("Object missing required field"):
-        reason = "missing field " + reason.split("`")[1].join("''")
+        reason = "missing field " + _quote(reason.split("`", 1)[1].rsplit("`", 1)[0])
     elif reason.startswith("Object contains unknown field"):
-        reason = "unknown field " + reason.split("`")[1].join("''")
+        reason = "unknown field " + _quote(reason.split("`", 1)[1].rsplit("`", 1)[0])
     return LogFormatError(reason, path)
 
 
@@ -178,6 +197,16 @@ def validate(event: Event, n_players: int | None) -> None:
     if isinstance(event, GameStarted):
         if len(set(event.players)) != len(event.players):
             raise LogFormatError("players must have distinct names", "$.players")
+        for i, name in enumerate(event.players):
+            if _CONTROL_RE.search(name):
+                raise LogFormatError("a player name may not hold control characters or line breaks",
+                                     f"$.players[{i}]")
+        if event.game_id is not None and _CONTROL_RE.search(event.game_id):
+            raise LogFormatError("a game_id may not hold control characters or line breaks",
+                                 "$.game_id")
+        if event.meta is not None and _depth(event.meta, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
+            raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
+                                 "$.meta")
         return
     if n_players is None:
         raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")
@@ -195,6 +224,14 @@ def validate(event: Event, n_players: int | None) -> None:
         values = getattr(event, name, None)
         if values is not None and len(values) != n_players:
             raise LogFormatError(f"expected {n_players} values, one per seat, got {len(values)}", f"$.{name}")
+
+
+def _depth(value: Any, limit: int) -> int:
+    """How deep ``value`` nests (lists and objects), counting no further than ``limit``."""
+    if not isinstance(value, (dict, list)) or limit <= 0:
+        return 0
+    items = value.values() if isinstance(value, dict) else value
+    return 1 + max((_depth(v, limit - 1) for v in items), default=0)
 
 
 def json_schema() -> dict:

@@ -5,9 +5,11 @@ Every function takes plain arguments and returns data (msgspec Structs); none pr
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
+import duckdb
 from msgspec import Struct
 
 from . import events as ev
@@ -122,32 +124,56 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
 
     Each game is stored whole or not at all, with its read-model rows, in one transaction;
     with ``strict`` nothing is stored unless every game is good.
+
+    Memory stays bounded whatever the size of the logs: games are read one at a time and
+    written in batches of about :data:`BATCH_EVENTS` events; of the games already handled
+    only their id and length are kept (a game id met again is compared with the store
+    itself; validating, with 8-byte fingerprints of its events).
     """
     summary = ImportSummary(written=store is not None)
     heads = store.heads() if store is not None else {}
-    memo: dict[str, list[bytes]] = {}     # games of this import, by id: their encoded events
+    seen: dict[str, tuple[int, bytes]] = {}   # games of this import: (events, fingerprints)
     pending: list[tuple[GameWrite, GameOutcome]] = []
+    pending_ids: set[str] = set()
     pending_events = 0
     if store is not None and strict:
         store.begin()
+
+    def write(batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
+        """Write ``batch`` (in its own transaction unless strict); the error, rolled back."""
+        if not strict:
+            store.begin()
+        try:
+            store.write(w for w, _ in batch)
+            if not strict:
+                store.commit()
+            return None
+        except (SeasaltError, duckdb.Error) as exc:
+            store.rollback()
+            if strict:
+                store.begin()
+            if isinstance(exc, SeasaltError):
+                return exc
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return SeasaltError(f"the store refused the write: {first}")
 
     def flush() -> None:
         nonlocal pending, pending_events
         if not pending or store is None:
             return
-        if not strict:
-            store.begin()
-        try:
-            store.write(w for w, _ in pending)
-            if not strict:
-                store.commit()
-        except SeasaltError as exc:
-            store.rollback()
+        error = write(pending)
+        if error is not None and not strict and len(pending) > 1:
+            for item in pending:                   # one game at a time: only the bad one fails
+                e = write([item])
+                if e is not None:
+                    _, o = item
+                    msg = str(e) if f"game {o.game_id}" in str(e) else f"game {o.game_id}: {e}"
+                    o.status, o.error, o.events = "failed", msg, 0
+        elif error is not None:
             for _, o in pending:
-                o.status, o.error, o.events = "failed", str(exc), 0
-            if strict:
-                store.begin()
+                o.status, o.error, o.events = "failed", str(error), 0
         pending, pending_events = [], 0
+        pending_ids.clear()
 
     for item in check_logs(paths, progress):
         if isinstance(item, GameOutcome):
@@ -157,30 +183,34 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         gid = game.game_id
         outcome = GameOutcome(game_id=gid, status="new", source=game.source, line=game.first_line)
         summary.games.append(outcome)
-        stored = heads.get(gid, 0)
-        prev_hash = None
+        if gid in pending_ids:
+            flush()
+        if store is not None and gid in seen:
+            stored, prev_hash = store.head(gid)     # what this import really stored
+        else:
+            stored, prev_hash = heads.get(gid, 0), None
+            if store is None and gid in seen:
+                stored = seen[gid][0]
         if stored:
-            old = memo.get(gid)
-            if old is None and store is not None:
-                old = store.read_json(gid)
-            status, error = _compare(game, old or [])
+            if store is not None:
+                status, error = _compare(game, store.read_json(gid))
+                if status != "unchanged" and prev_hash is None:
+                    prev_hash = store.head(gid)[1]
+            else:
+                status, error = _compare_digest(game, *seen[gid])
             if status == "failed":
                 outcome.status, outcome.error, outcome.rule = status, error, "CONFLICT"
                 continue
             outcome.status = status
             if status == "unchanged":
                 continue
-            if any(w.game_id == gid for w, _ in pending):
-                flush()
-            if store is not None:
-                prev_hash = store.head(gid)[1]
-        write = plan_write(gid, game.events, game.states, stored=stored, prev_hash=prev_hash)
-        outcome.events = len(write.event_rows)
-        heads[gid] = len(game.events)
-        memo[gid] = [ev.encode(e) for e in game.events]
+        planned = plan_write(gid, game.events, game.states, stored=stored, prev_hash=prev_hash)
+        outcome.events = len(planned.event_rows)
+        seen[gid] = (len(game.events), b"" if store is not None else _fingerprints(game.events))
         if store is None:
             continue
-        pending.append((write, outcome))
+        pending.append((planned, outcome))
+        pending_ids.add(gid)
         pending_events += outcome.events
         if pending_events >= BATCH_EVENTS:
             flush()
@@ -194,6 +224,29 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         else:
             store.commit()
     return summary
+
+
+def _fingerprints(events: Sequence[ev.Event]) -> bytes:
+    """8 bytes per event: a sha256 chain over the encoded events (prefix ``k`` of a game is
+    identified by bytes ``8k-8 .. 8k``)."""
+    h = hashlib.sha256()
+    out = bytearray()
+    for e in events:
+        h.update(ev.encode(e))
+        h.update(b"\n")
+        out += h.copy().digest()[:8]
+    return bytes(out)
+
+
+def _compare_digest(game: CheckedGame, n: int, prints: bytes) -> tuple[str, str | None]:
+    """:func:`_compare` against a game met earlier in the same validation, known by its
+    length and :func:`_fingerprints` (validating keeps no events, only 8 bytes each)."""
+    mine = _fingerprints(game.events)
+    k = min(n, len(game.events))
+    if k and mine[8 * k - 8:8 * k] != prints[8 * k - 8:8 * k]:
+        return "failed", (f"game {game.game_id}: a different history is given earlier in this "
+                          "log under this id")
+    return ("extended", None) if len(game.events) > n else ("unchanged", None)
 
 
 # ---------------------------------------------------------------- live appends

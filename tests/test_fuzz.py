@@ -1,0 +1,697 @@
+"""Fuzzing the import: valid logs broken in every way a file can be broken.
+
+A seeded mutator takes valid games (simulated through the engine) and drops, duplicates,
+swaps and truncates lines; changes types, numbers, seats and card codes; adds unknown
+fields; inserts invalid UTF-8, huge numbers, very long strings and deep nesting. Every case
+goes through :func:`seasalt_log.service.import_logs` (a sample also through ``seasalt
+import`` with Typer's runner). For every case:
+
+- nothing but a :class:`~seasalt_log.errors.SeasaltError` leaves the library, and every
+  error is one clear line (no traceback, no newline, not the whole input echoed back);
+- the store never holds part of a game: every game touched is whole (seq 1..n, the games
+  row says n, every event legal, read models equal a recomputation) or absent, and the
+  events table grew by exactly the events the summary says were stored;
+- a game stored before the fuzzing started is untouched (its export is byte-identical).
+
+Cases are imported in batches of files (as a user imports a directory); every fifth batch
+also goes through the CLI. ``SEASALT_FUZZ_CASES`` sets the number of cases (default 2000; the long run in
+docs/RELIABILITY.md uses 100000), ``SEASALT_FUZZ_SEED`` the seed. A failure names the case;
+``SEASALT_FUZZ_KEEP=DIR`` keeps the failing log there.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import re
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+import msgspec
+from msgspec import Struct
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+from seasalt_log.cards import CODES
+from seasalt_log.engine import ENDED, with_derived
+from seasalt_log.errors import SeasaltError
+from seasalt_log.service import export_lines, import_logs
+from seasalt_log.store import Store
+from seasalt_log.verify import verify_store
+
+from .reliability_helpers import assert_games_whole, valid_games
+
+CASES = int(os.environ.get("SEASALT_FUZZ_CASES", "2000"))
+SEED = int(os.environ.get("SEASALT_FUZZ_SEED", "1"))
+CLI_EVERY = int(os.environ.get("SEASALT_FUZZ_CLI_EVERY", "5"))   # every Nth batch also via the CLI
+BATCH = 40                # case files per import call (as a user imports a directory)
+SEGMENT = 2000            # cases per store (a fresh store then, so a long run stays fast)
+VERIFY_PER_BATCH = 6      # stored games verified right after their batch (all at segment end)
+MAX_MESSAGE = 4000        # a clear message quotes the input, it does not echo all of it
+
+CODE_LIST = list(CODES)
+KEEP = os.environ.get("SEASALT_FUZZ_KEEP")
+
+
+# ---------------------------------------------------------------- values to break things with
+
+def _nested(depth: int, kind: str = "list") -> object:
+    v: object = 0
+    for _ in range(depth):
+        v = [v] if kind == "list" else {"a": v}
+    return v
+
+
+def weird_value(rng: random.Random) -> object:
+    """A value of the wrong type, out of range, huge, deep or strangely encoded."""
+    pick = rng.randrange(30)
+    if pick == 0:
+        return None
+    if pick == 1:
+        return rng.choice((True, False))
+    if pick == 2:
+        return rng.choice((0, 1, 2, 3, 4, 5, -1, -2, 7, 56, 58))
+    if pick == 3:
+        return rng.choice((127, 128, 255, 256, 32767, 32768, 65535, 65536, 2**31 - 1, 2**31,
+                           2**63 - 1, 2**63, 2**64, -2**63 - 1, 10**30, -10**30, 10**400))
+    if pick == 4:
+        return rng.choice((0.0, 0.5, 1.0, -0.0, 1e308, -1e308, 5e-324, 2.5))
+    if pick == 5:
+        return rng.choice(("", " ", "x", "0", "1", "null", "true", "[]", "{}"))
+    if pick == 6:
+        return "a" * rng.choice((300, 10_000, 1_000_000))
+    if pick == 7:
+        return rng.choice(CODE_LIST)
+    if pick == 8:
+        c = rng.choice(CODE_LIST)
+        return rng.choice((c.upper(), c + "k", c.replace(":", "-"), c.split(":")[0], ":" + c,
+                           c + " ", " " + c, c.replace("-", "_"), c[:-1], c * 2,
+                           c.split(":")[0] + ":" + "x" * 5000))
+    if pick == 9:
+        return rng.choice(("\u0000", "\n", "a\nb", "\r", "\t", "\u2028", "\u202e", "é", "\U0001F980",
+                           "\ufeff", "\ud800", "\udfff", "\x7f", "a\u0000b"))
+    if pick == 10:
+        return []
+    if pick == 11:
+        return {}
+    if pick == 12:
+        return _nested(rng.choice((2, 30, 200, 1000, 5000)), rng.choice(("list", "dict")))
+    if pick == 13:
+        return [rng.choice(CODE_LIST) for _ in range(rng.choice((0, 1, 2, 3, 55, 56, 57, 200)))]
+    if pick == 14:
+        return [rng.randrange(-2, 6) for _ in range(rng.randrange(0, 6))]
+    if pick == 15:
+        return {"type": "turn_ended", "player": 0}
+    if pick == 16:
+        return rng.choice(("Ann", "Ben", "Ann", "sim-1-0", "2024-01-01T00:00:00Z", "2024-13-45T99:99:99Z"))
+    if pick == 17:
+        return rng.choice([t.__struct_config__.tag for t in ev.EVENT_TYPES] + ["unknown", "Turn_Ended"])
+    if pick == 18:
+        return [None, None]
+    if pick == 19:
+        return {"x" * 1000: [1, 2, {"y": None}]}
+    return rng.randrange(-3, 8)
+
+
+def tweak(rng: random.Random, value: object) -> object:
+    """A value near the original: a number moved, a card swapped, a list edited."""
+    if isinstance(value, bool):
+        return not value
+    if isinstance(value, int):
+        return rng.choice((value + 1, value - 1, -value, value * 1000, rng.randrange(6), value + 4))
+    if isinstance(value, str):
+        if value in CODES:
+            return rng.choice(CODE_LIST)
+        return rng.choice((value + "x", value[:-1], value.upper(), "", value * 3))
+    if isinstance(value, list):
+        v = list(value)
+        op = rng.randrange(5)
+        if op == 0 and v:
+            del v[rng.randrange(len(v))]
+        elif op == 1 and v:
+            v.insert(rng.randrange(len(v) + 1), rng.choice(v))
+        elif op == 2:
+            rng.shuffle(v)
+        elif op == 3 and v:
+            v[rng.randrange(len(v))] = weird_value(rng)
+        else:
+            v.append(rng.choice(CODE_LIST))
+        return v
+    if isinstance(value, dict):
+        v = dict(value)
+        v[rng.choice(("x", "seed", "", "type"))] = weird_value(rng)
+        return v
+    return weird_value(rng)
+
+
+# ---------------------------------------------------------------- mutations of one log
+
+def _slots(obj, path=()):
+    """Every (container, key) inside a decoded JSON value."""
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            yield obj, k
+            if isinstance(v, (dict, list)) and len(path) < 6:
+                yield from _slots(v, path + (k,))
+    elif isinstance(obj, list):
+        for i, v in enumerate(obj[:60]):
+            yield obj, i
+            if isinstance(v, (dict, list)) and len(path) < 6:
+                yield from _slots(v, path + (i,))
+
+
+def _dump(obj) -> bytes:
+    return json.dumps(obj, separators=(",", ":")).encode()
+
+
+def mutate_json(rng: random.Random, lines: list[bytes]) -> str:
+    """Change one field of one line: retype, tweak, delete, rename, add an unknown field."""
+    if not lines:
+        return "json:empty"
+    i = rng.randrange(len(lines))
+    try:
+        obj = json.loads(lines[i])
+    except (ValueError, RecursionError):
+        return "json:unparsable"
+    if not isinstance(obj, dict):
+        return "json:not-object"
+    slots = list(_slots(obj))
+    op = rng.randrange(8)
+    name = "json:"
+    if op == 0 or not slots:
+        key = rng.choice(("extra", "Player", "players ", "at", "game_id", "type", "index", "seq",
+                          "meta", "deck", "discard_pile", "x" * 300))
+        obj[key] = weird_value(rng)
+        name += "add-field"
+    else:
+        container, key = rng.choice(slots)
+        if op in (1, 2, 3):
+            container[key] = weird_value(rng)
+            name += "retype"
+        elif op in (4, 5):
+            container[key] = tweak(rng, container[key])
+            name += "tweak"
+        elif op == 6:
+            if isinstance(container, dict):
+                del container[key]
+            else:
+                del container[key]
+            name += "delete"
+        else:
+            if isinstance(container, dict):
+                container[str(key) + rng.choice(("_", "s", "X"))] = container.pop(key)
+            name += "rename"
+    try:
+        lines[i] = _dump(obj)
+    except (ValueError, RecursionError):
+        return name + ":undumpable"
+    return name
+
+
+def _pos(rng, lines):
+    return rng.randrange(len(lines)) if lines else 0
+
+
+def mutate_lines(rng: random.Random, lines: list[bytes], foreign: list[bytes]) -> str:
+    """Line and byte level damage: drop, duplicate, swap, truncate, garbage, bad UTF-8, ..."""
+    op = rng.randrange(24)
+    if not lines:
+        lines.append(b"{}")
+    n = len(lines)
+    i, j = _pos(rng, lines), _pos(rng, lines)
+    if op == 0:
+        del lines[i]
+        return "drop"
+    if op == 1:
+        lines.insert(j, lines[i])
+        return "duplicate"
+    if op == 2:
+        lines[i], lines[j] = lines[j], lines[i]
+        return "swap"
+    if op == 3 and n > 1:
+        k = min(i, n - 2)
+        lines[k], lines[k + 1] = lines[k + 1], lines[k]
+        return "swap-adjacent"
+    if op == 4:
+        del lines[rng.randrange(1, n + 1):]
+        return "truncate-lines"
+    if op == 5:
+        blob = b"\n".join(lines)
+        cut = rng.randrange(len(blob) + 1)
+        lines[:] = blob[:cut].split(b"\n")
+        return "truncate-bytes"
+    if op == 6:
+        lines.insert(j, rng.choice(foreign) if foreign else b"{}")
+        return "foreign-line"
+    if op == 7 and n > 1:
+        k = min(i, n - 2)
+        lines[k:k + 2] = [lines[k] + lines[k + 1]]
+        return "join-lines"
+    if op == 8:
+        line = lines[i]
+        cut = rng.randrange(len(line) + 1)
+        lines[i:i + 1] = [line[:cut], line[cut:]]
+        return "split-line"
+    if op == 9:
+        lines.insert(j, rng.choice((b"", b"   ", b"\t", b"\r", b"\x0c", b"\x00", b"#", b"//")))
+        return "blank-ish-line"
+    if op == 10:
+        lines.insert(j, bytes(rng.randrange(256) for _ in range(rng.randrange(1, 40))))
+        return "garbage-line"
+    if op == 11:
+        line = lines[i]
+        k = rng.randrange(len(line) + 1)
+        bad = rng.choice((b"\xff", b"\xfe\xff", b"\xc3", b"\xc3\x28", b"\xe2\x82", b"\xed\xa0\x80",
+                          b"\xf0\x9f", b"\xf8\x88\x80\x80\x80", b"\xc0\xaf", b"\x80"))
+        lines[i] = line[:k] + bad + line[k:]
+        return "invalid-utf8"
+    if op == 12:
+        line = bytearray(lines[i])
+        if line:
+            for _ in range(rng.randrange(1, 4)):
+                line[rng.randrange(len(line))] = rng.randrange(256)
+        lines[i] = bytes(line)
+        return "byte-flip"
+    if op == 13:
+        lines[i] = re.sub(rb"\d+", lambda m: rng.choice(
+            (b"9" * 400, b"1e999", b"-0", b"1.0", b"NaN", b"Infinity", b"-1", b"0x10", b"01",
+             b"18446744073709551616", b"9223372036854775808", b"-9223372036854775809")),
+            lines[i], count=1)
+        return "number-text"
+    if op == 14:
+        depth = rng.choice((100, 1000, 10_000, 200_000))
+        nest = rng.choice((b"[", b'{"a":'))
+        close = b"]" if nest == b"[" else b"}"
+        lines[i] = lines[i].replace(b"{", b'{"meta":' + nest * depth + b"1" + close * depth + b",", 1)
+        return "deep-nesting"
+    if op == 15:
+        lines[i] = lines[i].replace(b'"player":', b'"player":0,"player":', 1)
+        return "duplicate-key"
+    if op == 16:
+        lines[i] = lines[i].replace(b'"', b'"\\ud800', 1) if rng.random() < 0.5 else \
+            lines[i].replace(b'":"', b'":"\\u0000', 1)
+        return "escape"
+    if op == 17:
+        lines[0] = b"\xef\xbb\xbf" + lines[0]
+        return "bom"
+    if op == 18:
+        lines[:] = [line + b"\r" for line in lines]
+        return "crlf"
+    if op == 19:
+        lines[i] = lines[i] + b" " + lines[j]
+        return "two-objects"
+    if op == 20:
+        lines[i] = b"[" + lines[i] + b"]"
+        return "wrapped"
+    if op == 21:
+        k = rng.randrange(len(lines[i]) + 1)
+        lines[i] = lines[i][:k] + b"x" * rng.choice((1000, 100_000, 2_000_000)) + lines[i][k:]
+        return "long-junk"
+    if op == 22:
+        seg = sorted((i, j))
+        lines[seg[0]:seg[1] + 1] = reversed(lines[seg[0]:seg[1] + 1])
+        return "reverse"
+    lines[:] = lines + lines
+    return "repeat-game"
+
+
+# ---------------------------------------------------------------- the base material
+
+class Material:
+    """Valid games as lines, with and without derived events. Half of them are replayed
+    with a low ``target`` so they end after a round or two: short games make fast cases."""
+
+    def __init__(self, seed: int):
+        games = valid_games(8, seed=seed)
+        self.games = games[:4] + [shortened(g, 6 + i) for i, g in enumerate(games[4:])]
+        self.full = [ev.encode_lines(g).splitlines() for g in self.games]
+        self.inputs = [ev.encode_lines(e for e in g if type(e) not in ev.DERIVED_TYPES).splitlines()
+                       for g in self.games]
+        self.foreign = [line for g in self.full for line in g[::17]]
+
+
+def shortened(game: list[ev.Event], target: int) -> list[ev.Event]:
+    """The same play with ``target`` points to win: the engine's derived events, cut where
+    the game now ends."""
+    start = msgspec.structs.replace(game[0], target=target)
+    inputs = [start] + [e for e in game[1:] if type(e) not in ev.DERIVED_TYPES]
+    out = []
+    for e, state in with_derived(inputs):
+        out.append(e)
+        if state.phase == ENDED:
+            break
+    return out
+
+
+def with_id(first: bytes, game_id: str | None) -> bytes:
+    obj = json.loads(first)
+    if game_id is None:
+        obj.pop("game_id", None)
+    else:
+        obj["game_id"] = game_id
+    return _dump(obj)
+
+
+def make_case(rng: random.Random, case: int, mat: Material, preexisting: str) -> tuple[bytes, list[str], list[str]]:
+    """One broken log: (bytes, the mutations applied, the game ids it was meant to hold)."""
+    out: list[bytes] = []
+    names: list[str] = []
+    ids: list[str] = []
+    for k in range(rng.choice((1, 1, 1, 1, 2, 3))):
+        g = rng.randrange(len(mat.games))
+        lines = list((mat.inputs if rng.random() < 0.3 else mat.full)[g])
+        if rng.random() < 0.6:
+            lines = lines[:rng.randrange(1, len(lines) + 1)]     # a game in progress
+        r = rng.random()
+        if r < 0.75:
+            gid = f"fz-{case}-{k}"
+            lines[0] = with_id(lines[0], gid)
+            ids.append(gid)
+        elif r < 0.83:
+            lines[0] = with_id(lines[0], None)
+            names.append("no-id")
+        elif r < 0.9:
+            lines[0] = with_id(lines[0], preexisting)
+            ids.append(preexisting)
+            names.append("pre-existing-id")
+        else:
+            ids.append(mat.games[g][0].game_id)
+            names.append("base-id")
+        out.extend(lines)
+    n_mut = rng.choice((0, 1, 1, 1, 2, 2, 3, 5))
+    for _ in range(n_mut):
+        if rng.random() < 0.55:
+            names.append(mutate_json(rng, out))
+        else:
+            names.append(mutate_lines(rng, out, mat.foreign))
+    data = b"\n".join(out) + (b"\n" if rng.random() < 0.9 else b"")
+    return data, names, ids
+
+
+# ---------------------------------------------------------------- the checks
+
+def assert_clear(message: str, where: str) -> None:
+    """A message a user can read: one line, not empty, no traceback, not the input echoed."""
+    assert message and message.strip(), f"{where}: empty error message"
+    assert "\n" not in message and "\r" not in message, f"{where}: multi-line error {message[:300]!r}"
+    assert "Traceback" not in message, f"{where}: traceback in {message[:300]!r}"
+    assert len(message) <= MAX_MESSAGE, f"{where}: {len(message)}-character error {message[:300]!r}..."
+
+
+def event_count(store: Store) -> int:
+    return store.con.execute("SELECT count(*) FROM events").fetchone()[0]
+
+
+class Case(Struct):
+    """One fuzz case written to a file."""
+
+    number: int
+    path: Path
+    mutations: list[str]
+    ids: list[str]
+
+    def where(self, seed: int) -> str:
+        return f"fuzz case {self.number} (seed {seed}; {', '.join(self.mutations) or 'no mutation'})"
+
+
+def _heads(store: Store) -> dict[str, tuple]:
+    """Every stored game's (event count, last seq)."""
+    rows = store.con.execute("SELECT game_id, count(*), max(seq) FROM events GROUP BY game_id").fetchall()
+    return {g: (n, m) for g, n, m in rows}
+
+
+def run_library_batch(store: Store, cases: list[Case], strict: bool, seed: int) -> int:
+    """Import the cases' files in one call and check the store; returns games stored.
+
+    Games the import stored (new or extended) must be whole; every other game it touched
+    must be as it was before (absent, or the same events)."""
+    before = event_count(store)
+    games_before = store.con.execute("SELECT count(*) FROM games").fetchone()[0]
+    by_source = {str(c.path): c for c in cases}
+    where_all = f"fuzz cases {cases[0].number}..{cases[-1].number} (seed {seed})"
+    planned = {g for c in cases for g in c.ids}
+    heads_before = _heads(store)
+    try:
+        summary = import_logs(store, [c.path for c in cases], strict=strict)
+    except SeasaltError as exc:         # allowed: one clear line, nothing half-written
+        assert_clear(str(exc), where_all)
+        assert event_count(store) == before, f"{where_all}: {exc}, yet events were written"
+        return 0
+    except BaseException:
+        culprit = _culprit(cases, strict)
+        raise AssertionError(f"{culprit.where(seed) if culprit else where_all}: an exception "
+                             "other than SeasaltError escaped import_logs") from None
+    changed: set[str] = set()
+    touched = set(planned)
+    for o in summary.games:
+        case = by_source.get(o.source)
+        where = case.where(seed) if case else where_all
+        assert o.status in ("new", "extended", "unchanged", "failed"), where
+        if o.status == "failed":
+            assert_clear(o.error or "", where)
+        if o.game_id is not None:
+            touched.add(o.game_id)
+            if o.status in ("new", "extended") and summary.written:
+                changed.add(o.game_id)
+    grew = event_count(store) - before
+    assert grew == summary.events_stored, (
+        f"{where_all}: the events table grew by {grew}, the summary says {summary.events_stored}")
+    if strict and summary.failed:
+        assert grew == 0, f"{where_all}: --strict with failures stored {grew} events"
+    heads_after = _heads(store)
+    for gid in set(heads_after) | set(heads_before):
+        if gid in changed:
+            continue
+        assert heads_after.get(gid) == heads_before.get(gid), (
+            f"{where_all}: game {gid!r} was not reported stored, yet it changed "
+            f"({heads_before.get(gid)} -> {heads_after.get(gid)})")
+    for gid in changed:
+        assert gid in heads_after, f"{where_all}: game {gid!r} reported stored but absent"
+    # whole or absent: structure of every game the import touched; the engine and the read
+    # models of a sample of the stored ones here, and of every game when the segment closes
+    check = sorted(touched - (set(heads_before) - changed))
+    assert_games_whole(store, check, verify=sorted(changed)[:VERIFY_PER_BATCH])
+    return store.con.execute("SELECT count(*) FROM games").fetchone()[0] - games_before
+
+
+def _culprit(cases: list[Case], strict: bool) -> Case | None:
+    """The first case that makes import_logs raise on its own, in a scratch store."""
+    import tempfile
+    for c in cases:
+        with tempfile.TemporaryDirectory() as d:
+            with Store.open(Path(d) / "s.duckdb") as scratch:
+                try:
+                    import_logs(scratch, [c.path], strict=strict)
+                except SeasaltError:
+                    pass
+                except BaseException:
+                    return c
+    return None
+
+
+def run_cli_batch(runner: CliRunner, db: Path, cases: list[Case], seed: int) -> None:
+    """``seasalt import`` on the same files: one clear line per failed game, no traceback."""
+    where = f"fuzz cases {cases[0].number}..{cases[-1].number} (seed {seed}) through the CLI"
+    result = runner.invoke(app, ["import", *(str(c.path) for c in cases), "--db", str(db),
+                                 "--no-progress"])
+    exc = result.exception
+    assert exc is None or isinstance(exc, SystemExit), (
+        f"{where}: the CLI raised {type(exc).__name__}: {exc}")
+    assert result.exit_code in (0, 1), f"{where}: exit code {result.exit_code}"
+    lines = result.stderr.splitlines()
+    assert lines and lines[-1].startswith("games: "), f"{where}: no summary line"
+    for line in lines:
+        assert line.startswith(("error: ", "games: ")), f"{where}: unexpected output {line[:300]!r}"
+        assert_clear(line, where)
+    errors = sum(line.startswith("error: ") for line in lines)
+    failed = int(re.search(r"(\d+) failed", lines[-1]).group(1))
+    assert errors == failed, f"{where}: {failed} failed games but {errors} error lines"
+    assert (failed > 0) == (result.exit_code == 1), f"{where}: exit {result.exit_code}, {failed} failed"
+    assert "Traceback" not in result.output
+
+
+def fuzz(tmp: Path, cases: int, seed: int, *, batch: int = BATCH, cli_every: int = CLI_EVERY,
+         log=None) -> dict[str, int]:
+    """Run ``cases`` fuzz cases, ``batch`` files per import; returns counts."""
+    mat = Material(seed)
+    runner = CliRunner()
+    stats = {"cases": 0, "stored": 0, "mutations": 0, "cli_cases": 0}
+    preexisting = mat.games[0][0].game_id
+    pre_log = tmp / "pre.jsonl"
+    pre_log.write_bytes(ev.encode_lines(mat.games[0]))
+    store = None
+    pre_export = b""
+    cli_db = tmp / "cli.duckdb"
+    cases_dir = tmp / "cases"
+    t0 = time.time()
+    try:
+        for b, first in enumerate(range(0, cases, batch)):
+            if first % SEGMENT < batch:
+                if store is not None:
+                    _close_segment(store, preexisting, pre_export)
+                    store.close()
+                for p in tmp.glob("lib-*.duckdb*"):
+                    p.unlink()
+                store = Store.open(tmp / f"lib-{first}.duckdb")
+                assert import_logs(store, [pre_log]).new == 1
+                pre_export = b"".join(export_lines(store, [preexisting]))
+            shutil.rmtree(cases_dir, ignore_errors=True)
+            cases_dir.mkdir()
+            todo = []
+            for number in range(first, min(first + batch, cases)):
+                rng = random.Random(f"{seed}:{number}")
+                data, names, ids = make_case(rng, number, mat, preexisting)
+                path = cases_dir / f"case-{number}.jsonl"
+                path.write_bytes(data)
+                todo.append(Case(number, path, names, ids))
+                stats["mutations"] += len(names)
+            try:
+                stats["stored"] += run_library_batch(store, todo, b % 10 == 9, seed)
+                assert b"".join(export_lines(store, [preexisting])) == pre_export, (
+                    f"fuzz cases {first}..: the pre-existing game changed")
+                if cli_every and b % cli_every == 0:
+                    run_cli_batch(runner, cli_db, todo, seed)
+                    stats["cli_cases"] += len(todo)
+            except BaseException:
+                if KEEP:
+                    Path(KEEP).mkdir(parents=True, exist_ok=True)
+                    for c in todo:
+                        shutil.copy(c.path, Path(KEEP) / f"seed-{seed}-{c.path.name}")
+                raise
+            stats["cases"] += len(todo)
+            if log is not None and (b + 1) % 25 == 0:
+                log(f"{stats['cases']} cases, {stats['stored']} games stored, "
+                    f"{time.time() - t0:.0f} s")
+        if store is not None:
+            _close_segment(store, preexisting, pre_export)
+    finally:
+        if store is not None:
+            store.close()
+    if cli_db.exists():
+        with Store.open(cli_db, read_only=True) as cli_store:
+            report = verify_store(cli_store)
+            assert report.ok, "\n".join(map(str, report.differences[:20]))
+    stats["seconds"] = round(time.time() - t0)
+    return stats
+
+
+def _close_segment(store: Store, preexisting: str, pre_export: bytes) -> None:
+    """The whole store verifies, and the pre-existing game is as it was."""
+    report = verify_store(store)
+    assert report.ok, "\n".join(map(str, report.differences[:20]))
+    assert b"".join(export_lines(store, [preexisting])) == pre_export
+
+
+# ---------------------------------------------------------------- the tests
+
+def test_fuzzed_logs_import_whole_or_fail_cleanly(tmp_path):
+    stats = fuzz(tmp_path, CASES, SEED)
+    assert stats["cases"] == CASES
+    assert stats["stored"] > 0           # some cases are valid games
+    assert stats["cli_cases"] > 0
+
+
+def test_mutator_breaks_most_logs(tmp_path):
+    """The fuzzer is not toothless: most mutated logs are refused."""
+    mat = Material(SEED)
+    refused = 0
+    for case in range(200):
+        rng = random.Random(f"teeth:{case}")
+        data, names, _ = make_case(rng, case, mat, "x")
+        if not names or all(n in ("no-id", "pre-existing-id", "base-id") for n in names):
+            continue
+        path = tmp_path / "c.jsonl"
+        path.write_bytes(data)
+        summary = import_logs(None, [path])
+        refused += summary.failed > 0
+    assert refused > 80
+
+
+@pytest.mark.parametrize("line, expect", [
+    (b'{"type":"game_started","players":["a","b"],"meta":{"x":' + b"[" * 100_000 + b"]" * 100_000 + b"}}",
+     "LOG-FORMAT"),
+    (b'{"type":"game_started","players":["a","b"],"target":100000}', "LOG-FORMAT"),
+    (b'{"type":"game_started","players":["a\\nb","c"]}', "LOG-FORMAT"),
+    (b'{"type":"game_started","game_id":"x\\ny","players":["a","b"]}', "LOG-FORMAT"),
+    (b'{"type":"game_started","game_id":"' + b"g" * 100_000 + b'","players":["a","b"]}', "LOG-FORMAT"),
+])
+def test_found_by_fuzzing(tmp_path, line, expect):
+    """Inputs that once escaped as a Python exception or a multi-line / huge message."""
+    path = tmp_path / "c.jsonl"
+    path.write_bytes(line + b"\n")
+    with Store.open(tmp_path / "s.duckdb") as store:
+        summary = import_logs(store, [path])
+        assert summary.failed == 1
+        msg = summary.games[0].error
+        assert_clear(msg, "case")
+        assert expect in msg
+        assert event_count(store) == 0
+
+
+def test_long_card_code_is_quoted_not_echoed():
+    bad = b'{"type":"discard_taken","player":0,"pile":0,"card":"crab:' + b"k" * 1_000_000 + b'"}'
+    with pytest.raises(SeasaltError) as info:
+        ev.decode(bad)
+    assert_clear(str(info.value), "decode")
+
+
+# ---------------------------------------------------------------- the import's own guards
+
+def _log(path: Path, *games) -> Path:
+    path.write_bytes(b"".join(ev.encode_lines(g) for g in games))
+    return path
+
+
+def test_a_write_the_store_refuses_fails_only_its_game(tmp_path, monkeypatch):
+    """A database error while writing (a value out of a column's range, say) is a failed
+    game with a one-line message, not an exception; the other games of the batch are
+    stored, the refused one is absent."""
+    import duckdb
+    games = valid_games(3, seed=3)
+    bad = games[1][0].game_id
+    real_write = Store.write
+
+    def write(self, batch):
+        batch = list(batch)
+        if any(w.game_id == bad for w in batch):
+            self.con.execute("SELECT 1")
+            raise duckdb.ConversionException("Conversion Error: value out of range\nLINE 1: ...")
+        return real_write(self, batch)
+
+    monkeypatch.setattr(Store, "write", write)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        summary = import_logs(store, [_log(tmp_path / "a.jsonl", *games)])
+        assert [o.status for o in summary.games] == ["new", "failed", "new"]
+        assert_clear(summary.games[1].error, "refused write")
+        assert "the store refused the write" in summary.games[1].error
+        assert store.head(bad)[0] == 0
+        assert_games_whole(store, [g[0].game_id for g in games])
+        assert summary.events_stored == len(games[0]) + len(games[2])
+
+
+@pytest.mark.parametrize("store_it", [True, False])
+def test_a_game_id_met_again_in_one_import(tmp_path, store_it):
+    """The import keeps no game's events in memory: a repeated id is compared with what
+    was stored (or, validating, with a digest) — a prefix is unchanged, a longer log
+    extends, another history is a conflict."""
+    game = valid_games(1, seed=5)[0]
+    other = valid_games(2, seed=6)[1]
+    other = [msgspec.structs.replace(other[0], game_id=game[0].game_id)] + other[1:]
+    half = game[:len(game) // 2]
+    log = _log(tmp_path / "a.jsonl", half, game, half, other)
+    store = Store.open(tmp_path / "s.duckdb") if store_it else None
+    try:
+        summary = import_logs(store, [log])
+        assert [o.status for o in summary.games] == ["new", "extended", "unchanged", "failed"]
+        assert summary.games[3].rule == "CONFLICT"
+        assert_clear(summary.games[3].error, "conflict")
+        if store is not None:
+            assert store.read_events(game[0].game_id) == game
+            assert_games_whole(store)
+    finally:
+        if store is not None:
+            store.close()
