@@ -18,8 +18,8 @@ SELECT
     count(*)                                                        AS calls,
     count(*) FILTER (WHERE ending = 'stop')                         AS stop,
     count(*) FILTER (WHERE ending = 'last_chance')                  AS last_chance,
-    round(count(*) FILTER (WHERE ending = 'stop') / count(*), 3)    AS stop_share,
-    round(count(*) FILTER (WHERE ending = 'last_chance') / count(*), 3) AS last_chance_share,
+    round(count(*) FILTER (WHERE ending = 'stop') / nullif(count(*), 0), 3)    AS stop_share,
+    round(count(*) FILTER (WHERE ending = 'last_chance') / nullif(count(*), 0), 3) AS last_chance_share,
     count(*) FILTER (WHERE caller_won)                              AS last_chance_won,
     count(*) FILTER (WHERE NOT caller_won)                          AS last_chance_lost,
     round(count(*) FILTER (WHERE caller_won)

@@ -10,8 +10,8 @@ SELECT
     count(*)                                                            AS played,
     count(*) FILTER (WHERE d.effect)                                    AS with_effect,
     count(*) FILTER (WHERE NOT d.effect)                                AS without_effect,
-    round(count(*) FILTER (WHERE d.effect) / count(*), 3)               AS effect_rate,
-    round(count(*) / (SELECT count(*) FROM g), 3)                       AS per_game
+    round(count(*) FILTER (WHERE d.effect) / nullif(count(*), 0), 3)               AS effect_rate,
+    round(count(*) / nullif((SELECT count(*) FROM g), 0), 3)                       AS per_game
 FROM duos d
 JOIN g USING (game_id)
 JOIN seats s USING (game_id, seat)

@@ -12,7 +12,7 @@ SELECT
     count(*) FILTER (WHERE r.outcome = 'won')                        AS won,
     count(*) FILTER (WHERE r.outcome = 'tied')                       AS tied,
     count(*) FILTER (WHERE r.outcome = 'lost')                       AS lost,
-    round(count(*) FILTER (WHERE r.caller_won) / count(*), 3)        AS success_rate
+    round(count(*) FILTER (WHERE r.caller_won) / nullif(count(*), 0), 3)        AS success_rate
 FROM rounds r
 JOIN g USING (game_id)
 JOIN seats s ON s.game_id = r.game_id AND s.seat = r.caller

@@ -17,7 +17,7 @@ SELECT
     CASE WHEN grouping(n_players) = 1 THEN 'all' ELSE n_players::VARCHAR END AS players,
     count(*)                                                  AS games,
     count(*) FILTER (WHERE mermaid_win)                       AS mermaid_wins,
-    round(count(*) FILTER (WHERE mermaid_win) / count(*), 4)  AS share,
+    round(count(*) FILTER (WHERE mermaid_win) / nullif(count(*), 0), 4)  AS share,
     round(avg(win_round) FILTER (WHERE mermaid_win), 2)       AS avg_round,
     min(win_round) FILTER (WHERE mermaid_win)                 AS first_round,
     max(win_round) FILTER (WHERE mermaid_win)                 AS last_round

@@ -19,7 +19,7 @@ SELECT
     coalesce(sum(r.rounds), 0)::BIGINT                    AS rounds,
     coalesce(sum(r.turns), 0)::BIGINT                     AS turns,
     sum(events)::BIGINT                                   AS events,
-    round(coalesce(sum(r.rounds), 0) / count(*), 2)       AS rounds_per_game,
+    round(coalesce(sum(r.rounds), 0) / nullif(count(*), 0), 2)       AS rounds_per_game,
     round(sum(r.turns) / nullif(sum(r.rounds), 0), 2)     AS turns_per_round
 FROM g LEFT JOIN r USING (game_id)
 GROUP BY ROLLUP (n_players)

@@ -13,7 +13,7 @@ SELECT
     min(r.turns)                                                    AS min_turns,
     max(r.turns)                                                    AS max_turns,
     count(*) FILTER (WHERE r.ending = 'deck_out')                   AS deck_outs,
-    round(count(*) FILTER (WHERE r.ending = 'deck_out') / count(*), 3) AS deck_out_rate
+    round(count(*) FILTER (WHERE r.ending = 'deck_out') / nullif(count(*), 0), 3) AS deck_out_rate
 FROM rounds r JOIN g USING (game_id)
 WHERE r.ending IS NOT NULL
 GROUP BY ROLLUP (g.n_players)

@@ -12,7 +12,7 @@ SELECT
     count(*)                                                  AS games,
     count(*) FILTER (WHERE s.winner)                          AS wins,
     count(*) FILTER (WHERE s.winner AND NOT g.shared)         AS sole_wins,
-    round(count(*) FILTER (WHERE s.winner) / count(*), 3)     AS win_rate
+    round(count(*) FILTER (WHERE s.winner) / nullif(count(*), 0), 3)     AS win_rate
 FROM seats s JOIN g USING (game_id)
 WHERE ($player IS NULL OR s.name = $player)
 GROUP BY GROUPING SETS ((g.n_players, s.seat), (g.n_players), ())
