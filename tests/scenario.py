@@ -25,6 +25,9 @@ from seasalt_log.engine import State, apply, next_derived
 from seasalt_log.errors import IllegalMoveError
 
 MERMAID = "mermaid:white"
+#: the kinds that pad a deal, in this order (see Game.start_round)
+PAD_ORDER = ("shell", "octopus", "lighthouse", "shoal", "penguin", "sailor", "colony",
+             "captain", "shark", "swimmer", "crab", "boat", "fish", "mermaid")
 
 # ------------------------------------------------------------------ event shorthands
 
@@ -172,36 +175,39 @@ class Game:
                     first: int | None = None, ordered: bool = True) -> "Game":
         """Start the next round with a chosen deck order and play the deal of ``hands``.
 
-        The deal: from ``first`` on, in seat order, each player whose wanted cards are not all
-        dealt draws ``[wanted, filler]``, keeps the wanted card, discards the filler onto pile
-        0 and ends the turn; the deal stops once every wanted card is dealt, so hand sizes
-        may differ by one in seat order from ``first`` (more would need extra turns and the
-        helper refuses). Then the deck continues with ``then``.
+        ``first`` defaults to seat 0 in round 1 and to the seat R-SETUP-4 names later. The
+        deal: in turns from ``first`` on, each player with a card still to be dealt draws
+        ``[wanted, filler]``, keeps the wanted card, discards the filler onto pile 0 and ends
+        the turn. Hand sizes may fall by at most one along the seat order from ``first``
+        (e.g. ``[2, 2, 1]``), and then the next seat in that order is to act; any other shape
+        is padded: every seat is filled up to the largest hand with cards from
+        :data:`PAD_ORDER`, and ``first`` is to act. Then the deck continues with ``then``.
         """
         hands = {p: list(c) for p, c in (hands or {}).items()}
         s = self.state
         if first is None:
             first = 0 if s.flow.ender is None else (s.flow.ender + 1) % self.n
         order = [(first + i) % self.n for i in range(self.n)]
-        turns = max((len(c) for c in hands.values()), default=0)
-        # seats needing k turns must come before seats needing fewer, at most one fewer
-        need = [len(hands.get(p, ())) for p in order]
-        if need and (any(a < b for a, b in zip(need, need[1:])) or need[0] - need[-1] > 1):
-            raise ValueError(f"hands {need} (seat order from {first}) cannot be dealt in whole "
-                             "turns; give earlier seats as many cards as later ones, or one more")
         pool = catalog_order()
-        wanted = [c for p in order for c in hands.get(p, ())]
-        take_out(pool, wanted, "hands")
+        take_out(pool, [c for p in order for c in hands.get(p, ())], "hands")
         take_out(pool, then, "then")
         take_out(pool, bottom, "bottom")
         if discards is None:
             discards = _quiet_pair(pool)
         else:
             take_out(pool, discards, "discards")
-        deal: list[str] = []
+        need = [len(hands.get(p, ())) for p in order]
+        if any(a < b for a, b in zip(need, need[1:])) or need[0] - need[-1] > 1:
+            pads = [c for kind in PAD_ORDER for c in pool if KIND[c] == kind]
+            for p in order:
+                while len(hands.setdefault(p, [])) < max(need):
+                    card = pads.pop(0)
+                    pool.remove(card)
+                    hands[p].append(card)
         fillers = [c for c in pool if c != MERMAID] + [c for c in pool if c == MERMAID]
+        deal: list[str] = []
         plan: list[tuple[int, str, str]] = []
-        for k in range(turns):
+        for k in range(max(need)):
             for p in order:
                 if k < len(hands.get(p, ())):
                     filler = fillers.pop(0)
@@ -217,24 +223,69 @@ class Game:
             self.play(draw(p, want, filler, keep=want, pile=0), end(p))
         return self
 
-    def drain(self, leave: int) -> "Game":
-        """Play whole filler turns (draw two, keep one, discard onto pile 0, end) until the
-        deck holds ``leave`` cards. Each turn takes two cards, so the difference must be
-        even (a fish pair changes the parity). ``leave`` 0 ends in a deck-out (R-END-3)."""
-        t = self.state.table
-        if (len(t.deck) - leave) % 2 or len(t.deck) < leave:
-            raise ValueError(f"cannot drain {len(t.deck)} cards to {leave} two at a time")
-        while len(self.state.table.deck) > leave:
+    def drain(self, leave: int, player: int | None = None, piles_empty: bool = False) -> "Game":
+        """Play whole filler turns until the deck holds ``leave`` cards (at least 1: the turn
+        that empties the deck ends the round, R-END-3), it is ``player``'s turn (if given)
+        and, with ``piles_empty``, both discard piles are empty.
+
+        A filler turn is either a deck draw (keep one card, discard the other) or the take of
+        a pile's top; a search over (deck size, cards on the piles, seat to act) picks the
+        shortest mix of the two. A deck draw removes two cards, so a difference of odd size
+        needs a fish pair first; with ``piles_empty`` every turn is forced (the draws empty the
+        deck, the takes the piles), so ``player`` then depends on the deal."""
+        if leave < 1:
+            raise ValueError("drain leaves at least one card; play the last draw yourself")
+        for kind in self._plan(leave, player, piles_empty):
             s = self.state
             p, t = s.flow.player, s.table
-            a, b = t.deck[0], t.deck[1]
             mermaids = t.hands[p].count(MERMAID)
-            keep = b if (a == MERMAID and b != MERMAID) else a
-            if keep == MERMAID and mermaids >= 3:
-                keep = b if a == MERMAID else a
-            pile = 1 if (t.piles[0] and not t.piles[1]) else 0   # an empty pile first
-            self.play(draw(p, a, b, keep=keep, pile=pile), end(p))
+            if kind == "draw":
+                a, b = t.deck[0], t.deck[1]
+                keep = b if (a == MERMAID and b != MERMAID) else a
+                if keep == MERMAID and mermaids >= 3:
+                    raise AssertionError("drain would deal a fourth mermaid")
+                empty = [i for i in (0, 1) if not t.piles[i]]
+                pile = empty[0] if len(empty) == 1 else 0
+                self.play(draw(p, a, b, keep=keep, pile=pile), end(p))
+            else:
+                options = [i for i in (0, 1) if t.piles[i]
+                           and (t.piles[i][-1] != MERMAID or mermaids < 3)]
+                i = max(options, key=lambda i: len(t.piles[i]))
+                self.play(take(p, i, t.piles[i][-1]), end(p))
         return self
+
+    def _plan(self, leave: int, player: int | None, piles_empty: bool) -> list[str]:
+        t, n = self.state.table, self.n
+        start = (len(t.deck), len(t.piles[0]) + len(t.piles[1]), self.state.flow.player)
+
+        def done(node) -> bool:
+            deck, piles, seat = node
+            return (deck == leave and (player is None or seat == player)
+                    and (not piles_empty or piles == 0))
+
+        paths: dict[tuple[int, int, int], list[str]] = {start: []}
+        frontier = [start]
+        while frontier:
+            nxt = []
+            for node in frontier:
+                if done(node):
+                    return paths[node]
+                deck, piles, seat = node
+                moves = []
+                if deck - 2 >= leave:
+                    moves.append(("draw", (deck - 2, piles + 1, (seat + 1) % n)))
+                if piles:
+                    moves.append(("take", (deck, piles - 1, (seat + 1) % n)))
+                for kind, child in moves:
+                    if child not in paths:
+                        paths[child] = paths[node] + [kind]
+                        nxt.append(child)
+            frontier = nxt
+        why = (" (an odd difference needs a fish pair first)" if (start[0] - leave) % 2 else
+               " (with piles_empty the number of turns is fixed: change the first player or "
+               "the size of the deal)" if piles_empty and player is not None else "")
+        raise ValueError(f"cannot drain the deck from {start[0]} to {leave} cards"
+                         f" with seat {player} to act{why}")
 
     # -- looking at the state
 
