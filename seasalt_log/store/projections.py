@@ -311,12 +311,10 @@ def stored_version(con) -> str | None:
 
 # ---------------------------------------------------------------- projection
 
-_TAKES = (ev.DeckDrawn, ev.DiscardTaken)
 _DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
              ev.SharkPlayed: "shark"}
 _ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
 _ENDS = frozenset(_ENDED)
-_TURN_TYPES = frozenset(ev.TURN_TYPES)
 
 
 def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
@@ -336,80 +334,79 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     start: ev.GameStarted = events[0]
     last = states[-1]
     n = last.n
-    rounds = rows["rounds"]
-    turns = rows["turns"]
-    duos = rows["duos"]
+    rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
+    scores = _Scores()
     open_round: list | None = None
     turn: list | None = None         # the turn being collected (a turns row, as a list)
+    last_turn = None                 # (type, state after) of the open round's latest turn event
     prev = None
-    for i, (e, s) in enumerate(zip(events, states)):
+    seq = 0
+    for e, s in zip(events, states):
+        seq += 1
         t = type(e)
-        if t in _TURN_TYPES:
+        step = _STEP.get(t)
+        if step is not None:                        # a turn event
             f = prev.flow
-            if turn is None or turn[2] != f.turn or turn[1] != f.round:
-                if turn is not None:
-                    turns.append(_close_turn(turn, prev))
+            if turn is None:
                 # game_id round turn seat take drawn kept discarded discard_pile pile
                 # boat_takes boat_kept duos ended final (hand_size card_points color_bonus
-                # deck_left: filled at the close) first_seq last_seq
+                # deck_left: filled when the turn closes) first_seq last_seq
                 turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
                         None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
-                        0, 0, 0, 0, i + 1, i + 1]
-            turn[20] = i + 1
-            if t in _TAKES:
-                card = e.kept if t is ev.DeckDrawn else e.card
+                        0, 0, 0, 0, seq, seq]
+            turn[20] = seq
+            last_turn = (t, s)
+            if step == _TAKE_STEP:
                 if f.step == BOAT_TAKE:
                     turn[10] += 1
-                    turn[11].append(card)
-                elif t is ev.DeckDrawn:
-                    turn[4] = "deck"
-                    turn[5] = list(e.cards)
-                    turn[6] = card
-                    if len(e.cards) == 2:
-                        turn[7] = e.cards[1] if e.cards[0] == e.kept else e.cards[0]
+                    turn[11].append(e.kept if t is _DECK else e.card)
+                elif t is _DECK:
+                    cards = e.cards
+                    turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
+                    if len(cards) == 2:
+                        turn[7] = cards[1] if cards[0] == e.kept else cards[0]
                         turn[8] = e.discard_pile
                 else:
-                    turn[4], turn[6], turn[9] = "discard", card, e.pile
-            elif t in _DUO_KIND:
+                    turn[4], turn[6], turn[9] = "discard", e.card, e.pile
+            elif step == _DUO_STEP:
                 turn[12] += 1
-                kind = _DUO_KIND[t]
                 if t is ev.BoatsPlayed:
                     effect, card = s.flow.step == BOAT_TAKE, None
                 else:
                     card = e.took if t is ev.CrabsPlayed else e.drew if t is ev.FishPlayed else e.stole
                     effect = card is not None
-                duos.append((game_id, f.round, f.turn, e.player, i + 1, kind, list(e.cards), effect,
-                             card, e.pile if t is ev.CrabsPlayed else None,
+                duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t], list(e.cards),
+                             effect, card, e.pile if t is ev.CrabsPlayed else None,
                              e.victim if t is ev.SharkPlayed else None))
-            else:       # the turn's last event
+            else:                                   # the turn's last event
                 turn[13] = _ENDED[t]
-                turns.append(_close_turn(turn, s))
+                turns.append(_close_turn(turn, s, scores))
                 turn = None
-        if t is ev.RoundStarted:
+        elif t is ev.RoundStarted:
+            _progress(open_round, last_turn)
+            last_turn = None
             open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                           None, None, None, 0, len(s.table.deck)]
             rounds.append(open_round)  # type: ignore[arg-type]
         elif t is ev.RoundScored and open_round is not None:
             table = prev.table
-            b = [breakdown(table.hands[p], table.laid[p]) for p in range(n)]
+            b = [scores.of(table, p) for p in range(n)]
             open_round[4:9] = [e.ending, e.caller, e.caller_won,
                                last_chance_outcome(e.caller, e.card_points)
                                if e.ending == "last_chance" else None,
                                e.card_points[e.caller] if e.caller is not None else None]
             cards_scored, bonus_scored = _scored_parts(e, n)
-            rows["round_results"].extend(
+            results.extend(
                 (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
                  b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p], e.totals[p],
                  cards_scored[p], bonus_scored[p])
                 for p in range(n))
         elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
             open_round[4] = "mermaids"
-        if open_round is not None and t in _TURN_TYPES:
-            open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
-            open_round[10] = len(s.table.deck)
         prev = s
+    _progress(open_round, last_turn)
     if turn is not None:                # the turn in play
-        turns.append(_close_turn(turn, last))
+        turns.append(_close_turn(turn, last, scores))
     ended = last.phase == "ended"
     end = events[-1] if ended else None
     rows["rounds"] = [tuple(r) for r in rounds]
@@ -424,11 +421,44 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     return rows
 
 
-def _close_turn(turn: list, s) -> tuple:
+_DECK = ev.DeckDrawn
+_TAKE_STEP, _DUO_STEP, _END_STEP = 1, 2, 3
+_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP,
+         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED}}
+
+
+def _progress(open_round: list | None, last_turn) -> None:
+    """A round's turns played and deck left, from the state after its latest turn event."""
+    if open_round is None or last_turn is None:
+        return
+    t, s = last_turn
+    open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
+    open_round[10] = len(s.table.deck)
+
+
+class _Scores:
+    """Breakdowns by seat, reused while the seat's hand and laid pairs are the same objects
+    (states are immutable, so an unchanged hand is the very same tuple)."""
+
+    __slots__ = ("last",)
+
+    def __init__(self):
+        self.last: dict[int, tuple] = {}
+
+    def of(self, table, seat: int):
+        hand, laid = table.hands[seat], table.laid[seat]
+        got = self.last.get(seat)
+        if got is not None and got[0] is hand and got[1] is laid:
+            return got[2]
+        b = breakdown(hand, laid)
+        self.last[seat] = (hand, laid, b)
+        return b
+
+
+def _close_turn(turn: list, s, scores: _Scores) -> tuple:
     """The turns row, with the player's hand, points and the deck as they are in ``s``."""
     table = s.table
     seat = turn[3]
-    hand = table.hands[seat]
-    b = breakdown(hand, table.laid[seat])
-    turn[15:19] = [len(hand), b.card_points, b.color_bonus, len(table.deck)]
+    b = scores.of(table, seat)
+    turn[15:19] = [len(table.hands[seat]), b.card_points, b.color_bonus, len(table.deck)]
     return tuple(turn)
