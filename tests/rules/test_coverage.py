@@ -1,0 +1,45 @@
+"""Every rule id of RULES.md has at least one scenario test here that cites it (in its name
+or its docstring). The list is transcribed from RULES.md; a new rule needs a new test."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import pkgutil
+
+import pytest
+
+from .. import rules
+
+RULE_IDS = [
+    "R-SETUP-1", "R-SETUP-2", "R-SETUP-3", "R-SETUP-4",
+    "R-TAKE-1", "R-TAKE-2", "R-TAKE-3", "R-TAKE-4",
+    "R-DUO-CRAB", "R-DUO-BOAT", "R-DUO-FISH", "R-DUO-SHARK", "R-DUO-PAIR", "R-DUO-NOEFFECT",
+    "R-END-1", "R-END-2", "R-END-3", "R-MERMAID-WIN",
+    "R-FLOW-PLAYER", "R-FLOW-TAKE", "R-FLOW-ROUND", "R-FLOW-GAME", "R-DRAW",
+    "R-STOP", "R-LAST-1", "R-LAST-2", "R-LAST-3", "R-LAST-4", "R-DECKOUT",
+    "R-GAME-1", "R-GAME-2", "R-GAME-3", "R-VIEW", "R-DERIVED",
+]
+
+
+def scenario_tests():
+    for info in pkgutil.iter_modules(rules.__path__):
+        if info.name.startswith("test_") and info.name != "test_coverage":
+            module = importlib.import_module(f"{rules.__name__}.{info.name}")
+            for name, fn in inspect.getmembers(module, inspect.isfunction):
+                if name.startswith("test_"):
+                    yield name, fn.__doc__ or ""
+
+
+TESTS = list(scenario_tests())
+
+
+@pytest.mark.parametrize("rule", RULE_IDS)
+def test_every_rule_has_a_scenario(rule):
+    as_name = rule.lower().replace("-", "_") + "_"
+    citing = [name for name, doc in TESTS if as_name in name + "_" or rule in doc]
+    assert citing, f"no scenario test names {rule}"
+
+
+def test_the_scenario_modules_were_found():
+    assert len(TESTS) > 100
