@@ -7,6 +7,8 @@ each card the victim could lose (a bot picks the victim; the simulator picks the
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from .. import events as ev
 from ..cards import COLOR, COLORS, KIND, KINDS
 from ..scoring import COLLECTOR_POINTS
@@ -122,9 +124,7 @@ assert KINDS[:9] == ("crab", "boat", "fish", "swimmer", "shark", "shell", "octop
                                                              "captain", "mermaid")
 
 
-def card_points(hand, laid) -> int:
-    """Card points of ``hand`` plus ``laid`` pairs, equal to
-    ``scoring.breakdown(hand, laid).card_points`` (R-SCORE), computed faster."""
+def _card_points(hand, laid) -> int:
     ki, ci = _KI, _CI
     h = [0] * 14
     col = [0] * 11
@@ -147,6 +147,14 @@ def card_points(hand, laid) -> int:
     if m:
         pts += sum(sorted(col, reverse=True)[:m])
     return pts
+
+
+@lru_cache(maxsize=4096)
+def card_points(hand: tuple[str, ...], laid: tuple[tuple[str, str], ...]) -> int:
+    """Card points of ``hand`` plus ``laid`` pairs (tuples), equal to
+    ``scoring.breakdown(hand, laid).card_points`` (R-SCORE), computed faster and memoised
+    (the same hand is checked for a call, then shown in the player's view)."""
+    return _card_points(hand, laid)
 
 
 def end_moves(state: State) -> list[ev.Event]:

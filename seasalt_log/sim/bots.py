@@ -39,6 +39,11 @@ def holding_of(view: TableView) -> Holding:
     return Holding(me.hand, me.laid)
 
 
+def my_points(view: TableView) -> int:
+    """The viewer's card points, as the view shows them."""
+    return view.seats[view.viewer].card_points
+
+
 def _first_kind(options: Sequence[Decision], kind: str) -> Decision | None:
     for d in options:
         if d.kind == kind:
@@ -68,7 +73,7 @@ class GreedyBot(Bot):
         kind = options[0].kind
         if kind in (dc.DRAW, dc.TAKE):
             h = holding_of(view)
-            base = h.points()
+            base = my_points(view)
             best, gain = None, 0
             for d in options:
                 if d.kind == dc.TAKE:
@@ -196,7 +201,7 @@ class PlannerBot(Bot):
     def _take(self, view, options, h: Holding) -> Decision:
         """A pile top that adds card points now (the best one), else the deck."""
         w = self._weight(view)
-        base = h.points()
+        base = my_points(view)
         draw = _first_kind(options, dc.DRAW)
         best, key = None, None
         for d in options:
@@ -243,7 +248,7 @@ class PlannerBot(Bot):
             return end
         last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
-        mine = h.points()
+        mine = my_points(view)
         bonus = h.bonus()
         others = [s for s in view.seats if s.seat != me]
         est = [s.card_points if s.card_points is not None
@@ -310,7 +315,7 @@ class PatientBot(PlannerBot):
         """The best pile top unless it costs promise (a pile take keeps the deck, so the
         round, long), else the deck."""
         w = 1.0
-        base = h.points() + self._potential(h)
+        base = my_points(view) + self._potential(h)
         best, key = None, -self.pile_bias
         for d in options:
             if d.kind == dc.TAKE:
@@ -327,7 +332,7 @@ class PatientBot(PlannerBot):
             return end
         last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
-        mine = h.points()
+        mine = my_points(view)
         others = [s for s in view.seats if s.seat != me]
         est = [s.card_points if s.card_points is not None
                else len(s.laid) + hidden_points(s.hand_size) for s in others]

@@ -23,6 +23,7 @@ MERMAID_CODE = "mermaid:white"
 #: card code -> kind index / colour index
 KI: dict[str, int] = {c: KINDS.index(k) for c, k in KIND.items()}
 CI: dict[str, int] = {c: COLORS.index(col) for c, col in COLOR.items()}
+KCI: dict[str, tuple[int, int]] = {c: (KI[c], CI[c]) for c in KI}
 
 _SHELL = COLLECTOR_POINTS["shell"]
 _OCTO = COLLECTOR_POINTS["octopus"]
@@ -37,33 +38,36 @@ class Holding:
 
     def __init__(self, hand: Iterable[str] = (), laid: Sequence[Sequence[str]] = ()):
         self.hand = [0] * 14      # kinds in hand
-        self.kinds = [0] * 14     # kinds in hand and laid pairs
         self.colors = [0] * 11    # colours in hand and laid pairs
+        # self.kinds: kinds in hand and laid pairs
         self.laid = len(laid)
-        h, k, col = self.hand, self.kinds, self.colors
+        h, col = self.hand, self.colors
         for code in hand:
-            i = KI[code]
+            i, c = KCI[code]
             h[i] += 1
+            col[c] += 1
+        k = self.kinds = h[:]
+        for a, b in laid:
+            i, c = KCI[a]
             k[i] += 1
-            col[CI[code]] += 1
-        for pair in laid:
-            for code in pair:
-                k[KI[code]] += 1
-                col[CI[code]] += 1
+            col[c] += 1
+            i, c = KCI[b]
+            k[i] += 1
+            col[c] += 1
 
     def add(self, code: str) -> None:
         """Put ``code`` into the hand."""
-        i = KI[code]
+        i, c = KCI[code]
         self.hand[i] += 1
         self.kinds[i] += 1
-        self.colors[CI[code]] += 1
+        self.colors[c] += 1
 
     def remove(self, code: str) -> None:
         """Take ``code`` out of the hand."""
-        i = KI[code]
+        i, c = KCI[code]
         self.hand[i] -= 1
         self.kinds[i] -= 1
-        self.colors[CI[code]] -= 1
+        self.colors[c] -= 1
 
     def points(self) -> int:
         """Card points (R-SCORE), colour bonus not included."""
