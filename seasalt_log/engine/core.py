@@ -213,8 +213,9 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     t = _lay_pair(s, e)
     piles = t.piles
     if not piles[0] and not piles[1]:
-        if e.pile is not None or e.took is not None:
-            raise illegal(s, "R-DUO-CRAB", "both discard piles are empty: pile and took must be null")
+        if e.pile is not None or e.took is not None or e.index is not None:
+            raise illegal(s, "R-DUO-CRAB", "both discard piles are empty: pile, took and index "
+                                           "must be null")
         return replace(s, table=t, seq=s.seq + 1)
     if e.pile is None or e.took is None:
         raise illegal(s, "R-DUO-NOEFFECT", "a discard pile has cards, so the crab pair must take "

@@ -363,3 +363,10 @@ def test_r_duo_noeffect_boat_with_nothing_to_take():
     assert g.refuse(take(p, 0, b)).rule == "R-FLOW-TAKE"
     g.play(end(p))
     assert g.derived()[0].ending == "deck_out"
+
+
+def test_r_duo_crab_no_index_when_nothing_is_taken():
+    """R-DUO-CRAB: with both piles empty the crab pair takes nothing: pile, took and index
+    are all null (an index would name a position in no pile)."""
+    g = three_players_piles_empty()
+    assert g.refuse(crabs(0, CB, CY, None, None, index=0)).rule == "R-DUO-CRAB"
