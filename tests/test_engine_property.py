@@ -9,18 +9,21 @@ from __future__ import annotations
 
 import os
 from collections import Counter
+from itertools import combinations
 
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.cards import FULL_DECK
+from seasalt_log.cards import FULL_DECK, KIND
 from seasalt_log.engine import ENDED, ROUND, State, apply, check, fold, legal_moves, with_derived
+from seasalt_log.errors import IllegalMoveError
 
 from .randomplay import play_random_game, without_deck_order
 
 GAMES = int(os.environ.get("SEASALT_PROPERTY_GAMES", "1500"))
 PLAYER_COUNTS = (2, 3, 4)
-#: every game whose seed is a multiple of this has every legal move of every state checked
+#: every game whose seed is a multiple of this has legal_moves compared, in every state, with
+#: every candidate event the engine accepts
 FULL_MOVE_CHECK_EVERY = 25
 
 
@@ -43,6 +46,47 @@ def cards_on_table(s: State) -> Counter:
     return cards
 
 
+def accepts(s: State, e: ev.Event) -> bool:
+    try:
+        check(s, e)
+    except IllegalMoveError:
+        return False
+    return True
+
+
+def candidate_moves(s: State) -> set[ev.Event]:
+    """A superset of the input events the player to act could send (deck order recorded),
+    in legal_moves' canonical form: pairs of one kind sorted, shark before swimmer."""
+    t, p, n = s.table, s.flow.player, s.n
+    hand, deck = t.hands[p], t.deck
+    out: set[ev.Event] = {ev.TurnEnded(player=p), ev.StopCalled(player=p),
+                          ev.LastChanceCalled(player=p)}
+    for k in (1, 2):
+        if len(deck) >= k:
+            for kept in set(deck[:k]):
+                for pile in (None, 0, 1):
+                    out.add(ev.DeckDrawn(player=p, cards=deck[:k], kept=kept, discard_pile=pile))
+    for i in (0, 1):
+        if t.piles[i]:
+            out.add(ev.DiscardTaken(player=p, pile=i, card=t.piles[i][-1]))
+
+    def pairs(kind):
+        return set(combinations(sorted(c for c in hand if KIND[c] == kind), 2))
+
+    for cards in pairs("crab"):
+        out.add(ev.CrabsPlayed(player=p, cards=cards, pile=None, took=None))
+        out.update(ev.CrabsPlayed(player=p, cards=cards, pile=i, took=c)
+                   for i in (0, 1) for c in set(t.piles[i]))
+    out.update(ev.BoatsPlayed(player=p, cards=cards) for cards in pairs("boat"))
+    for cards in pairs("fish"):
+        out.update(ev.FishPlayed(player=p, cards=cards, drew=d) for d in {None, *deck[:1]})
+    steals = {(None, None)} | {(v, c) for v in range(n) if v != p for c in t.hands[v]}
+    for a in {c for c in hand if KIND[c] == "shark"}:
+        for b in {c for c in hand if KIND[c] == "swimmer"}:
+            out.update(ev.SharkPlayed(player=p, cards=(a, b), victim=v, stole=c) for v, c in steals)
+    return out
+
+
 class Checker:
     """The per-event checks, as an ``on_event`` callback of the random player."""
 
@@ -62,8 +106,16 @@ class Checker:
                 moves = legal_moves(after)
                 assert moves, f"{self.where}: no legal move while the round is in play"
                 if self.check_all_moves:
-                    for m in moves:
-                        check(after, m)     # every listed move is accepted
+                    # legal_moves lists exactly the candidates the engine accepts
+                    accepted = {m for m in candidate_moves(after) if accepts(after, m)}
+                    assert set(moves) == accepted, (
+                        f"{self.where}: listed but refused {set(moves) - accepted}, "
+                        f"accepted but not listed {accepted - set(moves)}")
+                    assert len(set(moves)) == len(moves), f"{self.where}: a move listed twice"
+                elif after.flow.step == "play":
+                    # the calls are listed exactly when the engine accepts them (R-END-2)
+                    call = ev.StopCalled(player=after.flow.player)
+                    assert (call in moves) == accepts(after, call), self.where
         assert all(b >= a for a, b in zip(before.totals, after.totals)), self.where
         # decode(encode(x)) == x, and the game-dependent format checks pass
         assert ev.decode(ev.encode(e)) == e, self.where
