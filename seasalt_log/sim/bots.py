@@ -160,18 +160,17 @@ class PlannerBot(Bot):
 
     def choose(self, view, options, rng):
         kind = options[0].kind
-        h = holding_of(view)
         if kind in (dc.DRAW, dc.TAKE):
-            return self._take(view, options, h)
+            return self._take(view, options, holding_of(view))
         if kind == dc.KEEP:
-            return self._keep(view, options, h)
+            return self._keep(view, options, holding_of(view))
         if kind == dc.CRAB_TAKE:
-            w = self._weight(view)
+            h, w = holding_of(view), self._weight(view)
             return max(options, key=lambda d: sum(self._value_with(h, d.card, w)))
         duo = self._duo(view, options)
         if duo is not None:
             return duo
-        return self._end(view, options, h)
+        return self._end(view, options)
 
     # -- cards
 
@@ -217,11 +216,17 @@ class PlannerBot(Bot):
         w = self._weight(view)
         piles = view.piles
 
-        def score(d: Decision) -> tuple:
-            pts, promise = self._value_with(h, d.card, w)
+        values: dict[str, float] = {}
+        best, key = None, None
+        for d in options:
+            v = values.get(d.card)
+            if v is None:
+                v = values[d.card] = sum(self._value_with(h, d.card, w))
             top = piles[d.pile].top
-            return (pts + promise, _GENERIC[KI[top]] if top is not None else 0.0)
-        return max(options, key=score)
+            k = (v, _GENERIC[KI[top]] if top is not None else 0.0)
+            if key is None or k > key:
+                best, key = d, k
+        return best
 
     def _duo(self, view, options) -> Decision | None:
         crab = boat = fish = shark = None
@@ -241,7 +246,7 @@ class PlannerBot(Bot):
 
     # -- calls
 
-    def _end(self, view, options, h: Holding) -> Decision:
+    def _end(self, view, options) -> Decision:
         stop = _first_kind(options, dc.STOP)
         end = _first_kind(options, dc.END) or options[0]
         if stop is None:
@@ -249,7 +254,7 @@ class PlannerBot(Bot):
         last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
         mine = my_points(view)
-        bonus = h.bonus()
+        bonus = holding_of(view).bonus()
         others = [s for s in view.seats if s.seat != me]
         est = [s.card_points if s.card_points is not None
                else len(s.laid) + hidden_points(s.hand_size) for s in others]
@@ -325,7 +330,7 @@ class PatientBot(PlannerBot):
                     best, key = d, gain
         return best or _first_kind(options, dc.DRAW) or options[0]
 
-    def _end(self, view, options, h: Holding) -> Decision:
+    def _end(self, view, options) -> Decision:
         stop = _first_kind(options, dc.STOP)
         end = _first_kind(options, dc.END) or options[0]
         if stop is None:

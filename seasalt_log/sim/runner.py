@@ -94,6 +94,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                         game_id=f"sim-{seed}-{index}",
                         meta={"seed": seed, "game": index, "bots": list(seat_bots)}))
     first = chance.randrange(n)                                    # R-SETUP-4, round 1
+    group, moves = dc.group, legal_moves
     while True:
         f = s.flow
         if f.due:
@@ -113,7 +114,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             continue
         seat = f.player
         bot, brng = players[seat], bot_rngs[seat]
-        options, outcomes = dc.group(legal_moves(s))
+        options, outcomes = group(moves(s))
         view = None
         if len(options) == 1:
             i = 0
@@ -123,7 +124,9 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         evs = outcomes[i]
         if len(evs) > 1:
             evs = _resolve(s, options[i], evs, bot, view, seat, brng, chance)
-        push(evs[0])
+        e = evs[0]
+        s = apply(s, e)
+        out.append(e)
 
 
 def _pick(bot: Bot, view, options: list[dc.Decision], rng: random.Random) -> int:
