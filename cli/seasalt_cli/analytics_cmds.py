@@ -87,7 +87,7 @@ def _read_sql(sql: str | None, file: Path | None) -> str:
 @app.command()
 @handles_errors
 def query(
-    sql: str = typer.Argument(None, metavar="[SQL]", help="One SQL statement, or - to read it from stdin."),
+    sql: str = typer.Argument(None, metavar="SQL", help="One SQL statement, or - to read it from stdin."),
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
     fmt: str = FormatOption,
@@ -106,7 +106,7 @@ def query(
 @app.command()
 @handles_errors
 def stats(
-    report: str = typer.Argument(None, metavar="[REPORT]", help="Report name (see --list)."),
+    report: str = typer.Argument(None, metavar="REPORT", help="Report name (see --list)."),
     list_: bool = typer.Option(False, "--list", help="List the reports and what they show."),
     player: str = typer.Option(None, "--player", metavar="NAME",
                                help="Only NAME's games (and in reports about players, calls, "
