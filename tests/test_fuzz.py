@@ -695,3 +695,49 @@ def test_a_game_id_met_again_in_one_import(tmp_path, store_it):
     finally:
         if store is not None:
             store.close()
+
+
+def test_import_with_progress(tmp_path):
+    """The progress callback (what the CLI's bar shows on a terminal) sees the bytes read,
+    up to the whole file, and the import is the same as without it."""
+    games = valid_games(3, seed=9)
+    log = _log(tmp_path / "a.jsonl", *games)
+    seen = []
+    with Store.open(tmp_path / "s.duckdb") as store:
+        summary = import_logs(store, [log], progress=lambda done, total: seen.append((done, total)))
+        assert summary.new == 3 and summary.failed == 0
+        assert_games_whole(store)
+    size = log.stat().st_size
+    assert seen and seen[-1] == (size, size)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen)
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="needs a pseudo-terminal")
+def test_cli_import_on_a_terminal_shows_progress_and_succeeds(tmp_path):
+    """``seasalt import`` with stderr on a terminal (the progress bar on): exit 0, the
+    summary, no traceback."""
+    import subprocess
+
+    from .reliability_helpers import seasalt_argv
+    log = _log(tmp_path / "a.jsonl", *valid_games(2, seed=10))
+    primary, secondary = os.openpty()
+    try:
+        proc = subprocess.run([*seasalt_argv(), "import", str(log), "--db", str(tmp_path / "s.duckdb")],
+                              stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=secondary,
+                              timeout=120, env={**os.environ, "TERM": "xterm", "COLUMNS": "100"})
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(primary, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(primary)
+    text = b"".join(chunks).decode(errors="replace")
+    assert proc.returncode == 0, text
+    assert "Traceback" not in text
+    assert "games: 2 new" in text

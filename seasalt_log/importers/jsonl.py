@@ -60,12 +60,14 @@ def _without_at(e: ev.Event) -> ev.Event:
 
 
 def iter_lines(source: str | Path | BinaryIO) -> Iterator[tuple[int, bytes]]:
-    """(line number, bytes) of each non-blank line; ``-`` is standard input."""
+    """(line number, bytes) of each non-blank line; ``-`` is standard input. ``source`` may
+    also be an open binary file or any iterable of byte lines (the import's progress
+    counter is one)."""
     if source == "-" or source == Path("-"):
         stream = sys.stdin.buffer
         yield from _numbered(stream)
         return
-    if hasattr(source, "read"):
+    if hasattr(source, "read") or not isinstance(source, (str, bytes, Path)):
         yield from _numbered(source)  # type: ignore[arg-type]
         return
     with open(source, "rb") as fh:
