@@ -3,6 +3,7 @@
     python bench/sim_bench.py                      # 2 players, default bots, 2,000 games
     python bench/sim_bench.py --players 4 --bots planner --games 500
     python bench/sim_bench.py --profile            # where the time goes (cProfile)
+    python bench/sim_bench.py --tournament 1000    # the win-rate table of bench/RESULTS.md
 
 Each game is played whole through the rules engine (every event through ``apply``, the
 derived events from ``next_derived``), bots deciding from their views. The figure counts
@@ -23,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from seasalt_log.sim import DEFAULT_BOTS, simulate  # noqa: E402
+from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament  # noqa: E402
 
 
 def run(games: int, players: int, seed: int, bots) -> tuple[float, float, int]:
@@ -34,6 +36,25 @@ def run(games: int, players: int, seed: int, bots) -> tuple[float, float, int]:
     return time.perf_counter() - w0, time.process_time() - c0, events
 
 
+def tournament_table(games: int, seed: int, strategies) -> str:
+    """A markdown table of win rates per strategy and player count (seats rotated)."""
+    names = list(strategies or DEFAULT_STRATEGIES)
+    rows = []
+    head = "| players | games | " + " | ".join(names) + " | fair share | rounds/game | four-mermaid wins |"
+    rows.append(head)
+    rows.append("|" + "---|" * (len(names) + 5))
+    for players in (2, 3, 4):
+        t0 = time.process_time()
+        r = tournament(games, players, seed, names)
+        rate = {x.strategy: x for x in r.results}
+        cells = [f"{rate[n].win_rate:.1%}" for n in names]
+        rows.append(f"| {players} | {r.games} | " + " | ".join(cells) +
+                    f" | {r.fair_share:.1%} | {r.mean_rounds:.2f} | {r.mermaid_wins} |")
+        print(f"{players} players: {r.games} games in {time.process_time() - t0:.1f} s CPU",
+              file=sys.stderr, flush=True)
+    return "\n".join(rows)
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=2000)
@@ -42,8 +63,14 @@ def main(argv=None) -> None:
     ap.add_argument("--bots", default=None, help="comma-separated bot names (default: the default mix)")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--profile", action="store_true", help="print the top of a cProfile run")
+    ap.add_argument("--tournament", type=int, metavar="GAMES",
+                    help="instead, play a tournament of at least GAMES games per player count "
+                         "and print its win-rate table (--bots: the strategies)")
     a = ap.parse_args(argv)
     bots = a.bots.split(",") if a.bots else None
+    if a.tournament:
+        print(tournament_table(a.tournament, a.seed, bots))
+        return
     run(50, a.players, a.seed + 99, bots)                 # warm up
     if a.profile:
         prof = cProfile.Profile()
