@@ -3,6 +3,7 @@ comes up in a seeded batch), bots that see only their own view, and the CLI comm
 
 from __future__ import annotations
 
+import io
 import json
 import random
 from collections import Counter
@@ -13,7 +14,7 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply, legal_moves, next_derived, with_derived
+from seasalt_log.engine import State, apply, legal_moves, with_derived
 from seasalt_log.engine.moves import card_points
 from seasalt_log.engine.state import ROUND
 from seasalt_log.importers.jsonl import check_game, read_games
@@ -22,7 +23,7 @@ from seasalt_log.sim import BOTS, DEFAULT_BOTS, SimulationError, lineup, play_ga
 from seasalt_log.sim import decisions as dc
 from seasalt_log.sim.evaluate import Holding
 from seasalt_log.sim.seen import player_view
-from seasalt_log.sim.stats import CASES, cases, tally
+from seasalt_log.sim.stats import CASES, tally
 from seasalt_log.sim.tournament import lineups, tournament
 from seasalt_log.view import table_view
 
@@ -73,7 +74,7 @@ def test_game_shape_and_engine_acceptance():
             inputs = [e for e in game if type(e) not in ev.DERIVED_TYPES]
             assert [e for e, _ in with_derived(inputs)] == game
             # and the log reads back through the importer unchanged
-            raw = next(read_games(__import__("io").BytesIO(ev.encode_lines(game))))
+            raw = next(read_games(io.BytesIO(ev.encode_lines(game))))
             assert check_game(raw).events == game
 
 

@@ -19,8 +19,7 @@ from typing import Sequence
 from ..view import TableView
 from . import decisions as dc
 from .decisions import Decision
-from .evaluate import (MERMAID_CODE, BOAT, CAPTAIN, COLONY, CRAB, FISH, KI, LIGHTHOUSE, MERMAID, OCTOPUS,
-                       PENGUIN, SAILOR, SHARK, SHELL, SHOAL, SWIMMER, Holding)
+from .evaluate import BOAT, CRAB, FISH, KI, MERMAID, SHARK, SWIMMER, Holding
 
 
 class Bot:
@@ -132,10 +131,10 @@ def hidden_points(hand_size: int) -> float:
 class PlannerBot(Bot):
     """A stronger bot that plans from what it can see.
 
-    Cards: it values a hand as card points plus the promise of unfinished sets (a lone
-    crab, one shell, a multiplier without its kind...), weighted by how much of the round
-    is left; it takes a pile top only when that beats the expected value of a deck draw,
-    keeps the better drawn card and buries the more useful pile top.
+    Cards: it takes the pile top that adds the most card points now (at least one),
+    otherwise draws; it keeps the drawn card worth more and buries the more useful pile top
+    under the other. Ties between cards go to the promise of unfinished pairs (a lone crab,
+    a shark without a swimmer...), which counts only while the round goes on.
     Duos: it plays every pair (a pair scores the same laid down, and the effect is a free
     card), steals from the biggest hand, looks through the bigger pile.
     Calls: it estimates every other player's card points from their laid pairs and hand
@@ -294,10 +293,10 @@ class PlannerBot(Bot):
 
 
 class PatientBot(PlannerBot):
-    """Plays for a big round: collects mermaids (four win the game) and hands, never calls
-    STOP before the deck runs low unless it wins the game, calls LAST CHANCE only with a
-    clear lead, and when behind as the deck runs out it lets the round end in a deck-out
-    (nobody scores) rather than hand the others their points.
+    """Plays for a big round: takes pile tops (which leaves the deck, so the round, long)
+    and mermaids (four win the game), calls STOP only when that wins the game, and LAST
+    CHANCE only late with a clear lead; when it is not ahead as the deck runs out it lets
+    the round end in a deck-out (nobody scores) rather than hand the others their points.
 
     Weaker than the planner, but its long rounds reach what quick calls never do: the last
     card of the deck, deck-outs, final turns on an empty deck, four-mermaid wins.
@@ -307,10 +306,10 @@ class PatientBot(PlannerBot):
 
     @staticmethod
     def _potential(h: Holding) -> float:
+        """The planner's promise of unfinished pairs, plus a lot for every mermaid."""
         return PlannerBot._potential(h) + 3.0 * h.kinds[MERMAID]
 
-    #: how much worse than the best pile top a deck draw may be before the bot prefers
-    #: the pile anyway (a pile take leaves the deck, and so the round, longer)
+    #: how much value (points and promise) a pile top may cost and still be taken
     pile_bias = 0.75
     #: estimated lead in card points for LAST CHANCE when the deck is low / just emptied
     lead_when_low = 5.0

@@ -17,8 +17,6 @@ CRAB, BOAT, FISH, SWIMMER, SHARK, SHELL, OCTOPUS, PENGUIN, SAILOR, LIGHTHOUSE, S
     COLONY, CAPTAIN, MERMAID = range(14)
 assert KINDS == ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus", "penguin",
                  "sailor", "lighthouse", "shoal", "colony", "captain", "mermaid")
-WHITE = COLORS.index("white")
-MERMAID_CODE = "mermaid:white"
 
 #: card code -> kind index / colour index
 KI: dict[str, int] = {c: KINDS.index(k) for c, k in KIND.items()}
