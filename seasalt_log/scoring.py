@@ -3,12 +3,11 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 
 from __future__ import annotations
 
-from collections import Counter
 from typing import Iterable, Sequence
 
 from msgspec import Struct
 
-from .cards import COLOR, KIND
+from .cards import CODES, COLOR, COLORS, KIND, KINDS
 
 # R-SCORE-COLLECT: points by number held (index = count)
 COLLECTOR_POINTS: dict[str, tuple[int, ...]] = {
@@ -38,45 +37,50 @@ class Breakdown(Struct, frozen=True):
     color_bonus: int
 
 
+# index arrays for breakdown(): a count per kind and per colour, in catalog order
+_KINDS_AT = {k: i for i, k in enumerate(KINDS)}
+_INDEX = {code: (_KINDS_AT[KIND[code]], COLORS.index(COLOR[code])) for code in CODES}
+_CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
+    _KINDS_AT[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
+_COLLECT = tuple((_KINDS_AT[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
+_MULTIPLY = tuple((_KINDS_AT[m], _KINDS_AT[k], per) for m, (k, per) in MULTIPLIERS.items())
+
+
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
     """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
-    held = Counter(hand)
-    in_hand: dict[str, int] = {}
-    colors: dict[str, int] = {}
-    for code, n in held.items():
-        k = KIND[code]
-        in_hand[k] = in_hand.get(k, 0) + n
-        c = COLOR[code]
-        colors[c] = colors.get(c, 0) + n
-    kinds = dict(in_hand)
-    n_laid = 0
+    index = _INDEX
+    kinds = [0] * len(KINDS)
+    colors = [0] * len(COLORS)
+    for code in hand:
+        k, c = index[code]
+        kinds[k] += 1
+        colors[c] += 1
+    # R-SCORE-DUO: in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs; laid pairs 1 each
+    sharks, swimmers = kinds[_SHARK], kinds[_SWIMMER]
+    pairs = (kinds[_CRAB] // 2 + kinds[_BOAT] // 2 + kinds[_FISH] // 2
+             + (sharks if sharks < swimmers else swimmers))
     for pair in laid:
-        n_laid += 1
+        pairs += 1
         for code in pair:
-            k = KIND[code]
-            kinds[k] = kinds.get(k, 0) + 1
-            c = COLOR[code]
-            colors[c] = colors.get(c, 0) + 1
-    get = in_hand.get
-    # R-SCORE-DUO: laid pairs 1 each; in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs
-    pairs = (n_laid + get("crab", 0) // 2 + get("boat", 0) // 2 + get("fish", 0) // 2
-             + min(get("shark", 0), get("swimmer", 0)))
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
     collectors = 0
-    for k, table in COLLECTOR_POINTS.items():
-        n = kinds.get(k)
+    for k, table, top in _COLLECT:                                   # R-SCORE-COLLECT
+        n = kinds[k]
         if n:
-            collectors += table[min(n, len(table) - 1)]
+            collectors += table[n if n < top else top]
     multipliers = 0
-    for m, (k, per) in MULTIPLIERS.items():
-        n = kinds.get(m)
-        if n:
-            multipliers += n * kinds.get(k, 0) * per
+    for m, k, per in _MULTIPLY:                                      # R-SCORE-MULT
+        if kinds[m]:
+            multipliers += kinds[m] * kinds[k] * per
     # R-SCORE-MERMAID: i-th mermaid scores the i-th largest colour group (white included)
-    sizes = sorted(colors.values(), reverse=True)
-    mermaids = sum(sizes[:kinds.get("mermaid", 0)])
-    bonus = sizes[0] if sizes else 0
+    mermaids = kinds[_MERMAID]
+    if mermaids:
+        mermaids = sum(sorted(colors, reverse=True)[:mermaids])
+    # R-SCORE-BONUS: the largest colour group
     return Breakdown(pairs, collectors, multipliers, mermaids,
-                     pairs + collectors + multipliers + mermaids, bonus)
+                     pairs + collectors + multipliers + mermaids, max(colors))
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:

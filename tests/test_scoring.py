@@ -270,3 +270,58 @@ def test_last_chance_outcome(caller, card_pts, outcome):
 ])
 def test_game_winners(totals, last, winners):
     assert list(game_winners(totals, last)) == winners
+
+
+# ---------------------------------------------------------------- against a reference
+
+def reference_breakdown(hand, laid):
+    """RULES.md §4 written out plainly (slow and obvious), to compare with breakdown()."""
+    everything = list(hand) + [c for pair in laid for c in pair]
+    kind = lambda c: c.split(":")[0]          # noqa: E731
+    colour = lambda c: c.split(":")[1]        # noqa: E731
+    held = [kind(c) for c in hand]
+    allk = [kind(c) for c in everything]
+    pairs = len(laid) + sum(held.count(k) // 2 for k in ("crab", "boat", "fish"))
+    pairs += min(held.count("shark"), held.count("swimmer"))
+    tables = {"shell": [0, 0, 2, 4, 6, 8, 10], "octopus": [0, 0, 3, 6, 9, 12],
+              "penguin": [0, 1, 3, 5], "sailor": [0, 0, 5]}
+    collectors = sum(tables[k][allk.count(k)] for k in tables)
+    mult = {"lighthouse": ("boat", 1), "shoal": ("fish", 1), "colony": ("penguin", 2),
+            "captain": ("sailor", 3)}
+    multipliers = sum(allk.count(m) * allk.count(k) * per for m, (k, per) in mult.items())
+    groups = {}
+    for c in everything:
+        groups[colour(c)] = groups.get(colour(c), 0) + 1
+    left = dict(groups)
+    mermaids = 0
+    for _ in range(allk.count("mermaid")):
+        if not left:
+            break
+        best = max(left, key=left.get)
+        mermaids += left.pop(best)
+    bonus = max(groups.values(), default=0)
+    return (pairs, collectors, multipliers, mermaids,
+            pairs + collectors + multipliers + mermaids, bonus)
+
+
+def test_breakdown_matches_the_reference_on_random_holdings():
+    import random
+
+    from seasalt_log.cards import CODES, COUNT, DUO_PAIRS, KIND
+
+    rng = random.Random(2024)
+    deck = [c for c in CODES for _ in range(COUNT[c])]
+    for _ in range(3000):
+        cards = rng.sample(deck, rng.randint(0, 30))
+        laid = []
+        for kind, (ka, kb) in DUO_PAIRS.items():   # lay down some of the pairs held
+            while rng.random() < 0.5:
+                i = next((i for i, c in enumerate(cards) if KIND[c] == ka), None)
+                j = next((j for j, c in enumerate(cards) if KIND[c] == kb and j != i), None)
+                if i is None or j is None:
+                    break
+                laid.append((cards[i], cards[j]))
+                cards = [c for k, c in enumerate(cards) if k not in (i, j)]
+        b = breakdown(cards, laid)
+        got = (b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points, b.color_bonus)
+        assert got == reference_breakdown(cards, laid), (cards, laid)

@@ -6,8 +6,6 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from msgspec.structs import replace
 
 from .. import events as ev
@@ -17,6 +15,9 @@ from ..scoring import breakdown, game_winners, round_points
 from .rulings import RULESETS
 from .state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow, State, Table
 from .table import MERMAID, multiset_diff, replace_at, unseen_after, without, without_all
+
+#: the 58 cards as a sorted tuple: a round's deck plus discards must sort to exactly this
+_FULL_SORTED = tuple(sorted(FULL_DECK.elements()))
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -58,8 +59,8 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
                                           f"seat after the player who ended round {f.round}, not "
                                           f"seat {e.first_player}")
     if e.deck is not None:
-        missing, extra = multiset_diff(e.deck + e.discards, FULL_DECK)
-        if missing or extra:
+        if tuple(sorted((*e.deck, *e.discards))) != _FULL_SORTED:
+            missing, extra = multiset_diff((*e.deck, *e.discards), FULL_DECK)
             raise illegal(s, "R-SETUP-3", "the deck and the two discards must be the 58 cards"
                                           f" once each; missing {missing}, extra {extra}")
         deck, ordered = e.deck, True
@@ -86,34 +87,39 @@ def _expect_no_derived(s: State) -> None:
         raise illegal(s, "R-FLOW-GAME", "the game has not started (game_started expected)")
 
 
-def _in_turn(s: State, e) -> None:
-    """Checks common to every turn event: a round in play, the right player."""
-    if s.phase != ROUND or s.flow.due:
+def _in_turn(s: State, e) -> Flow:
+    """Checks common to every turn event: a round in play, the right player. Returns the
+    flow."""
+    f = s.flow
+    if s.phase != ROUND or f.due:
         _expect_no_derived(s)
         raise illegal(s, "R-FLOW-ROUND", "no round is in play (round_started expected)")
-    if e.player != s.flow.player:
-        raise illegal(s, "R-FLOW-PLAYER", f"it is {seat_name(s, s.flow.player)}'s turn, not "
+    if e.player != f.player:
+        raise illegal(s, "R-FLOW-PLAYER", f"it is {seat_name(s, f.player)}'s turn, not "
                                           f"{seat_name(s, e.player)}'s")
+    return f
 
 
-def _take_due(s: State, e) -> None:
-    _in_turn(s, e)
-    if s.flow.step == PLAY:
+def _take_due(s: State, e) -> Flow:
+    f = _in_turn(s, e)
+    if f.step == PLAY:
         raise illegal(s, "R-FLOW-TAKE", "this turn's take is done; another take needs a boat pair")
+    return f
 
 
-def _take_done(s: State, e) -> None:
-    _in_turn(s, e)
-    step = s.flow.step
+def _take_done(s: State, e) -> Flow:
+    f = _in_turn(s, e)
+    step = f.step
     if step == TAKE:
         raise illegal(s, "R-FLOW-TAKE", "a turn begins with its take (deck_drawn or discard_taken)")
     if step == BOAT_TAKE:
         raise illegal(s, "R-DUO-BOAT", "the boat pair's extra take comes next (deck_drawn or "
                                        "discard_taken)")
+    return f
 
 
-def _after_take(s: State, table: Table) -> State:
-    return replace(s, table=table, flow=replace(s.flow, step=PLAY), seq=s.seq + 1)
+def _after_take(s: State, f: Flow, table: Table) -> State:
+    return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
 
 
 def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
@@ -121,9 +127,10 @@ def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
     deck = table.deck
     if table.deck_ordered:
         k = len(cards)
-        if deck[:k] != tuple(cards):
+        top = deck[:k]
+        if top != cards and top != tuple(cards):
             raise illegal(s, "R-DRAW", f"the deck's top card{'s are' if k > 1 else ' is'} "
-                                       f"{', '.join(deck[:k])} (recorded deck order), not "
+                                       f"{', '.join(top)} (recorded deck order), not "
                                        f"{', '.join(cards)}")
         return deck[k:]
     for card in cards:
@@ -138,48 +145,58 @@ def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
 # ---------------------------------------------------------------- step 1: take a card
 
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
-    _take_due(s, e)
+    f = _take_due(s, e)
     t = s.table
     left = len(t.deck)
     if not left:
         raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
     cards = e.cards
+    two = len(cards) == 2
     if left == 1 and s.ruleset.one_card_draw:
-        if len(cards) != 1 or e.discard_pile is not None:
+        if two or len(cards) != 1 or e.discard_pile is not None:
             raise illegal(s, "R-TAKE-3", "with one card left in the deck, a draw takes that one "
                                          "card and discards nothing (cards: [1 code], no "
                                          "discard_pile)")
-    elif len(cards) != 2:
+    elif not two:
         raise illegal(s, "R-TAKE-1", f"a deck draw takes the top two cards ({left} are left)")
-    if e.kept not in cards:
-        raise illegal(s, "R-TAKE-1", f"kept {e.kept} is not one of the drawn cards {list(cards)}")
+    kept = e.kept
+    if kept not in cards:
+        raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
     deck = _draw_from_deck(s, t, cards)
-    player = e.player
-    hands = replace_at(t.hands, player, t.hands[player] + (e.kept,))
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (kept,))
     piles = t.piles
-    if len(cards) == 2:
+    if two:
         pile = e.discard_pile
         if pile is None:
             raise illegal(s, "R-TAKE-1", "a two-card draw must name discard_pile for the other card")
-        if piles[pile] and not piles[1 - pile]:
-            raise illegal(s, "R-TAKE-1", f"discard pile {1 - pile} is empty, so the discarded card "
-                                         "must go there")
-        other = cards[1] if cards[0] == e.kept else cards[0]
-        piles = replace_at(piles, pile, piles[pile] + (other,))
-    return _after_take(s, Table(deck, t.deck_ordered, piles, hands, t.laid))
+        p0, p1 = piles
+        other = cards[1] if cards[0] == kept else cards[0]
+        if pile:
+            if p1 and not p0:
+                raise illegal(s, "R-TAKE-1", "discard pile 0 is empty, so the discarded card "
+                                             "must go there")
+            piles = (p0, p1 + (other,))
+        else:
+            if p0 and not p1:
+                raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
+                                             "must go there")
+            piles = (p0 + (other,), p1)
+    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid))
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
-    _take_due(s, e)
+    f = _take_due(s, e)
     t = s.table
-    pile = t.piles[e.pile]
+    i = e.pile
+    pile = t.piles[i]
     if not pile:
-        raise illegal(s, "R-TAKE-2", f"discard pile {e.pile} is empty")
-    if pile[-1] != e.card:
-        raise illegal(s, "R-TAKE-2", f"the top of discard pile {e.pile} is {pile[-1]}, not {e.card}")
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.card,))
-    piles = replace_at(t.piles, e.pile, pile[:-1])
-    return _after_take(s, replace(t, piles=piles, hands=hands))
+        raise illegal(s, "R-TAKE-2", f"discard pile {i} is empty")
+    card = e.card
+    if pile[-1] != card:
+        raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (card,))
+    piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
+    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid))
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -197,7 +214,8 @@ def _lay_pair(s: State, e) -> Table:
     _take_done(s, e)
     a, b = e.cards
     kinds = _PAIR_KINDS[type(e)]
-    if tuple(sorted((KIND[a], KIND[b]))) != kinds:
+    ka, kb = KIND[a], KIND[b]
+    if (ka, kb) != kinds and (kb, ka) != kinds:
         want = " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
         raise illegal(s, "R-DUO-PAIR", f"{ev.TAGS[type(e)]} needs {want}, not {a} and {b}")
     t = s.table
@@ -205,8 +223,8 @@ def _lay_pair(s: State, e) -> Table:
     hand = without_all(t.hands[player], e.cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
-    return replace(t, hands=replace_at(t.hands, player, hand),
-                   laid=replace_at(t.laid, player, t.laid[player] + ((a, b),)))
+    return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
+                 replace_at(t.laid, player, t.laid[player] + ((a, b),)))
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
@@ -319,7 +337,8 @@ def _called(s: State, e) -> State:
 
 def _end_turn(s: State, call: str | None) -> State:
     """The turn's last event: mermaid win, then the call, final turns or deck-out."""
-    f, t, n = s.flow, s.table, s.n
+    f, t = s.flow, s.table
+    n = len(t.hands)
     player = f.player
     seq = s.seq + 1
     if t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:        # R-MERMAID-WIN
@@ -342,7 +361,10 @@ def _end_turn(s: State, call: str | None) -> State:
     if not t.deck:                                                          # R-END-3
         return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                 ending="deck_out"))
-    return _next_turn(s, f, (player + 1) % n, seq)
+    # the deck has cards, so the next turn begins with its take
+    player += 1
+    return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
+                                            turn=f.turn + 1, step=TAKE))
 
 
 def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
