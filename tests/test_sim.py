@@ -310,6 +310,7 @@ def test_tournament_counts():
 def test_cli_simulate_stdout_and_file(tmp_path):
     r = run("simulate", "--games", 3, "--players", 2, "--seed", 4)
     assert r.exit_code == 0, r.output
+    assert r.stderr == ""                    # no progress bar when stderr is not a terminal
     lines = r.stdout.splitlines()
     events = [ev.decode(x) for x in lines]
     assert sum(type(e) is ev.GameStarted for e in events) == 3

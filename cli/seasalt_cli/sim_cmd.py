@@ -53,7 +53,7 @@ def simulate(
     seed: int = SeedOption,
     bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
                              help=f"Bot strategies ({', '.join(BOTS)}), seated in rotation "
-                                  f"[default: {','.join(DEFAULT_BOTS)}]", show_default=False),
+                                  f"(default: {','.join(DEFAULT_BOTS)})", show_default=False),
     out_file: Path = typer.Option(None, "--out", "-o", help="Write the log here instead of stdout.",
                                   dir_okay=False, show_default=False),
 ) -> None:
@@ -89,7 +89,7 @@ def tournament(
     seed: int = SeedOption,
     bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
                              help=f"Strategies to play ({', '.join(BOTS)}) "
-                                  f"[default: {','.join(DEFAULT_STRATEGIES)}]", show_default=False),
+                                  f"(default: {','.join(DEFAULT_STRATEGIES)})", show_default=False),
     as_json: bool = JsonOption,
 ) -> None:
     """Play bot strategies against each other with seats rotated and print their win rates.
