@@ -1,8 +1,10 @@
 """Seeded simulator and bots: the only part of the project that owns an RNG.
 
 - :func:`simulate` yields complete games of events, each played through the engine;
-- :mod:`.bots` holds the strategies (``random``, ``greedy``, ``planner``);
-- :mod:`.tournament` plays them against each other with seats rotated.
+- :mod:`.bots` holds the strategies (``random``, ``greedy``, ``planner``, ``patient``);
+- :mod:`.decisions` groups legal moves into what a bot decides before chance is known;
+- :mod:`.tournament` plays them against each other with seats rotated;
+- :mod:`.stats` counts the situations (rules, edge cases) a batch of games went through.
 """
 
 from .bots import BOTS, Bot, make_bots
