@@ -32,18 +32,26 @@ def seeds(players: int) -> range:
     return range(players * 1_000_000, players * 1_000_000 + per)
 
 
-def cards_on_table(s: State) -> Counter:
+FULL_SORTED = sorted(FULL_DECK.elements())
+
+
+def cards_on_table(s: State) -> list[str]:
+    """Every card in the deck, the piles, the hands and the laid-down pairs, sorted."""
     t = s.table
-    cards = Counter(t.deck)
-    for pile in t.piles:
-        cards.update(pile)
+    cards = [*t.deck, *t.piles[0], *t.piles[1]]
     for hand in t.hands:
-        cards.update(hand)
+        cards += hand
     for laid in t.laid:
         for pair in laid:
             assert len(pair) == 2, pair
-            cards.update(pair)
+            cards += pair
+    cards.sort()
     return cards
+
+
+def where_cards_differ(cards: list[str]) -> str:
+    got = Counter(cards)
+    return f"missing {sorted((FULL_DECK - got).elements())}, extra {sorted((got - FULL_DECK).elements())}"
 
 
 def accepts(s: State, e: ev.Event) -> bool:
@@ -99,7 +107,8 @@ class Checker:
         assert after.seq == before.seq + 1, self.where
         if after.phase == ROUND:
             # R-CARDS / R-SETUP-3: all 58 cards, each in exactly one place
-            assert cards_on_table(after) == FULL_DECK, self.where
+            cards = cards_on_table(after)
+            assert cards == FULL_SORTED, f"{self.where}: {where_cards_differ(cards)}"
             assert len(after.table.hands) == self.players, self.where
             if not after.flow.due:
                 assert 0 <= after.flow.player < self.players, self.where
