@@ -103,6 +103,9 @@ def _in_turn(s: State, e) -> Flow:
 def _take_due(s: State, e) -> Flow:
     f = _in_turn(s, e)
     if f.step == PLAY:
+        if not s.table.can_take():
+            raise illegal(s, "R-FLOW-TAKE", "the deck and both discard piles are empty: nothing "
+                                            "can be taken (R-TAKE-4)")
         raise illegal(s, "R-FLOW-TAKE", "this turn's take is done; another take needs a boat pair")
     return f
 

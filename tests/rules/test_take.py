@@ -172,8 +172,9 @@ def test_r_take_4_take_is_skipped_when_nothing_can_be_taken():
 def test_r_take_4_no_take_out_of_nothing():
     """R-TAKE-4 / R-FLOW-TAKE: a turn begins with its take only while anything can be taken."""
     g, c, second, third = nothing_to_take()
-    assert g.refuse(draw(third, "crab:black")).rule == "R-FLOW-TAKE"
-    assert g.refuse(take(third, 0, "crab:black")).rule == "R-FLOW-TAKE"
+    for e in (draw(third, "crab:black"), take(third, 0, "crab:black")):
+        err = g.refuse(e)
+        assert err.rule == "R-FLOW-TAKE" and "nothing can be taken" in err.reason
 
 
 # ---------------------------------------------------------------- R-DRAW
