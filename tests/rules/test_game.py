@@ -376,3 +376,13 @@ def test_r_view_revealed_hands_are_public():
     assert v.seats[0].card_points == 11
     assert not v.seats[1].revealed
     assert table_view(g.state, viewer=0).seats[1].hand is None
+
+
+def test_r_view_stop_reveals_the_callers_hand():
+    """R-VIEW / R-END-2: the caller reveals their hand; the others stay hidden until scored."""
+    g = Game(3)
+    stop_round(g, 0, PENGUINS_COLONY, TWO_POINTS, SAILORS_CAPTAIN)
+    v = table_view(g.state, viewer=2)
+    assert v.seats[0].revealed and v.seats[0].hand == tuple(sorted(g.hand(0)))
+    assert v.seats[1].hand is None and v.seats[2].hand == tuple(sorted(g.hand(2)))
+    assert v.player is None                      # nobody acts while round_scored is due
