@@ -48,6 +48,7 @@ def progress(done, total):
 with Store.open(db) as store:
     summary = import_logs(store, [log], progress=progress)
     store.con.execute("CHECKPOINT")
+print()
 print(summary.new, summary.failed, summary.events_stored)
 """
 
@@ -98,7 +99,7 @@ def run_import(log: Path) -> dict:
     peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
     if peak_kb <= before:
         raise SystemExit("cannot tell the child's peak: run each size in its own process")
-    new, failed, events = map(int, out.stdout.split())
+    new, failed, events = map(int, out.stdout.strip().splitlines()[-1].split())
     size = db.stat().st_size
     db.unlink()
     return {"log_mb": log.stat().st_size / 1e6, "games": new, "failed": failed, "events": events,
