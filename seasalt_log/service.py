@@ -16,7 +16,7 @@ from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
 from .importers.jsonl import CheckedGame, check_game, iter_paths, read_games
-from .store.projections import project
+from .store.projections import TABLES, project
 from .store.store import GameWrite, Store, event_rows, plan_write
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import
@@ -371,11 +371,13 @@ class GameCache:
     only right while nobody else writes to the store.
     """
 
-    __slots__ = ("game_id", "events", "states", "hash")
+    __slots__ = ("game_id", "events", "states", "hash", "projection")
 
     def __init__(self, game_id: str, events: list[ev.Event], states: list[State],
-                 hash: int | None):
+                 hash: int | None, projection: dict[str, list[tuple]] | None = None):
         self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
+        #: the read-model rows stored for these events (None: not known, rewrite them all)
+        self.projection = projection
 
     @property
     def seq(self) -> int:
@@ -403,6 +405,7 @@ class GameCache:
     def adopt(self, other: "GameCache") -> None:
         """Take over ``other``'s contents (after its append was committed)."""
         self.events, self.states, self.hash = other.events, other.states, other.hash
+        self.projection = other.projection
 
 
 class PlannedAppend(Struct):
@@ -410,8 +413,13 @@ class PlannedAppend(Struct):
 
     result: AppendResult
     cache: GameCache           # the game as it will be once the rows are stored
-    stored: int                # the game's last seq before this append
+    base: GameCache            # the game it was planned on
     rows: list[tuple]          # rows of the events table
+
+    @property
+    def stored(self) -> int:
+        """The game's last seq before this append."""
+        return self.base.seq
 
 
 def plan_append(cache: GameCache, new: Sequence[ev.Event], expected_seq: int | None
@@ -445,31 +453,93 @@ def _planned(cache: GameCache, appended: list[ev.Event], states: list[State]) ->
                       prev_hash=cache.hash if head else None)
     after = GameCache(gid, all_events, all_states, rows[-1][-1] if rows else cache.hash)
     return PlannedAppend(result=AppendResult(game_id=gid, seq=len(all_events), appended=appended),
-                         cache=after, stored=head, rows=rows)
+                         cache=after, base=cache, rows=rows)
 
 
 def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
     """Store planned appends (of one game or many, each planned on the one before it) in
-    one transaction, with each game's read models computed once; all or nothing."""
-    games: dict[str, GameWrite] = {}
+    one transaction, all or nothing, with each game's read models computed once.
+
+    Read-model rows are rewritten only where they changed: the rows last written are kept
+    in the caches, and rows are matched by their table's key (an append in a turn rewrites
+    that turn's row, not the game's every turn). On success each game's final cache
+    records its read-model rows.
+    """
+    base: dict[str, GameCache] = {}
+    final: dict[str, GameCache] = {}
+    rows: list[tuple] = []
     for p in planned:
         gid = p.cache.game_id
-        w = games.get(gid)
-        if w is None:
-            games[gid] = w = GameWrite(game_id=gid, event_rows=[], projection_rows={},
-                                       replace_projections=p.stored > 0)
-        w.event_rows.extend(p.rows)
-    finals = {p.cache.game_id: p.cache for p in planned}
-    for gid, w in games.items():
-        c = finals[gid]
-        w.projection_rows = project(gid, c.events, c.states)
+        base.setdefault(gid, p.base)
+        final[gid] = p.cache
+        rows.extend(p.rows)
+    whole: dict[str, list[str]] = {t: [] for t in TABLES}      # games whose rows all go
+    keys: dict[str, list[tuple]] = {t: [] for t in TABLES}     # single rows that go
+    insert: dict[str, list[tuple]] = {t: [] for t in TABLES}
+    new_projection: dict[str, dict[str, list[tuple]]] = {}
+    for gid, c in final.items():
+        b = base[gid]
+        old = {} if b.seq == 0 else b.projection
+        new = new_projection[gid] = project(gid, c.events, c.states)
+        for t in TABLES:
+            _changes(t, gid, None if old is None else old.get(t, []), new.get(t, []),
+                     whole[t], keys[t], insert[t])
+    con = store.con
     store.begin()
     try:
-        store.write(games.values())
+        try:
+            with con.appender("events") as a:
+                a.append_rows(rows)
+        except duckdb.ConstraintException:
+            raise StreamConflictError(rows[0][0], rows[0][1] - 1, rows[0][1],
+                                      "another writer appended to this game (the service "
+                                      "must be the store's only writer)") from None
+        for t in TABLES:
+            if whole[t]:
+                con.execute(f"DELETE FROM {t} WHERE game_id IN ({', '.join('?' * len(whole[t]))})",
+                            whole[t])
+            if keys[t]:
+                cols = _KEY_COLUMNS[t]
+                one = "(" + " AND ".join(f"{c} = ?" for c in cols) + ")"
+                con.execute(f"DELETE FROM {t} WHERE " + " OR ".join([one] * len(keys[t])),
+                            [v for k in keys[t] for v in k])
+            if insert[t]:
+                with con.appender(t) as a:
+                    a.append_rows(insert[t])
         store.commit()
     except BaseException:
         store.rollback()
         raise
+    for gid, c in final.items():
+        c.projection = new_projection[gid]
+
+
+def _key_columns() -> dict[str, tuple[str, ...]]:
+    from .store.projections import SCHEMA
+    return {t.name: t.order for t in SCHEMA}
+
+
+_KEY_COLUMNS = _key_columns()
+_KEY_INDEX = {t: tuple(TABLES[t].index(c) for c in cols) for t, cols in _KEY_COLUMNS.items()}
+
+
+def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],
+             whole: list[str], keys: list[tuple], insert: list[tuple]) -> None:
+    """What to delete and insert in ``table`` to turn the rows ``old`` of game ``gid`` (None:
+    not known) into ``new``."""
+    if old is not None and old == new:
+        return
+    idx = _KEY_INDEX.get(table)
+    if old is not None and idx:
+        before = {tuple(r[i] for i in idx): r for r in old}
+        after = {tuple(r[i] for i in idx): r for r in new}
+        if len(before) == len(old) and len(after) == len(new):   # keys really are unique
+            keys.extend(k for k, r in before.items() if after.get(k) != r)
+            insert.extend(r for k, r in after.items() if before.get(k) != r)
+            return
+    if old is None or old:
+        whole.append(gid)
+    insert.extend(new)
 
 
 def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:

@@ -15,6 +15,7 @@ import threading
 import time
 from pathlib import Path
 
+import duckdb
 import httpx
 import msgspec
 import pytest
@@ -29,6 +30,7 @@ from seasalt_log.http.app import ROUTES
 from seasalt_log.service import (GameCache, append_events, export_lines, import_logs,
                                  plan_append, start_game)
 from seasalt_log.store import Store
+from seasalt_log.store.projections import TABLES
 from seasalt_log.view import table_view
 
 NAMES = ("Ann", "Ben", "Cid", "Dee")
@@ -84,10 +86,16 @@ def body(e: ev.Event) -> bytes:
 # ---------------------------------------------------------------- servers
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory):
+def live(tmp_path_factory):
+    """(base URL, store path) of a service in a thread of this process."""
     db = tmp_path_factory.mktemp("http") / "live.duckdb"
     with ServerThread(create_app(db, max_body=MAX_BODY, keepalive=0.5)) as url:
-        yield url
+        yield url, db
+
+
+@pytest.fixture(scope="module")
+def server(live):
+    return live[0]
 
 
 @pytest.fixture(scope="module")
@@ -573,15 +581,61 @@ def test_cached_append_stores_the_same_as_uncached(tmp_path):
             seq = r.seq
             for e in ins[1:]:
                 seq = append_events(store, r.game_id, [e], seq, cached=cache).seq
-            rows = store.con.execute("SELECT * EXCLUDE (hash) FROM events ORDER BY seq").fetchall()
-            hashes = store.con.execute("SELECT hash FROM events ORDER BY seq").fetchall()
-            games = store.con.execute("SELECT * FROM games").fetchall()
-            rounds = store.con.execute("SELECT * FROM rounds ORDER BY round").fetchall()
-            out.append((rows, hashes, games, rounds))
+            out.append(_dump(store))
             if cached:
                 assert cache.seq == len(game) and cache.events == game
                 assert cache.hash == store.head(r.game_id)[1]
     assert out[0] == out[1]
+
+
+def _dump(store: Store) -> dict[str, list]:
+    """Every row of the events table and of every read model, in a stable order."""
+    return {t: sorted(store.con.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+            for t in ("events", *TABLES)}
+
+
+def test_live_read_models_equal_imported_ones(live, tmp_path):
+    """After games recorded over HTTP (appends of one event and of several, several games in
+    one commit), the store holds exactly what an import of the same logs writes."""
+    server, db = live
+    games = [random_game(20 + i, players=2 + i % 3, game_id=f"models-{i}") for i in range(4)]
+    errors: list[str] = []
+
+    def play(game, size):
+        with httpx.Client(base_url=server, timeout=TIMEOUT) as c:
+            ins = inputs(game)
+            r = c.post("/games", content=body(ins[0]))
+            seq = r.json()["seq"]
+            for i in range(1, len(ins), size):
+                chunk = ins[i:i + size]
+                r = c.post(f"/games/{ins[0].game_id}/events", headers={"If-Match": f'"{seq}"'},
+                           content=b"[" + b",".join(body(e) for e in chunk) + b"]")
+                if r.status_code != 200:
+                    errors.append(r.text)
+                    return
+                seq = r.json()["seq"]
+
+    threads = [threading.Thread(target=play, args=(g, 1 + k % 3)) for k, g in enumerate(games)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(300)
+    assert not errors, errors[:2]
+    log = tmp_path / "games.jsonl"
+    log.write_bytes(b"".join(ev.encode_lines(inputs(g)) for g in games))
+    with Store.open(tmp_path / "imported.duckdb") as store:
+        assert import_logs(store, [log]).ok
+        want = _dump(store)
+    # the service holds the file; in its process a connection of the same configuration
+    # shares its database
+    con = duckdb.connect(str(db))
+    try:
+        got = _dump(Store(con, db, read_only=False))
+    finally:
+        con.close()
+    got = {t: [r for r in rows if r[0].startswith("models-")] for t, rows in got.items()}
+    assert got == want
+    assert all(want[t] for t in ("events", "games", "seats", "rounds", "round_results"))
 
 
 def test_plan_append_leaves_the_cache_alone(tmp_path):

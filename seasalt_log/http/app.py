@@ -411,7 +411,8 @@ async def openapi(request: Request) -> Response:
 async def health(request: Request) -> Response:
     """GET /health: 200 while the service runs."""
     live = _live(request)
-    return _json_response({"status": "ok", "batches": live.batches, "appends": live.appends})
+    return _json_response({"status": "ok", "batches": live.batches, "appends": live.appends,
+                           "writer_seconds": round(live.writer_seconds, 3)})
 
 
 # ---------------------------------------------------------------- the app

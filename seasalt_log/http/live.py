@@ -16,6 +16,7 @@ streams of cached games are served from memory.
 from __future__ import annotations
 
 import asyncio
+import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
@@ -70,6 +71,7 @@ class LiveStore:
         self.closing: asyncio.Event | None = None
         self.batches = 0            # transactions committed (for the curious and the bench)
         self.appends = 0            # requests stored
+        self.writer_seconds = 0.0   # time spent checking and writing batches
 
     # ------------------------------------------------------------ life
 
@@ -146,12 +148,14 @@ class LiveStore:
                     stopping = True
                     break
                 batch.append(job)
+            t0 = time.perf_counter()
             try:
                 outcome = await loop.run_in_executor(self._write_pool, self._process, batch)
             except asyncio.CancelledError:
                 raise
             except BaseException as exc:           # pragma: no cover - _process catches
                 outcome = ([exc] * len(batch), {}, {j.game_id for j in batch})
+            self.writer_seconds += time.perf_counter() - t0
             self._publish(batch, *outcome)
         # anything queued after the stop is refused
         while not queue.empty():
