@@ -741,3 +741,18 @@ def test_cli_import_on_a_terminal_shows_progress_and_succeeds(tmp_path):
     assert proc.returncode == 0, text
     assert "Traceback" not in text
     assert "games: 2 new" in text
+
+
+@pytest.mark.parametrize("name", ["missing.jsonl", "a" * 5000 + ".jsonl"])
+def test_a_file_that_cannot_be_read_is_one_line(tmp_path, name):
+    """A missing file, or a name the system refuses (too long), is a one-line error, for
+    the library and the CLI alike, and nothing is stored."""
+    path = str(tmp_path / name)
+    with pytest.raises(SeasaltError) as info:
+        import_logs(None, [path])
+    assert_clear(str(info.value)[-MAX_MESSAGE:], "read")
+    result = CliRunner().invoke(app, ["import", path, "--db", str(tmp_path / "s.duckdb")])
+    assert result.exit_code == 1
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-300:]

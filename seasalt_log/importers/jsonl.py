@@ -70,7 +70,11 @@ def iter_lines(source: str | Path | BinaryIO) -> Iterator[tuple[int, bytes]]:
     if hasattr(source, "read") or not isinstance(source, (str, bytes, Path)):
         yield from _numbered(source)  # type: ignore[arg-type]
         return
-    with open(source, "rb") as fh:
+    try:
+        fh = open(source, "rb")
+    except OSError as exc:
+        raise LogFormatError(f"cannot read it ({exc.strerror or exc})", file=str(source)) from None
+    with fh:
         yield from _numbered(fh)
 
 
@@ -174,9 +178,15 @@ def iter_paths(paths: Iterable[str | Path]) -> Iterator[str | Path]:
             yield "-"
             continue
         path = Path(p)
-        if path.is_dir():
-            yield from sorted(q for q in path.rglob("*.jsonl") if q.is_file())
-        elif path.exists():
-            yield path
-        else:
-            raise LogFormatError("no such file or directory", file=str(p))
+        try:
+            if path.is_dir():
+                found = sorted(q for q in path.rglob("*.jsonl") if q.is_file())
+            elif path.exists():
+                found = [path]
+            else:
+                raise LogFormatError("no such file or directory", file=str(p))
+            for q in found:
+                open(q, "rb").close()           # unreadable: say so now, not mid-import
+        except OSError as exc:                 # too long a name, no permission, ...
+            raise LogFormatError(f"cannot read it ({exc.strerror or exc})", file=str(p)) from None
+        yield from found
