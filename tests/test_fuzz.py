@@ -756,3 +756,44 @@ def test_a_file_that_cannot_be_read_is_one_line(tmp_path, name):
     assert result.exception is None or isinstance(result.exception, SystemExit)
     lines = result.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr[-300:]
+
+
+# ---------------------------------------------------------------- decoding, property-based
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_TAGS = [t.__struct_config__.tag for t in ev.EVENT_TYPES]
+_json = st.recursive(
+    st.none() | st.booleans() | st.integers(min_value=-2**70, max_value=2**70)
+    | st.floats(allow_nan=False) | st.text(max_size=30) | st.sampled_from(CODE_LIST),
+    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=10), inner, max_size=5),
+    max_leaves=20)
+_field_names = st.sampled_from(["player", "players", "cards", "kept", "discard_pile", "pile",
+                                "card", "took", "index", "drew", "victim", "stole", "round",
+                                "first_player", "discards", "deck", "game_id", "target",
+                                "ruleset", "meta", "at", "ending", "caller", "caller_won",
+                                "card_points", "color_bonus", "points", "totals", "reason",
+                                "winners", "extra"])
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.binary(max_size=200))
+def test_decode_of_any_bytes_is_an_event_or_a_format_error(data):
+    try:
+        ev.decode(data)
+    except SeasaltError as exc:
+        assert_clear(str(exc), repr(data[:50]))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.sampled_from(_TAGS + ["nope"]), st.dictionaries(_field_names, _json, max_size=8),
+       st.integers(min_value=2, max_value=4))
+def test_decode_and_validate_of_any_object_is_an_event_or_a_format_error(tag, fields, n):
+    line = json.dumps({"type": tag, **fields}).encode()
+    try:
+        e = ev.decode(line)
+        ev.validate(e, n)
+        assert ev.decode(ev.encode(e)) == e         # what decodes, encodes back the same
+    except SeasaltError as exc:
+        assert_clear(str(exc), line[:100].decode())
