@@ -3,6 +3,7 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from msgspec import Struct
@@ -37,34 +38,46 @@ class Breakdown(Struct, frozen=True):
     color_bonus: int
 
 
-# index arrays for breakdown(): a count per kind and per colour, in catalog order
-_KINDS_AT = {k: i for i, k in enumerate(KINDS)}
-_INDEX = {code: (_KINDS_AT[KIND[code]], COLORS.index(COLOR[code])) for code in CODES}
+# index arrays: a count per kind and per colour, in catalog order
+KIND_INDEX: dict[str, int] = {k: i for i, k in enumerate(KINDS)}
+#: card code -> (kind index, colour index)
+CARD_INDEX: dict[str, tuple[int, int]] = {
+    code: (KIND_INDEX[KIND[code]], COLORS.index(COLOR[code])) for code in CODES}
 _CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
-    _KINDS_AT[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
-_COLLECT = tuple((_KINDS_AT[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
-_MULTIPLY = tuple((_KINDS_AT[m], _KINDS_AT[k], per) for m, (k, per) in MULTIPLIERS.items())
+    KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
+_COLLECT = tuple((KIND_INDEX[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
+_MULTIPLY = tuple((KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
 
 
-def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
-    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
-    index = _INDEX
-    kinds = [0] * len(KINDS)
+def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
+           ) -> tuple[list[int], list[int], list[int], int]:
+    """(kinds in hand, kinds in hand and laid pairs, colours of both, pairs laid) as count
+    lists indexed by :data:`KIND_INDEX` and colour order; the input of :func:`score_counts`."""
+    index = CARD_INDEX
+    in_hand = [0] * len(KINDS)
     colors = [0] * len(COLORS)
     for code in hand:
         k, c = index[code]
-        kinds[k] += 1
+        in_hand[k] += 1
         colors[c] += 1
-    # R-SCORE-DUO: in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs; laid pairs 1 each
-    sharks, swimmers = kinds[_SHARK], kinds[_SWIMMER]
-    pairs = (kinds[_CRAB] // 2 + kinds[_BOAT] // 2 + kinds[_FISH] // 2
-             + (sharks if sharks < swimmers else swimmers))
+    kinds = in_hand[:]
+    n_laid = 0
     for pair in laid:
-        pairs += 1
+        n_laid += 1
         for code in pair:
             k, c = index[code]
             kinds[k] += 1
             colors[c] += 1
+    return in_hand, kinds, colors, n_laid
+
+
+def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                 n_laid: int) -> tuple[int, int, int, int]:
+    """(pairs, collectors, multipliers, mermaids) of a holding given as counts."""
+    # R-SCORE-DUO: in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs; laid pairs 1 each
+    sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]
+    pairs = (n_laid + in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+             + (sharks if sharks < swimmers else swimmers))
     collectors = 0
     for k, table, top in _COLLECT:                                   # R-SCORE-COLLECT
         n = kinds[k]
@@ -78,13 +91,32 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
     mermaids = kinds[_MERMAID]
     if mermaids:
         mermaids = sum(sorted(colors, reverse=True)[:mermaids])
+    return pairs, collectors, multipliers, mermaids
+
+
+def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
+    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
+    in_hand, kinds, colors, n_laid = counts(hand, laid)
+    pairs, collectors, multipliers, mermaids = score_counts(in_hand, kinds, colors, n_laid)
     # R-SCORE-BONUS: the largest colour group
     return Breakdown(pairs, collectors, multipliers, mermaids,
                      pairs + collectors + multipliers + mermaids, max(colors))
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
-    """Card points only (R-SCORE), colour bonus never included."""
+    """Card points only (R-SCORE), colour bonus never included. Memoised for tuples (the
+    engine's hands and pairs): the same hand is scored for a call, for the legal moves and
+    for a player's view."""
+    if type(hand) is tuple and type(laid) is tuple:
+        try:
+            return _card_points(hand, laid)
+        except TypeError:                   # a pair given as a list: not hashable
+            pass
+    return breakdown(hand, laid).card_points
+
+
+@lru_cache(maxsize=4096)
+def _card_points(hand: tuple[str, ...], laid: tuple[tuple[str, str], ...]) -> int:
     return breakdown(hand, laid).card_points
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from msgspec import Struct
 
 from .engine.state import State
-from .scoring import breakdown
+from .scoring import card_points
 
 
 class PileView(Struct, frozen=True):
@@ -62,11 +62,13 @@ def table_view(state: State, viewer: int | None = None) -> TableView:
         hand = t.hands[s] if t.hands else ()
         laid = t.laid[s] if t.laid else ()
         revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
-        visible = viewer is None or viewer == s or revealed or not in_round
+        # once a round is scored every hand is shown, except after a deck-out (nobody reveals)
+        visible = (viewer is None or viewer == s or revealed
+                   or (not in_round and f.ending != "deck_out"))
         seats.append(SeatView(
             seat=s, name=state.players[s], hand_size=len(hand),
             hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
-            card_points=breakdown(hand, laid).card_points if visible else None,
+            card_points=card_points(hand, laid) if visible else None,
             total=state.totals[s]))
     piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
                            cards=p if viewer is None else None)

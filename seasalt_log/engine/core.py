@@ -10,7 +10,7 @@ from msgspec.structs import replace
 
 from .. import events as ev
 from ..cards import FULL_DECK, KIND
-from ..errors import IllegalMoveError
+from ..errors import IllegalMoveError, LogFormatError
 from ..scoring import breakdown, game_winners, round_points
 from .rulings import RULESETS
 from .state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow, State, Table
@@ -28,7 +28,9 @@ def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
 
 
 def seat_name(state: State, seat: int) -> str:
-    return f"seat {seat} ({state.players[seat]})"
+    if 0 <= seat < len(state.players):
+        return f"seat {seat} ({state.players[seat]})"
+    return f"seat {seat} (no such seat)"
 
 
 # ---------------------------------------------------------------- game and round set-up
@@ -424,7 +426,7 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     ended = max(totals) >= s.target                                         # R-GAME-1
     return replace(s, phase=BETWEEN, totals=totals, last_points=points,
                    rounds_played=s.rounds_played + 1, seq=s.seq + 1,
-                   flow=Flow(round=f.round, turn=f.turn, ender=f.ender,
+                   flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
                              due="game_ended" if ended else None))
 
 
@@ -455,22 +457,39 @@ def apply(state: State, event: ev.Event) -> State:
     """Check ``event`` against every rule and return the state after it.
 
     Raises :class:`IllegalMoveError` (with the rule id and the event's position) and leaves
-    ``state`` as it was: states are immutable.
+    ``state`` as it was: states are immutable. An event that skipped
+    :func:`seasalt_log.events.validate` (a seat or card outside the game) raises
+    :class:`LogFormatError`.
     """
-    return _HANDLERS[type(event)](state, event)
+    try:
+        return _HANDLERS[type(event)](state, event)
+    except (IndexError, KeyError) as exc:
+        raise _malformed(state, event, exc) from None
 
 
 def check(state: State, event: ev.Event) -> None:
     """Raise :class:`IllegalMoveError` if ``event`` may not follow ``state``."""
-    _HANDLERS[type(event)](state, event)
+    apply(state, event)
 
 
 def fold(events, state: State | None = None) -> State:
     """Apply ``events`` in order, starting from ``state`` (a new game by default)."""
     s = state if state is not None else State()
-    for e in events:
-        s = _HANDLERS[type(e)](s, e)
+    try:
+        for e in events:
+            s = _HANDLERS[type(e)](s, e)
+    except (IndexError, KeyError) as exc:
+        raise _malformed(s, e, exc) from None
     return s
+
+
+def _malformed(state: State, event: ev.Event, exc: Exception) -> LogFormatError:
+    if type(event) not in _HANDLERS:
+        return LogFormatError(f"{type(event).__name__} is not an event of the log format")
+    return LogFormatError(f"{ev.TAGS[type(event)]}: a seat, pile or card outside this game "
+                          f"({type(exc).__name__}: {exc})", game_id=state.game_id,
+                          seq=state.seq + 1, round=state.flow.round or None,
+                          turn=state.flow.turn or None)
 
 
 def with_derived(events):

@@ -7,11 +7,10 @@ each card the victim could lose (a bot picks the victim; the simulator picks the
 
 from __future__ import annotations
 
-from functools import lru_cache
 
 from .. import events as ev
-from ..cards import COLOR, COLORS, KIND, KINDS
-from ..scoring import COLLECTOR_POINTS
+from ..cards import KIND
+from ..scoring import card_points
 from .core import shark_targets
 from .state import BOAT_TAKE, ROUND, TAKE, State
 
@@ -116,47 +115,6 @@ def duo_moves(state: State) -> list[ev.Event]:
 
 # card points (R-SCORE, as scoring.breakdown computes them), fast: only the call check
 # of end_moves needs them, on every play step
-_KI = {c: KINDS.index(k) for c, k in KIND.items()}
-_CI = {c: COLORS.index(col) for c, col in COLOR.items()}
-_SHELL, _OCTO, _PENG, _SAIL = (COLLECTOR_POINTS[k] for k in ("shell", "octopus", "penguin", "sailor"))
-assert KINDS[:9] == ("crab", "boat", "fish", "swimmer", "shark", "shell", "octopus",
-                     "penguin", "sailor") and KINDS[9:] == ("lighthouse", "shoal", "colony",
-                                                             "captain", "mermaid")
-
-
-def _card_points(hand, laid) -> int:
-    ki, ci = _KI, _CI
-    h = [0] * 14
-    col = [0] * 11
-    for code in hand:
-        h[ki[code]] += 1
-        col[ci[code]] += 1
-    sh, sw = h[4], h[3]
-    pts = len(laid) + (h[0] >> 1) + (h[1] >> 1) + (h[2] >> 1) + (sh if sh < sw else sw)
-    k = h
-    if laid:
-        k = h[:]
-        for a, b in laid:
-            k[ki[a]] += 1
-            k[ki[b]] += 1
-            col[ci[a]] += 1
-            col[ci[b]] += 1
-    pts += (_SHELL[k[5]] + _OCTO[k[6]] + _PENG[k[7]] + _SAIL[k[8]]
-            + k[9] * k[1] + k[10] * k[2] + 2 * k[11] * k[7] + 3 * k[12] * k[8])
-    m = k[13]
-    if m:
-        pts += sum(sorted(col, reverse=True)[:m])
-    return pts
-
-
-@lru_cache(maxsize=4096)
-def card_points(hand: tuple[str, ...], laid: tuple[tuple[str, str], ...]) -> int:
-    """Card points of ``hand`` plus ``laid`` pairs (tuples), equal to
-    ``scoring.breakdown(hand, laid).card_points`` (R-SCORE), computed faster and memoised
-    (the same hand is checked for a call, then shown in the player's view)."""
-    return _card_points(hand, laid)
-
-
 def end_moves(state: State) -> list[ev.Event]:
     """turn_ended, and the calls when allowed (R-END-1, R-END-2, R-LAST-1)."""
     t, f = state.table, state.flow

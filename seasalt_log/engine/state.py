@@ -49,7 +49,7 @@ class Flow(Struct, frozen=True):
     revealed: int = 0                  # bitmask of revealed hands (R-LAST-3)
     ender: int | None = None           # who ended the last round (R-SETUP-4)
     due: str | None = None             # derived event owed: "round_scored" | "game_ended"
-    ending: str | None = None          # of the round that awaits its round_scored
+    ending: str | None = None          # how the last round ended (stop/last_chance/deck_out)
     mermaid_winner: int | None = None  # R-MERMAID-WIN
 
 

@@ -16,7 +16,7 @@ from ..cards import COUNT
 from ..engine import apply, legal_moves, next_derived
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
-from .seen import player_view
+from ..view import table_view
 from . import decisions as dc
 from .bots import Bot, make_bots
 
@@ -119,7 +119,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if len(options) == 1:
             i = 0
         else:
-            view = player_view(s, seat)
+            view = table_view(s, seat)
             i = _pick(bot, view, options, brng)
         evs = outcomes[i]
         if len(evs) > 1:
@@ -158,7 +158,7 @@ def _resolve(s: State, d: dc.Decision, evs: tuple[ev.Event, ...], bot: Bot, view
     if len(options) == 1:
         return outcomes[0]
     if view is None:
-        view = player_view(s, seat)
+        view = table_view(s, seat)
     return outcomes[_pick(bot, view, options, brng)]
 
 
