@@ -15,7 +15,7 @@ from msgspec import Struct
 from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
-from .importers.jsonl import CheckedGame, check_game, iter_paths, read_games
+from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game, read_games
 from .store.projections import TABLES, project
 from .store.store import GameWrite, Store, event_rows, plan_write
 
@@ -122,6 +122,31 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                 progress: Progress | None = None) -> ImportSummary:
     """Check every game of the logs and store the good ones (``store`` None: validate only).
 
+    See :func:`import_checked`, which this calls on the games of the logs.
+    """
+    return import_checked(store, check_logs(paths, progress), strict=strict)
+
+
+def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,
+                 source: str = "-", strict: bool = False) -> ImportSummary:
+    """Check and store games given as event lists (e.g. from the simulator), exactly as
+    :func:`import_logs` does for the games of a file."""
+    def checked() -> Iterator[CheckedGame | GameOutcome]:
+        line = 1
+        for events in games:
+            raw = raw_game(events, source, line)
+            line += len(raw.events)
+            try:
+                yield check_game(raw)
+            except SeasaltError as exc:
+                yield _failed(exc, source, raw.first_line)
+    return import_checked(store, checked(), strict=strict)
+
+
+def import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcome], *,
+                   strict: bool = False) -> ImportSummary:
+    """Store checked games (``store`` None: validate only); failed outcomes are reported.
+
     Each game is stored whole or not at all, with its read-model rows, in one transaction;
     with ``strict`` nothing is stored unless every game is good.
 
@@ -175,7 +200,7 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         pending, pending_events = [], 0
         pending_ids.clear()
 
-    for item in check_logs(paths, progress):
+    for item in games:
         if isinstance(item, GameOutcome):
             summary.games.append(item)
             continue

@@ -164,3 +164,19 @@ def test_installed_executable_imports_a_log(tmp_path, log):
                           cwd=tmp_path, timeout=120)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert "bad.jsonl:1" in done.stderr
+
+
+def test_simulate_stores_games_like_an_import_of_its_log(tmp_path):
+    direct = tmp_path / "direct.duckdb"
+    r = run("simulate", "-n", "6", "-p", "3", "-s", "5", "--db", direct)
+    assert r.exit_code == 0 and "6 new" in r.output
+    log = tmp_path / "sim.jsonl"
+    assert run("simulate", "-n", "6", "-p", "3", "-s", "5", "--out", log).exit_code == 0
+    imported = tmp_path / "imported.duckdb"
+    assert run("import", log, "--db", imported).exit_code == 0
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    run("export", "--all", "--db", direct, "-o", a)
+    run("export", "--all", "--db", imported, "-o", b)
+    assert a.read_bytes() == b.read_bytes() == log.read_bytes()
+    r = run("simulate", "-n", "1", "-p", "3", "-s", "5", "--db", direct, "--out", log)
+    assert r.exit_code == 1 and "exclusive" in r.output

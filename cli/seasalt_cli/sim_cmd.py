@@ -15,7 +15,12 @@ from seasalt_log.sim import BOTS, DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
 
+from seasalt_log.errors import UsageError
+from seasalt_log.service import import_games
+from seasalt_log.store import Store
+
 from .app import JsonOption, app, err, handles_errors, out, print_json
+from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
 PROGRESS_FROM = 200
@@ -56,16 +61,28 @@ def simulate(
                                   f"(default: {','.join(DEFAULT_BOTS)})", show_default=False),
     out_file: Path = typer.Option(None, "--out", "-o", help="Write the log here instead of stdout.",
                                   dir_okay=False, show_default=False),
+    db: Path = typer.Option(None, "--db", help="Store the games in this DuckDB store instead "
+                                               "of writing a log (as `seasalt import` would).",
+                            show_default=False),
+    as_json: bool = typer.Option(False, "--json", help="With --db: the import summary as JSON."),
 ) -> None:
-    """Simulate games played by bots and write them as a log (JSON Lines, LOG_FORMAT.md).
+    """Simulate games played by bots and write them as a log (JSON Lines, LOG_FORMAT.md),
+    or store them (--db).
 
     Every event goes through the rules engine; the shuffles are recorded in each
     round_started, so the log replays exactly. Game i is "sim-SEED-i"; its meta holds the
     seed and the bots."""
     names = _bot_names(bots)
     check_args(players, names, games)
+    if db is not None and out_file is not None:
+        raise UsageError("--db and --out are exclusive: store the games, or write a log")
     with _progress(games, "simulating") as tick:
-        if out_file is None:
+        if db is not None:
+            with Store.open(db) as store:
+                summary = import_games(store, _ticking(simulate_games(games, players, seed, names),
+                                                       tick), source="simulate")
+            report_import(summary, as_json, "stored")
+        elif out_file is None:
             _write(sys.stdout.buffer, games, players, seed, names, tick)
             sys.stdout.flush()
         else:
@@ -75,8 +92,13 @@ def simulate(
 
 
 def _write(stream, games, players, seed, names, tick) -> None:
-    for i, game in enumerate(simulate_games(games, players, seed, names), 1):
+    for game in _ticking(simulate_games(games, players, seed, names), tick):
         stream.write(ev.encode_lines(game))
+
+
+def _ticking(games, tick):
+    for i, game in enumerate(games, 1):
+        yield game
         if tick is not None:
             tick(i)
 

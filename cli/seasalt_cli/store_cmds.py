@@ -33,7 +33,8 @@ def _progress(enabled: bool):
         yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
-def _report(summary: ImportSummary, as_json: bool, verb: str) -> None:
+def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
+    """Print an import summary (failed games first, one line each); exit 1 if any failed."""
     if as_json:
         print_json(summary)
     else:
@@ -62,7 +63,7 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
     Exit code 1 when any game failed (the good ones are stored unless --strict)."""
     with Store.open(db_path(db)) as store, _progress(progress) as cb:
         summary = import_logs(store, paths, strict=strict, progress=cb)
-    _report(summary, as_json, "stored")
+    report_import(summary, as_json, "stored")
 
 
 @app.command()
@@ -72,7 +73,7 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
     """Every check of `import` (format, rules, derived events), writing nothing."""
     with _progress(progress) as cb:
         summary = import_logs(None, paths, progress=cb)
-    _report(summary, as_json, "checked")
+    report_import(summary, as_json, "checked")
 
 
 @app.command()

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import sys
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Iterable, Iterator, Sequence
 
 from msgspec import Struct
 
@@ -116,6 +116,22 @@ def read_games(source: str | Path | BinaryIO, name: str | None = None) -> Iterat
                 skipping = True
     if game is not None:
         yield game
+
+
+def raw_game(events: Sequence[ev.Event], source: str = "-", first_line: int = 1) -> RawGame:
+    """A game given as events (not read from a file), format-checked like :func:`read_games`;
+    event ``i`` counts as line ``first_line + i``."""
+    events = list(events)
+    raw = RawGame(source=source, events=events,
+                  lines=list(range(first_line, first_line + len(events))))
+    n_players = len(events[0].players) if events and isinstance(events[0], ev.GameStarted) else None
+    for e, line in zip(events, raw.lines):
+        try:
+            ev.validate(e, n_players)
+        except LogFormatError as exc:
+            raw.error = exc.locate(file=source, line=line)
+            break
+    return raw
 
 
 def check_game(raw: RawGame) -> CheckedGame:
