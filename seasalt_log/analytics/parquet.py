@@ -71,6 +71,7 @@ def export_parquet(store, directory: str | Path) -> ParquetExport:
     _prepare(directory)
     con = store.con
     rows: dict[str, int] = {}
+    con.execute("SET enable_progress_bar = false")
     con.execute("BEGIN")
     try:
         rows["events"] = con.execute("SELECT count(*) FROM events").fetchone()[0]

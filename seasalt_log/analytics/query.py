@@ -25,6 +25,7 @@ SAFE_CONFIG: dict[str, Any] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
+    "enable_progress_bar": False,          # it would print into the result on stdout
     "lock_configuration": True,
 }
 

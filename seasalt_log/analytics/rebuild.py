@@ -85,6 +85,7 @@ def rebuild_in(con, *, jobs: int | None = None, progress: Progress | None = None
         jobs = 1 if total < PARALLEL_FROM else max(1, os.cpu_count() or 1)
     if jobs < 1:
         raise UsageError(f"jobs must be at least 1, not {jobs}")
+    con.execute("SET enable_progress_bar = false")
     con.execute(DROP_DDL)
     con.execute(PROJECTIONS_DDL)
     with _no_gc():
@@ -212,7 +213,7 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int,
     import duckdb
     gc.disable()
     src = Path(in_dir) / f"bucket={bucket}"
-    con = duckdb.connect()
+    con = duckdb.connect(config={"enable_progress_bar": False})
     for t in SCHEMA:
         con.execute(_plain_ddl(t))
     games = events = 0
