@@ -112,10 +112,24 @@ def _compare(game: CheckedGame, stored_json: list[bytes]) -> tuple[str, str | No
     for i, (old, e) in enumerate(zip(stored_json, game.events)):
         new = ev.encode(e)
         if old != new:
+            a, b = _around_difference(old.decode(), new.decode())
             return "failed", (f"game {game.game_id}: a different history is stored under this id; "
-                              f"event seq {i + 1} differs (stored {old.decode()}, "
-                              f"log {new.decode()})")
+                              f"event seq {i + 1} differs (stored {a}, log {b})")
     return ("extended", None) if len(game.events) > len(stored_json) else ("unchanged", None)
+
+
+def _around_difference(a: str, b: str, limit: int = 600) -> tuple[str, str]:
+    """Two JSON texts for a message: whole when short, else cut around where they differ
+    (a message quotes the input, it does not echo all of it)."""
+    if len(a) <= limit and len(b) <= limit:
+        return a, b
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, k - 80)
+
+    def cut(t: str) -> str:
+        part = t[start:start + 240]
+        return ("..." if start else "") + part + ("..." if start + 240 < len(t) else "")
+    return cut(a), cut(b)
 
 
 def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: bool = False,

@@ -797,3 +797,18 @@ def test_decode_and_validate_of_any_object_is_an_event_or_a_format_error(tag, fi
         assert ev.decode(ev.encode(e)) == e         # what decodes, encodes back the same
     except SeasaltError as exc:
         assert_clear(str(exc), line[:100].decode())
+
+
+def test_a_conflict_with_a_huge_event_is_quoted_around_the_difference(tmp_path):
+    """Found by the long fuzz run: a conflict message quoted both events whole (with a
+    10,000-character meta). It now shows where they differ, cut short."""
+    game = valid_games(1, seed=12)[0]
+    big = [msgspec.structs.replace(game[0], meta={"note": "a" * 10_000})] + game[1:]
+    other = [msgspec.structs.replace(game[0], meta={"note": "a" * 10_000 + "b"})] + game[1:]
+    with Store.open(tmp_path / "s.duckdb") as store:
+        assert import_logs(store, [_log(tmp_path / "a.jsonl", big)]).new == 1
+        summary = import_logs(store, [_log(tmp_path / "b.jsonl", other)])
+        (o,) = summary.games
+        assert o.status == "failed" and o.rule == "CONFLICT"
+        assert_clear(o.error, "conflict")
+        assert "event seq 1 differs" in o.error and 'aaab"' in o.error
