@@ -241,3 +241,19 @@ def test_store_busy_is_one_line(db):
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_connection_holds_without_the_statement_check(db, tmp_path):
+    """The second and third locks alone (read-only store, no file access, locked settings)."""
+    from seasalt_log.analytics.query import connect_readonly
+    con = connect_readonly(db)
+    try:
+        for sql in ("SET enable_external_access = true", "SET lock_configuration = false",
+                    "INSERT INTO games SELECT * FROM games", "DROP TABLE turns",
+                    f"COPY games TO '{tmp_path}/g.csv'", "SELECT * FROM read_csv('/etc/passwd')",
+                    f"ATTACH '{tmp_path}/o.duckdb'", "INSTALL httpfs"):
+            with pytest.raises(duckdb.Error):
+                con.execute(sql)
+    finally:
+        con.close()
+    assert list(tmp_path.iterdir()) == []

@@ -161,7 +161,8 @@ def write_parquet(result: Result, path: Path) -> None:
     writes the file; the connection that ran the query is not involved.
     """
     con = duckdb.connect(config={"autoinstall_known_extensions": False,
-                                 "autoload_known_extensions": False, "enable_progress_bar": False})
+                                 "autoload_known_extensions": False})
+    con.execute("SET enable_progress_bar = false")
     try:
         cols = ", ".join(f"{_quote(c)} {t}" for c, t in zip(_unique(result.columns), result.types))
         con.execute(f"CREATE TABLE result ({cols})")

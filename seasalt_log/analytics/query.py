@@ -6,7 +6,7 @@ Three locks, each enough on its own for most attempts:
    DESCRIBE, SUMMARIZE, EXPLAIN), checked with DuckDB's own parser before anything runs;
 2. the store is opened ``read_only``;
 3. ``enable_external_access=false`` (no file reads or writes, no ATTACH, no INSTALL),
-   extension autoinstall/autoload off, and the configuration locked so SQL cannot undo it.
+   extension autoinstall/autoload off, and then ``lock_configuration`` so SQL cannot undo it.
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ SAFE_CONFIG: dict[str, Any] = {
     "autoinstall_known_extensions": False,
     "autoload_known_extensions": False,
     "allow_community_extensions": False,
-    "enable_progress_bar": False,          # it would print into the result on stdout
-    "lock_configuration": True,
 }
+#: run on each query connection before its configuration is locked
+_SESSION = ("SET enable_progress_bar = false",      # it would print into the result on stdout
+            "SET lock_configuration = true")
 
 _ALLOWED = frozenset((duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN))
 _WHAT = {
@@ -58,7 +59,10 @@ def connect_readonly(path: str | Path) -> duckdb.DuckDBPyConnection:
     if not path.exists():
         raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
     try:
-        return duckdb.connect(str(path), read_only=True, config=dict(SAFE_CONFIG))
+        con = duckdb.connect(str(path), read_only=True, config=dict(SAFE_CONFIG))
+        for sql in _SESSION:
+            con.execute(sql)
+        return con
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise StoreBusyError(

@@ -213,7 +213,8 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int,
     import duckdb
     gc.disable()
     src = Path(in_dir) / f"bucket={bucket}"
-    con = duckdb.connect(config={"enable_progress_bar": False})
+    con = duckdb.connect()
+    con.execute("SET enable_progress_bar = false")
     for t in SCHEMA:
         con.execute(_plain_ddl(t))
     games = events = 0
