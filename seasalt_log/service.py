@@ -6,6 +6,8 @@ Every function takes plain arguments and returns data (msgspec Structs); none pr
 from __future__ import annotations
 
 import hashlib
+import re
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
 
@@ -20,6 +22,7 @@ from .store.projections import TABLES, project
 from .store.store import GameWrite, Store, event_rows, plan_write
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import
+IMPORT_MEMORY_LIMIT = "256MB"   # DuckDB's cache while an import writes
 
 Progress = Callable[[int, int], None]   # (bytes read, bytes in all)
 
@@ -163,6 +166,56 @@ def import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcom
 
     Each game is stored whole or not at all, with its read-model rows, in one transaction;
     with ``strict`` nothing is stored unless every game is good.
+
+    Memory stays bounded whatever the size of the logs: see :func:`_import_checked`, and
+    DuckDB's own cache is capped at :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is
+    80 % of the machine's memory, which a large import fills with the blocks it writes).
+    """
+    with _capped_memory(store):
+        return _import_checked(store, games, strict=strict)
+
+
+@contextmanager
+def _capped_memory(store: Store | None) -> Iterator[None]:
+    """Lower DuckDB's ``memory_limit`` to :data:`IMPORT_MEMORY_LIMIT` for a while (never
+    raise it), then put it back (exactly when it was the default; else as DuckDB shows
+    it, to a tenth of its unit)."""
+    if store is None:
+        yield
+        return
+    con = store.con
+
+    def current() -> str:
+        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+    previous = current()
+    lower = _bytes(previous) > _bytes(IMPORT_MEMORY_LIMIT)
+    if lower:
+        con.execute("RESET memory_limit")
+        default = current() == previous      # then RESET puts it back exactly
+        con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
+    try:
+        yield
+    finally:
+        if lower:
+            con.execute("RESET memory_limit" if default else f"SET memory_limit = '{previous}'")
+
+
+def _bytes(setting: str) -> float:
+    """Bytes in a DuckDB memory setting such as ``'18.8 GiB'`` or ``'256MB'`` (inf when
+    it cannot tell)."""
+    m = re.fullmatch(r"\s*([0-9.]+)\s*([KMGT]i?B|bytes?|B)?\s*", setting, re.I)
+    if not m:
+        return float("inf")
+    unit = (m.group(2) or "B").upper().rstrip("S").replace("BYTE", "B")
+    scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
+             "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
+    return float(m.group(1)) * scale.get(unit, float("inf"))
+
+
+def _import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcome], *,
+                    strict: bool = False) -> ImportSummary:
+    """:func:`import_checked` itself.
 
     Memory stays bounded whatever the size of the logs: games are read one at a time and
     written in batches of about :data:`BATCH_EVENTS` events; of the games already handled
@@ -538,10 +591,7 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN ({', '.join('?' * len(whole[t]))})",
                             whole[t])
             if keys[t]:
-                cols = _KEY_COLUMNS[t]
-                one = "(" + " AND ".join(f"{c} = ?" for c in cols) + ")"
-                con.execute(f"DELETE FROM {t} WHERE " + " OR ".join([one] * len(keys[t])),
-                            [v for k in keys[t] for v in k])
+                con.execute(_delete_keys_sql(t, len(keys[t])), [v for k in keys[t] for v in k])
             if insert[t]:
                 with con.appender(t) as a:
                     a.append_rows(insert[t])
@@ -560,6 +610,19 @@ def _key_columns() -> dict[str, tuple[str, ...]]:
 
 _KEY_COLUMNS = _key_columns()
 _KEY_INDEX = {t: tuple(TABLES[t].index(c) for c in cols) for t, cols in _KEY_COLUMNS.items()}
+
+
+def _delete_keys_sql(table: str, n: int) -> str:
+    """DELETE of ``n`` rows of ``table`` by key (parameters: the key values, row by row)."""
+    cols = _KEY_COLUMNS[table]
+    if len(cols) == 1:
+        return f"DELETE FROM {table} WHERE {cols[0]} IN ({', '.join('?' * n)})"
+    if n <= 4:          # a few keys: an OR of equalities is cheapest
+        one = "(" + " AND ".join(f"{c} = ?" for c in cols) + ")"
+        return f"DELETE FROM {table} WHERE " + " OR ".join([one] * n)
+    row = "(" + ", ".join("?" * len(cols)) + ")"      # many: a hash semi-join
+    return (f"DELETE FROM {table} WHERE ({', '.join(cols)}) IN (VALUES "
+            + ", ".join([row] * n) + ")")
 
 
 def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],

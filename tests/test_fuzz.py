@@ -812,3 +812,32 @@ def test_a_conflict_with_a_huge_event_is_quoted_around_the_difference(tmp_path):
         assert o.status == "failed" and o.rule == "CONFLICT"
         assert_clear(o.error, "conflict")
         assert "event seq 1 differs" in o.error and 'aaab"' in o.error
+
+
+def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, monkeypatch):
+    """A large import would fill DuckDB's cache (80 % of the machine by default) with the
+    blocks it writes: the import lowers ``memory_limit`` while it writes, then restores it."""
+    from seasalt_log import service
+    seen = []
+    real_write = Store.write
+
+    def write(self, batch):
+        seen.append(self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
+        return real_write(self, batch)
+
+    monkeypatch.setattr(Store, "write", write)
+    log = _log(tmp_path / "a.jsonl", *valid_games(2, seed=13))
+
+    def setting(store):
+        return store.con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+
+    with Store.open(tmp_path / "s.duckdb") as store:
+        default = setting(store)
+        import_logs(store, [log])
+        assert setting(store) == default
+        store.con.execute("SET memory_limit = '4GB'")
+        custom = setting(store)
+        import_logs(store, [_log(tmp_path / "b.jsonl", *valid_games(1, seed=14))])
+        assert abs(service._bytes(setting(store)) / service._bytes(custom) - 1) < 0.05
+    cap = service._bytes(service.IMPORT_MEMORY_LIMIT)
+    assert len(seen) >= 2 and all(service._bytes(s) <= cap * 1.01 for s in seen), seen
