@@ -26,7 +26,7 @@ CREATE TABLE IF NOT EXISTS events (
     player   TINYINT,              -- the acting seat of a turn event, else NULL
     type     event_type NOT NULL,
     event    VARCHAR   NOT NULL,   -- the event exactly as LOG_FORMAT.md JSON
-    hash     BIGINT    NOT NULL,   -- sha256(previous hash || event)[:8] as a signed integer
+    hash     BIGINT    NOT NULL,   -- BLAKE2b-64(previous hash || event) as a signed integer
     PRIMARY KEY (game_id, seq)
 );
 

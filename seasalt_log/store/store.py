@@ -7,6 +7,7 @@ There is no update or delete path for events here, and the table's triggers refu
 from __future__ import annotations
 
 import hashlib
+import struct
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -23,19 +24,22 @@ HASH_BYTES = 8
 _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
 
 
+_INT64 = struct.Struct(">q")
+
+
 def genesis_hash(game_id: str) -> int:
     """The chain's starting value for a game."""
-    return _as_int(hashlib.sha256(b"seasalt-log:" + game_id.encode()).digest())
+    return _hash(b"seasalt-log:" + game_id.encode())
 
 
 def chain(prev: int, event_json: bytes) -> int:
-    """The hash of an event chained to the previous one: the first 8 bytes of
-    sha256(previous hash || event JSON), as a signed 64-bit integer."""
-    return _as_int(hashlib.sha256(prev.to_bytes(8, "big", signed=True) + event_json).digest())
+    """The hash of an event chained to the previous one: BLAKE2b (8-byte digest) of the
+    previous hash (8 bytes, big-endian) followed by the event JSON, as a signed integer."""
+    return _hash(_INT64.pack(prev) + event_json)
 
 
-def _as_int(digest: bytes) -> int:
-    return int.from_bytes(digest[:HASH_BYTES], "big", signed=True)
+def _hash(data: bytes) -> int:
+    return _INT64.unpack(hashlib.blake2b(data, digest_size=HASH_BYTES).digest())[0]
 
 
 def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State], *,
