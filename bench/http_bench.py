@@ -268,7 +268,7 @@ async def follow_latency(port: int, game: list[ev.Event], pause: float,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--clients", type=int, nargs="*", default=[1, 4, 16, 64])
+    ap.add_argument("--clients", type=int, nargs="*", default=[1, 4, 16, 64, 256])
     ap.add_argument("--batch", type=int, nargs="*", default=[1, 20])
     ap.add_argument("--events", type=int, default=12000,
                     help="about how many events each throughput run appends (at least one "

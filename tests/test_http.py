@@ -28,7 +28,7 @@ from seasalt_log.engine import BETWEEN, ENDED, State, apply, legal_moves, next_d
 from seasalt_log.http import ServerThread, create_app, is_loopback
 from seasalt_log.http.app import ROUTES
 from seasalt_log.service import (GameCache, append_events, export_lines, import_logs,
-                                 plan_append, start_game)
+                                 plan_append, start_game, write_planned)
 from seasalt_log.store import Store
 from seasalt_log.store.projections import TABLES
 from seasalt_log.view import table_view
@@ -636,6 +636,34 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
     got = {t: [r for r in rows if r[0].startswith("models-")] for t, rows in got.items()}
     assert got == want
     assert all(want[t] for t in ("events", "games", "seats", "rounds", "round_results"))
+
+
+def test_group_commits_of_many_games_equal_import(tmp_path):
+    """Batches holding one event of each of 9 games (the read-model rows of many games
+    replaced by key in one statement) store exactly what an import stores."""
+    games = [random_game(40 + i, players=2 + i % 3, game_id=f"group-{i}") for i in range(9)]
+    with Store.open(tmp_path / "live.duckdb") as store:
+        caches = {}
+        for g in games:
+            start_game(store, g[0])
+            caches[g[0].game_id] = GameCache.load(store, g[0].game_id)
+        pending = {g[0].game_id: inputs(g)[1:] for g in games}
+        while any(pending.values()):
+            planned = []
+            for gid, left in pending.items():
+                if left:
+                    size = 1 + len(left) % 3
+                    planned.append(plan_append(caches[gid], left[:size], caches[gid].seq))
+                    pending[gid] = left[size:]
+            write_planned(store, planned)
+            for p in planned:
+                caches[p.cache.game_id] = p.cache
+        got = _dump(store)
+    log = tmp_path / "games.jsonl"
+    log.write_bytes(b"".join(ev.encode_lines(inputs(g)) for g in games))
+    with Store.open(tmp_path / "imported.duckdb") as store:
+        assert import_logs(store, [log]).ok
+        assert got == _dump(store)
 
 
 def test_plan_append_leaves_the_cache_alone(tmp_path):
