@@ -289,6 +289,10 @@ def test_error_statuses_and_nothing_changes(client):
     expect(400, "bad_request", client.post(url, content=b'{"expected": 2}', headers=ok))
     expect(400, "bad_request", client.post(url, content=b'{"events": [], "extra": 1}', headers=ok))
     expect(400, "bad_request", client.post(url, content=b"", headers=ok))
+    deep = b"[" * 30_000 + b"]" * 30_000
+    expect(400, "bad_request", client.post(url, content=deep, headers=ok))
+    expect(400, "bad_request", client.post(url, content=b'{"events":%s}' % deep, headers=ok))
+    expect(400, "bad_request", client.post(url, content=b"\xff\xfe{}", headers=ok))
     d = expect(400, "bad_event", client.post(
         url, content=b'{"type":"turn_ended","player":0,"colour":"red"}', headers=ok))
     assert d["rule"] == "LOG-FORMAT" and d["path"] == "$" and "colour" in d["reason"]

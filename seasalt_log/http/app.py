@@ -168,6 +168,8 @@ def _if_match(request: Request) -> tuple[bool, int | None]:
 def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
     try:
         return ev.decode(raw)
+    except RecursionError:
+        raise ApiError(400, "bad_request", "the event is nested too deeply", index=index) from None
     except LogFormatError as exc:
         if exc.path and prefix != "$":
             exc.path = prefix + exc.path[1:]
@@ -202,6 +204,8 @@ def parse_append(body: bytes) -> tuple[list[ev.Event], int | None, bool]:
         raise ApiError(400, "bad_request", f"malformed append body: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ApiError(400, "bad_request", f"the body is not valid JSON ({exc})") from None
+    except RecursionError:
+        raise ApiError(400, "bad_request", "the body is nested too deeply") from None
     if not items:
         raise ApiError(400, "bad_request", "no events to append")
     events = [_decode_event(raw, i, f"{prefix}[{i}]") for i, raw in enumerate(items)]
