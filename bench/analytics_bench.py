@@ -115,12 +115,19 @@ def run(repeat: int, jobs: int | None, skip_rebuild: bool) -> None:
     print(f"\nslowest report call: {worst:.3f} s (--player {player})")
     if skip_rebuild:
         return
+    import resource
+
+    def cpu() -> float:
+        me, kids = (resource.getrusage(w) for w in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN))
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
     with Store.open(DB) as store:
-        t = time.perf_counter()
+        c, t = cpu(), time.perf_counter()
         s = rebuild(store, jobs=jobs)
-        wall = time.perf_counter() - t
+        wall, used = time.perf_counter() - t, cpu() - c
     print(f"\nrebuild: {s.games:,} games, {s.events:,} events in {wall:.1f} s with {s.jobs} "
-          f"process(es): {s.events / wall:,.0f} events/s; rows " +
+          f"process(es): {s.events / wall:,.0f} events/s; CPU time {used:.0f} s "
+          f"({s.events / used:,.0f} events per CPU-second); rows " +
           ", ".join(f"{k} {v:,}" for k, v in s.rows.items()))
 
 

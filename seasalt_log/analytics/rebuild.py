@@ -148,36 +148,103 @@ def fold_game(game_id: str, events_json: list[str]) -> dict[str, list[tuple]]:
     return project(game_id, events, states)
 
 
-class _Sink:
-    """Buffers projection rows and appends them to ``con``'s tables in batches."""
+#: card-code lists appended as text (DuckDB list literals; far cheaper for the appender than
+#: Python lists) and cast back when the rows leave the scratch tables; card codes hold no
+#: comma, bracket or quote, so the literal is exact
+_TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
 
-    def __init__(self, con):
+
+def _scratch_columns(t: TableDef) -> list[tuple[str, str, str]]:
+    """(name, scratch type, expression giving the store's type) of each column. The scratch
+    tables hold small integers as INTEGER and card lists as text: the appender converts
+    those several times faster."""
+    out = []
+    for c in t.columns:
+        base = c.type.replace(" PRIMARY KEY", "").replace(" NOT NULL", "")
+        if base in ("TINYINT", "SMALLINT"):
+            out.append((c.name, "INTEGER", f"CAST({c.name} AS {base}) AS {c.name}"))
+        elif c.name in _TEXT_LISTS.get(t.name, ()):
+            out.append((c.name, "VARCHAR", f"CAST({c.name} AS {base}) AS {c.name}"))
+        else:
+            out.append((c.name, base, c.name))
+    return out
+
+
+def _list_text(cards) -> str | None:
+    return None if cards is None else "[" + ", ".join(cards) + "]"
+
+
+def _text_lists(table: str):
+    """A function turning the card lists of ``table``'s rows into text, or None."""
+    names = _TEXT_LISTS.get(table)
+    if not names:
+        return None
+    idx = [TABLES[table].index(n) for n in names]
+
+    def convert(rows: list[tuple]) -> list[tuple]:
+        out = []
+        for r in rows:
+            r = list(r)
+            for i in idx:
+                r[i] = _list_text(r[i])
+            out.append(r)
+        return out
+    return convert
+
+
+class _Sink:
+    """Buffers projection rows and appends them, in batches, to scratch tables on ``con``;
+    with ``into_store`` each batch then moves to the store's table of the same name."""
+
+    def __init__(self, con, *, into_store: bool, temp: bool):
         self.con = con
-        self.buf: dict[str, list[tuple]] = {t: [] for t in TABLES}
+        self.into_store = into_store
+        self.buf: dict[str, list] = {t: [] for t in TABLES}
         self.pending = 0
         self.counts = {t: 0 for t in TABLES}
+        self.convert = {t: _text_lists(t) for t in TABLES}
+        self.select: dict[str, str] = {}
+        for t in SCHEMA:
+            cols = _scratch_columns(t)
+            con.execute(f"CREATE {'TEMP ' if temp else ''}TABLE scratch_{t.name} ("
+                        + ", ".join(f"{n} {ty}" for n, ty, _ in cols) + ")")
+            self.select[t.name] = ", ".join(expr for _, _, expr in cols)
 
     def add(self, rows: dict[str, list[tuple]]) -> None:
         for t, r in rows.items():
-            self.buf[t].extend(r)
-            self.pending += len(r)
+            if r:
+                conv = self.convert[t]
+                self.buf[t].extend(conv(r) if conv is not None else r)
+                self.pending += len(r)
         if self.pending >= FLUSH_ROWS:
             self.flush()
 
     def flush(self) -> None:
         for t, r in self.buf.items():
             if r:
-                with self.con.appender(t) as a:
+                with self.con.appender(f"scratch_{t}") as a:
                     a.append_rows(r)
                 self.counts[t] += len(r)
                 self.buf[t] = []
+                if self.into_store:
+                    self.con.execute(f"INSERT INTO {t} SELECT {self.select[t]} FROM scratch_{t}")
+                    self.con.execute(f"DELETE FROM scratch_{t}")
         self.pending = 0
+
+    def copy_to(self, table: str, path: Path) -> None:
+        """Write the scratch rows of ``table``, in the store's types, as a Parquet file."""
+        self.con.execute(f"COPY (SELECT {self.select[table]} FROM scratch_{table}) TO "
+                         f"{_sql_path(path)} (FORMAT parquet)")
+
+    def drop(self) -> None:
+        for t in TABLES:
+            self.con.execute(f"DROP TABLE IF EXISTS scratch_{t}")
 
 
 def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, dict[str, int]]:
     cur = con.cursor()
     cur.execute("SELECT game_id, event FROM events ORDER BY game_id, seq")
-    sink = _Sink(con)
+    sink = _Sink(con, into_store=True, temp=True)
     games = done = 0
     try:
         for gid, events_json in iter_games(cur):
@@ -189,19 +256,13 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
     finally:
         cur.close()
     sink.flush()
+    sink.drop()
     if progress is not None:
         progress(total, total)
     return games, sink.counts
 
 
 # ---------------------------------------------------------------- parallel rebuild
-
-def _plain_ddl(t: TableDef) -> str:
-    """The table without its key (the workers' scratch tables)."""
-    cols = ", ".join(f"{c.name} {c.type.replace(' PRIMARY KEY', '').replace(' NOT NULL', '')}"
-                     for c in t.columns)
-    return f"CREATE TABLE {t.name} ({cols})"
-
 
 def _sql_path(p: Path) -> str:
     return "'" + str(p).replace("'", "''") + "'"
@@ -215,36 +276,33 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int,
     src = Path(in_dir) / f"bucket={bucket}"
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
-    for t in SCHEMA:
-        con.execute(_plain_ddl(t))
+    sink = _Sink(con, into_store=False, temp=False)
     games = events = 0
-    counts = {t: 0 for t in TABLES}
     try:
         if src.exists():
-            games, events, counts = _project_partition(con, src)
+            games, events = _project_partition(con, src, sink)
     except SeasaltError as exc:     # sent back as a plain error: subclasses need their fields
         raise SeasaltError(str(exc)) from None
     for t in TABLES:
-        con.execute(f"COPY {t} TO {_sql_path(Path(out_dir) / f'{t}-{bucket}.parquet')} "
-                    "(FORMAT parquet)")
+        sink.copy_to(t, Path(out_dir) / f"{t}-{bucket}.parquet")
     con.close()
+    counts = sink.counts
     return bucket, games, events, counts
 
 
-def _project_partition(con, src: Path) -> tuple[int, int, dict[str, int]]:
-    """Fold every game of the partition ``src`` into ``con``'s scratch tables."""
+def _project_partition(con, src: Path, sink: _Sink) -> tuple[int, int]:
+    """Fold every game of the partition ``src`` into ``sink``'s scratch tables."""
     games = events = 0
     cur = con.cursor()
     cur.execute(f"SELECT game_id, event FROM read_parquet({_sql_path(src / '*.parquet')}) "
                 "ORDER BY game_id, seq")
-    sink = _Sink(con)
     for gid, events_json in iter_games(cur):
         sink.add(fold_game(gid, events_json))
         games += 1
         events += len(events_json)
     sink.flush()
     cur.close()
-    return games, events, sink.counts
+    return games, events
 
 
 def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
