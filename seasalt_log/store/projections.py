@@ -283,8 +283,7 @@ def migrate_projections(con) -> None:
     """
     row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
     if row is not None and row[0] == str(PROJECTIONS_VERSION):
-        con.execute(PROJECTIONS_DDL)
-        return
+        return                  # made by this version: nothing to write
     if con.execute("SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)").fetchone()[0]:
         from ..analytics.rebuild import rebuild_in
         rebuild_in(con)
