@@ -125,14 +125,30 @@ def _around_difference(a: str, b: str, limit: int = 600) -> tuple[str, str]:
     """Two JSON texts for a message: whole when short, else cut around where they differ
     (a message quotes the input, it does not echo all of it)."""
     if len(a) <= limit and len(b) <= limit:
-        return a, b
+        return _printable(a), _printable(b)
     k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
     start = max(0, k - 80)
 
     def cut(t: str) -> str:
-        part = t[start:start + 240]
+        part = _printable(t[start:start + 240])
         return ("..." if start else "") + part + ("..." if start + 240 < len(t) else "")
     return cut(a), cut(b)
+
+
+def _printable(text: str) -> str:
+    """JSON text with every unprintable character (line separators included) written as
+    its ``\\uXXXX`` escape, so that a message quoting it stays on one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    o = ord(c)
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    o -= 0x10000
+    return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
 
 
 def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: bool = False,

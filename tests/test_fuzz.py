@@ -397,7 +397,7 @@ def make_case(rng: random.Random, case: int, mat: Material, preexisting: str) ->
 def assert_clear(message: str, where: str) -> None:
     """A message a user can read: one line, not empty, no traceback, not the input echoed."""
     assert message and message.strip(), f"{where}: empty error message"
-    assert "\n" not in message and "\r" not in message, f"{where}: multi-line error {message[:300]!r}"
+    assert len(message.splitlines()) == 1, f"{where}: multi-line error {message[:300]!r}"
     assert "Traceback" not in message, f"{where}: traceback in {message[:300]!r}"
     assert len(message) <= MAX_MESSAGE, f"{where}: {len(message)}-character error {message[:300]!r}..."
 
@@ -797,6 +797,24 @@ def test_decode_and_validate_of_any_object_is_an_event_or_a_format_error(tag, fi
         assert ev.decode(ev.encode(e)) == e         # what decodes, encodes back the same
     except SeasaltError as exc:
         assert_clear(str(exc), line[:100].decode())
+
+
+@pytest.mark.parametrize("odd", ["\u2028", "\u0085", "\x1c", "\U000e0001", "\u200b"])
+def test_a_conflict_quoting_line_separators_stays_on_one_line(tmp_path, odd):
+    """Found by the long fuzz run: JSON keeps U+2028, U+0085 ... raw inside strings, and a
+    conflict message quoting such an event broke into two lines."""
+    game = valid_games(1, seed=15)[0]
+    a = [msgspec.structs.replace(game[0], meta={"note": f"x{odd}y"})] + game[1:]
+    b = [msgspec.structs.replace(game[0], meta={"note": f"x{odd}z"})] + game[1:]
+    with Store.open(tmp_path / "s.duckdb") as store:
+        assert import_logs(store, [_log(tmp_path / "a.jsonl", a)]).new == 1
+        (o,) = import_logs(store, [_log(tmp_path / "b.jsonl", b)]).games
+        assert o.status == "failed"
+        assert_clear(o.error, "conflict")
+        result = CliRunner().invoke(app, ["import", str(tmp_path / "b.jsonl"), "--db",
+                                          str(tmp_path / "s.duckdb")])
+    assert result.exit_code == 1
+    assert [line[:7] for line in result.stderr.splitlines()] == ["error: ", "games: "]
 
 
 def test_a_conflict_with_a_huge_event_is_quoted_around_the_difference(tmp_path):
