@@ -15,7 +15,7 @@ from .app import DbOption, app, db_path, err, fail, handles_errors
 def serve(
     db: Path = DbOption,
     host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8421, "--port", min=0, max=65535, help="Port to listen on."),
+    port: int = typer.Option(8421, "--port", min=1, max=65535, help="Port to listen on."),
     token: str = typer.Option(None, "--token", show_default=False,
                               help="Writes need 'Authorization: Bearer TOKEN' "
                                    "[env SEASALT_TOKEN; needed for a non-loopback --host]"),

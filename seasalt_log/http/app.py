@@ -267,8 +267,7 @@ async def get_game(request: Request) -> Response:
     """GET /games/{id}: the game round by round (``seq`` is its last seq)."""
     gid = request.path_params["game_id"]
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
-    c = _live(request).cached(gid)
-    seq = max(summary.game.events, c.seq if c is not None else 0)
+    seq = summary.game.events          # read in the same snapshot as the rounds
     data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
     return _json_response(data, headers={"ETag": _etag(seq)})
 

@@ -238,11 +238,13 @@ class LiveStore:
     # ------------------------------------------------------------ reads
 
     async def read(self, fn: Callable[[Store], Any]) -> Any:
-        """Run ``fn(reader_store)`` on the reader thread (SQL reads)."""
+        """Run ``fn(reader_store)`` on the reader thread (SQL reads), in one read
+        transaction: all its queries see the same committed state."""
         reader = self.reader
         if reader is None:
             raise ServiceClosed("the service is not running")
-        return await asyncio.get_running_loop().run_in_executor(self._read_pool, fn, reader)
+        return await asyncio.get_running_loop().run_in_executor(
+            self._read_pool, _in_snapshot, fn, reader)
 
     def cached(self, game_id: str) -> GameCache | None:
         """The cached game, as last committed, or None (not cached: read the store)."""
@@ -286,6 +288,14 @@ class LiveStore:
 
 
 _END_PREFIX = b'{"type":"game_ended"'
+
+
+def _in_snapshot(fn: Callable[[Store], Any], store: Store) -> Any:
+    store.con.execute("BEGIN TRANSACTION READ ONLY")
+    try:
+        return fn(store)
+    finally:
+        store.con.execute("ROLLBACK")
 
 
 def _tail(store: Store, game_id: str, after: int) -> tuple[list[bytes], int, bool]:
