@@ -256,11 +256,6 @@ def _view_ddl(v: ViewDef) -> str:
                                       f"COMMENT ON VIEW {v.name} IS {_sql_str(v.doc)};"])
 
 
-def tables_ddl(*, comments: bool = True) -> str:
-    """CREATE TABLE statements of the per-game read models (no catalog, no views)."""
-    return "\n\n".join(_table_ddl(t, comments=comments) for t in SCHEMA) + "\n"
-
-
 PROJECTIONS_DDL = "\n\n".join(
     [_table_ddl(t) + "\n" + _comments_ddl(t) for t in SCHEMA]
     + [_table_ddl(CARDS) + "\n" + _comments_ddl(CARDS) + "\n" + _cards_seed()]
