@@ -257,3 +257,19 @@ def test_connection_holds_without_the_statement_check(db, tmp_path):
     finally:
         con.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_installed_command(db):
+    """The ``seasalt`` script as a user runs it: SQL on stdin, CSV out; a refusal is one line."""
+    import shutil
+    import subprocess
+    import sys
+    script = Path(sys.executable).with_name("seasalt")
+    argv = [str(script)] if script.exists() else [shutil.which("seasalt") or "seasalt"]
+    done = subprocess.run([*argv, "query", "-", "--db", str(db)], input="SELECT count(*) AS n FROM seats",
+                          capture_output=True, text=True, timeout=120)
+    assert (done.returncode, done.stdout) == (0, "n\n" + str(2 + 3 + 2 + 2) + "\n"), done.stderr
+    done = subprocess.run([*argv, "query", "DROP TABLE games", "--db", str(db)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: query refused")
