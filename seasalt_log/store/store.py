@@ -99,7 +99,11 @@ class Store:
         if not read_only:
             store._migrate()
         elif not store._has_table("events"):
+            empty = not con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0]
             con.close()
+            if empty:       # created, but its first import never committed (or was killed)
+                raise SeasaltError(f"the store {path} is empty: nothing has been imported into "
+                                   "it yet (run `seasalt import`)")
             raise SeasaltError(f"{path} is not a seasalt store (no events table)")
         return store
 
