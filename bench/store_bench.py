@@ -49,16 +49,18 @@ def corpus(games: int) -> Path:
     return path
 
 
-def bench_import(log: Path, db: Path) -> tuple[int, float]:
+def bench_import(log: Path, db: Path) -> tuple[int, float, float]:
+    """(events, wall seconds, CPU seconds of every thread of this process)."""
     for p in (db, db.with_suffix(".duckdb.wal")):
         p.unlink(missing_ok=True)
     with Store.open(db) as store:
-        t = time.perf_counter()
+        t, c = time.perf_counter(), time.process_time()
         summary = import_logs(store, [log])
-        elapsed = time.perf_counter() - t
+        elapsed, cpu = time.perf_counter() - t, time.process_time() - c
         store.con.execute("CHECKPOINT")
-    assert summary.failed == 0, summary.games[:3]
-    return summary.events_stored, elapsed
+    if summary.failed:
+        raise SystemExit(f"import failed: {summary.games[:3]}")
+    return summary.events_stored, elapsed, cpu
 
 
 def bench_replay(db: Path, samples: int = 500) -> list[float]:
@@ -81,14 +83,29 @@ def bench_replay(db: Path, samples: int = 500) -> list[float]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=10_000)
+    ap.add_argument("--replay-only", action="store_true", help="reuse the store of a previous run")
     args = ap.parse_args()
     log = corpus(args.games)
     db = DATA / f"store-{args.games}.duckdb"
-    events, elapsed = bench_import(log, db)
+    if args.replay_only:
+        report_replay(db)
+        return
+    events, elapsed, cpu = bench_import(log, db)
     size = db.stat().st_size
-    print(f"import: {args.games} games, {events} events in {elapsed:.1f} s = "
-          f"{events / elapsed:,.0f} events/s")
-    print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event")
+    print(f"import: {args.games} games, {events} events in {elapsed:.1f} s wall = "
+          f"{events / elapsed:,.0f} events/s; {cpu:.1f} s CPU = {events / cpu:,.0f} events/s")
+    print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event (whole file)")
+    with Store.open(db, read_only=True) as store:
+        tables = [t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+        blocks = {t: store.con.execute("SELECT count(DISTINCT block_id) FROM "
+                                       f"pragma_storage_info('{t}')").fetchone()[0] for t in tables}
+    block = 256 * 1024
+    print("  per table (blocks of 256 KiB, bytes/event): " + ", ".join(
+        f"{t} {n * block / events:.1f}" for t, n in sorted(blocks.items(), key=lambda x: -x[1]) if n))
+    report_replay(db)
+
+
+def report_replay(db: Path) -> None:
     times = bench_replay(db)
     times.sort()
     print(f"replay to a mid-game turn (read + fold), {len(times)} games: median "
