@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from seasalt_log.analytics import output as fmt_out
@@ -18,7 +16,7 @@ from seasalt_log.analytics.reports import list_reports, run_report
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 
-from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json
+from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
 
 FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
                             help="table | csv | json | jsonl [default: table on a terminal, else csv]",
@@ -127,17 +125,6 @@ def stats(
     emit(result, fmt, output)
 
 
-@contextmanager
-def _progress():
-    if not sys.stderr.isatty():
-        yield None
-        return
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("rebuilding (events)", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
-
-
 @app.command()
 @handles_errors
 def rebuild(
@@ -151,7 +138,7 @@ def rebuild(
 
     Each game's events are folded again by the rules engine; the result is the same as the
     rows the imports wrote."""
-    with Store.open(db_path(db)) as store, _progress() as cb:
+    with Store.open(db_path(db)) as store, progress_bar("rebuilding (events)") as cb:
         summary = rebuild_store(store, jobs=jobs, progress=cb)
     if as_json:
         print_json({**{f: getattr(summary, f) for f in summary.__struct_fields__},

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+from contextlib import contextmanager
 import os
 import sys
 from pathlib import Path
@@ -38,6 +39,23 @@ def fail(message: str, code: int = 1) -> None:
     """Print a one-line error on stderr and exit with ``code``."""
     err.print(f"error: {message}", markup=False)
     raise typer.Exit(code)
+
+
+@contextmanager
+def progress_bar(what: str, *, unit: str = "items", enabled: bool = True, total: int | None = None):
+    """A transient progress bar on stderr when it is a terminal, else nothing; yields a
+    callback ``(done, total=total)``, or None when there is no bar. ``unit`` "bytes" shows
+    sizes, anything else counts."""
+    if not enabled or not sys.stderr.isatty():
+        yield None
+        return
+    from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress,
+                               TimeRemainingColumn)
+    count = DownloadColumn() if unit == "bytes" else MofNCompleteColumn()
+    with Progress("[progress.description]{task.description}", BarColumn(), count,
+                  TimeRemainingColumn(), console=err, transient=True) as bar:
+        task = bar.add_task(what, total=total)
+        yield lambda done, of=total: bar.update(task, completed=done, total=of)
 
 
 def handles_errors(fn):

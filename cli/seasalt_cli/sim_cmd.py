@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from seasalt_log import events as ev
@@ -19,7 +17,7 @@ from seasalt_log.errors import UsageError
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import JsonOption, app, err, handles_errors, out, print_json
+from .app import JsonOption, app, err, handles_errors, out, print_json, progress_bar
 from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
@@ -36,18 +34,6 @@ def _bot_names(bots: str | None) -> list[str] | None:
     if bots is None:
         return None
     return [b.strip() for b in bots.split(",") if b.strip()]
-
-
-@contextmanager
-def _progress(total: int, what: str):
-    """A progress bar on stderr for long runs on a terminal; yields a callback or None."""
-    if total < PROGRESS_FROM or not sys.stderr.isatty():
-        yield None
-        return
-    with Progress(f"[progress.description]{what}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task(what, total=total)
-        yield lambda done: bar.update(task, completed=done)
 
 
 @app.command()
@@ -76,7 +62,7 @@ def simulate(
     check_args(players, names, games)
     if db is not None and out_file is not None:
         raise UsageError("--db and --out are exclusive: store the games, or write a log")
-    with _progress(games, "simulating") as tick:
+    with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
         if db is not None:
             with Store.open(db) as store:
                 summary = import_games(store, _ticking(simulate_games(games, players, seed, names),
@@ -120,7 +106,7 @@ def tournament(
     sits in every seat equally often. A win shared by k players counts 1/k."""
     names = _bot_names(bots)
     check_args(players, names, games, least=1)
-    with _progress(games, "playing") as tick:
+    with progress_bar("playing", enabled=games >= PROGRESS_FROM, total=games) as tick:
         result = run_tournament(games, players, seed, names, progress=tick)
     if as_json:
         print_json(result)

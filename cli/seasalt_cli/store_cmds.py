@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.progress import BarColumn, DownloadColumn, Progress, TimeRemainingColumn
 from rich.table import Table
 
 from seasalt_log import queries
@@ -15,22 +13,11 @@ from seasalt_log.errors import UsageError
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
-from .app import DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json
+from .app import (DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json,
+                  progress_bar)
 
 PathsArg = typer.Argument(..., metavar="PATH...",
                           help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
-
-
-@contextmanager
-def _progress(enabled: bool):
-    """A byte progress bar on stderr when it is a terminal; yields the callback or None."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    with Progress("[progress.description]{task.description}", BarColumn(), DownloadColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("checking", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
 
 
 def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
@@ -61,7 +48,7 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 
     Each game is stored whole or not at all; importing the same log again changes nothing.
     Exit code 1 when any game failed (the good ones are stored unless --strict)."""
-    with Store.open(db_path(db)) as store, _progress(progress) as cb:
+    with Store.open(db_path(db)) as store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
         summary = import_logs(store, paths, strict=strict, progress=cb)
     report_import(summary, as_json, "stored")
 
@@ -71,7 +58,7 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
              progress: bool = typer.Option(True, "--progress/--no-progress")):
     """Every check of `import` (format, rules, derived events), writing nothing."""
-    with _progress(progress) as cb:
+    with progress_bar("checking", unit="bytes", enabled=progress) as cb:
         summary = import_logs(None, paths, progress=cb)
     report_import(summary, as_json, "checked")
 

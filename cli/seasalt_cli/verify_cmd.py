@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import sys
-from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -12,20 +10,7 @@ from seasalt_log.errors import UnknownGameError
 from seasalt_log.store import Store
 from seasalt_log.verify import summary_line, verify_store
 
-from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json
-
-
-@contextmanager
-def _progress(enabled: bool):
-    """A progress bar over games on stderr when it is a terminal; yields the callback or None."""
-    if not enabled or not sys.stderr.isatty():
-        yield None
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
-    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                  TimeRemainingColumn(), console=err, transient=True) as bar:
-        task = bar.add_task("verifying", total=None)
-        yield lambda done, total: bar.update(task, completed=done, total=total)
+from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
 
 
 @app.command()
@@ -40,7 +25,7 @@ def verify(games: list[str] = typer.Argument(None, metavar="[GAME...]",
 
     Prints one line per difference (game, event seq, what differs). Exit code 1 when
     anything differs."""
-    with Store.open(db_path(db), read_only=True) as store, _progress(progress) as cb:
+    with Store.open(db_path(db), read_only=True) as store, progress_bar("verifying", enabled=progress) as cb:
         for gid in games or ():
             if not store.head(gid)[0] and not store.exists(gid):
                 raise UnknownGameError(gid)
