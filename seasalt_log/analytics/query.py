@@ -16,7 +16,8 @@ from typing import Any
 
 import duckdb
 
-from ..errors import SeasaltError, StoreBusyError
+from ..errors import SeasaltError
+from ..store.store import connect
 from .output import Result, one_line
 
 #: the settings of every query connection
@@ -56,21 +57,14 @@ class QueryError(SeasaltError):
 def connect_readonly(path: str | Path) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the store at ``path`` with external access disabled."""
     path = Path(path)
-    if not path.exists():
-        raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
+    con = connect(path, read_only=True, config=dict(SAFE_CONFIG))
     try:
-        con = duckdb.connect(str(path), read_only=True, config=dict(SAFE_CONFIG))
         for sql in _SESSION:
             con.execute(sql)
-        return con
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
-            raise StoreBusyError(
-                f"the store {path} is busy: another seasalt process is writing to it "
-                "(one writer at a time; try again when it has finished)") from None
-        raise SeasaltError(f"cannot open the store {path}: {one_line(str(exc))}") from None
     except duckdb.Error as exc:
+        con.close()
         raise SeasaltError(f"cannot open the store {path}: {one_line(str(exc))}") from None
+    return con
 
 
 def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:

@@ -65,6 +65,28 @@ def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State]
     return rows
 
 
+def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+    """A DuckDB connection to the store file, or a one-line :class:`SeasaltError`: no store
+    (read-only), the store busy (:class:`StoreBusyError`), or any other failure to open."""
+    if read_only and not path.exists():
+        raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
+    try:
+        return duckdb.connect(str(path), read_only=read_only, config=config or {})
+    except duckdb.IOException as exc:
+        if "lock" in str(exc).lower():
+            raise StoreBusyError(
+                f"the store {path} is busy: another seasalt process is writing to it "
+                "(one writer at a time; try again when it has finished)") from None
+        raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
+    except duckdb.Error as exc:
+        raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 class Store:
     """One DuckDB file. Use :meth:`open`; close it (or use ``with``) when done."""
 
@@ -83,16 +105,7 @@ class Store:
         :class:`UnknownGameError`-free :class:`SeasaltError` when a read-only store is missing.
         """
         path = Path(path)
-        if read_only and not path.exists():
-            raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
-        try:
-            con = duckdb.connect(str(path), read_only=read_only)
-        except duckdb.IOException as exc:
-            if "lock" in str(exc).lower():
-                raise StoreBusyError(
-                    f"the store {path} is busy: another seasalt process is writing to it "
-                    "(one writer at a time; try again when it has finished)") from None
-            raise SeasaltError(f"cannot open the store {path}: {exc}") from None
+        con = connect(path, read_only=read_only)
         for sql in _SAFE_SETTINGS:
             con.execute(sql)
         store = cls(con, path, read_only)
