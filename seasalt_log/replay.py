@@ -169,6 +169,17 @@ def replay(events: Sequence[ev.Event], *, round: int | None = None, turn: int | 
         raise UsageError("give either a seq or a round and turn, not both")
     if turn is not None and round is None:
         raise UsageError(f"turn {turn} needs its round (a round and a turn name a point)")
+    if round is not None and turn is not None and events:
+        # fast path: fold only up to the point; a missing point falls through to the
+        # full walk below, which says what the game has
+        found = None
+        for st in steps(events, game_id=game_id or game_id_of(events)):
+            if (st.round, st.turn) > (round, turn):
+                break
+            if (st.round, st.turn) == (round, turn):
+                found = st.after
+        if found is not None:
+            return found
     all_steps, gid = _all_steps(events, game_id)
     if seq is not None:
         if seq < 1 or seq > len(all_steps):
