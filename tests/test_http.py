@@ -31,6 +31,7 @@ from seasalt_log.service import (GameCache, append_events, export_lines, import_
                                  plan_append, start_game, write_planned)
 from seasalt_log.store import Store
 from seasalt_log.store.projections import TABLES
+from seasalt_log.verify import verify_store
 from seasalt_log.view import table_view
 
 NAMES = ("Ann", "Ben", "Cid", "Dee")
@@ -635,6 +636,8 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
     con = duckdb.connect(str(db))
     try:
         got = _dump(Store(con, db, read_only=False))
+        report = verify_store(Store(con, db, read_only=False), [g[0].game_id for g in games])
+        assert report.ok and report.games == len(games), report.differences[:3]
     finally:
         con.close()
     got = {t: [r for r in rows if r[0].startswith("models-")] for t, rows in got.items()}
@@ -735,3 +738,4 @@ def test_seasalt_serve_stops_cleanly_on_sigterm(tmp_path):
     assert "stopped" in proc.stderr.read().decode()
     with Store.open(db, read_only=True) as store:
         assert store.head("served")[0] == seq
+        assert verify_store(store).ok
