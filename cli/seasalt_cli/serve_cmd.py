@@ -45,7 +45,10 @@ def serve(
     err.print(f"seasalt: serving {path} on http://{shown}:{port} "
               f"({'writes need the token' if token else 'no token: writes are open'}); "
               "Ctrl-C stops", markup=False)
-    server.run()
+    try:
+        server.run()
+    except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
+        server.started = False
     if not server.started:
         fail(f"could not start the service on {host}:{port} (see the message above)")
     err.print("seasalt: stopped; every append is stored", markup=False)
