@@ -74,7 +74,7 @@ def simulate(
         else:
             with open(out_file, "wb") as fh:
                 _write(fh, games, players, seed, names, tick)
-            err.print(f"{games} games written to {out_file}", markup=False)
+            err.print(f"{games} game{'s' if games != 1 else ''} written to {out_file}", markup=False)
 
 
 def _write(stream, games, players, seed, names, tick) -> None:
