@@ -3,20 +3,21 @@
 A seeded mutator takes valid games (simulated through the engine) and drops, duplicates,
 swaps and truncates lines; changes types, numbers, seats and card codes; adds unknown
 fields; inserts invalid UTF-8, huge numbers, very long strings and deep nesting. Every case
-goes through :func:`seasalt_log.service.import_logs` (a sample also through ``seasalt
-import`` with Typer's runner). For every case:
+goes through :func:`seasalt_log.service.import_logs`, in batches of files (as a user
+imports a directory); every fifth batch also through ``seasalt import`` with Typer's
+runner. For every case:
 
 - nothing but a :class:`~seasalt_log.errors.SeasaltError` leaves the library, and every
-  error is one clear line (no traceback, no newline, not the whole input echoed back);
-- the store never holds part of a game: every game touched is whole (seq 1..n, the games
-  row says n, every event legal, read models equal a recomputation) or absent, and the
+  error is one clear line (no traceback, no line break, not the whole input echoed back);
+- the store never holds part of a game: every game the import stored is whole (seq 1..n,
+  the games row says n; every event legal and the read models equal a recomputation for a
+  sample at once, for all when the segment closes), every other game is as it was, and the
   events table grew by exactly the events the summary says were stored;
 - a game stored before the fuzzing started is untouched (its export is byte-identical).
 
-Cases are imported in batches of files (as a user imports a directory); every fifth batch
-also goes through the CLI. ``SEASALT_FUZZ_CASES`` sets the number of cases (default 2000; the long run in
-docs/RELIABILITY.md uses 100000), ``SEASALT_FUZZ_SEED`` the seed. A failure names the case;
-``SEASALT_FUZZ_KEEP=DIR`` keeps the failing log there.
+``SEASALT_FUZZ_CASES`` sets the number of cases (default 2000; the long run in
+docs/RELIABILITY.md uses 100000), ``SEASALT_FUZZ_SEED`` the seed. A failure names the case
+and its mutations; ``SEASALT_FUZZ_KEEP=DIR`` keeps the failing batch's logs there.
 """
 
 from __future__ import annotations
@@ -29,8 +30,10 @@ import shutil
 import time
 from pathlib import Path
 
-import pytest
 import msgspec
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from msgspec import Struct
 from typer.testing import CliRunner
 
@@ -759,9 +762,6 @@ def test_a_file_that_cannot_be_read_is_one_line(tmp_path, name):
 
 
 # ---------------------------------------------------------------- decoding, property-based
-
-from hypothesis import HealthCheck, given, settings  # noqa: E402
-from hypothesis import strategies as st  # noqa: E402
 
 _TAGS = [t.__struct_config__.tag for t in ev.EVENT_TYPES]
 _json = st.recursive(
