@@ -75,8 +75,9 @@ def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckd
     except duckdb.IOException as exc:
         if "lock" in str(exc).lower():
             raise StoreBusyError(
-                f"the store {path} is busy: another seasalt process is writing to it "
-                "(one writer at a time; try again when it has finished)") from None
+                f"the store {path} is busy: another process has it open (one process may "
+                "write to a store, or several may read it, never both at once); try again "
+                "when it has finished") from None
         raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
     except duckdb.Error as exc:
         raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
