@@ -26,7 +26,7 @@ from typing import Iterable, Iterator, Sequence
 from msgspec import Struct
 
 from . import events as ev
-from .engine import RULESETS, State, apply
+from .engine import RULESETS, State, apply, boats_give_take
 from .engine.state import BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE
 from .errors import UsageError
 from .scoring import Breakdown, breakdown, last_chance_outcome, round_points
@@ -399,9 +399,8 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         return f"{head} and took {card} from pile {event.pile}"
     if isinstance(event, ev.BoatsPlayed):
         head = f"{name(event.player)} played boats ({event.cards[0]}, {event.cards[1]})"
-        rs = s.ruleset
-        extra = s.table.can_take() and (s.flow.call is None or rs.boats_in_final_turns)
-        return f"{head} for another take" if extra else f"{head}; nothing is left to take"
+        return (f"{head} for another take" if boats_give_take(s)
+                else f"{head}; nothing is left to take")
     if isinstance(event, ev.FishPlayed):
         head = f"{name(event.player)} played fish ({event.cards[0]}, {event.cards[1]})"
         if event.drew is None:

@@ -6,11 +6,12 @@
 - :func:`next_derived` computes the derived event (``round_scored`` / ``game_ended``) due.
 """
 
-from .core import apply, check, fold, next_derived, shark_targets, with_derived
+from .core import (apply, boats_give_take, check, fold, next_derived, shark_targets,
+                   with_derived)
 from .moves import legal_moves
 from .rulings import BASE, RULESETS, Ruleset
 from .state import BETWEEN, ENDED, NEW, ROUND, Flow, State, Table
 
 __all__ = ["apply", "check", "fold", "next_derived", "with_derived", "legal_moves",
-           "shark_targets", "State", "Table", "Flow", "Ruleset", "BASE", "RULESETS",
+           "shark_targets", "boats_give_take", "State", "Table", "Flow", "Ruleset", "BASE", "RULESETS",
            "NEW", "BETWEEN", "ROUND", "ENDED"]

@@ -264,11 +264,18 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     return replace(s, table=t, seq=s.seq + 1)
 
 
+def boats_give_take(s: State, t: Table | None = None) -> bool:
+    """Whether a boat pair laid now gives its extra take: something can be taken, and it is
+    not a final turn or the ruling lets final turns have it (R-DUO-BOAT, R-LAST-1)."""
+    t = t or s.table
+    return t.can_take() and (s.flow.call is None or s.ruleset.boats_in_final_turns)
+
+
 def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
     t = _lay_pair(s, e)
     f = s.flow
-    extra = t.can_take() and (f.call is None or s.ruleset.boats_in_final_turns)
-    return replace(s, table=t, flow=replace(f, step=BOAT_TAKE) if extra else f, seq=s.seq + 1)
+    return replace(s, table=t, flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
+                   seq=s.seq + 1)
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
