@@ -254,9 +254,7 @@ class PlannerBot(Bot):
         me = view.viewer
         mine = my_points(view)
         bonus = holding_of(view).bonus()
-        others = [s for s in view.seats if s.seat != me]
-        est = [s.card_points if s.card_points is not None
-               else len(s.laid) + hidden_points(s.hand_size) for s in others]
+        others, est = others_estimated(view)
         best_other = max(est)
         mean_other = sum(est) / len(est)
         # chance that LAST CHANCE is won: beat every other player after their final turn
@@ -337,9 +335,7 @@ class PatientBot(PlannerBot):
         last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
         mine = my_points(view)
-        others = [s for s in view.seats if s.seat != me]
-        est = [s.card_points if s.card_points is not None
-               else len(s.laid) + hidden_points(s.hand_size) for s in others]
+        others, est = others_estimated(view)
         lead = mine - max(est)
         if view.totals[me] + mine >= view.target and all(
                 view.totals[s.seat] + e < view.totals[me] + mine for s, e in zip(others, est)):
@@ -352,6 +348,14 @@ class PatientBot(PlannerBot):
             elif deck <= 2 * len(view.seats) and lead >= self.lead_when_low:
                 return last
         return end
+
+
+def others_estimated(view: TableView) -> tuple[list, list[float]]:
+    """The other seats, and each one's card points: shown when its hand is revealed, else
+    guessed from its laid pairs and hand size (what this player may see, R-VIEW)."""
+    others = [s for s in view.seats if s.seat != view.viewer]
+    return others, [s.card_points if s.card_points is not None
+                    else len(s.laid) + hidden_points(s.hand_size) for s in others]
 
 
 BOTS: dict[str, type[Bot]] = {
