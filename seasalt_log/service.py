@@ -359,6 +359,8 @@ def _compare_digest(game: CheckedGame, n: int, prints: bytes) -> tuple[str, str 
 
 # ---------------------------------------------------------------- live appends
 
+from .store.projections import ROUND_TABLES, project_from, round_start  # noqa: E402
+
 class AppendResult(Struct):
     """The outcome of :func:`append_events`."""
 
@@ -588,10 +590,23 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
     for gid, c in final.items():
         b = base[gid]
         old = {} if b.seq == 0 else b.projection
-        new = new_projection[gid] = project(gid, c.events, c.states)
+        if not old:             # a new game, or rows not known: project it whole
+            new = new_projection[gid] = project(gid, c.events, c.states)
+            for t in TABLES:
+                _changes(t, gid, None if old is None else [], new[t], whole[t], keys[t],
+                         insert[t])
+            continue
+        # only the round in play (and what follows it) can change: project from its start
+        start = round_start(c.events, b.seq)
+        first_round = c.events[start].round if start else 0
+        tail = project_from(gid, c.events, c.states, start)
+        new = new_projection[gid] = {}
         for t in TABLES:
-            _changes(t, gid, None if old is None else old.get(t, []), new.get(t, []),
-                     whole[t], keys[t], insert[t])
+            rows_before = old[t]
+            cut = _round_cut(rows_before, first_round) if t in ROUND_TABLES else 0
+            kept = rows_before[:cut]
+            new[t] = kept + tail[t] if kept else tail[t]
+            _changes(t, gid, rows_before[cut:], tail[t], whole[t], keys[t], insert[t], kept)
     con = store.con
     store.begin()
     try:
@@ -603,10 +618,10 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
                                       "must be the store's only writer)") from None
         for t in TABLES:
             if whole[t]:
-                con.execute(f"DELETE FROM {t} WHERE game_id IN ({', '.join('?' * len(whole[t]))})",
-                            whole[t])
+                con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",
+                            [whole[t]])
             if keys[t]:
-                con.execute(_delete_keys_sql(t, len(keys[t])), [v for k in keys[t] for v in k])
+                con.execute(_DELETE_KEYS[t], [list(column) for column in zip(*keys[t])])
             if insert[t]:
                 _insert(con, t, insert[t])
         store.commit()
@@ -638,23 +653,39 @@ def _insert(con, table: str, rows: list[tuple]) -> None:
             a.append_rows(rows)
 
 
-def _delete_keys_sql(table: str, n: int) -> str:
-    """DELETE of ``n`` rows of ``table`` by key (parameters: the key values, row by row)."""
+def _delete_keys_sql(table: str) -> str:
+    """DELETE of rows of ``table`` by key; its parameters are one list per key column (a
+    statement of fixed size whatever the number of rows: long lists of placeholders make
+    DuckDB's parser and planner the slow part)."""
+    from .store.projections import SCHEMA
+    types = {c.name: c.type.replace(" NOT NULL", "") for t in SCHEMA for c in t.columns
+             if t.name == table}
     cols = _KEY_COLUMNS[table]
+    lists = ", ".join(f"unnest(?::{types[c]}[]) AS {c}" for c in cols)
     if len(cols) == 1:
-        return f"DELETE FROM {table} WHERE {cols[0]} IN ({', '.join('?' * n)})"
-    if n <= 4:          # a few keys: an OR of equalities is cheapest
-        one = "(" + " AND ".join(f"{c} = ?" for c in cols) + ")"
-        return f"DELETE FROM {table} WHERE " + " OR ".join([one] * n)
-    row = "(" + ", ".join("?" * len(cols)) + ")"      # many: a hash semi-join
-    return (f"DELETE FROM {table} WHERE ({', '.join(cols)}) IN (VALUES "
-            + ", ".join([row] * n) + ")")
+        return f"DELETE FROM {table} WHERE {cols[0]} IN (SELECT {lists})"
+    match = " AND ".join(f"{table}.{c} = k.{c}" for c in cols)
+    return f"DELETE FROM {table} USING (SELECT {lists}) AS k WHERE {match}"
+
+
+_DELETE_KEYS = {t: _delete_keys_sql(t) for t in _KEY_COLUMNS}
+
+
+def _round_cut(rows: list[tuple], first_round: int) -> int:
+    """Where the rows of rounds ``first_round`` and later begin in a game's rows of a round
+    table (they are in round order, column 1)."""
+    i = len(rows)
+    while i and rows[i - 1][1] >= first_round:
+        i -= 1
+    return i
 
 
 def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],
-             whole: list[str], keys: list[tuple], insert: list[tuple]) -> None:
+             whole: list[str], keys: list[tuple], insert: list[tuple],
+             kept: list[tuple] = ()) -> None:
     """What to delete and insert in ``table`` to turn the rows ``old`` of game ``gid`` (None:
-    not known) into ``new``."""
+    not known) into ``new``; ``kept`` are the game's other rows in the table, unchanged
+    (rewritten too when the whole game's rows must go)."""
     if old is not None and old == new:
         return
     idx = _KEY_INDEX.get(table)
@@ -667,6 +698,7 @@ def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],
             return
     if old is None or old:
         whole.append(gid)
+        insert.extend(kept)
     insert.extend(new)
 
 

@@ -324,8 +324,41 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
 
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
+    return project_from(game_id, events, states, 0)
+
+
+#: the tables whose rows belong to one round (column 1 is ``round``); the others
+#: (``games``, ``seats``) hold one game's rows whatever its rounds
+ROUND_TABLES = ("rounds", "round_results", "turns", "duos")
+
+
+def round_start(events, end: int | None = None) -> int:
+    """The index of the ``round_started`` that opens the round of ``events[end - 1]`` (the
+    last event when ``end`` is None), or 0 before the first round: where
+    :func:`project_from` may start so that an append after ``events[:end]`` is covered."""
+    i = len(events) if end is None else end
+    while i > 0:
+        i -= 1
+        if type(events[i]) is ev.RoundStarted:
+            return i
+    return 0
+
+
+def project_from(game_id: str, events, states, start: int = 0) -> dict[str, list[tuple]]:
+    """The rows :func:`project` gives, for the rounds from the one that ``events[start]``
+    opens: the rows of :data:`ROUND_TABLES` whose round is at least that round (all of them
+    for ``start`` 0), and the ``games`` and ``seats`` rows whole.
+
+    ``start`` is 0 or the index of a ``round_started`` (:func:`round_start`). A round's rows
+    depend only on its own events (every round ends after its last turn has ended), so the
+    rows of the earlier rounds are those :func:`project` gives for them, unchanged by any
+    later event: an appender recomputes only the round in play.
+    """
+    if start and type(events[start]) is not ev.RoundStarted:
+        raise ValueError(f"project_from starts at a round_started, not at "
+                         f"{ev.TAGS[type(events[start])]} (index {start})")
     rows: dict[str, list[tuple]] = {t: [] for t in TABLES}
-    start: ev.GameStarted = events[0]
+    first: ev.GameStarted = events[0]
     last = states[-1]
     n = last.n
     rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
@@ -333,9 +366,10 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     open_round: list | None = None
     turn: list | None = None         # the turn being collected (a turns row, as a list)
     last_turn = None                 # (type, state after) of the open round's latest turn event
-    prev = None
-    seq = 0
-    for e, s in zip(events, states):
+    prev = states[start - 1] if start else None
+    seq = start
+    for i in range(start, len(events)):
+        e, s = events[i], states[i]
         seq += 1
         t = type(e)
         step = _STEP.get(t)
@@ -405,12 +439,12 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     end = events[-1] if ended else None
     rows["rounds"] = [tuple(r) for r in rounds]
     rows["games"].append((
-        game_id, list(start.players), n, last.target, last.ruleset.name,
-        msgspec.json.encode(start.meta).decode() if start.meta is not None else None,
+        game_id, list(first.players), n, last.target, last.ruleset.name,
+        msgspec.json.encode(first.meta).decode() if first.meta is not None else None,
         "ended" if ended else "in_progress", last.rounds_played, last.seq,
         last.reason if ended else None, list(last.winners) if ended else None,
-        list(last.totals), start.at, end.at if end is not None else None))
-    rows["seats"].extend((game_id, p, start.players[p], (p in last.winners) if ended else None,
+        list(last.totals), first.at, end.at if end is not None else None))
+    rows["seats"].extend((game_id, p, first.players[p], (p in last.winners) if ended else None,
                           last.totals[p]) for p in range(n))
     return rows
 
