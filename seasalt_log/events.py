@@ -133,6 +133,10 @@ _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
 _SEAT_FIELDS = ("player", "first_player", "victim", "caller")
 _PER_SEAT = ("card_points", "color_bonus", "points", "totals")
+#: per event type: (its seat fields, its per-seat list fields), so validate asks only those
+_CHECKED_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    t: (tuple(f for f in _SEAT_FIELDS if f in t.__struct_fields__),
+        tuple(f for f in _PER_SEAT if f in t.__struct_fields__)) for t in EVENT_TYPES}
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
 _CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _QUOTE_MAX = 40
@@ -210,8 +214,9 @@ def validate(event: Event, n_players: int | None) -> None:
         return
     if n_players is None:
         raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")
-    for name in _SEAT_FIELDS:
-        seat = getattr(event, name, None)
+    seat_fields, per_seat = _CHECKED_FIELDS[type(event)]
+    for name in seat_fields:
+        seat = getattr(event, name)
         if seat is not None and seat >= n_players:
             raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
                                  f"$.{name}")
@@ -220,8 +225,8 @@ def validate(event: Event, n_players: int | None) -> None:
             if seat >= n_players:
                 raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
                                      f"$.winners[{i}]")
-    for name in _PER_SEAT:
-        values = getattr(event, name, None)
+    for name in per_seat:
+        values = getattr(event, name)
         if values is not None and len(values) != n_players:
             raise LogFormatError(f"expected {n_players} values, one per seat, got {len(values)}", f"$.{name}")
 

@@ -5,8 +5,10 @@ Every function takes plain arguments and returns data (msgspec Structs); none pr
 
 from __future__ import annotations
 
-import hashlib
+import os
 import re
+import shutil
+import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -17,147 +19,56 @@ from msgspec import Struct
 from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
-from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game, read_games
+from .importers.chunks import WorkerSetup, check_chunks, log_chunks
+from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
+from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
 from .store.projections import TABLES, project
-from .store.store import GameWrite, Store, event_rows, plan_write
+from .store.scratch import no_gc
+from .store.store import Store, event_rows, plan_write
+
+__all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
+           "append_events", "start_game", "export_lines"]
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import
+CHUNK_BYTES_PER_EVENT = 40  # a chunk of a log (one transaction) is BATCH_EVENTS times this
 IMPORT_MEMORY_LIMIT = "256MB"   # DuckDB's cache while an import writes
 
 Progress = Callable[[int, int], None]   # (bytes read, bytes in all)
 
 
-class GameOutcome(Struct):
-    """What an import did with one game."""
-
-    game_id: str | None
-    status: str                 # "new" | "extended" | "unchanged" | "failed"
-    events: int = 0             # events appended (new/extended) or in the log
-    source: str = "-"
-    line: int = 0
-    error: str | None = None
-    rule: str | None = None
-
-
-class ImportSummary(Struct):
-    """The closing summary of an import or a validate."""
-
-    new: int = 0
-    extended: int = 0
-    unchanged: int = 0
-    failed: int = 0
-    events_stored: int = 0
-    written: bool = True
-    games: list[GameOutcome] = []
-
-    @property
-    def ok(self) -> bool:
-        return self.failed == 0
-
-    def tally(self) -> "ImportSummary":
-        """Count the outcomes (kept in input order in ``games``)."""
-        for status in ("new", "extended", "unchanged", "failed"):
-            setattr(self, status, sum(g.status == status for g in self.games))
-        self.events_stored = sum(g.events for g in self.games if g.status != "failed")
-        return self
-
-
-class _CountingFile:
-    """A binary file whose lines report the bytes read so far."""
-
-    def __init__(self, path: Path, progress: Progress, done_before: int, total: int):
-        self.fh = open(path, "rb")
-        self.progress, self.done, self.total = progress, done_before, total
-
-    def __iter__(self):
-        with self.fh:
-            tick = 0
-            for line in self.fh:
-                self.done += len(line)
-                tick += 1
-                if tick & 1023 == 0:
-                    self.progress(self.done, self.total)
-                yield line
-        self.progress(self.done, self.total)
-
-
-def _sources(paths, progress: Progress | None) -> Iterator[tuple[str, object]]:
-    files = list(iter_paths(paths))
-    total = sum(Path(f).stat().st_size for f in files if f != "-")
-    done = 0
-    for f in files:
-        if f == "-" or progress is None:
-            yield str(f), f
-            continue
-        yield str(f), _CountingFile(Path(f), progress, done, total)
-        done += Path(f).stat().st_size
-
-
-def check_logs(paths: Sequence[str | Path], progress: Progress | None = None
-               ) -> Iterator[CheckedGame | GameOutcome]:
-    """Every game of the logs, checked by the engine: a CheckedGame, or a failed outcome."""
-    for name, source in _sources(paths, progress):
-        for raw in read_games(source, name):
-            try:
-                yield check_game(raw)
-            except SeasaltError as exc:
-                yield _failed(exc, raw.source, raw.first_line)
-
-
-def _failed(exc: SeasaltError, source: str, line: int) -> GameOutcome:
-    return GameOutcome(game_id=getattr(exc, "game_id", None), status="failed", source=source,
-                       line=getattr(exc, "line", None) or line, error=str(exc),
-                       rule=getattr(exc, "rule", None))
-
-
-def _compare(game: CheckedGame, stored_json: list[bytes]) -> tuple[str, str | None]:
-    """("new"/"extended"/"unchanged"/"failed", error) of a game against its stored stream."""
-    for i, (old, e) in enumerate(zip(stored_json, game.events)):
-        new = ev.encode(e)
-        if old != new:
-            a, b = _around_difference(old.decode(), new.decode())
-            return "failed", (f"game {game.game_id}: a different history is stored under this id; "
-                              f"event seq {i + 1} differs (stored {a}, log {b})")
-    return ("extended", None) if len(game.events) > len(stored_json) else ("unchanged", None)
-
-
-def _around_difference(a: str, b: str, limit: int = 600) -> tuple[str, str]:
-    """Two JSON texts for a message: whole when short, else cut around where they differ
-    (a message quotes the input, it does not echo all of it)."""
-    if len(a) <= limit and len(b) <= limit:
-        return _printable(a), _printable(b)
-    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
-    start = max(0, k - 80)
-
-    def cut(t: str) -> str:
-        part = _printable(t[start:start + 240])
-        return ("..." if start else "") + part + ("..." if start + 240 < len(t) else "")
-    return cut(a), cut(b)
-
-
-def _printable(text: str) -> str:
-    """JSON text with every unprintable character (line separators included) written as
-    its ``\\uXXXX`` escape, so that a message quoting it stays on one line."""
-    if text.isprintable():
-        return text
-    return "".join(c if c.isprintable() else _escape(c) for c in text)
-
-
-def _escape(c: str) -> str:
-    o = ord(c)
-    if o < 0x10000:
-        return f"\\u{o:04x}"
-    o -= 0x10000
-    return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
-
-
 def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: bool = False,
-                progress: Progress | None = None) -> ImportSummary:
+                progress: Progress | None = None, jobs: int | None = None) -> ImportSummary:
     """Check every game of the logs and store the good ones (``store`` None: validate only).
 
-    See :func:`import_checked`, which this calls on the games of the logs.
+    Each game is stored whole or not at all, with its read-model rows, in one transaction
+    (new games a chunk of the logs at a time, see :mod:`seasalt_log.importers.chunks`);
+    with ``strict`` nothing is stored unless every game is good. ``jobs``: worker
+    processes that check the games of a large import (default: one per CPU).
+
+    Memory stays bounded whatever the size of the logs (see
+    :class:`~seasalt_log.importers.writer.ImportRun`), and DuckDB's own cache is capped at
+    :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is 80 % of the machine's memory,
+    which a large import fills with the blocks it writes).
     """
-    return import_checked(store, check_logs(paths, progress), strict=strict)
+    files = list(iter_paths(paths))
+    total = sum(Path(f).stat().st_size for f in files if str(f) != "-")
+    jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    out_dir = tempfile.mkdtemp(prefix="seasalt-import-") if store is not None else None
+    try:
+        with _capped_memory(store), no_gc():
+            run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
+            setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
+            done = 0
+            chunks = log_chunks(files, BATCH_EVENTS * CHUNK_BYTES_PER_EVENT)
+            for chunk, result in check_chunks(chunks, setup, jobs):
+                run.add_chunk(chunk, result)
+                done += result.bytes
+                if progress is not None:
+                    progress(done, total)
+            return run.finish()
+    finally:
+        if out_dir is not None:
+            shutil.rmtree(out_dir, ignore_errors=True)
 
 
 def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,
@@ -172,23 +83,19 @@ def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,
             try:
                 yield check_game(raw)
             except SeasaltError as exc:
-                yield _failed(exc, source, raw.first_line)
+                yield failed_outcome(exc, source, raw.first_line)
     return import_checked(store, checked(), strict=strict)
 
 
 def import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcome], *,
                    strict: bool = False) -> ImportSummary:
     """Store checked games (``store`` None: validate only); failed outcomes are reported.
-
-    Each game is stored whole or not at all, with its read-model rows, in one transaction;
-    with ``strict`` nothing is stored unless every game is good.
-
-    Memory stays bounded whatever the size of the logs: see :func:`_import_checked`, and
-    DuckDB's own cache is capped at :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is
-    80 % of the machine's memory, which a large import fills with the blocks it writes).
-    """
-    with _capped_memory(store):
-        return _import_checked(store, games, strict=strict)
+    Each game is stored whole or not at all, as :func:`import_logs` does."""
+    with _capped_memory(store), no_gc():
+        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
+        for item in games:
+            run.add(item)
+        return run.finish()
 
 
 @contextmanager
@@ -227,134 +134,6 @@ def _bytes(setting: str) -> float:
     scale = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "TB": 1e12,
              "KIB": 2**10, "MIB": 2**20, "GIB": 2**30, "TIB": 2**40}
     return float(m.group(1)) * scale.get(unit, float("inf"))
-
-
-def _import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcome], *,
-                    strict: bool = False) -> ImportSummary:
-    """:func:`import_checked` itself.
-
-    Memory stays bounded whatever the size of the logs: games are read one at a time and
-    written in batches of about :data:`BATCH_EVENTS` events; of the games already handled
-    only their id and length are kept (a game id met again is compared with the store
-    itself; validating, with 8-byte fingerprints of its events).
-    """
-    summary = ImportSummary(written=store is not None)
-    heads = store.heads() if store is not None else {}
-    seen: dict[str, tuple[int, bytes]] = {}   # games of this import: (events, fingerprints)
-    pending: list[tuple[GameWrite, GameOutcome]] = []
-    pending_ids: set[str] = set()
-    pending_events = 0
-    if store is not None and strict:
-        store.begin()
-
-    def write(batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
-        """Write ``batch`` (in its own transaction unless strict); the error, rolled back."""
-        if not strict:
-            store.begin()
-        try:
-            store.write(w for w, _ in batch)
-            if not strict:
-                store.commit()
-            return None
-        except (SeasaltError, duckdb.Error) as exc:
-            store.rollback()
-            if strict:
-                store.begin()
-            if isinstance(exc, SeasaltError):
-                return exc
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return SeasaltError(f"the store refused the write: {first}")
-
-    def flush() -> None:
-        nonlocal pending, pending_events
-        if not pending or store is None:
-            return
-        error = write(pending)
-        if error is not None and not strict and len(pending) > 1:
-            for item in pending:                   # one game at a time: only the bad one fails
-                e = write([item])
-                if e is not None:
-                    _, o = item
-                    msg = str(e) if f"game {o.game_id}" in str(e) else f"game {o.game_id}: {e}"
-                    o.status, o.error, o.events = "failed", msg, 0
-        elif error is not None:
-            for _, o in pending:
-                o.status, o.error, o.events = "failed", str(error), 0
-        pending, pending_events = [], 0
-        pending_ids.clear()
-
-    for item in games:
-        if isinstance(item, GameOutcome):
-            summary.games.append(item)
-            continue
-        game = item
-        gid = game.game_id
-        outcome = GameOutcome(game_id=gid, status="new", source=game.source, line=game.first_line)
-        summary.games.append(outcome)
-        if gid in pending_ids:
-            flush()
-        if store is not None and gid in seen:
-            stored, prev_hash = store.head(gid)     # what this import really stored
-        else:
-            stored, prev_hash = heads.get(gid, 0), None
-            if store is None and gid in seen:
-                stored = seen[gid][0]
-        if stored:
-            if store is not None:
-                status, error = _compare(game, store.read_json(gid))
-                if status != "unchanged" and prev_hash is None:
-                    prev_hash = store.head(gid)[1]
-            else:
-                status, error = _compare_digest(game, *seen[gid])
-            if status == "failed":
-                outcome.status, outcome.error, outcome.rule = status, error, "CONFLICT"
-                continue
-            outcome.status = status
-            if status == "unchanged":
-                continue
-        planned = plan_write(gid, game.events, game.states, stored=stored, prev_hash=prev_hash)
-        outcome.events = len(planned.event_rows)
-        seen[gid] = (len(game.events), b"" if store is not None else _fingerprints(game.events))
-        if store is None:
-            continue
-        pending.append((planned, outcome))
-        pending_ids.add(gid)
-        pending_events += outcome.events
-        if pending_events >= BATCH_EVENTS:
-            flush()
-    flush()
-    summary.tally()
-    if store is not None and strict:
-        if summary.failed:
-            store.rollback()
-            summary.written = False
-            summary.events_stored = 0
-        else:
-            store.commit()
-    return summary
-
-
-def _fingerprints(events: Sequence[ev.Event]) -> bytes:
-    """8 bytes per event: a sha256 chain over the encoded events (prefix ``k`` of a game is
-    identified by bytes ``8k-8 .. 8k``)."""
-    h = hashlib.sha256()
-    out = bytearray()
-    for e in events:
-        h.update(ev.encode(e))
-        h.update(b"\n")
-        out += h.copy().digest()[:8]
-    return bytes(out)
-
-
-def _compare_digest(game: CheckedGame, n: int, prints: bytes) -> tuple[str, str | None]:
-    """:func:`_compare` against a game met earlier in the same validation, known by its
-    length and :func:`_fingerprints` (validating keeps no events, only 8 bytes each)."""
-    mine = _fingerprints(game.events)
-    k = min(n, len(game.events))
-    if k and mine[8 * k - 8:8 * k] != prints[8 * k - 8:8 * k]:
-        return "failed", (f"game {game.game_id}: a different history is given earlier in this "
-                          "log under this id")
-    return ("extended", None) if len(game.events) > n else ("unchanged", None)
 
 
 # ---------------------------------------------------------------- live appends

@@ -652,19 +652,27 @@ def _log(path: Path, *games) -> Path:
 def test_a_write_the_store_refuses_fails_only_its_game(tmp_path, monkeypatch):
     """A database error while writing (a value out of a column's range, say) is a failed
     game with a one-line message, not an exception; the other games of the batch are
-    stored, the refused one is absent."""
+    stored, the refused one is absent. (The bulk load of a chunk's new games is refused
+    too: its games are then written one batch, and if need be one game, at a time.)"""
     import duckdb
     games = valid_games(3, seed=3)
     bad = games[1][0].game_id
     real_write = Store.write
 
+    def refuse(con):
+        con.execute("SELECT 1")
+        raise duckdb.ConversionException("Conversion Error: value out of range\nLINE 1: ...")
+
+    def load(self, files, skip=()):
+        refuse(self.con)
+
     def write(self, batch):
         batch = list(batch)
         if any(w.game_id == bad for w in batch):
-            self.con.execute("SELECT 1")
-            raise duckdb.ConversionException("Conversion Error: value out of range\nLINE 1: ...")
+            refuse(self.con)
         return real_write(self, batch)
 
+    monkeypatch.setattr(Store, "load", load)
     monkeypatch.setattr(Store, "write", write)
     with Store.open(tmp_path / "s.duckdb") as store:
         summary = import_logs(store, [_log(tmp_path / "a.jsonl", *games)])
@@ -837,13 +845,13 @@ def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, mon
     blocks it writes: the import lowers ``memory_limit`` while it writes, then restores it."""
     from seasalt_log import service
     seen = []
-    real_write = Store.write
+    real_load = Store.load
 
-    def write(self, batch):
+    def load(self, files, skip=()):
         seen.append(self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        return real_write(self, batch)
+        return real_load(self, files, skip)
 
-    monkeypatch.setattr(Store, "write", write)
+    monkeypatch.setattr(Store, "load", load)
     log = _log(tmp_path / "a.jsonl", *valid_games(2, seed=13))
 
     def setting(store):

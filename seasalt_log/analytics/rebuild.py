@@ -12,14 +12,10 @@ worker projects its partitions into Parquet files that the store then loads.
 
 from __future__ import annotations
 
-import gc
 import os
 import shutil
 import tempfile
 import time
-from concurrent.futures import ProcessPoolExecutor
-from contextlib import contextmanager
-from multiprocessing import get_context
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -27,15 +23,16 @@ import msgspec
 from msgspec import Struct
 
 from .. import events as ev
+from .. import workers
 from ..engine import State, apply
 from ..errors import SeasaltError, UsageError
-from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, SCHEMA, TABLES, TableDef, project,
+from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, TABLES, project,
                                  set_version)
+from ..store.scratch import ScratchSink, no_gc, sql_path
 
 #: below this many events a rebuild runs in this process (starting workers costs more)
 PARALLEL_FROM = 300_000
 FETCH = 50_000                 # rows fetched from DuckDB at a time
-FLUSH_ROWS = 200_000           # projection rows buffered before an appender flush
 
 Progress = Callable[[int, int], None]      # (events done, events in all)
 
@@ -88,25 +85,13 @@ def rebuild_in(con, *, jobs: int | None = None, progress: Progress | None = None
     con.execute("SET enable_progress_bar = false")
     con.execute(DROP_DDL)
     con.execute(PROJECTIONS_DDL)
-    with _no_gc():
+    with no_gc():
         if jobs == 1:
             games, rows = _rebuild_serial(con, total, progress)
         else:
             games, rows = _rebuild_parallel(con, jobs, total, progress, workdir)
     return RebuildSummary(games=games, events=total, rows=rows,
                           seconds=time.perf_counter() - t0, jobs=jobs)
-
-
-@contextmanager
-def _no_gc():
-    """Folding keeps many small acyclic objects alive; the cyclic collector only slows it."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # ---------------------------------------------------------------- folding games
@@ -148,103 +133,10 @@ def fold_game(game_id: str, events_json: list[str]) -> dict[str, list[tuple]]:
     return project(game_id, events, states)
 
 
-#: card-code lists appended as text (DuckDB list literals; far cheaper for the appender than
-#: Python lists) and cast back when the rows leave the scratch tables; card codes hold no
-#: comma, bracket or quote, so the literal is exact
-_TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
-
-
-def _scratch_columns(t: TableDef) -> list[tuple[str, str, str]]:
-    """(name, scratch type, expression giving the store's type) of each column. The scratch
-    tables hold small integers as INTEGER and card lists as text: the appender converts
-    those several times faster."""
-    out = []
-    for c in t.columns:
-        base = c.type.replace(" PRIMARY KEY", "").replace(" NOT NULL", "")
-        if base in ("TINYINT", "SMALLINT"):
-            out.append((c.name, "INTEGER", f"CAST({c.name} AS {base}) AS {c.name}"))
-        elif c.name in _TEXT_LISTS.get(t.name, ()):
-            out.append((c.name, "VARCHAR", f"CAST({c.name} AS {base}) AS {c.name}"))
-        else:
-            out.append((c.name, base, c.name))
-    return out
-
-
-def _list_text(cards) -> str | None:
-    return None if cards is None else "[" + ", ".join(cards) + "]"
-
-
-def _text_lists(table: str):
-    """A function turning the card lists of ``table``'s rows into text, or None."""
-    names = _TEXT_LISTS.get(table)
-    if not names:
-        return None
-    idx = [TABLES[table].index(n) for n in names]
-
-    def convert(rows: list[tuple]) -> list[tuple]:
-        out = []
-        for r in rows:
-            r = list(r)
-            for i in idx:
-                r[i] = _list_text(r[i])
-            out.append(r)
-        return out
-    return convert
-
-
-class _Sink:
-    """Buffers projection rows and appends them, in batches, to scratch tables on ``con``;
-    with ``into_store`` each batch then moves to the store's table of the same name."""
-
-    def __init__(self, con, *, into_store: bool, temp: bool):
-        self.con = con
-        self.into_store = into_store
-        self.buf: dict[str, list] = {t: [] for t in TABLES}
-        self.pending = 0
-        self.counts = {t: 0 for t in TABLES}
-        self.convert = {t: _text_lists(t) for t in TABLES}
-        self.select: dict[str, str] = {}
-        for t in SCHEMA:
-            cols = _scratch_columns(t)
-            con.execute(f"CREATE {'TEMP ' if temp else ''}TABLE scratch_{t.name} ("
-                        + ", ".join(f"{n} {ty}" for n, ty, _ in cols) + ")")
-            self.select[t.name] = ", ".join(expr for _, _, expr in cols)
-
-    def add(self, rows: dict[str, list[tuple]]) -> None:
-        for t, r in rows.items():
-            if r:
-                conv = self.convert[t]
-                self.buf[t].extend(conv(r) if conv is not None else r)
-                self.pending += len(r)
-        if self.pending >= FLUSH_ROWS:
-            self.flush()
-
-    def flush(self) -> None:
-        for t, r in self.buf.items():
-            if r:
-                with self.con.appender(f"scratch_{t}") as a:
-                    a.append_rows(r)
-                self.counts[t] += len(r)
-                self.buf[t] = []
-                if self.into_store:
-                    self.con.execute(f"INSERT INTO {t} SELECT {self.select[t]} FROM scratch_{t}")
-                    self.con.execute(f"DELETE FROM scratch_{t}")
-        self.pending = 0
-
-    def copy_to(self, table: str, path: Path) -> None:
-        """Write the scratch rows of ``table``, in the store's types, as a Parquet file."""
-        self.con.execute(f"COPY (SELECT {self.select[table]} FROM scratch_{table}) TO "
-                         f"{_sql_path(path)} (FORMAT parquet)")
-
-    def drop(self) -> None:
-        for t in TABLES:
-            self.con.execute(f"DROP TABLE IF EXISTS scratch_{t}")
-
-
 def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, dict[str, int]]:
     cur = con.cursor()
     cur.execute("SELECT game_id, event FROM events ORDER BY game_id, seq")
-    sink = _Sink(con, into_store=True, temp=True)
+    sink = ScratchSink(con, into_store=True, temp=True)
     games = done = 0
     try:
         for gid, events_json in iter_games(cur):
@@ -264,19 +156,14 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
 
 # ---------------------------------------------------------------- parallel rebuild
 
-def _sql_path(p: Path) -> str:
-    return "'" + str(p).replace("'", "''") + "'"
-
-
 def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int, dict[str, int]]:
     """Worker: project every game of one partition into Parquet files, one per table.
     Returns (bucket, games, events, rows per table)."""
     import duckdb
-    gc.disable()
     src = Path(in_dir) / f"bucket={bucket}"
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
-    sink = _Sink(con, into_store=False, temp=False)
+    sink = ScratchSink(con, into_store=False, temp=False)
     games = events = 0
     try:
         if src.exists():
@@ -290,11 +177,11 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int,
     return bucket, games, events, counts
 
 
-def _project_partition(con, src: Path, sink: _Sink) -> tuple[int, int]:
+def _project_partition(con, src: Path, sink: ScratchSink) -> tuple[int, int]:
     """Fold every game of the partition ``src`` into ``sink``'s scratch tables."""
     games = events = 0
     cur = con.cursor()
-    cur.execute(f"SELECT game_id, event FROM read_parquet({_sql_path(src / '*.parquet')}) "
+    cur.execute(f"SELECT game_id, event FROM read_parquet({sql_path(src / '*.parquet')}) "
                 "ORDER BY game_id, seq")
     for gid, events_json in iter_games(cur):
         sink.add(fold_game(gid, events_json))
@@ -313,17 +200,17 @@ def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
         in_dir, out_dir = tmp / "in", tmp / "out"
         out_dir.mkdir()
         con.execute(f"COPY (SELECT game_id, seq, event, hash(game_id) % {buckets} AS bucket "
-                    f"FROM events) TO {_sql_path(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
+                    f"FROM events) TO {sql_path(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
         games = done = 0
         counts = {t: 0 for t in TABLES}
-        with ProcessPoolExecutor(jobs, mp_context=get_context("spawn")) as pool:
-            futures = [pool.submit(_work_bucket, str(in_dir), str(out_dir), b)
+        with workers.pool(jobs) as procs:
+            futures = [procs.submit(_work_bucket, str(in_dir), str(out_dir), b)
                        for b in range(buckets)]
             for fut in futures:
                 bucket, g, e, rows = fut.result()
                 for t in TABLES:
                     f = out_dir / f"{t}-{bucket}.parquet"
-                    con.execute(f"INSERT INTO {t} SELECT * FROM read_parquet({_sql_path(f)})")
+                    con.execute(f"INSERT INTO {t} SELECT * FROM read_parquet({sql_path(f)})")
                     counts[t] += rows[t]
                     f.unlink()
                 games += g

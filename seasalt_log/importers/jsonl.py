@@ -59,16 +59,16 @@ def _without_at(e: ev.Event) -> ev.Event:
     return replace(e, at=None)
 
 
-def iter_lines(source: str | Path | BinaryIO) -> Iterator[tuple[int, bytes]]:
+def iter_lines(source: str | Path | BinaryIO, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of each non-blank line; ``-`` is standard input. ``source`` may
     also be an open binary file or any iterable of byte lines (the import's progress
-    counter is one)."""
+    counter is one, a chunk of a log another: its first line is ``first_line``)."""
     if source == "-" or source == Path("-"):
         stream = sys.stdin.buffer
         yield from _numbered(stream)
         return
     if hasattr(source, "read") or not isinstance(source, (str, bytes, Path)):
-        yield from _numbered(source)  # type: ignore[arg-type]
+        yield from _numbered(source, first_line)  # type: ignore[arg-type]
         return
     try:
         fh = open(source, "rb")
@@ -78,20 +78,22 @@ def iter_lines(source: str | Path | BinaryIO) -> Iterator[tuple[int, bytes]]:
         yield from _numbered(fh)
 
 
-def _numbered(stream) -> Iterator[tuple[int, bytes]]:
-    for no, line in enumerate(stream, 1):
+def _numbered(stream, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
+    for no, line in enumerate(stream, first_line):
         if line.strip():
             yield no, line
 
 
-def read_games(source: str | Path | BinaryIO, name: str | None = None) -> Iterator[RawGame]:
+def read_games(source: str | Path | BinaryIO, name: str | None = None, first_line: int = 1
+               ) -> Iterator[RawGame]:
     """Split a log into games; a format error ends its game (reported on the RawGame) and
-    the rest of that game is skipped up to the next ``game_started``."""
+    the rest of that game is skipped up to the next ``game_started``. ``first_line``: the
+    line number of an iterable ``source``'s first line (a chunk of a log)."""
     name = name or (str(source) if not hasattr(source, "read") else "-")
     game: RawGame | None = None
     n_players: int | None = None
     skipping = False
-    for no, line in iter_lines(source):
+    for no, line in iter_lines(source, first_line):
         try:
             e = ev.decode(line)
             if type(e) is ev.GameStarted:

@@ -11,6 +11,11 @@ SCHEMA_VERSION = 1
 # Plain INTEGER/VARCHAR columns: DuckDB compresses them as well as narrow types or an ENUM
 # (bit-packing, dictionaries), and the appender fills them about twice as fast.
 
+#: the events table's columns and types, in order (the DDL below spells them out)
+EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("game_id", "VARCHAR"), ("seq", "INTEGER"), ("round", "INTEGER"), ("turn", "INTEGER"),
+    ("player", "INTEGER"), ("type", "VARCHAR"), ("event", "VARCHAR"), ("hash", "BIGINT"))
+
 EVENTS_DDL = """
 -- One row per event, append-only. (game_id, seq) is the optimistic-concurrency key:
 -- seq runs 1, 2, ... within a game (game_started is 1).

@@ -230,6 +230,25 @@ class Store:
         return len(event_rows_all)
 
 
+    def load(self, files: dict[str, str], skip: Iterable[str] = ()) -> None:
+        """Append the rows of Parquet files (store table -> file, in the table's columns)
+        inside the caller's transaction, leaving out the games ``skip``. The events go
+        first: a ``(game_id, seq)`` stored already fails the load."""
+        from .scratch import sql_path
+        con = self.con
+        where = ""
+        skip = list(skip)
+        if skip:
+            con.execute("CREATE OR REPLACE TEMP TABLE _skipped (game_id VARCHAR)")
+            with con.appender("_skipped") as a:
+                a.append_rows([(g,) for g in skip])
+            where = " WHERE game_id NOT IN (SELECT game_id FROM _skipped)"
+        for t in ("events", *TABLES):
+            if t in files:
+                con.execute(f"INSERT INTO {t} BY NAME SELECT * FROM read_parquet("
+                            f"{sql_path(files[t])}){where}")
+
+
 class GameWrite(msgspec.Struct):
     """What one game adds to the store in a write."""
 

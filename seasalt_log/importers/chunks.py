@@ -1,0 +1,234 @@
+"""Large imports in parallel: logs cut into chunks of whole games, each checked (and turned
+into store rows) by a worker process.
+
+:func:`split` cuts a log into :class:`Chunk` s at ``game_started`` lines only, so that every
+game lies within one chunk and a chunk reads exactly like the same lines of the whole file.
+:func:`check_chunk` (run in a worker, or in this process for a small import) reads, checks
+and projects the chunk's games and leaves the rows of every store table in Parquet files;
+the importer (:mod:`seasalt_log.importers.writer`) decides per game what to store and loads
+the files in one statement per table.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import deque
+from itertools import chain, islice
+from pathlib import Path
+from typing import BinaryIO, Iterable, Iterator
+
+import msgspec
+from msgspec import Struct
+
+from .. import events as ev
+from .. import workers
+from ..errors import SeasaltError
+from .jsonl import check_game, read_games
+
+CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
+
+
+class Chunk(Struct):
+    """Consecutive whole lines of one log, starting at a game start (or the log's start)."""
+
+    source: str               # the log's name, for messages
+    index: int                # the chunk's number within the import
+    first_line: int           # the line number of the first line of ``data``
+    data: bytes
+
+    def lines(self, first: int, last: int) -> list[bytes]:
+        """Lines ``first`` .. ``last`` (line numbers of the log) of this chunk."""
+        return self.data.split(b"\n")[first - self.first_line:last - self.first_line + 1]
+
+
+class _TypeOnly(Struct):
+    type: str
+
+
+_type_only = msgspec.json.Decoder(_TypeOnly).decode
+
+
+def _starts_game(line: bytes) -> bool:
+    try:
+        return _type_only(line).type == "game_started"
+    except (msgspec.DecodeError, RecursionError):
+        return False
+
+
+def _cut(buf: bytes, start: int) -> int | None:
+    """The offset of the first ``game_started`` line of ``buf`` that begins after offset
+    ``start`` (None: none among its complete lines)."""
+    at = start
+    while True:
+        i = buf.find(b"game_started", at)
+        if i < 0:
+            return None
+        begin = buf.rfind(b"\n", 0, i) + 1
+        end = buf.find(b"\n", i)
+        if end < 0:
+            return None                      # the line is not complete yet
+        if begin > start and _starts_game(buf[begin:end]):
+            return begin
+        at = end
+
+
+def split(stream: BinaryIO, source: str, first_index: int = 0,
+          size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """Cut a binary stream into chunks of about ``size`` bytes or more, each ending just
+    before a ``game_started`` line (the last one at the end of the stream)."""
+    buf = b""
+    line = 1
+    index = first_index
+    while True:
+        block = stream.read(max(size, 1 << 16))
+        buf += block
+        while len(buf) > size and (cut := _cut(buf, size)) is not None:
+            piece, buf = buf[:cut], buf[cut:]
+            yield Chunk(source=source, index=index, first_line=line, data=piece)
+            index += 1
+            line += piece.count(b"\n")
+        if not block:
+            if buf:
+                yield Chunk(source=source, index=index, first_line=line, data=buf)
+            return
+
+
+# ---------------------------------------------------------------- the worker's side
+
+class ChunkGame(Struct):
+    """What a worker found for one game of its chunk."""
+
+    game_id: str | None
+    first_line: int
+    last_line: int
+    events: int = 0               # events (derived included) of a good game
+    rows: bool = False            # its rows are in the chunk's files (a new game)
+    failure: object = None        # the failed outcome (seasalt_log.importers.writer.GameOutcome)
+    stored_json: list[bytes] | None = None   # a game stored already: its encoded events
+    fingerprints: bytes = b""     # validating: 8 bytes per event (see writer.fingerprints)
+
+
+class ChunkResult(Struct):
+    """A checked chunk: its games in order, and where their rows are."""
+
+    index: int
+    games: list[ChunkGame]
+    files: dict[str, str]         # store table -> Parquet file of its rows ({} if none)
+    bytes: int
+
+
+class WorkerSetup(Struct):
+    """What every worker is told once: the games stored already, and where to write."""
+
+    stored: frozenset[str]
+    out_dir: str | None           # None: validating, no rows wanted
+
+
+_setup: WorkerSetup | None = None
+_sink = None
+
+
+def _init(setup: WorkerSetup) -> None:
+    global _setup, _sink
+    _setup, _sink = setup, None
+
+
+def _get_sink():
+    global _sink
+    if _sink is None:
+        import duckdb
+
+        from ..store.projections import TABLES
+        from ..store.scratch import ScratchSink
+        con = duckdb.connect()
+        con.execute("SET threads = 1")
+        con.execute("SET enable_progress_bar = false")
+        _sink = ScratchSink(con, ("events", *TABLES), into_store=False, temp=False)
+    return _sink
+
+
+def check_chunk(chunk: Chunk) -> ChunkResult:
+    """Read and check every game of ``chunk``; write the rows of its new games (neither
+    stored already nor met before in the chunk) to Parquet files, one per table."""
+    from ..store.store import plan_write
+    from .writer import failed_outcome, fingerprints
+    assert _setup is not None, "_init first"
+    stored, out_dir = _setup.stored, _setup.out_dir
+    sink = _get_sink() if out_dir is not None else None
+    games: list[ChunkGame] = []
+    here: set[str] = set()
+    for raw in read_games(chunk.data.split(b"\n"), chunk.source, chunk.first_line):
+        first = raw.first_line
+        last = raw.lines[-1] if raw.lines else first
+        try:
+            game = check_game(raw)
+        except SeasaltError as exc:
+            games.append(ChunkGame(getattr(exc, "game_id", None), first, last,
+                                   failure=failed_outcome(exc, raw.source, first)))
+            continue
+        gid, n = game.game_id, len(game.events)
+        if out_dir is None:
+            games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events)))
+        elif gid in stored or gid in here:
+            games.append(ChunkGame(gid, first, last, n,
+                                   stored_json=[ev.encode(e) for e in game.events]))
+        else:
+            here.add(gid)
+            w = plan_write(gid, game.events, game.states)
+            sink.add({"events": w.event_rows, **w.projection_rows})
+            games.append(ChunkGame(gid, first, last, n, rows=True))
+    files: dict[str, str] = {}
+    if sink is not None and here:
+        sink.flush()
+        for t, count in sink.counts.items():
+            if count:
+                path = Path(out_dir) / f"{t}-{chunk.index}.parquet"
+                sink.copy_to(t, path)
+                files[t] = str(path)
+        sink.clear()
+    return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
+
+
+
+# ---------------------------------------------------------------- the importer's side
+
+def log_chunks(files: Iterable[str | Path], size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+    """The chunks of every log (``-``: standard input), numbered across them."""
+    index = 0
+    for f in files:
+        if str(f) == "-":
+            chunks = split(sys.stdin.buffer, "-", index, size)
+        else:
+            chunks = _split_file(f, index, size)
+        for c in chunks:
+            yield c
+            index = c.index + 1
+
+
+def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
+    with open(path, "rb") as fh:
+        yield from split(fh, str(path), index, size)
+
+
+def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
+                 parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
+    processes once there are ``parallel_from`` chunks (starting them costs more than a
+    small import), else in this process. At most two chunks per worker wait in memory."""
+    chunks = iter(chunks)
+    head = list(islice(chunks, parallel_from))
+    if jobs <= 1 or len(head) < parallel_from:
+        _init(setup)
+        for c in chain(head, chunks):
+            yield c, check_chunk(c)
+        return
+    with workers.pool(jobs, _init, (setup,)) as procs:
+        window: deque = deque()
+        for c in chain(head, chunks):
+            window.append((c, procs.submit(check_chunk, c)))
+            if len(window) >= 2 * jobs:
+                c0, fut = window.popleft()
+                yield c0, fut.result()
+        while window:
+            c0, fut = window.popleft()
+            yield c0, fut.result()

@@ -1,0 +1,342 @@
+"""The importer's bookkeeping: which games are new, extended, unchanged or failed, and the
+writes that store them, in batches and transactions.
+
+:class:`ImportRun` takes games one at a time (:meth:`ImportRun.add`, a checked game) or a
+chunk at a time (:meth:`ImportRun.add_chunk`, a chunk checked by a worker process, whose
+new games are loaded from the worker's Parquet files in one statement per table).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from typing import Sequence
+
+import duckdb
+from msgspec import Struct
+
+from .. import events as ev
+from ..errors import SeasaltError
+from ..store.store import GameWrite, Store, plan_write
+from .chunks import Chunk, ChunkResult
+from .jsonl import CheckedGame, check_game, read_games
+
+
+class GameOutcome(Struct):
+    """What an import did with one game."""
+
+    game_id: str | None
+    status: str                 # "new" | "extended" | "unchanged" | "failed"
+    events: int = 0             # events appended (new/extended) or in the log
+    source: str = "-"
+    line: int = 0
+    error: str | None = None
+    rule: str | None = None
+
+
+class ImportSummary(Struct):
+    """The closing summary of an import or a validate."""
+
+    new: int = 0
+    extended: int = 0
+    unchanged: int = 0
+    failed: int = 0
+    events_stored: int = 0
+    written: bool = True
+    games: list[GameOutcome] = []
+
+    @property
+    def ok(self) -> bool:
+        return self.failed == 0
+
+    def tally(self) -> "ImportSummary":
+        """Count the outcomes (kept in input order in ``games``)."""
+        for status in ("new", "extended", "unchanged", "failed"):
+            setattr(self, status, sum(g.status == status for g in self.games))
+        self.events_stored = sum(g.events for g in self.games if g.status != "failed")
+        return self
+
+
+def failed_outcome(exc: SeasaltError, source: str, line: int) -> GameOutcome:
+    """The outcome of a game that failed with ``exc``."""
+    return GameOutcome(game_id=getattr(exc, "game_id", None), status="failed", source=source,
+                       line=getattr(exc, "line", None) or line, error=str(exc),
+                       rule=getattr(exc, "rule", None))
+
+
+def compare(game_id: str, events: list[bytes], stored_json: list[bytes]) -> tuple[str, str | None]:
+    """("new"/"extended"/"unchanged"/"failed", error) of a game against its stored stream."""
+    for i, (old, new) in enumerate(zip(stored_json, events)):
+        if old != new:
+            a, b = _around_difference(old.decode(), new.decode())
+            return "failed", (f"game {game_id}: a different history is stored under this id; "
+                              f"event seq {i + 1} differs (stored {a}, log {b})")
+    return ("extended", None) if len(events) > len(stored_json) else ("unchanged", None)
+
+
+def _around_difference(a: str, b: str, limit: int = 600) -> tuple[str, str]:
+    """Two JSON texts for a message: whole when short, else cut around where they differ
+    (a message quotes the input, it does not echo all of it)."""
+    if len(a) <= limit and len(b) <= limit:
+        return _printable(a), _printable(b)
+    k = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, k - 80)
+
+    def cut(t: str) -> str:
+        part = _printable(t[start:start + 240])
+        return ("..." if start else "") + part + ("..." if start + 240 < len(t) else "")
+    return cut(a), cut(b)
+
+
+def _printable(text: str) -> str:
+    """JSON text with every unprintable character (line separators included) written as
+    its ``\\uXXXX`` escape, so that a message quoting it stays on one line."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else _escape(c) for c in text)
+
+
+def _escape(c: str) -> str:
+    o = ord(c)
+    if o < 0x10000:
+        return f"\\u{o:04x}"
+    o -= 0x10000
+    return f"\\u{0xD800 + (o >> 10):04x}\\u{0xDC00 + (o & 0x3FF):04x}"
+
+
+def fingerprints(events: Sequence[ev.Event]) -> bytes:
+    """8 bytes per event: a sha256 chain over the encoded events (prefix ``k`` of a game is
+    identified by bytes ``8k-8 .. 8k``)."""
+    h = hashlib.sha256()
+    out = bytearray()
+    for e in events:
+        h.update(ev.encode(e))
+        h.update(b"\n")
+        out += h.copy().digest()[:8]
+    return bytes(out)
+
+
+def compare_digest(game_id: str, mine: bytes, n: int, prints: bytes) -> tuple[str, str | None]:
+    """:func:`compare` of a game (its :func:`fingerprints`) against one met earlier in the
+    same validation, known by its length and fingerprints (validating keeps no events)."""
+    k = min(n, len(mine) // 8)
+    if k and mine[8 * k - 8:8 * k] != prints[8 * k - 8:8 * k]:
+        return "failed", (f"game {game_id}: a different history is given earlier in this "
+                          "log under this id")
+    return ("extended", None) if len(mine) // 8 > n else ("unchanged", None)
+
+
+class ImportRun:
+    """One import (``store`` None: a validation) in progress.
+
+    Each game is stored whole or not at all, with its read-model rows; games go in batches
+    of about ``batch_events`` events, one transaction each (with ``strict``, one transaction
+    for everything, committed by :meth:`finish` only if no game failed).
+
+    Memory stays bounded whatever the size of the logs: of the games already handled only
+    their id and length are kept (a game id met again is compared with the store itself;
+    validating, with 8-byte fingerprints of its events).
+    """
+
+    def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000):
+        self.store, self.strict, self.batch_events = store, strict, batch_events
+        self.summary = ImportSummary(written=store is not None)
+        self.heads: dict[str, int] = store.heads() if store is not None else {}
+        self.seen: dict[str, tuple[int, bytes]] = {}   # games of this import: (events, fingerprints)
+        self.pending: list[tuple[GameWrite, GameOutcome]] = []
+        self.pending_ids: set[str] = set()
+        self.pending_events = 0
+        self.chunks: list[tuple[Chunk, ChunkResult]] = []    # checked, not loaded yet
+        self.chunk_events = 0
+        if store is not None and strict:
+            store.begin()
+
+    # ------------------------------------------------------------ one game at a time
+
+    def add(self, item: CheckedGame | GameOutcome) -> None:
+        """Take one checked game (or the outcome of one that failed)."""
+        if isinstance(item, GameOutcome):
+            self.summary.games.append(item)
+            return
+        game, store, seen = item, self.store, self.seen
+        gid = game.game_id
+        outcome = GameOutcome(game_id=gid, status="new", source=game.source, line=game.first_line)
+        self.summary.games.append(outcome)
+        if gid in self.pending_ids:
+            self.flush()
+        if store is None:
+            mine = fingerprints(game.events)
+            if gid in seen:
+                status, error = compare_digest(gid, mine, *seen[gid])
+                if self._settled(outcome, status, error):
+                    return
+            seen[gid] = (len(game.events), mine)
+            return
+        prev_hash = None
+        if gid in seen:
+            stored, prev_hash = store.head(gid)     # what this import really stored
+        else:
+            stored = self.heads.get(gid, 0)
+        if stored:
+            status, error = compare(gid, [ev.encode(e) for e in game.events], store.read_json(gid))
+            if self._settled(outcome, status, error):
+                return
+            if prev_hash is None:
+                prev_hash = store.head(gid)[1]
+        planned = plan_write(gid, game.events, game.states, stored=stored, prev_hash=prev_hash)
+        outcome.events = len(planned.event_rows)
+        seen[gid] = (len(game.events), b"")
+        self.pending.append((planned, outcome))
+        self.pending_ids.add(gid)
+        self.pending_events += outcome.events
+        if self.pending_events >= self.batch_events:
+            self.flush()
+
+    @staticmethod
+    def _settled(outcome: GameOutcome, status: str, error: str | None) -> bool:
+        """Record the comparison's verdict; True when nothing is left to write."""
+        outcome.status = status
+        if status == "failed":
+            outcome.error, outcome.rule = error, "CONFLICT"
+        return status in ("failed", "unchanged")
+
+    def _write(self, batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
+        """Write ``batch`` (in its own transaction unless strict); the error, rolled back."""
+        return self._transaction(lambda: self.store.write(w for w, _ in batch))
+
+    def _transaction(self, work) -> SeasaltError | None:
+        """Run ``work`` in its own transaction (unless strict); the error, rolled back."""
+        store = self.store
+        if not self.strict:
+            store.begin()
+        try:
+            work()
+            if not self.strict:
+                store.commit()
+            return None
+        except (SeasaltError, duckdb.Error) as exc:
+            store.rollback()
+            if self.strict:
+                store.begin()
+            if isinstance(exc, SeasaltError):
+                return exc
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            return SeasaltError(f"the store refused the write: {first}")
+
+    def flush(self) -> None:
+        """Write the pending games (one at a time if the batch fails: only a bad one fails)."""
+        pending = self.pending
+        if not pending or self.store is None:
+            return
+        error = self._write(pending)
+        if error is not None and not self.strict and len(pending) > 1:
+            for item in pending:
+                e = self._write([item])
+                if e is not None:
+                    _, o = item
+                    msg = str(e) if f"game {o.game_id}" in str(e) else f"game {o.game_id}: {e}"
+                    o.status, o.error, o.events = "failed", msg, 0
+        elif error is not None:
+            for _, o in pending:
+                o.status, o.error, o.events = "failed", str(error), 0
+        self.pending, self.pending_events = [], 0
+        self.pending_ids.clear()
+
+    # ------------------------------------------------------------ a chunk at a time
+
+    def add_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
+        """Take the games of a chunk checked by :func:`~.chunks.check_chunk`. New games are
+        loaded from the chunk's files, several chunks (about ``batch_events`` events) per
+        transaction; a game met before in this import, or stored already, goes through
+        :meth:`add` (unless unchanged)."""
+        if self.store is None:
+            self._validated_chunk(chunk, result)
+            return
+        self.chunks.append((chunk, result))
+        self.chunk_events += sum(g.events for g in result.games if g.rows)
+        if self.chunk_events >= self.batch_events:
+            self.flush_chunks()
+
+    def _validated_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
+        for g in result.games:
+            if g.failure is not None:
+                self.summary.games.append(g.failure)
+                continue
+            outcome = GameOutcome(game_id=g.game_id, status="new", source=chunk.source,
+                                  line=g.first_line)
+            self.summary.games.append(outcome)
+            if g.game_id in self.seen:
+                status, error = compare_digest(g.game_id, g.fingerprints, *self.seen[g.game_id])
+                if self._settled(outcome, status, error):
+                    continue
+            self.seen[g.game_id] = (g.events, g.fingerprints)
+
+    def flush_chunks(self) -> None:
+        """Load the new games of the chunks taken so far, in one transaction, then settle
+        each of their games in order."""
+        batch, self.chunks, self.chunk_events = self.chunks, [], 0
+        try:
+            self._load_chunks(batch)
+        finally:
+            for _, result in batch:
+                for f in result.files.values():
+                    os.unlink(f)
+
+    def _load_chunks(self, batch: list[tuple[Chunk, ChunkResult]]) -> None:
+        store, seen = self.store, self.seen
+        skips: list[set[str]] = []      # per chunk: its new games met before (loaded later)
+        first: set[str] = set()
+        for _, result in batch:
+            skip = set()
+            for g in result.games:
+                if g.rows:
+                    (skip if g.game_id in seen or g.game_id in first else first).add(g.game_id)
+            skips.append(skip)
+        error = None
+        if first:
+            self.flush()        # games before these chunks first: theirs may extend them
+            error = self._transaction(lambda: [store.load(r.files, skip)
+                                               for (_, r), skip in zip(batch, skips)])
+        for (chunk, result), skip in zip(batch, skips):
+            for g in result.games:
+                if g.failure is not None:
+                    self.summary.games.append(g.failure)
+                elif g.rows and g.game_id not in skip and (error is None or self.strict):
+                    outcome = GameOutcome(game_id=g.game_id, status="new", events=g.events,
+                                          source=chunk.source, line=g.first_line)
+                    if error is not None:       # strict: the import fails as a whole
+                        outcome.status, outcome.error, outcome.events = "failed", str(error), 0
+                    self.summary.games.append(outcome)
+                    seen[g.game_id] = (g.events, b"")
+                elif g.stored_json is not None and self._unchanged(g.game_id, g.stored_json):
+                    self.summary.games.append(GameOutcome(
+                        game_id=g.game_id, status="unchanged", source=chunk.source,
+                        line=g.first_line))
+                    seen[g.game_id] = (g.events, b"")
+                else:
+                    raw = next(read_games(chunk.lines(g.first_line, g.last_line), chunk.source,
+                                          g.first_line))
+                    self.add(check_game(raw))      # it passed the worker's check: it passes again
+
+    def _unchanged(self, gid: str, events_json: list[bytes]) -> bool:
+        if gid in self.pending_ids:
+            self.flush()
+        if gid not in self.seen and gid not in self.heads:
+            return False
+        return self.store.read_json(gid) == events_json
+
+    # ------------------------------------------------------------ the end
+
+    def finish(self) -> ImportSummary:
+        """Write what is pending, count the outcomes, and (strict) commit or roll back."""
+        self.flush_chunks()
+        self.flush()
+        summary = self.summary.tally()
+        if self.store is not None and self.strict:
+            if summary.failed:
+                self.store.rollback()
+                summary.written = False
+                summary.events_stored = 0
+            else:
+                self.store.commit()
+        return summary

@@ -1,0 +1,142 @@
+"""Scratch tables: the fast way to move many Python rows into DuckDB.
+
+DuckDB's appender converts plain INTEGER and VARCHAR values several times faster than
+narrow integers or Python lists, so rows are appended to scratch tables of those types
+(card lists as text) and cast to the store's types when they leave, either straight into
+the store's tables or into Parquet files that another process loads (the parallel import
+and rebuild do the Python work in worker processes).
+"""
+
+from __future__ import annotations
+
+import gc
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Iterator, Sequence
+
+from .projections import SCHEMA, TABLES
+from .schema import EVENT_COLUMNS
+
+FLUSH_ROWS = 200_000           # rows buffered before an appender flush
+
+#: card-code lists appended as text (DuckDB list literals) and cast back when the rows leave
+#: the scratch tables; card codes hold no comma, bracket or quote, so the literal is exact
+_TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
+
+#: (table, [(column, store type), ...]) of every table a sink can fill
+_TABLES: dict[str, list[tuple[str, str]]] = {
+    "events": list(EVENT_COLUMNS),
+    **{t.name: [(c.name, c.type.replace(" NOT NULL", "")) for c in t.columns] for t in SCHEMA},
+}
+
+
+def sql_path(p: Path | str) -> str:
+    """A file path as an SQL string literal."""
+    return "'" + str(p).replace("'", "''") + "'"
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """Folding games keeps many small acyclic objects alive; the cyclic collector, which
+    would walk them all again and again, only slows it down."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _scratch_columns(table: str) -> list[tuple[str, str, str]]:
+    """(name, scratch type, expression giving the store's type) of each column."""
+    out = []
+    for name, base in _TABLES[table]:
+        if base in ("TINYINT", "SMALLINT"):
+            out.append((name, "INTEGER", f"CAST({name} AS {base}) AS {name}"))
+        elif name in _TEXT_LISTS.get(table, ()):
+            out.append((name, "VARCHAR", f"CAST({name} AS {base}) AS {name}"))
+        else:
+            out.append((name, base, name))
+    return out
+
+
+def _list_text(cards) -> str | None:
+    return None if cards is None else "[" + ", ".join(cards) + "]"
+
+
+def _text_lists(table: str):
+    """A function turning the card lists of ``table``'s rows into text, or None."""
+    names = _TEXT_LISTS.get(table)
+    if not names:
+        return None
+    idx = [[n for n, _ in _TABLES[table]].index(n) for n in names]
+
+    def convert(rows: list[tuple]) -> list[list]:
+        out = []
+        for r in rows:
+            r = list(r)
+            for i in idx:
+                r[i] = _list_text(r[i])
+            out.append(r)
+        return out
+    return convert
+
+
+class ScratchSink:
+    """Buffers rows of some of the store's tables and appends them, in batches, to scratch
+    tables on ``con``; with ``into_store`` each batch then moves to the store's table of the
+    same name, else they wait for :meth:`copy_to` (a Parquet file)."""
+
+    def __init__(self, con, tables: Sequence[str] = tuple(TABLES), *, into_store: bool,
+                 temp: bool):
+        self.con = con
+        self.into_store = into_store
+        self.buf: dict[str, list] = {t: [] for t in tables}
+        self.pending = 0
+        self.counts = {t: 0 for t in tables}
+        self.convert = {t: _text_lists(t) for t in tables}
+        self.select: dict[str, str] = {}
+        for t in tables:
+            cols = _scratch_columns(t)
+            con.execute(f"CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE scratch_{t} ("
+                        + ", ".join(f"{n} {ty}" for n, ty, _ in cols) + ")")
+            self.select[t] = ", ".join(expr for _, _, expr in cols)
+
+    def add(self, rows: dict[str, list[tuple]]) -> None:
+        """Buffer rows (table name -> rows in the store's column order)."""
+        for t, r in rows.items():
+            if r:
+                conv = self.convert[t]
+                self.buf[t].extend(conv(r) if conv is not None else r)
+                self.pending += len(r)
+        if self.pending >= FLUSH_ROWS:
+            self.flush()
+
+    def flush(self) -> None:
+        """Append the buffered rows to the scratch tables (and on to the store's)."""
+        for t, r in self.buf.items():
+            if r:
+                with self.con.appender(f"scratch_{t}") as a:
+                    a.append_rows(r)
+                self.counts[t] += len(r)
+                self.buf[t] = []
+                if self.into_store:
+                    self.con.execute(f"INSERT INTO {t} SELECT {self.select[t]} FROM scratch_{t}")
+                    self.con.execute(f"DELETE FROM scratch_{t}")
+        self.pending = 0
+
+    def copy_to(self, table: str, path: Path) -> None:
+        """Write the scratch rows of ``table``, in the store's types, as a Parquet file."""
+        self.con.execute(f"COPY (SELECT {self.select[table]} FROM scratch_{table}) TO "
+                         f"{sql_path(path)} (FORMAT parquet)")
+
+    def clear(self) -> None:
+        """Empty the scratch tables (after :meth:`copy_to`), to fill them again."""
+        for t in self.buf:
+            self.con.execute(f"DELETE FROM scratch_{t}")
+        self.counts = {t: 0 for t in self.buf}
+
+    def drop(self) -> None:
+        for t in self.buf:
+            self.con.execute(f"DROP TABLE IF EXISTS scratch_{t}")

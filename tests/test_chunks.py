@@ -1,0 +1,135 @@
+"""Large imports cut into chunks of whole games and checked by worker processes
+(seasalt_log.importers.chunks): the chunks read exactly like the whole log, and an import
+through worker processes stores exactly what the one-game-at-a-time path stores, with the
+same outcomes, errors and line numbers (R-FLOW and LOG-FORMAT errors included)."""
+
+from __future__ import annotations
+
+import io
+
+import msgspec
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log import service
+from seasalt_log.importers.chunks import split
+from seasalt_log.service import import_games, import_logs
+from seasalt_log.store import Store
+
+from .reliability_helpers import assert_games_whole, table_rows, valid_games, write_log
+
+GAMES = valid_games(8, seed=21)
+
+
+def _log_bytes(games) -> bytes:
+    return b"".join(ev.encode_lines(g) for g in games)
+
+
+@pytest.mark.parametrize("size", [1, 500, 5_000, 10**9])
+def test_chunks_are_the_log_cut_at_game_starts(size):
+    data = _log_bytes(GAMES) + b'{"type":"turn_ended","player":0}'     # no final newline
+    chunks = list(split(io.BytesIO(data), "log.jsonl", size=size))
+    assert b"".join(c.data for c in chunks) == data
+    line = 1
+    for i, c in enumerate(chunks):
+        assert c.index == i and c.first_line == line and c.source == "log.jsonl"
+        line += c.data.count(b"\n")
+        if i:
+            assert ev.decode(c.data.split(b"\n", 1)[0]).__class__ is ev.GameStarted
+    if size == 1:        # every game its own chunk: cut at each of them
+        assert len(chunks) == len(GAMES)
+    if size == 10**9:
+        assert len(chunks) == 1
+
+
+def test_a_chunk_is_never_cut_at_a_line_that_only_mentions_game_started():
+    """A player name, a meta value or a broken line holding the words is no game start."""
+    g = GAMES[0]
+    named = [msgspec.structs.replace(g[0], players=["game_started", *g[0].players[1:]],
+                                     meta={"note": "game_started"})] + g[1:]
+    data = (_log_bytes([named]) + b'{"type":"game_started",\n'    # broken: not a start
+            + _log_bytes(GAMES[1:2]))
+    chunks = list(split(io.BytesIO(data), "x", size=1))
+    assert len(chunks) == 2
+    assert chunks[1].data == _log_bytes(GAMES[1:2])
+
+
+def _through_workers(monkeypatch, events_per_chunk: int = 400):
+    """Small chunks, so that a small log makes several of them and worker processes start."""
+    monkeypatch.setattr(service, "BATCH_EVENTS", events_per_chunk)
+
+
+def test_workers_store_what_the_serial_path_stores(tmp_path, monkeypatch):
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        expected = import_games(s, GAMES, source=str(log))
+        rows = table_rows(s)
+    _through_workers(monkeypatch)
+    with Store.open(tmp_path / "chunks.duckdb") as s:
+        got = import_logs(s, [log], jobs=2)
+        assert table_rows(s) == rows
+        assert_games_whole(s)
+    assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
+    assert got.new == len(GAMES) and got.events_stored == sum(len(g) for g in GAMES)
+
+
+def test_errors_keep_their_file_and_line_in_a_later_chunk(tmp_path, monkeypatch):
+    """A bad game deep in the log is reported at its own line (R-TAKE-2: an empty pile),
+    and the good games of every chunk are stored."""
+    games = [list(g) for g in GAMES]
+    bad = games[6]
+    i = next(k for k, e in enumerate(bad) if type(e) is ev.DiscardTaken)
+    bad[i] = msgspec.structs.replace(bad[i], pile=1 - bad[i].pile)
+    log = write_log(tmp_path / "a.jsonl", games)
+    line = sum(len(g) for g in games[:6]) + i + 1
+    _through_workers(monkeypatch)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        summary = import_logs(s, [log], jobs=2)
+        failed = [o for o in summary.games if o.status == "failed"]
+        assert [o.game_id for o in failed] == [bad[0].game_id]
+        assert failed[0].line == line
+        assert failed[0].error.startswith(f"{log}:{line}: game {bad[0].game_id}")
+        assert summary.new == len(games) - 1
+        assert s.head(bad[0].game_id)[0] == 0
+        assert_games_whole(s)
+
+
+def test_a_game_met_again_in_a_later_chunk(tmp_path, monkeypatch):
+    """The same id in another chunk: a prefix then the whole game extends, the same game
+    again is unchanged, another history is a conflict — as in one process."""
+    game = GAMES[0]
+    other = [msgspec.structs.replace(GAMES[1][0], game_id=game[0].game_id)] + GAMES[1][1:]
+    half = game[:len(game) // 2]
+    log = write_log(tmp_path / "a.jsonl", [half, *GAMES[2:5], game, GAMES[5], half, game, other])
+    _through_workers(monkeypatch)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        summary = import_logs(s, [log], jobs=2)
+        statuses = [o.status for o in summary.games if o.game_id == game[0].game_id]
+        assert statuses == ["new", "extended", "unchanged", "unchanged", "failed"]
+        assert s.read_events(game[0].game_id) == game
+        assert_games_whole(s)
+        again = import_logs(s, [log], jobs=2)          # every game stored already
+        assert again.new == 0 and again.extended == 0 and again.failed == 1
+
+
+def test_strict_stores_nothing_when_a_later_chunk_fails(tmp_path, monkeypatch):
+    games = [list(g) for g in GAMES]
+    games[7][3] = msgspec.structs.replace(games[7][3], player=9)    # LOG-FORMAT: no such seat
+    log = write_log(tmp_path / "a.jsonl", games)
+    _through_workers(monkeypatch)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        summary = import_logs(s, [log], jobs=2, strict=True)
+        assert not summary.written and summary.failed == 1 and summary.events_stored == 0
+        assert s.con.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+        assert s.con.execute("SELECT count(*) FROM turns").fetchone()[0] == 0
+
+
+def test_validating_through_workers_writes_nothing_and_finds_the_same(tmp_path, monkeypatch):
+    game = GAMES[0]
+    other = [msgspec.structs.replace(GAMES[1][0], game_id=game[0].game_id)] + GAMES[1][1:]
+    log = write_log(tmp_path / "a.jsonl", [*GAMES, other])
+    serial = import_games(None, [*GAMES, other], source=str(log))
+    _through_workers(monkeypatch)
+    parallel = import_logs(None, [log], jobs=2)
+    assert msgspec.to_builtins(parallel) == msgspec.to_builtins(serial)
+    assert parallel.failed == 1 and parallel.games[-1].rule == "CONFLICT"
