@@ -27,13 +27,13 @@ from msgspec import Struct
 
 from . import events as ev
 from .engine import RULESETS, State, apply, boats_give_take
-from .engine.state import BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE
+from .engine.state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow
 from .errors import UsageError
 from .scoring import Breakdown, breakdown, last_chance_outcome, round_points
 from .view import TableView
 
 __all__ = ["Step", "Turn", "LogLine", "PlayerRound", "WhatIf", "RoundReport", "steps", "turns",
-           "replay", "iter_turn_states", "rescore", "describe", "log_lines", "render_state",
+           "replay", "replay_stored", "iter_turn_states", "rescore", "describe", "log_lines", "render_state",
            "render_report", "resolve_seat", "game_id_of"]
 
 
@@ -196,6 +196,66 @@ def replay(events: Sequence[ev.Event], *, round: int | None = None, turn: int | 
         raise UsageError(f"game {gid}: round {round} has {last} turn{'s' if last != 1 else ''}; "
                          f"there is no turn {turn}")
     return [st for st in round_steps if st.turn == turn][-1].after
+
+
+_ROUND_STARTED = '{"type":"round_started"'
+
+
+def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int | None = None,
+                  seq: int | None = None, game_id: str | None = None) -> State:
+    """:func:`replay` of a stored game given as its events' JSON, in seq order.
+
+    The state after turn T of round R is found by folding round R alone, from the state
+    between rounds R-1 and R (built from ``game_started`` and round R-1's
+    ``round_scored``: what the engine carries from one round to the next), so that only
+    that round's events are decoded. The stored JSON is the canonical encoding (the type
+    tag first), which is how a round's start is found without decoding. Anything else,
+    or a point the game does not have, is :func:`replay` of every event.
+    """
+    if round is not None and turn is not None and seq is None and texts:
+        found = _fold_round(texts, round, turn, game_id)
+        if found is not None:
+            return found
+    events = [ev.decode(t) for t in texts]
+    return replay(events, round=round, turn=turn, seq=seq,
+                  game_id=game_id or game_id_of(events))
+
+
+def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None) -> State | None:
+    from msgspec.structs import replace
+    starts = [i for i, t in enumerate(texts) if t.startswith(_ROUND_STARTED)]
+    if not 1 <= round <= len(starts):
+        return None
+    first = starts[round - 1]
+    start = ev.decode(texts[0])
+    if type(start) is not ev.GameStarted:
+        return None
+    s = apply(State(), start)
+    if s.game_id is None:
+        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[starts[0]])]))
+    if round > 1:
+        scored = ev.decode(texts[first - 1])
+        if type(scored) is not ev.RoundScored or scored.round != round - 1:
+            return None
+        # what _round_scored leaves (R-SETUP-4's check of the first player was made when
+        # the game was stored: ender None skips it here)
+        s = replace(s, phase=BETWEEN, totals=tuple(scored.totals),
+                    last_points=tuple(scored.points), rounds_played=round - 1, seq=first,
+                    flow=Flow(round=round - 1))
+    elif first != 1:
+        return None
+    found = None
+    end = starts[round] if round < len(starts) else len(texts)
+    for k in range(first, end):
+        e = ev.decode(texts[k])
+        f = s.flow
+        at = (round, 0) if k == first else (f.round, f.turn)
+        if at > (round, turn):
+            break
+        s = apply(s, e)
+        if at == (round, turn):
+            found = s
+    return found
 
 
 # ---------------------------------------------------------------- rescoring a round

@@ -17,7 +17,8 @@ from seasalt_log.engine import ENDED, ROUND, State, fold, legal_moves, next_deri
 from seasalt_log.errors import UsageError
 from seasalt_log.importers.jsonl import check_game, read_games
 from seasalt_log.replay import (describe, iter_turn_states, log_lines, render_report,
-                                render_state, replay, rescore, resolve_seat, steps, turns)
+                                render_state, replay, replay_stored, rescore, resolve_seat,
+                                steps, turns, game_id_of)
 from seasalt_log.view import table_view
 
 # ---------------------------------------------------------------- hand-written games
@@ -578,3 +579,49 @@ def test_render_state_between_rounds_and_at_the_end(demo):
     assert "a total has reached 14: the game ends" in render_state(table_view(replay(demo, seq=39)))
     end = render_state(table_view(replay(demo)))
     assert "Game over: Ann wins" in end and "Totals: Ann 14, Ben 11 (target 14)" in end
+
+
+# ---------------------------------------------------------------- replay from stored JSON
+
+def _all_points(events):
+    """Every (round, turn) of a game, turn 0 included, and one past each round's end."""
+    for st in steps(events, game_id=game_id_of(events)):
+        if st.round:
+            yield st.round, st.turn
+            yield st.round, st.turn + 1
+
+
+@pytest.mark.parametrize("game", ["demo", "deck_out", "anonymous", "sim"])
+def test_replay_stored_folds_one_round_to_the_same_state(demo, game):
+    """replay_stored starts round R from what the engine carries between rounds (totals,
+    last points, rounds played, seq; R-SETUP-4 was checked when stored): every point of
+    every round gives the state replay gives, and a point the game lacks the same error."""
+    from msgspec.structs import replace
+    from seasalt_log.sim import simulate
+    games = {"demo": [demo], "deck_out": [deck_out_game()],
+             "anonymous": [[replace(demo[0], game_id=None)] + demo[1:]],
+             "sim": [g for p in (2, 3, 4) for g in simulate(4, p, seed=40 + p)]}[game]
+    for events in games:
+        texts = [ev.encode(e).decode() for e in events]
+        gid = game_id_of(events)
+        for rnd, turn in set(_all_points(events)):
+            try:
+                want = replay(events, round=rnd, turn=turn, game_id=gid)
+            except UsageError as exc:
+                with pytest.raises(UsageError, match=re.escape(str(exc))):
+                    replay_stored(texts, round=rnd, turn=turn, game_id=gid)
+                continue
+            assert replay_stored(texts, round=rnd, turn=turn, game_id=gid) == want, (rnd, turn)
+        assert replay_stored(texts, game_id=gid) == replay(events, game_id=gid)
+        assert replay_stored(texts, seq=2, game_id=gid) == replay(events, seq=2, game_id=gid)
+        last = max(r for r, _ in _all_points(events))      # the id derived, as the store does
+        assert replay_stored(texts, round=last, turn=1) == replay(events, round=last, turn=1)
+
+
+def test_replay_stored_really_folds_only_the_round(demo, monkeypatch):
+    """The fast path decodes round R's events (and game_started, round R-1's result), not
+    the rounds before: a broken event in round 1 does not disturb a replay of round 2."""
+    texts = [ev.encode(e).decode() for e in demo]
+    want = replay(demo, round=2, turn=3)
+    texts[5] = "this is not decoded"
+    assert replay_stored(texts, round=2, turn=3) == want

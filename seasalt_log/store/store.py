@@ -159,21 +159,24 @@ class Store:
                                "LIMIT 1", [game_id]).fetchone()
         return (row[0], row[1]) if row else (0, None)
 
-    def _read_text(self, game_id: str, after: int) -> list[str]:
-        rows = self.con.execute("SELECT event FROM events WHERE game_id = ? AND seq > ? ORDER BY seq",
+    def read_texts(self, game_id: str, after: int = 0) -> list[str]:
+        """The stored JSON text of a game's events with seq > ``after``, in order (sorted
+        here: cheaper than asking DuckDB to)."""
+        rows = self.con.execute("SELECT seq, event FROM events WHERE game_id = ? AND seq > ?",
                                 [game_id, after]).fetchall()
         if not rows and after == 0:
             raise UnknownGameError(game_id)
-        return [r[0] for r in rows]
+        rows.sort()
+        return [r[1] for r in rows]
 
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
-        return [t.encode() for t in self._read_text(game_id, after)]
+        return [t.encode() for t in self.read_texts(game_id, after)]
 
     def read_events(self, game_id: str, after: int = 0) -> list[ev.Event]:
         """A game's events (derived ones included) with seq > ``after``."""
         decode = ev.decode
-        return [decode(t) for t in self._read_text(game_id, after)]
+        return [decode(t) for t in self.read_texts(game_id, after)]
 
     def game_ids(self) -> list[str]:
         return [r[0] for r in self.con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
