@@ -16,7 +16,8 @@ from seasalt_log.analytics.reports import list_reports, run_report
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 
-from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
+from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, handles_errors, out,
+                  print_json, progress_bar)
 
 FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
                             help="table | csv | json | jsonl [default: table on a terminal, else csv]",
@@ -129,9 +130,7 @@ def stats(
 @handles_errors
 def rebuild(
     db: Path = DbOption,
-    jobs: int = typer.Option(None, "--jobs", "-j", min=1,
-                             help="Worker processes [default: one per CPU for a large store]",
-                             show_default=False),
+    jobs: int = JobsOption,
     as_json: bool = JsonOption,
 ):
     """Drop every read model and recompute it from the events table alone (one transaction).

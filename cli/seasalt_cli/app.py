@@ -28,6 +28,9 @@ DEFAULT_DB = "seasalt.duckdb"
 DbOption = typer.Option(None, "--db", help="DuckDB store file [env SEASALT_DB; default ./seasalt.duckdb]",
                         show_default=False)
 JsonOption = typer.Option(False, "--json", help="Machine-readable JSON output.")
+JobsOption = typer.Option(None, "--jobs", "-j", min=1,
+                          help="Worker processes [default: one per CPU when the work is large]",
+                          show_default=False)
 
 
 def db_path(db: Path | None) -> Path:

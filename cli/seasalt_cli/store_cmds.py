@@ -13,8 +13,8 @@ from seasalt_log.errors import UsageError
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
-from .app import (DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json,
-                  progress_bar)
+from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors, out,
+                  print_json, progress_bar)
 
 PathsArg = typer.Argument(..., metavar="PATH...",
                           help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
@@ -43,23 +43,26 @@ def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
 def import_(paths: list[str] = PathsArg, db: Path = DbOption,
             strict: bool = typer.Option(False, "--strict", help="Store nothing unless every game is good."),
             as_json: bool = JsonOption,
-            progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal.")):
+            progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+            jobs: int = JobsOption):
     """Check logs with the engine and store their games (new, or extending a stored game).
 
     Each game is stored whole or not at all; importing the same log again changes nothing.
+    Large logs are checked by worker processes (--jobs), a few megabytes of games each.
     Exit code 1 when any game failed (the good ones are stored unless --strict)."""
     with Store.open(db_path(db)) as store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
-        summary = import_logs(store, paths, strict=strict, progress=cb)
+        summary = import_logs(store, paths, strict=strict, progress=cb, jobs=jobs)
     report_import(summary, as_json, "stored")
 
 
 @app.command()
 @handles_errors
 def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
-             progress: bool = typer.Option(True, "--progress/--no-progress")):
+             progress: bool = typer.Option(True, "--progress/--no-progress"),
+             jobs: int = JobsOption):
     """Every check of `import` (format, rules, derived events), writing nothing."""
     with progress_bar("checking", unit="bytes", enabled=progress) as cb:
-        summary = import_logs(None, paths, progress=cb)
+        summary = import_logs(None, paths, progress=cb, jobs=jobs)
     report_import(summary, as_json, "checked")
 
 
