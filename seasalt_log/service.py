@@ -19,7 +19,7 @@ from msgspec import Struct
 from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
-from .importers.chunks import WorkerSetup, check_chunks, log_chunks
+from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
 from .store.projections import TABLES, project
@@ -29,8 +29,8 @@ from .store.store import Store, event_rows, plan_write
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
            "append_events", "start_game", "export_lines"]
 
-BATCH_EVENTS = 100_000      # events per write transaction during an import
-CHUNK_BYTES_PER_EVENT = 40  # a chunk of a log (one transaction) is BATCH_EVENTS times this
+BATCH_EVENTS = 100_000      # events per write transaction during an import (new games
+                            # checked by workers: five times as many, see ImportRun)
 IMPORT_MEMORY_LIMIT = "256MB"   # DuckDB's cache while an import writes
 
 Progress = Callable[[int, int], None]   # (bytes read, bytes in all)
@@ -59,7 +59,7 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
             run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
             setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
             done = 0
-            chunks = log_chunks(files, BATCH_EVENTS * CHUNK_BYTES_PER_EVENT)
+            chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))
             for chunk, result in check_chunks(chunks, setup, jobs):
                 run.add_chunk(chunk, result)
                 done += result.bytes
@@ -138,7 +138,7 @@ def _bytes(setting: str) -> float:
 
 # ---------------------------------------------------------------- live appends
 
-from .store.projections import ROUND_TABLES, project_from, round_start  # noqa: E402
+from .store.projections import ROUND_TABLES, ScoreMemo, project_from, round_start  # noqa: E402
 
 class AppendResult(Struct):
     """The outcome of :func:`append_events`."""
@@ -260,13 +260,15 @@ class GameCache:
     only right while nobody else writes to the store.
     """
 
-    __slots__ = ("game_id", "events", "states", "hash", "projection")
+    __slots__ = ("game_id", "events", "states", "hash", "projection", "scores")
 
     def __init__(self, game_id: str, events: list[ev.Event], states: list[State],
                  hash: int | None, projection: dict[str, list[tuple]] | None = None):
         self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
         #: the read-model rows stored for these events (None: not known, rewrite them all)
         self.projection = projection
+        #: (index of the round_started of the round in play, its score breakdowns so far)
+        self.scores: tuple[int, ScoreMemo] | None = None
 
     @property
     def seq(self) -> int:
@@ -294,7 +296,7 @@ class GameCache:
     def adopt(self, other: "GameCache") -> None:
         """Take over ``other``'s contents (after its append was committed)."""
         self.events, self.states, self.hash = other.events, other.states, other.hash
-        self.projection = other.projection
+        self.projection, self.scores = other.projection, other.scores
 
 
 class PlannedAppend(Struct):
@@ -378,7 +380,9 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
         # only the round in play (and what follows it) can change: project from its start
         start = round_start(c.events, b.seq)
         first_round = c.events[start].round if start else 0
-        tail = project_from(gid, c.events, c.states, start)
+        memo = b.scores[1] if b.scores is not None and b.scores[0] == start else ScoreMemo()
+        tail = project_from(gid, c.events, c.states, start, scores=memo)
+        c.scores = (start, memo)
         new = new_projection[gid] = {}
         for t in TABLES:
             rows_before = old[t]
@@ -469,9 +473,15 @@ def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],
         return
     idx = _KEY_INDEX.get(table)
     if old is not None and idx:
-        before = {tuple(r[i] for i in idx): r for r in old}
-        after = {tuple(r[i] for i in idx): r for r in new}
-        if len(before) == len(old) and len(after) == len(new):   # keys really are unique
+        # the rows are in the same order in both: skip those equal in place (unique keys,
+        # so none of them can be among the others)
+        same, n = 0, min(len(old), len(new))
+        while same < n and old[same] == new[same]:
+            same += 1
+        old_rest, new_rest = (old[same:], new[same:]) if same else (old, new)
+        before = {tuple(r[i] for i in idx): r for r in old_rest}
+        after = {tuple(r[i] for i in idx): r for r in new_rest}
+        if len(before) == len(old_rest) and len(after) == len(new_rest):   # unique keys
             keys.extend(k for k, r in before.items() if after.get(k) != r)
             insert.extend(r for k, r in after.items() if before.get(k) != r)
             return
