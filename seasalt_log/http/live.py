@@ -2,11 +2,15 @@
 a cache of the games in play, and the wake-ups of followers.
 
 The service process is the store's only writer for its whole life. Every DuckDB call that
-writes runs on one worker thread. Appends wait in a queue; the writer takes all that are
+writes runs on one writer thread. Appends wait in a queue; the writer takes all that are
 waiting, checks each against the cached state of its game (the next one of a game is
 checked on top of the one before), and stores every accepted one in **one** transaction
 (group commit), so many clients share the cost of a commit. Each request is answered only
 after that commit. A refused request is left out of the batch and changes nothing.
+
+The writer thread takes its next batch as soon as it has committed one, without waiting
+for the event loop: it keeps its own map of the games it writes, and hands each committed
+batch to the loop, which publishes the new states (for reads and followers) and answers.
 
 Reads that need SQL (game lists, summaries, statistics) run on their own thread with a
 second DuckDB connection of the same database, so they never wait for a write; event
@@ -16,6 +20,7 @@ streams of cached games are served from memory.
 from __future__ import annotations
 
 import asyncio
+import queue
 import time
 from collections import OrderedDict
 from concurrent.futures import ThreadPoolExecutor
@@ -64,10 +69,14 @@ class LiveStore:
         self.reader: Store | None = None
         self._write_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-writer")
         self._read_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-reader")
+        #: the games as last published (read on the event loop)
         self._caches: OrderedDict[str, GameCache] = OrderedDict()
+        #: the games as last committed (the writer thread's own)
+        self._written: OrderedDict[str, GameCache] = OrderedDict()
         self._waiters: dict[str, asyncio.Event] = {}
-        self._queue: asyncio.Queue[_Job | None] | None = None
-        self._task: asyncio.Task | None = None
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._writer: asyncio.Future | None = None      # the writer thread's loop, running
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.closing: asyncio.Event | None = None
         self.batches = 0            # transactions committed (for the curious and the bench)
         self.appends = 0            # requests stored
@@ -76,14 +85,13 @@ class LiveStore:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        """Open the store (on the writer thread) and start the writer task."""
-        loop = asyncio.get_running_loop()
+        """Open the store (on the writer thread) and start the writer."""
+        loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
-        self._queue = asyncio.Queue()
         self.closing = asyncio.Event()
-        self._task = asyncio.create_task(self._run(), name="seasalt-writer")
+        self._writer = loop.run_in_executor(self._write_pool, self._write_loop)
 
     def stop_followers(self) -> None:
         """Ask every follower stream to end (the server is stopping); writes go on."""
@@ -96,10 +104,11 @@ class LiveStore:
     async def close(self) -> None:
         """Finish the appends already queued, then close the store."""
         self.stop_followers()
-        if self._task is not None and self._queue is not None:
-            self._queue.put_nowait(None)        # the writer stops when it reaches this
-            task, self._task = self._task, None
-            await task
+        if self._writer is not None:
+            writer, self._writer = self._writer, None
+            self._jobs.put(None)                # the writer stops when it reaches this
+            await writer
+            await asyncio.sleep(0)              # let the last batches be published
         loop = asyncio.get_running_loop()
         if self.reader is not None:
             await loop.run_in_executor(self._read_pool, self.reader.con.close)
@@ -126,42 +135,42 @@ class LiveStore:
         return asyncio.get_running_loop().create_future()
 
     async def _submit(self, job: _Job) -> AppendResult:
-        if self._queue is None or self._task is None:
+        if self._writer is None:
             raise ServiceClosed()
-        self._queue.put_nowait(job)
+        self._jobs.put(job)
         # shield: a client that hangs up does not cancel an append already queued
         return await asyncio.shield(job.future)
 
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
-        queue = self._queue
-        assert queue is not None
+    def _write_loop(self) -> None:
+        """The writer thread: take every job waiting, check and commit them, hand the
+        outcome to the event loop; until the stop mark. Jobs never reach the queue after
+        it (``_submit`` refuses them once ``close`` has begun)."""
+        jobs, loop = self._jobs, self._loop
+        assert loop is not None
         stopping = False
         while not stopping:
-            job = await queue.get()
+            job = jobs.get()
             if job is None:
                 break
             batch = [job]
-            while len(batch) < self.max_batch and not queue.empty():
-                job = queue.get_nowait()
+            while len(batch) < self.max_batch:
+                try:
+                    job = jobs.get_nowait()
+                except queue.Empty:
+                    break
                 if job is None:
                     stopping = True
                     break
                 batch.append(job)
             t0 = time.perf_counter()
             try:
-                outcome = await loop.run_in_executor(self._write_pool, self._process, batch)
-            except asyncio.CancelledError:
-                raise
+                outcome = self._process(batch)
             except BaseException as exc:           # pragma: no cover - _process catches
                 outcome = ([exc] * len(batch), {}, {j.game_id for j in batch})
+                for gid in outcome[2]:
+                    self._written.pop(gid, None)
             self.writer_seconds += time.perf_counter() - t0
-            self._publish(batch, *outcome)
-        # anything queued after the stop is refused
-        while not queue.empty():
-            job = queue.get_nowait()
-            if job is not None and not job.future.done():
-                job.future.set_exception(ServiceClosed())
+            loop.call_soon_threadsafe(self._publish, batch, *outcome)
 
     def _process(self, batch: list[_Job]):
         """On the writer thread: check every job, store the accepted ones in one transaction.
@@ -169,6 +178,7 @@ class LiveStore:
         Returns (result or exception per job, caches to publish, games to forget)."""
         store = self.store
         assert store is not None
+        written = self._written
         results: list[Any] = [None] * len(batch)
         tentative: dict[str, GameCache] = {}
         planned: list[tuple[int, PlannedAppend]] = []
@@ -177,14 +187,14 @@ class LiveStore:
                 if job.start is not None:
                     p = plan_start(job.start)
                     gid = p.cache.game_id
-                    c = tentative.get(gid) or self._caches.get(gid)
+                    c = tentative.get(gid) or written.get(gid)
                     if c is not None or store.exists(gid):
                         found = c.seq if c is not None else store.head(gid)[0]
                         raise StreamConflictError(gid, 0, found, f"game {gid} already exists "
                                                   f"(at seq {found})")
                 else:
                     gid = job.game_id
-                    c = tentative.get(gid) or self._caches.get(gid)
+                    c = tentative.get(gid) or written.get(gid)
                     if c is None:
                         c = GameCache.load(store, gid)
                         tentative[gid] = c
@@ -194,6 +204,7 @@ class LiveStore:
                 continue
             tentative[gid] = p.cache
             planned.append((i, p))
+        forget: set[str] = set()
         if planned:
             try:
                 write_planned(store, [p for _, p in planned])
@@ -201,10 +212,18 @@ class LiveStore:
                 forget = {p.cache.game_id for _, p in planned}
                 for i, _ in planned:
                     results[i] = exc
-                return results, {g: c for g, c in tentative.items() if g not in forget}, forget
-            for i, p in planned:
-                results[i] = p.result
-        return results, tentative, set()
+                tentative = {g: c for g, c in tentative.items() if g not in forget}
+            else:
+                for i, p in planned:
+                    results[i] = p.result
+        for gid in forget:
+            written.pop(gid, None)
+        for gid, c in tentative.items():
+            written[gid] = c
+            written.move_to_end(gid)
+        while len(written) > self.max_cached_games:
+            written.popitem(last=False)
+        return results, tentative, forget
 
     def _publish(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
                  forget: set[str]) -> None:

@@ -45,9 +45,9 @@ class Server(uvicorn.Server):
 
 def make_server(app, host: str = "127.0.0.1", port: int = 8421, *, log_level: str = "info",
                 access_log: bool = False) -> Server:
-    """A :class:`Server` for ``app`` (one process, asyncio loop)."""
+    """A :class:`Server` for ``app`` (one process; uvloop and httptools when installed)."""
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            access_log=access_log, lifespan="on", loop="asyncio",
+                            access_log=access_log, lifespan="on", loop="auto", http="auto",
                             timeout_graceful_shutdown=5, server_header=False)
     return Server(config)
 

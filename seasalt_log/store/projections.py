@@ -344,7 +344,8 @@ def round_start(events, end: int | None = None) -> int:
     return 0
 
 
-def project_from(game_id: str, events, states, start: int = 0) -> dict[str, list[tuple]]:
+def project_from(game_id: str, events, states, start: int = 0, *,
+                 scores: "ScoreMemo | None" = None) -> dict[str, list[tuple]]:
     """The rows :func:`project` gives, for the rounds from the one that ``events[start]``
     opens: the rows of :data:`ROUND_TABLES` whose round is at least that round (all of them
     for ``start`` 0), and the ``games`` and ``seats`` rows whole.
@@ -352,7 +353,9 @@ def project_from(game_id: str, events, states, start: int = 0) -> dict[str, list
     ``start`` is 0 or the index of a ``round_started`` (:func:`round_start`). A round's rows
     depend only on its own events (every round ends after its last turn has ended), so the
     rows of the earlier rounds are those :func:`project` gives for them, unchanged by any
-    later event: an appender recomputes only the round in play.
+    later event: an appender recomputes only the round in play. It may pass the same
+    :class:`ScoreMemo` to the calls that start at the same round: the score breakdowns of
+    unchanged hands are then not computed again.
     """
     if start and type(events[start]) is not ev.RoundStarted:
         raise ValueError(f"project_from starts at a round_started, not at "
@@ -362,7 +365,8 @@ def project_from(game_id: str, events, states, start: int = 0) -> dict[str, list
     last = states[-1]
     n = last.n
     rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
-    scores = _Scores()
+    if scores is None:
+        scores = _Scores()
     open_round: list | None = None
     turn: list | None = None         # the turn being collected (a turns row, as a list)
     last_turn = None                 # (type, state after) of the open round's latest turn event
@@ -480,6 +484,27 @@ class _Scores:
             return got[2]
         b = breakdown(hand, laid)
         self.last[seat] = (hand, laid, b)
+        return b
+
+
+class ScoreMemo:
+    """Breakdowns by hand and laid-down pairs, kept across calls of :func:`project_from`
+    (states are immutable, so an unchanged hand is the very same tuple; the memo holds the
+    tuples, so their ids stay theirs)."""
+
+    __slots__ = ("memo",)
+
+    def __init__(self):
+        self.memo: dict[tuple[int, int], tuple] = {}
+
+    def of(self, table, seat: int):
+        hand, laid = table.hands[seat], table.laid[seat]
+        key = (id(hand), id(laid))
+        got = self.memo.get(key)
+        if got is not None and got[0] is hand and got[1] is laid:
+            return got[2]
+        b = breakdown(hand, laid)
+        self.memo[key] = (hand, laid, b)
         return b
 
 
