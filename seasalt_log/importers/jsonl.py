@@ -151,16 +151,17 @@ def check_game(raw: RawGame) -> CheckedGame:
     states: list[State] = []
     s = State()
     line = raw.first_line
+    add_event, add_state, derived = out.append, states.append, ev.DERIVED_TYPES
     try:
         for e, line in zip(raw.events, raw.lines):
-            if type(e) not in ev.DERIVED_TYPES:
+            if s.flow.due is not None and type(e) not in derived:    # a derived event is owed
                 while (d := next_derived(s)) is not None:
                     s = apply(s, d)
-                    out.append(d)
-                    states.append(s)
+                    add_event(d)
+                    add_state(s)
             s = apply(s, e)
-            out.append(e)
-            states.append(s)
+            add_event(e)
+            add_state(s)
         while (d := next_derived(s)) is not None:
             s = apply(s, d)
             out.append(d)
