@@ -741,3 +741,76 @@ def test_seasalt_serve_stops_cleanly_on_sigterm(tmp_path):
     with Store.open(db, read_only=True) as store:
         assert store.head("served")[0] == seq
         assert verify_store(store).ok
+
+
+def test_append_short_way_answers_as_the_routed_way(tmp_path):
+    """``POST /games/{id}/events`` skips Starlette's routing and middleware: each answer
+    (status, headers, body) is the one the routed way gives for the same request."""
+    import asyncio
+
+    from starlette.applications import Starlette
+
+    game = random_game(8, players=2, game_id="short")
+    ins = inputs(game)
+
+    async def call(app, routed: bool, path: str, content: bytes, headers: dict):
+        scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+                 "method": "POST", "scheme": "http", "path": path, "raw_path": path.encode(),
+                 "root_path": "", "query_string": b"", "server": ("127.0.0.1", 80),
+                 "client": ("127.0.0.1", 1234),
+                 "headers": [(k.lower().encode(), v.encode()) for k, v in
+                             {**headers, "content-length": str(len(content))}.items()]}
+        messages = [{"type": "http.request", "body": content, "more_body": False}]
+        sent = []
+
+        async def receive():
+            return messages.pop(0) if messages else {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+
+        await (Starlette.__call__(app, scope, receive, send) if routed else
+               app(scope, receive, send))
+        start = sent[0]
+        return (start["status"], sorted(start["headers"]),
+                b"".join(m.get("body", b"") for m in sent[1:]))
+
+    async def main():
+        app = create_app(tmp_path / "short.duckdb", token="t0k", max_body=MAX_BODY)
+        live = app.state.live
+        await live.start()
+        try:
+            auth = {"Authorization": "Bearer t0k"}
+            r = await call(app, True, "/games", body(ins[0]), auth)
+            assert r[0] == 201
+            url = "/games/short/events"
+            cases = [
+                (url, body(ins[1]), {}),                                   # 401
+                (url, body(ins[1]), {"Authorization": "Bearer nope"}),     # 401
+                (url, b"{not json", {**auth, "If-Match": '"1"'}),          # 400
+                (url, body(ins[1]), {**auth, "If-Match": "soon"}),         # 400
+                (url, body(ins[1]), auth),                                 # 428
+                (url, body(ins[1]), {**auth, "If-Match": '"7"'}),          # 409
+                (url, body(ins[0]), {**auth, "If-Match": '"1"'}),          # 422
+                ("/games/nope/events", body(ins[1]), {**auth, "If-Match": '"1"'}),   # 404
+                (url, b"x" * (MAX_BODY + 1), {**auth, "If-Match": '"1"'}),  # 413
+            ]
+            for path, content, headers in cases:
+                short = await call(app, False, path, content, headers)
+                routed = await call(app, True, path, content, headers)
+                assert short == routed and short[0] >= 400, (short, routed)
+            seq = 1
+            for k, routed in ((1, False), (2, True)):
+                status, headers, data = await call(app, routed, url, body(ins[k]),
+                                                   {**auth, "If-Match": f'"{seq}"'})
+                assert status == 200
+                got = json.loads(data)
+                assert (b"etag", f'"{got["seq"]}"'.encode()) in headers
+                seq = got["seq"]
+            # paths the short way does not take still reach the routing table
+            status, _, data = await call(app, False, "/games/a/b/events", body(ins[1]), auth)
+            assert status == 404 and json.loads(data)["error"] == "not_found"
+        finally:
+            await live.close()
+
+    asyncio.run(main())
