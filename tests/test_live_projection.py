@@ -10,8 +10,8 @@ from seasalt_log import events as ev
 from seasalt_log.engine import State, apply
 from seasalt_log.service import GameCache, plan_append, start_game, write_planned
 from seasalt_log.store import Store
-from seasalt_log.store.projections import (ROUND_TABLES, TABLES, project, project_from,
-                                           round_start)
+from seasalt_log.store.projections import (ROUND_TABLES, TABLES, ScoreMemo, project,
+                                           project_from, round_start)
 
 from .randomplay import play_random_game
 
@@ -38,12 +38,14 @@ def _games() -> list[list[ev.Event]]:
     return games
 
 
-def _incremental(game_id, events, states, before: dict, stored: int) -> dict:
+def _incremental(game_id, events, states, before: dict, stored: int, memo: list) -> dict:
     """The rows after ``events`` from the rows ``before`` of ``events[:stored]``, as the
-    writer computes them."""
+    writer computes them (``memo``: [round start, ScoreMemo] of the calls before)."""
     start = round_start(events, stored)
     first_round = events[start].round if start else 0
-    tail = project_from(game_id, events, states, start)
+    if memo[0] != start:
+        memo[:] = [start, ScoreMemo()]
+    tail = project_from(game_id, events, states, start, scores=memo[1])
     out = {}
     for t in TABLES:
         if t in ROUND_TABLES:
@@ -65,9 +67,10 @@ def test_incremental_rows_equal_project_after_every_append(step):
         states = _states(game)
         rows = project(gid, game[:1], states[:1])
         stored = 1
+        memo = [None, None]
         while stored < len(game):
             n = min(len(game), stored + step)
-            rows = _incremental(gid, game[:n], states[:n], rows, stored)
+            rows = _incremental(gid, game[:n], states[:n], rows, stored, memo)
             assert rows == project(gid, game[:n], states[:n]), (gid, n)
             stored = n
             checked += 1
@@ -94,6 +97,21 @@ def test_project_from_a_round_gives_only_that_round_and_later():
     assert round_start(game, starts[1]) == starts[0]
     assert round_start(game, starts[1] + 1) == starts[1]
     assert round_start(game, 1) == 0
+
+
+def test_a_memo_from_another_history_is_not_used():
+    """A ScoreMemo filled by one game gives nothing wrong for another game (its turns end
+    at the same seqs, but in other states)."""
+    a, b = play_random_game(21, 3), play_random_game(22, 3)
+    assert type(a[1]) is ev.RoundStarted and type(b[1]) is ev.RoundStarted
+    memo = ScoreMemo()
+    sa, sb = _states(a), _states(b)
+    end = min(len(a), len(b), 40)
+    assert project_from("g", a[:end], sa[:end], 1, scores=memo) == project_from(
+        "g", a[:end], sa[:end], 1)
+    assert memo.turns
+    assert project_from("g", b[:end], sb[:end], 1, scores=memo) == project_from(
+        "g", b[:end], sb[:end], 1)
 
 
 def test_project_from_refuses_a_start_inside_a_round():

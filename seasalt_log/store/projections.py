@@ -367,6 +367,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
     if scores is None:
         scores = _Scores()
+    closed = scores.turns if type(scores) is ScoreMemo else None
     open_round: list | None = None
     turn: list | None = None         # the turn being collected (a turns row, as a list)
     last_turn = None                 # (type, state after) of the open round's latest turn event
@@ -411,8 +412,15 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                              effect, card, e.pile if t is ev.CrabsPlayed else None,
                              e.victim if t is ev.SharkPlayed else None))
             else:                                   # the turn's last event
-                turn[13] = _ENDED[t]
-                turns.append(_close_turn(turn, s, scores))
+                done = closed.get(seq) if closed is not None else None
+                if done is not None and done[0] is s:   # closed by a call before
+                    turns.append(done[1])
+                else:
+                    turn[13] = _ENDED[t]
+                    row = _close_turn(turn, s, scores)
+                    turns.append(row)
+                    if closed is not None:
+                        closed[seq] = (s, row)
                 turn = None
         elif t is ev.RoundStarted:
             _progress(open_round, last_turn)
@@ -488,14 +496,17 @@ class _Scores:
 
 
 class ScoreMemo:
-    """Breakdowns by hand and laid-down pairs, kept across calls of :func:`project_from`
-    (states are immutable, so an unchanged hand is the very same tuple; the memo holds the
-    tuples, so their ids stay theirs)."""
+    """Breakdowns by hand and laid-down pairs, and the rows of the turns already closed,
+    kept across calls of :func:`project_from` (states are immutable, so an unchanged hand
+    is the very same tuple, and the state after a turn's last event is the same object only
+    on the same history; the memo holds them, so their ids stay theirs)."""
 
-    __slots__ = ("memo",)
+    __slots__ = ("memo", "turns")
 
     def __init__(self):
         self.memo: dict[tuple[int, int], tuple] = {}
+        #: seq of a turn's last event -> (the state after it, the turn's row)
+        self.turns: dict[int, tuple] = {}
 
     def of(self, table, seat: int):
         hand, laid = table.hands[seat], table.laid[seat]
