@@ -1,41 +1,144 @@
 """Worker processes for the CPU-heavy bulk jobs (a large import, a rebuild).
 
 Python runs one thread of Python code at a time, so checking and projecting many games
-uses several processes. They are started fresh (``spawn``: no copy of the parent's DuckDB
-connection or threads) and stop by themselves if the parent dies (killed, it cannot tell
-them), so that no orphan keeps working or keeps the parent's output open.
+uses several processes. Each worker is a fresh interpreter (``python -m
+seasalt_log.workers``) that reads tasks on its standard input and writes results on its
+standard output, both pickled. Unlike :mod:`multiprocessing` it never imports the caller's
+``__main__`` again (a script without an ``if __name__ == "__main__"`` guard may call the
+library) and copies none of the caller's state (no forked DuckDB threads). A worker stops
+when its input closes, so none outlives the process that started it.
 """
 
 from __future__ import annotations
 
 import gc
 import os
+import pickle
+import queue
+import subprocess
+import sys
 import threading
-import time
-from concurrent.futures import ProcessPoolExecutor
-from multiprocessing import get_context
-from typing import Callable
+import traceback
+from collections import deque
+from pathlib import Path
+from typing import Any, Callable, Iterable, Iterator
 
-_WATCH_SECONDS = 0.5
+from .errors import SeasaltError
 
-
-def pool(jobs: int, initializer: Callable[..., None] | None = None,
-         initargs: tuple = ()) -> ProcessPoolExecutor:
-    """``jobs`` worker processes that run ``initializer(*initargs)`` first, with the cyclic
-    garbage collector off (folding games makes many small acyclic objects: the collector
-    would only walk them again and again)."""
-    return ProcessPoolExecutor(jobs, mp_context=get_context("spawn"), initializer=_start,
-                               initargs=(os.getpid(), initializer, initargs))
+_PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 
 
-def _start(parent: int, initializer, initargs) -> None:
+class WorkerError(SeasaltError):
+    """A worker process failed (its message is the worker's error), or died."""
+
+
+class Pool:
+    """``jobs`` worker processes that run ``initializer(*initargs)`` first (with the cyclic
+    garbage collector off: folding games makes many small acyclic objects, which the
+    collector would only walk again and again). Use it as a context manager."""
+
+    def __init__(self, jobs: int, initializer: Callable[..., None] | None = None,
+                 initargs: tuple = (), ahead: int = 4):
+        self.ahead = ahead
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        self.procs = [subprocess.Popen([sys.executable, "-m", "seasalt_log.workers"], env=env,
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                      for _ in range(jobs)]
+        self.inboxes: list[queue.Queue] = [queue.Queue(maxsize=ahead) for _ in self.procs]
+        self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
+        self.threads = []
+        for proc, inbox, outbox in zip(self.procs, self.inboxes, self.outboxes):
+            for target, args in ((_feed, (proc, inbox)), (_drain, (proc, outbox))):
+                t = threading.Thread(target=target, args=args, daemon=True)
+                t.start()
+                self.threads.append(t)
+            inbox.put((initializer, initargs))
+
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+        """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs,
+        at most ``ahead`` items per worker waiting. A failure in a worker raises here."""
+        pending: deque = deque()
+        jobs = len(self.procs)
+        for k, item in enumerate(items):
+            self.inboxes[k % jobs].put((fn, item))
+            pending.append((item, k % jobs))
+            while len(pending) > jobs * self.ahead:
+                yield self._result(pending)
+        while pending:
+            yield self._result(pending)
+
+    def _result(self, pending: deque) -> tuple[Any, Any]:
+        item, w = pending.popleft()
+        kind, value = self.outboxes[w].get()
+        if kind == "ok":
+            return item, value
+        raise WorkerError(value if kind == "error" else
+                          f"a worker process stopped unexpectedly (exit code {self.procs[w].wait()})")
+
+    def close(self, *, kill: bool = False) -> None:
+        for proc, inbox in zip(self.procs, self.inboxes):
+            if kill:
+                proc.kill()
+            else:
+                inbox.put(None)
+        for proc in self.procs:
+            proc.wait()
+        for t in self.threads:
+            t.join(timeout=5)
+
+    def __enter__(self) -> "Pool":
+        return self
+
+    def __exit__(self, exc_type, *_) -> None:
+        self.close(kill=exc_type is not None)
+
+
+def _feed(proc: subprocess.Popen, inbox: queue.Queue) -> None:
+    try:
+        while (task := inbox.get()) is not None:
+            pickle.dump(task, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            proc.stdin.flush()
+        proc.stdin.close()
+    except (BrokenPipeError, OSError, ValueError):      # the worker is gone: _drain says so
+        pass
+
+
+def _drain(proc: subprocess.Popen, outbox: queue.Queue) -> None:
+    while True:
+        try:
+            outbox.put(pickle.load(proc.stdout))
+        except Exception:                               # EOF: the worker stopped
+            outbox.put(("died", None))
+            return
+
+
+# ---------------------------------------------------------------- the worker's side
+
+def _serve() -> None:
+    tasks, results = sys.stdin.buffer, sys.stdout.buffer
+    sys.stdout = sys.stderr                  # a stray print must not corrupt the results
     gc.disable()
-    threading.Thread(target=_watch, args=(parent,), daemon=True, name="parent-watch").start()
+    initializer, initargs = pickle.load(tasks)
     if initializer is not None:
         initializer(*initargs)
+    while True:
+        try:
+            fn, arg = pickle.load(tasks)
+        except EOFError:
+            return
+        try:
+            out = ("ok", fn(arg))
+        except SeasaltError as exc:
+            out = ("error", str(exc))
+        except Exception:
+            out = ("error", "a worker process failed:\n" + traceback.format_exc())
+        try:
+            pickle.dump(out, results, protocol=pickle.HIGHEST_PROTOCOL)
+            results.flush()
+        except BrokenPipeError:
+            return
 
 
-def _watch(parent: int) -> None:
-    while os.getppid() == parent:
-        time.sleep(_WATCH_SECONDS)
-    os._exit(70)
+if __name__ == "__main__":
+    _serve()

@@ -28,6 +28,7 @@ from msgspec.structs import replace
 
 from seasalt_log import events as ev
 from seasalt_log.errors import SeasaltError
+from seasalt_log.importers.writer import ImportRun
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store
 
@@ -142,7 +143,8 @@ def _check_after_kill(db: Path, expected: dict[str, list[bytes]], verified: set[
 
 def test_sigkill_at_random_moments_never_leaves_part_of_a_game(big, tmp_path):
     log, expected, fresh_rows, seconds = big
-    commits = -(-sum(len(v) for v in expected.values()) // SMALL_BATCH)
+    per_commit = SMALL_BATCH * ImportRun.LOAD_BATCHES      # new games load in chunks
+    commits = -(-sum(len(v) for v in expected.values()) // per_commit)
     rng = random.Random(SEED)
     generation = 0
     db = tmp_path / "g0.duckdb"

@@ -16,6 +16,7 @@ import os
 import shutil
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
@@ -203,11 +204,9 @@ def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
                     f"FROM events) TO {sql_path(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
         games = done = 0
         counts = {t: 0 for t in TABLES}
-        with workers.pool(jobs) as procs:
-            futures = [procs.submit(_work_bucket, str(in_dir), str(out_dir), b)
-                       for b in range(buckets)]
-            for fut in futures:
-                bucket, g, e, rows = fut.result()
+        with workers.Pool(jobs) as pool:
+            for _, (bucket, g, e, rows) in pool.map(
+                    partial(_work_bucket, str(in_dir), str(out_dir)), range(buckets)):
                 for t in TABLES:
                     f = out_dir / f"{t}-{bucket}.parquet"
                     con.execute(f"INSERT INTO {t} SELECT * FROM read_parquet({sql_path(f)})")

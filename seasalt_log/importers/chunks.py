@@ -12,7 +12,6 @@ the files in one statement per table.
 from __future__ import annotations
 
 import sys
-from collections import deque
 from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
@@ -26,6 +25,7 @@ from ..errors import SeasaltError
 from .jsonl import check_game, read_games
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
+AHEAD = 6                      # chunks per worker process checked ahead of the importer
 
 
 class Chunk(Struct):
@@ -214,7 +214,8 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
-    small import), else in this process. At most two chunks per worker wait in memory."""
+    small import), else in this process. At most :data:`AHEAD` chunks per worker wait in
+    memory: enough to keep the workers busy while the importer loads a batch."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
@@ -222,13 +223,5 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         for c in chain(head, chunks):
             yield c, check_chunk(c)
         return
-    with workers.pool(jobs, _init, (setup,)) as procs:
-        window: deque = deque()
-        for c in chain(head, chunks):
-            window.append((c, procs.submit(check_chunk, c)))
-            if len(window) >= 2 * jobs:
-                c0, fut = window.popleft()
-                yield c0, fut.result()
-        while window:
-            c0, fut = window.popleft()
-            yield c0, fut.result()
+    with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
+        yield from pool.map(check_chunk, chain(head, chunks))
