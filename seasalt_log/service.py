@@ -33,7 +33,7 @@ BATCH_EVENTS = 100_000      # events per write transaction during an import (new
                             # checked by workers: five times as many, see ImportRun)
 IMPORT_MEMORY_LIMIT = "256MB"   # DuckDB's cache while an import writes
 
-Progress = Callable[[int, int], None]   # (bytes read, bytes in all)
+Progress = Callable[[int, int | None], None]   # (bytes read, bytes in all: None if unknown)
 
 
 def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: bool = False,
@@ -51,7 +51,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     which a large import fills with the blocks it writes).
     """
     files = list(iter_paths(paths))
-    total = sum(Path(f).stat().st_size for f in files if str(f) != "-")
+    stdin = any(str(f) == "-" for f in files)
+    total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     out_dir = tempfile.mkdtemp(prefix="seasalt-import-") if store is not None else None
     try:

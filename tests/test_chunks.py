@@ -133,3 +133,4 @@ def test_validating_through_workers_writes_nothing_and_finds_the_same(tmp_path, 
     parallel = import_logs(None, [log], jobs=2)
     assert msgspec.to_builtins(parallel) == msgspec.to_builtins(serial)
     assert parallel.failed == 1 and parallel.games[-1].rule == "CONFLICT"
+    assert parallel.events_stored == sum(len(g) for g in GAMES)     # the events it checked

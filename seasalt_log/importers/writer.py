@@ -170,12 +170,7 @@ class ImportRun:
         if gid in self.pending_ids:
             self.flush()
         if store is None:
-            mine = fingerprints(game.events)
-            if gid in seen:
-                status, error = compare_digest(gid, mine, *seen[gid])
-                if self._settled(outcome, status, error):
-                    return
-            seen[gid] = (len(game.events), mine)
+            self._validated(outcome, len(game.events), fingerprints(game.events))
             return
         prev_hash = None
         if gid in seen:
@@ -270,11 +265,18 @@ class ImportRun:
             outcome = GameOutcome(game_id=g.game_id, status="new", source=chunk.source,
                                   line=g.first_line)
             self.summary.games.append(outcome)
-            if g.game_id in self.seen:
-                status, error = compare_digest(g.game_id, g.fingerprints, *self.seen[g.game_id])
-                if self._settled(outcome, status, error):
-                    continue
-            self.seen[g.game_id] = (g.events, g.fingerprints)
+            self._validated(outcome, g.events, g.fingerprints)
+
+    def _validated(self, outcome: GameOutcome, events: int, prints: bytes) -> None:
+        """Settle a validated game against the games met before in this validation (the
+        events it would store are counted)."""
+        gid = outcome.game_id
+        if gid in self.seen:
+            status, error = compare_digest(gid, prints, *self.seen[gid])
+            if self._settled(outcome, status, error):
+                return
+        outcome.events = events - (self.seen[gid][0] if gid in self.seen else 0)
+        self.seen[gid] = (events, prints)
 
     def flush_chunks(self) -> None:
         """Load the new games of the chunks taken so far, in one transaction, then settle
