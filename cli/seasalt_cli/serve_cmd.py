@@ -23,6 +23,10 @@ def serve(
                                  help="Largest request body in bytes [default 4 MiB]"),
     access_log: bool = typer.Option(False, "--access-log/--no-access-log",
                                     help="Log every request."),
+    live_games: int = typer.Option(None, "--live-games", min=1, show_default=False,
+                                   help="Games kept in memory for fast appends, about 0.2 MB "
+                                        "each; keep it above the games recorded at once "
+                                        "[default 2048]"),
 ) -> None:
     """Run the HTTP service over the store: start games, append events as they are played
     (checked by the rules engine), follow games live, read states, scores and statistics.
@@ -39,8 +43,9 @@ def serve(
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
     path = db_path(db)
     Store.open(path).close()      # a busy or broken store fails here, with a clear message
-    server = make_server(create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY),
-                         host, port, access_log=access_log)
+    app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,
+                      **({"live_games": live_games} if live_games else {}))
+    server = make_server(app_, host, port, access_log=access_log)
     shown = f"[{host}]" if ":" in host else host
     err.print(f"seasalt: serving {path} on http://{shown}:{port} "
               f"({'writes need the token' if token else 'no token: writes are open'}); "

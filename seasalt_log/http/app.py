@@ -25,7 +25,7 @@ from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
 from ..view import table_view
-from .live import LiveStore, ServiceClosed
+from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -485,14 +485,15 @@ class _App(Starlette):
 
 
 def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX_BODY, *,
-               keepalive: float = KEEPALIVE) -> Starlette:
+               keepalive: float = KEEPALIVE, live_games: int = MAX_CACHED_GAMES) -> Starlette:
     """The ASGI app of the live service over the store at ``store_path``.
 
     The store is opened when the app starts (ASGI lifespan) and stays open, with this
     process its only writer, until the app stops. With ``token``, every write needs
     ``Authorization: Bearer <token>``. Bodies larger than ``max_body`` bytes get 413.
+    ``live_games``: games kept in memory for fast appends (see :data:`MAX_CACHED_GAMES`).
     """
-    live = LiveStore(store_path)
+    live = LiveStore(store_path, max_cached_games=live_games)
 
     @contextlib.asynccontextmanager
     async def lifespan(app):

@@ -34,8 +34,10 @@ from ..store import Store
 
 #: appends stored together in one transaction at most
 MAX_BATCH = 512
-#: games kept in memory (least recently written dropped first; reloaded when needed)
-MAX_CACHED_GAMES = 512
+#: games kept in memory (least recently written dropped first; reloaded when needed, at
+#: the cost of re-reading, re-folding and re-projecting the whole game): about 0.2 MB each.
+#: Keep it above the number of games recorded at the same time, or every append reloads.
+MAX_CACHED_GAMES = 2048
 
 
 class ServiceClosed(SeasaltError):
