@@ -133,6 +133,15 @@ def _init(setup: WorkerSetup) -> None:
     _setup, _sink = setup, None
 
 
+def _close() -> None:
+    """Forget the setup and close the sink's DuckDB connection (after an import checked
+    in this process)."""
+    global _setup, _sink
+    if _sink is not None:
+        _sink.con.close()
+    _setup, _sink = None, None
+
+
 def _get_sink():
     global _sink
     if _sink is None:
@@ -220,8 +229,11 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
         _init(setup)
-        for c in chain(head, chunks):
-            yield c, check_chunk(c)
+        try:
+            for c in chain(head, chunks):
+                yield c, check_chunk(c)
+        finally:
+            _close()
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
         yield from pool.map(check_chunk, chain(head, chunks))
