@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
-import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence
@@ -19,7 +17,7 @@ from msgspec import Struct
 from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
-from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks
+from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks, scratch_dir
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
 from .store.projections import TABLES, project
@@ -54,22 +52,17 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    out_dir = tempfile.mkdtemp(prefix="seasalt-import-") if store is not None else None
-    try:
-        with _capped_memory(store), no_gc():
-            run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
-            setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
-            done = 0
-            chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))
-            for chunk, result in check_chunks(chunks, setup, jobs):
-                run.add_chunk(chunk, result)
-                done += result.bytes
-                if progress is not None:
-                    progress(done, total)
-            return run.finish()
-    finally:
-        if out_dir is not None:
-            shutil.rmtree(out_dir, ignore_errors=True)
+    with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
+        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
+        setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
+        done = 0
+        chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))
+        for chunk, result in check_chunks(chunks, setup, jobs):
+            run.add_chunk(chunk, result)
+            done += result.bytes
+            if progress is not None:
+                progress(done, total)
+        return run.finish()
 
 
 def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,

@@ -134,3 +134,27 @@ def test_validating_through_workers_writes_nothing_and_finds_the_same(tmp_path, 
     assert msgspec.to_builtins(parallel) == msgspec.to_builtins(serial)
     assert parallel.failed == 1 and parallel.games[-1].rule == "CONFLICT"
     assert parallel.events_stored == sum(len(g) for g in GAMES)     # the events it checked
+
+
+def test_an_import_sweeps_the_files_of_imports_killed_before_it(tmp_path, monkeypatch):
+    """A killed import cannot remove its workers' files: the next import removes those
+    whose process is gone, keeps those of a live one, and leaves nothing of its own."""
+    import os
+    import subprocess
+    import sys
+    import tempfile
+    monkeypatch.setenv("TMPDIR", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", None)          # re-read TMPDIR
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True).stdout.strip()
+    dead = tmp_path / "tmp" / f"seasalt-import-{gone}-abc"
+    live = tmp_path / "tmp" / f"seasalt-import-{os.getpid()}-xyz"
+    for d in (dead, live):
+        d.mkdir()
+        (d / "events-0.parquet").write_bytes(b"x")
+    log = write_log(tmp_path / "a.jsonl", GAMES[:2])
+    with Store.open(tmp_path / "s.duckdb") as s:
+        assert import_logs(s, [log]).new == 2
+    assert not dead.exists() and live.exists()
+    assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == [live.name]

@@ -11,7 +11,11 @@ the files in one statement per table.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sys
+import tempfile
+from contextlib import contextmanager
 from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator
@@ -200,6 +204,39 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
 
 
 # ---------------------------------------------------------------- the importer's side
+
+_SCRATCH = "seasalt-import-"
+
+
+@contextmanager
+def scratch_dir(wanted: bool = True) -> Iterator[str | None]:
+    """A temporary directory for the workers' files (None if not ``wanted``), removed at
+    the end. Its name holds this process's id: the directories of imports killed before
+    they could remove theirs (their process gone) are removed first."""
+    if not wanted:
+        yield None
+        return
+    base = Path(tempfile.gettempdir())
+    for old in base.glob(_SCRATCH + "*-*"):
+        pid = old.name[len(_SCRATCH):].split("-", 1)[0]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(old, ignore_errors=True)
+    path = tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-")
+    try:
+        yield path
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:             # not ours to signal: alive, leave it be
+        return True
+    return True
+
 
 def log_chunks(files: Iterable[str | Path], size: int = CHUNK_BYTES) -> Iterator[Chunk]:
     """The chunks of every log (``-``: standard input), numbered across them."""
