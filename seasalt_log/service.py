@@ -35,8 +35,11 @@ Progress = Callable[[int, int | None], None]   # (bytes read, bytes in all: None
 
 
 def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: bool = False,
-                progress: Progress | None = None, jobs: int | None = None) -> ImportSummary:
-    """Check every game of the logs and store the good ones (``store`` None: validate only).
+                progress: Progress | None = None, jobs: int | None = None,
+                against: Store | None = None) -> ImportSummary:
+    """Check every game of the logs and store the good ones (``store`` None: validate only;
+    ``against``: validating, compare with that store's games as an import into it would:
+    unchanged, extended, or a conflict).
 
     Each game is stored whole or not at all, with its read-model rows, in one transaction
     (new games a chunk of the logs at a time, see :mod:`seasalt_log.importers.chunks`);
@@ -53,7 +56,7 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
-        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
+        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))

@@ -158,3 +158,30 @@ def test_an_import_sweeps_the_files_of_imports_killed_before_it(tmp_path, monkey
         assert import_logs(s, [log]).new == 2
     assert not dead.exists() and live.exists()
     assert sorted(p.name for p in (tmp_path / "tmp").iterdir()) == [live.name]
+
+
+@pytest.mark.parametrize("workers", [False, True])
+def test_validate_against_a_store_finds_what_an_import_would(tmp_path, monkeypatch, workers):
+    """validate --db: a game stored already is unchanged, a longer log extends it, another
+    history under its id is a conflict — as the import would say — and the store is not
+    written (it is opened read-only)."""
+    game, other = GAMES[0], GAMES[1]
+    half = game[:len(game) // 2]
+    clash = [msgspec.structs.replace(other[0], game_id=GAMES[2][0].game_id)] + other[1:]
+    with Store.open(tmp_path / "s.duckdb") as s:
+        import_games(s, [half, GAMES[2], GAMES[3]])
+    before = (tmp_path / "s.duckdb").read_bytes()
+    log = write_log(tmp_path / "a.jsonl", [game, GAMES[3], clash, *GAMES[4:]])
+    if workers:
+        _through_workers(monkeypatch)
+    with Store.open(tmp_path / "s.duckdb", read_only=True) as ro:
+        summary = import_logs(None, [log], jobs=2, against=ro)
+    assert [o.status for o in summary.games] == ["extended", "unchanged", "failed", "new",
+                                                 "new", "new", "new"]
+    assert summary.games[2].rule == "CONFLICT" and "different history" in summary.games[2].error
+    assert summary.games[0].events == len(game) - len(half)
+    assert (tmp_path / "s.duckdb").read_bytes() == before
+    with Store.open(tmp_path / "s2.duckdb") as s:       # the import says the same
+        import_games(s, [half, GAMES[2], GAMES[3]])
+        imported = import_logs(s, [log], jobs=2)
+    assert [o.status for o in imported.games] == [o.status for o in summary.games]

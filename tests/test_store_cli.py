@@ -104,6 +104,25 @@ def test_strict_and_validate(tmp_path, log):
     assert r.exit_code == 0
 
 
+def test_validate_against_a_store(tmp_path, log):
+    """validate --db compares with the stored games (read-only): what import would say."""
+    db = tmp_path / "s.duckdb"
+    assert run("import", log, "--db", db).exit_code == 0
+    r = run("validate", log, "--db", db, "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["unchanged"] == 4
+    clash = tmp_path / "clash.jsonl"
+    first = log.read_text().splitlines()[0]
+    gid = json.loads(first)["game_id"]
+    clash.write_text(json.dumps({"type": "game_started", "game_id": gid,
+                                 "players": ["Zed", "Yan"]}) + "\n")
+    r = run("validate", clash, "--db", db)
+    assert r.exit_code == 1 and "a different history is stored under this id" in r.output
+    no_traceback(r)
+    r = run("validate", clash, "--db", tmp_path / "none.duckdb")
+    assert r.exit_code == 1 and "no store at" in r.output
+    no_traceback(r)
+
+
 def test_games_show_export(tmp_path, log):
     db = tmp_path / "s.duckdb"
     run("import", log, "--db", db)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
@@ -59,10 +60,16 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 @handles_errors
 def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
              progress: bool = typer.Option(True, "--progress/--no-progress"),
-             jobs: int = JobsOption):
-    """Every check of `import` (format, rules, derived events), writing nothing."""
-    with progress_bar("checking", unit="bytes", enabled=progress) as cb:
-        summary = import_logs(None, paths, progress=cb, jobs=jobs)
+             jobs: int = JobsOption,
+             db: Path = typer.Option(None, "--db", show_default=False,
+                                     help="Also compare with the games of this store, as "
+                                          "an import into it would (opened read-only)")):
+    """Every check of `import` (format, rules, derived events; with --db, conflicts with
+    the stored games), writing nothing."""
+    with contextlib.ExitStack() as stack:
+        against = stack.enter_context(Store.open(db, read_only=True)) if db is not None else None
+        cb = stack.enter_context(progress_bar("checking", unit="bytes", enabled=progress))
+        summary = import_logs(None, paths, progress=cb, jobs=jobs, against=against)
     report_import(summary, as_json, "checked")
 
 

@@ -180,8 +180,10 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
                                    failure=failed_outcome(exc, raw.source, first)))
             continue
         gid, n = game.game_id, len(game.events)
-        if out_dir is None:
-            games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events)))
+        if out_dir is None:         # validating (against a store, if any)
+            games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
+                                   stored_json=[ev.encode(e) for e in game.events]
+                                   if gid in stored else None))
         elif gid in stored or gid in here:
             games.append(ChunkGame(gid, first, last, n,
                                    stored_json=[ev.encode(e) for e in game.events]))

@@ -143,10 +143,14 @@ class ImportRun:
     #: fewer commits make a faster import and a smaller file (each leaves free blocks)
     LOAD_BATCHES = 5
 
-    def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000):
+    def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000,
+                 against: Store | None = None):
         self.store, self.strict, self.batch_events = store, strict, batch_events
+        #: validating: a store the games are compared with, as an import into it would
+        self.against = against if store is None else None
         self.summary = ImportSummary(written=store is not None)
-        self.heads: dict[str, int] = store.heads() if store is not None else {}
+        known = store if store is not None else self.against
+        self.heads: dict[str, int] = known.heads() if known is not None else {}
         self.seen: dict[str, tuple[int, bytes]] = {}   # games of this import: (events, fingerprints)
         self.pending: list[tuple[GameWrite, GameOutcome]] = []
         self.pending_ids: set[str] = set()
@@ -170,7 +174,8 @@ class ImportRun:
         if gid in self.pending_ids:
             self.flush()
         if store is None:
-            self._validated(outcome, len(game.events), fingerprints(game.events))
+            self._validated(outcome, len(game.events), fingerprints(game.events),
+                            lambda: [ev.encode(e) for e in game.events])
             return
         prev_hash = None
         if gid in seen:
@@ -265,17 +270,26 @@ class ImportRun:
             outcome = GameOutcome(game_id=g.game_id, status="new", source=chunk.source,
                                   line=g.first_line)
             self.summary.games.append(outcome)
-            self._validated(outcome, g.events, g.fingerprints)
+            self._validated(outcome, g.events, g.fingerprints, lambda: g.stored_json)
 
-    def _validated(self, outcome: GameOutcome, events: int, prints: bytes) -> None:
-        """Settle a validated game against the games met before in this validation (the
-        events it would store are counted)."""
+    def _validated(self, outcome: GameOutcome, events: int, prints: bytes, encoded) -> None:
+        """Settle a validated game against the games met before in this validation, or
+        else the store it is validated against (``encoded()``: its events' JSON); the
+        events it would store are counted."""
         gid = outcome.game_id
         if gid in self.seen:
             status, error = compare_digest(gid, prints, *self.seen[gid])
-            if self._settled(outcome, status, error):
-                return
-        outcome.events = events - (self.seen[gid][0] if gid in self.seen else 0)
+            stored = self.seen[gid][0]
+        elif gid in self.heads:
+            status, error = compare(gid, encoded(), self.against.read_json(gid))
+            stored = self.heads[gid]
+        else:
+            status, error, stored = "new", None, 0
+        if self._settled(outcome, status, error):
+            if status == "unchanged":
+                self.seen.setdefault(gid, (events, prints))
+            return
+        outcome.events = events - stored
         self.seen[gid] = (events, prints)
 
     def flush_chunks(self) -> None:
