@@ -7,6 +7,7 @@ from msgspec import Struct
 
 from .errors import UnknownGameError
 from .store import Store
+from .store.store import natural_key
 
 
 class GameRow(Struct):
@@ -66,7 +67,8 @@ def list_games(store: Store, *, player: str | None = None, players: int | None =
     sql = f"SELECT {_GAME_COLS} FROM games"
     if where:
         sql += " WHERE " + " AND ".join(where)
-    return [_game_row(r) for r in store.con.execute(sql + " ORDER BY game_id", args).fetchall()]
+    rows = store.con.execute(sql, args).fetchall()
+    return [_game_row(r) for r in sorted(rows, key=lambda r: natural_key(r[0]))]
 
 
 def get_game(store: Store, game_id: str) -> GameRow:

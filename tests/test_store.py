@@ -198,3 +198,18 @@ def test_stored_stream_replays_like_the_log(store, tmp_path, games):
     import_logs(store, [write_log(tmp_path / "a.jsonl", *games)])
     for g in games:
         assert fold(store.read_events(g[0].game_id)) == fold(g)
+
+
+def test_games_are_listed_with_the_numbers_in_their_ids_in_order(tmp_path):
+    """`seasalt games`, GET /games and `export --all` list sim-1-2 before sim-1-10."""
+    from msgspec.structs import replace
+
+    from seasalt_log import queries
+    from seasalt_log.service import import_games
+    base = play_random_game(3, 2)
+    ids = ["t-10", "t-2", "t-1", "a-9", "t-2-b"]
+    with Store.open(tmp_path / "s.duckdb") as store:
+        import_games(store, [[replace(base[0], game_id=g)] + base[1:] for g in ids])
+        want = ["a-9", "t-1", "t-2", "t-2-b", "t-10"]
+        assert [r.game_id for r in queries.list_games(store)] == want
+        assert store.game_ids() == want

@@ -7,6 +7,7 @@ There is no update or delete path for events here, and the table's triggers refu
 from __future__ import annotations
 
 import hashlib
+import re
 import struct
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -64,6 +65,14 @@ def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State]
         append((game_id, i + 1, rnd, turn, getattr(e, "player", None), tags[type(e)],
                 data.decode(), h))
     return rows
+
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(game_id: str) -> tuple:
+    """A sort key that orders the numbers inside ids by value: sim-1-2 before sim-1-10."""
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(game_id)))
 
 
 def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckdb.DuckDBPyConnection:
@@ -182,7 +191,9 @@ class Store:
         return [decode(t) for t in self.read_texts(game_id, after)]
 
     def game_ids(self) -> list[str]:
-        return [r[0] for r in self.con.execute("SELECT game_id FROM games ORDER BY game_id").fetchall()]
+        """Every stored game's id, numbers inside ids in numeric order (sim-1-2 before sim-1-10)."""
+        return sorted((r[0] for r in self.con.execute("SELECT game_id FROM games").fetchall()),
+                      key=natural_key)
 
     def exists(self, game_id: str) -> bool:
         return self.con.execute("SELECT count(*) FROM games WHERE game_id = ?", [game_id]).fetchone()[0] > 0
