@@ -365,9 +365,9 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     last = states[-1]
     n = last.n
     rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
+    closed = scores.turns if scores is not None else None    # rows kept for the next call
     if scores is None:
-        scores = _Scores()
-    closed = scores.turns if type(scores) is ScoreMemo else None
+        scores = ScoreMemo()
     open_round: list | None = None
     turn: list | None = None         # the turn being collected (a turns row, as a list)
     last_turn = None                 # (type, state after) of the open round's latest turn event
@@ -476,25 +476,6 @@ def _progress(open_round: list | None, last_turn) -> None:
     open_round[10] = len(s.table.deck)
 
 
-class _Scores:
-    """Breakdowns by seat, reused while the seat's hand and laid pairs are the same objects
-    (states are immutable, so an unchanged hand is the very same tuple)."""
-
-    __slots__ = ("last",)
-
-    def __init__(self):
-        self.last: dict[int, tuple] = {}
-
-    def of(self, table, seat: int):
-        hand, laid = table.hands[seat], table.laid[seat]
-        got = self.last.get(seat)
-        if got is not None and got[0] is hand and got[1] is laid:
-            return got[2]
-        b = breakdown(hand, laid)
-        self.last[seat] = (hand, laid, b)
-        return b
-
-
 class ScoreMemo:
     """Breakdowns by hand and laid-down pairs, and the rows of the turns already closed,
     kept across calls of :func:`project_from` (states are immutable, so an unchanged hand
@@ -519,7 +500,7 @@ class ScoreMemo:
         return b
 
 
-def _close_turn(turn: list, s, scores: _Scores) -> tuple:
+def _close_turn(turn: list, s, scores: ScoreMemo) -> tuple:
     """The turns row, with the player's hand, points and the deck as they are in ``s``."""
     table = s.table
     seat = turn[3]
