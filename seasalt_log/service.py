@@ -21,7 +21,7 @@ from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
 from .store.projections import TABLES, project
-from .store.scratch import no_gc
+from .workers import no_gc
 from .store.store import Store, event_rows, plan_write
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",

@@ -20,12 +20,27 @@ import sys
 import threading
 import traceback
 from collections import deque
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
 from .errors import SeasaltError
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
+
+
+@contextmanager
+def no_gc() -> Iterator[None]:
+    """The cyclic garbage collector off for a while (in this process; workers run with it
+    off): folding games keeps many small acyclic objects alive, which the collector would
+    only walk again and again."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 class WorkerError(SeasaltError):

@@ -29,7 +29,8 @@ from ..engine import State, apply
 from ..errors import SeasaltError, UsageError
 from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, TABLES, project,
                                  set_version)
-from ..store.scratch import ScratchSink, no_gc, sql_path
+from ..store.scratch import ScratchSink, sql_path
+from ..workers import no_gc
 
 #: below this many events a rebuild runs in this process (starting workers costs more)
 PARALLEL_FROM = 300_000

@@ -9,10 +9,8 @@ and rebuild do the Python work in worker processes).
 
 from __future__ import annotations
 
-import gc
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Sequence
 
 from .projections import SCHEMA, TABLES
 from .schema import EVENT_COLUMNS
@@ -33,19 +31,6 @@ _TABLES: dict[str, list[tuple[str, str]]] = {
 def sql_path(p: Path | str) -> str:
     """A file path as an SQL string literal."""
     return "'" + str(p).replace("'", "''") + "'"
-
-
-@contextmanager
-def no_gc() -> Iterator[None]:
-    """Folding games keeps many small acyclic objects alive; the cyclic collector, which
-    would walk them all again and again, only slows it down."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def _scratch_columns(table: str) -> list[tuple[str, str, str]]:

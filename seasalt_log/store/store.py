@@ -49,12 +49,11 @@ def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State]
     h = prev_hash if prev_hash is not None else genesis_hash(game_id)
     rows = []
     append = rows.append
-    encode, tags, pack, unpack, blake2b = ev.encode, ev.TAGS, _INT64.pack, _INT64.unpack, hashlib.blake2b
-    round_started = ev.RoundStarted
+    encode, tags, round_started = ev.encode, ev.TAGS, ev.RoundStarted
     for i in range(start, len(events)):
         e = events[i]
         data = encode(e)
-        h = unpack(blake2b(pack(h) + data, digest_size=HASH_BYTES).digest())[0]    # chain()
+        h = chain(h, data)
         if i == 0:
             rnd = turn = 0
         elif type(e) is round_started:
