@@ -108,7 +108,8 @@ class ChunkGame(Struct):
     events: int = 0               # events (derived included) of a good game
     rows: bool = False            # its rows are in the chunk's files (a new game)
     failure: object = None        # the failed outcome (seasalt_log.importers.writer.GameOutcome)
-    stored_json: list[bytes] | None = None   # a game stored already: its encoded events
+    encoded: list[bytes] | None = None   # a game stored already, or met before in the
+                                         # chunk: its encoded events, to compare
     fingerprints: bytes = b""     # validating: 8 bytes per event (see writer.fingerprints)
 
 
@@ -182,11 +183,11 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         gid, n = game.game_id, len(game.events)
         if out_dir is None:         # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
-                                   stored_json=[ev.encode(e) for e in game.events]
+                                   encoded=[ev.encode(e) for e in game.events]
                                    if gid in stored else None))
         elif gid in stored or gid in here:
             games.append(ChunkGame(gid, first, last, n,
-                                   stored_json=[ev.encode(e) for e in game.events]))
+                                   encoded=[ev.encode(e) for e in game.events]))
         else:
             here.add(gid)
             w = plan_write(gid, game.events, game.states)

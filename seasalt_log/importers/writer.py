@@ -18,7 +18,7 @@ from msgspec import Struct
 from .. import events as ev
 from ..errors import SeasaltError
 from ..store.store import GameWrite, Store, plan_write
-from .chunks import Chunk, ChunkResult
+from .chunks import Chunk, ChunkGame, ChunkResult
 from .jsonl import CheckedGame, check_game, read_games
 
 
@@ -270,7 +270,7 @@ class ImportRun:
             outcome = GameOutcome(game_id=g.game_id, status="new", source=chunk.source,
                                   line=g.first_line)
             self.summary.games.append(outcome)
-            self._validated(outcome, g.events, g.fingerprints, lambda: g.stored_json)
+            self._validated(outcome, g.events, g.fingerprints, lambda: g.encoded)
 
     def _validated(self, outcome: GameOutcome, events: int, prints: bytes, encoded) -> None:
         """Settle a validated game against the games met before in this validation, or
@@ -329,22 +329,28 @@ class ImportRun:
                         outcome.status, outcome.error, outcome.events = "failed", str(error), 0
                     self.summary.games.append(outcome)
                     seen[g.game_id] = (g.events, b"")
-                elif g.stored_json is not None and self._unchanged(g.game_id, g.stored_json):
-                    self.summary.games.append(GameOutcome(
-                        game_id=g.game_id, status="unchanged", source=chunk.source,
-                        line=g.first_line))
-                    seen[g.game_id] = (g.events, b"")
-                else:
+                elif g.encoded is None or not self._settled_by_store(chunk, g):
                     raw = next(read_games(chunk.lines(g.first_line, g.last_line), chunk.source,
                                           g.first_line))
                     self.add(check_game(raw))      # it passed the worker's check: it passes again
 
-    def _unchanged(self, gid: str, events_json: list[bytes]) -> bool:
+    def _settled_by_store(self, chunk: Chunk, g: ChunkGame) -> bool:
+        """Compare a game of a chunk with what is stored under its id: unchanged or a
+        conflict is its outcome (True); new or extended (False) needs its rows."""
+        gid = g.game_id
         if gid in self.pending_ids:
             self.flush()
         if gid not in self.seen and gid not in self.heads:
             return False
-        return self.store.read_json(gid) == events_json
+        status, error = compare(gid, g.encoded, self.store.read_json(gid))
+        if status == "extended":
+            return False
+        outcome = GameOutcome(game_id=gid, status=status, source=chunk.source, line=g.first_line)
+        self._settled(outcome, status, error)
+        self.summary.games.append(outcome)
+        if status == "unchanged":
+            self.seen[gid] = (g.events, b"")
+        return True
 
     # ------------------------------------------------------------ the end
 
