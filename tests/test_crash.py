@@ -84,6 +84,9 @@ def _run_and_kill(argv: list[str], *, delay: float | None = None, after_commits:
     except subprocess.TimeoutExpired:
         proc.send_signal(signal.SIGKILL)
     _, stderr = proc.communicate(timeout=120)
+    # it may have ended by itself between the timeout and the kill: then it finished (and
+    # the caller checks the store is complete), it was not killed
+    finished = finished or proc.returncode == 0
     return finished, proc.returncode, stderr
 
 
