@@ -4,13 +4,23 @@
 CREATE TABLE IF NOT EXISTS events (
     game_id  VARCHAR   NOT NULL,
     seq      INTEGER   NOT NULL,
+    game     INTEGER   NOT NULL,   -- the game's number in this store (commits.game): reads use it
     round    INTEGER   NOT NULL,   -- 0 before the first round_started
     turn     INTEGER   NOT NULL,   -- 0 outside turns (game_started, round_started)
     player   INTEGER,              -- the acting seat of a turn event, else NULL
     type     VARCHAR   NOT NULL,   -- the event's type tag
-    event    VARCHAR   NOT NULL,   -- the event exactly as LOG_FORMAT.md JSON
-    hash     BIGINT    NOT NULL,   -- BLAKE2b-64(previous hash || event) as a signed integer
+    event    VARCHAR   NOT NULL USING COMPRESSION zstd,   -- the event exactly as LOG_FORMAT.md JSON
     PRIMARY KEY (game_id, seq)
+);
+
+-- One row per write of a game (an import's batch, an append), append-only: the hash chain
+-- through the last event written. hash(event k) = BLAKE2b-64(hash(event k-1) || event k's
+-- JSON), from a genesis value made of the game id; `seasalt verify` recomputes it.
+CREATE TABLE IF NOT EXISTS commits (
+    game_id  VARCHAR   NOT NULL,
+    game     INTEGER   NOT NULL,   -- the game's number: 1, 2, ... in order of first write
+    seq      INTEGER   NOT NULL,   -- the last event of the game this write stored
+    hash     BIGINT    NOT NULL    -- the chain hash through event seq, as a signed integer
 );
 
 -- The guards' target: a statement trigger needs a statement to run; error() aborts it.
@@ -19,6 +29,10 @@ CREATE TRIGGER IF NOT EXISTS events_refuse_update BEFORE UPDATE ON events FOR EA
     INSERT INTO append_only_guard SELECT error('the events table is append-only: UPDATE refused');
 CREATE TRIGGER IF NOT EXISTS events_refuse_delete BEFORE DELETE ON events FOR EACH STATEMENT
     INSERT INTO append_only_guard SELECT error('the events table is append-only: DELETE refused');
+CREATE TRIGGER IF NOT EXISTS commits_refuse_update BEFORE UPDATE ON commits FOR EACH STATEMENT
+    INSERT INTO append_only_guard SELECT error('the commits table is append-only: UPDATE refused');
+CREATE TRIGGER IF NOT EXISTS commits_refuse_delete BEFORE DELETE ON commits FOR EACH STATEMENT
+    INSERT INTO append_only_guard SELECT error('the commits table is append-only: DELETE refused');
 
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 
@@ -37,8 +51,7 @@ CREATE TABLE IF NOT EXISTS games (
     winners       TINYINT[],            -- winning seats, ascending (several on a shared win); NULL while in progress
     totals        SMALLINT[] NOT NULL,  -- per seat, after the last scored round
     started_at    VARCHAR,              -- game_started.at, if given
-    ended_at      VARCHAR,              -- game_ended.at, if given
-    PRIMARY KEY (game_id)
+    ended_at      VARCHAR               -- game_ended.at, if given
 );
 COMMENT ON TABLE games IS 'One row per stored game.';
 COMMENT ON COLUMN games.game_id IS 'the game''s id (game_started.game_id, or derived from the content)';
@@ -58,12 +71,11 @@ COMMENT ON COLUMN games.ended_at IS 'game_ended.at, if given';
 
 -- One row per seat of each game.
 CREATE TABLE IF NOT EXISTS seats (
-    game_id VARCHAR NOT NULL,    -- the game (events.game_id)
-    seat    TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
-    name    VARCHAR NOT NULL,    -- the player's name
-    winner  BOOLEAN,             -- the seat is among the winners; NULL while in progress
-    total   SMALLINT NOT NULL,   -- the seat's total after the last scored round
-    PRIMARY KEY (game_id, seat)
+    game_id VARCHAR NOT NULL,  -- the game (events.game_id)
+    seat    TINYINT NOT NULL,  -- 0-based seat of the player (games.players[seat + 1] is the name)
+    name    VARCHAR NOT NULL,  -- the player's name
+    winner  BOOLEAN,           -- the seat is among the winners; NULL while in progress
+    total   SMALLINT NOT NULL  -- the seat's total after the last scored round
 );
 COMMENT ON TABLE seats IS 'One row per seat of each game.';
 COMMENT ON COLUMN seats.game_id IS 'the game (events.game_id)';
@@ -84,8 +96,7 @@ CREATE TABLE IF NOT EXISTS rounds (
     outcome            VARCHAR,            -- LAST CHANCE only: 'won' | 'tied' (won on a tie) | 'lost'
     caller_card_points SMALLINT,           -- the caller's card points at the end of the round
     turns              SMALLINT NOT NULL,  -- turns played in the round (a turn in play counts)
-    deck_left          TINYINT NOT NULL,   -- cards left in the deck at the end (0 after a deck-out)
-    PRIMARY KEY (game_id, round)
+    deck_left          TINYINT NOT NULL    -- cards left in the deck at the end (0 after a deck-out)
 );
 COMMENT ON TABLE rounds IS 'One row per round started.';
 COMMENT ON COLUMN rounds.game_id IS 'the game (events.game_id)';
@@ -115,8 +126,7 @@ CREATE TABLE IF NOT EXISTS round_results (
     points             SMALLINT NOT NULL,  -- points scored this round (round_scored.points)
     total              SMALLINT NOT NULL,  -- total after this round (round_scored.totals)
     card_points_scored BOOLEAN NOT NULL,   -- the seat's card points count in points (STOP; LAST CHANCE: the caller if won, the others if lost; never after a deck-out)
-    color_bonus_scored BOOLEAN NOT NULL,   -- the seat's colour bonus counts in points (LAST CHANCE only: the caller always, the others when the caller won)
-    PRIMARY KEY (game_id, round, seat)
+    color_bonus_scored BOOLEAN NOT NULL    -- the seat's colour bonus counts in points (LAST CHANCE only: the caller always, the others when the caller won)
 );
 COMMENT ON TABLE round_results IS 'One row per seat per scored round: the score breakdown at the end of the round (R-SCORE-*) and what the seat scored.';
 COMMENT ON COLUMN round_results.game_id IS 'the game (events.game_id)';
@@ -217,8 +227,7 @@ CREATE TABLE IF NOT EXISTS cards (
     color      VARCHAR NOT NULL,  -- the card's colour (white for mermaids)
     copies     TINYINT NOT NULL,  -- copies of this code in the 58-card deck
     pairs_with VARCHAR,           -- duo cards: the kind that makes a pair with it
-    multiplies VARCHAR,           -- multipliers: the kind it counts (R-SCORE-MULT)
-    PRIMARY KEY (code)
+    multiplies VARCHAR            -- multipliers: the kind it counts (R-SCORE-MULT)
 );
 COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1), one row per card code; written once by the migration, not per game.';
 COMMENT ON COLUMN cards.code IS 'canonical card code kind:colour';

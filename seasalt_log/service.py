@@ -201,7 +201,7 @@ def _append_checked(store: Store, game_id: str, events: list[ev.Event], state: S
     appended, new_states = _check_new(game_id, events, s, new)
     all_events.extend(appended)
     states.extend(new_states)
-    write = plan_write(game_id, all_events, states, stored=head,
+    write = plan_write(game_id, store.assign(game_id), all_events, states, stored=head,
                        prev_hash=store.head(game_id)[1] if head else None)
     store.begin()
     try:
@@ -250,18 +250,20 @@ def _check_new(game_id: str, events: Sequence[ev.Event], s: State, new: Sequence
 
 class GameCache:
     """A stored game held in memory by the store's only writer (the HTTP service): its
-    events, the state after each, and the last value of its hash chain.
+    events, the state after each, its number in the store and the last value of its hash
+    chain.
 
     With it an append checks new events against the cached state instead of reloading and
     re-folding the stored game (:func:`plan_append`, ``append_events(..., cached=)``). It is
     only right while nobody else writes to the store.
     """
 
-    __slots__ = ("game_id", "events", "states", "hash", "projection", "scores")
+    __slots__ = ("game_id", "events", "states", "number", "hash", "projection", "scores")
 
-    def __init__(self, game_id: str, events: list[ev.Event], states: list[State],
+    def __init__(self, game_id: str, events: list[ev.Event], states: list[State], number: int,
                  hash: int | None, projection: dict[str, list[tuple]] | None = None):
         self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
+        self.number = number
         #: the read-model rows stored for these events (None: not known, rewrite them all)
         self.projection = projection
         #: (index of the round_started of the round in play, its score breakdowns so far)
@@ -288,7 +290,7 @@ class GameCache:
                 from msgspec.structs import replace
                 s = replace(s, game_id=game_id)
             states.append(s)
-        return cls(game_id, events, states, store.head(game_id)[1])
+        return cls(game_id, events, states, store.number(game_id), store.head(game_id)[1])
 
     def adopt(self, other: "GameCache") -> None:
         """Take over ``other``'s contents (after its append was committed)."""
@@ -324,22 +326,23 @@ def plan_append(cache: GameCache, new: Sequence[ev.Event], expected_seq: int | N
     return _planned(cache, appended, states)
 
 
-def plan_start(start: ev.GameStarted) -> PlannedAppend:
+def plan_start(store: Store, start: ev.GameStarted) -> PlannedAppend:
     """Check a new game's ``game_started`` (its id derived when it has none), as
-    :func:`start_game` does; the caller makes sure no game of that id is stored."""
+    :func:`start_game` does, numbering it in ``store``; the caller makes sure no game of
+    that id is stored."""
     from .importers.jsonl import derive_game_id
     gid = start.game_id or derive_game_id([start])
     appended, states = _check_new(gid, [], State(), [start])
-    return _planned(GameCache(gid, [], [], None), appended, states)
+    return _planned(GameCache(gid, [], [], store.assign(gid), None), appended, states)
 
 
 def _planned(cache: GameCache, appended: list[ev.Event], states: list[State]) -> PlannedAppend:
     gid, head = cache.game_id, cache.seq
     all_events = cache.events + appended
     all_states = cache.states + states
-    rows = event_rows(gid, all_events, all_states, start=head,
-                      prev_hash=cache.hash if head else None)
-    after = GameCache(gid, all_events, all_states, rows[-1][-1] if rows else cache.hash)
+    rows, h = event_rows(gid, cache.number, all_events, all_states, start=head,
+                         prev_hash=cache.hash if head else None)
+    after = GameCache(gid, all_events, all_states, cache.number, h)
     return PlannedAppend(result=AppendResult(game_id=gid, seq=len(all_events), appended=appended),
                          cache=after, base=cache, rows=rows)
 
@@ -396,6 +399,7 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
             raise StreamConflictError(rows[0][0], rows[0][1] - 1, rows[0][1],
                                       "another writer appended to this game (the service "
                                       "must be the store's only writer)") from None
+        _insert(con, "commits", [(gid, c.number, c.seq, c.hash) for gid, c in final.items()])
         for t in TABLES:
             if whole[t]:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",

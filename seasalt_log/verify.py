@@ -4,8 +4,10 @@
 
 - checks that its events are numbered ``1..n`` with no gap;
 - recomputes the hash chain link by link (``hash[k] = chain(hash[k-1], event[k])``, from
-  :func:`~seasalt_log.store.store.genesis_hash`), so an edited event, an edited hash or a
-  deleted event shows up at the seq where it happened;
+  :func:`~seasalt_log.store.store.genesis_hash`) and compares it with the value each write
+  recorded in the ``commits`` table, so an edited, added or deleted event, or an edited
+  commit row, shows up in the write (the range of seqs) where it happened;
+- checks the game's number: the same in every row of the game, and no other game's;
 - decodes every event and folds the stream through the engine: every event must be legal,
   every derived event (``round_scored``, ``game_ended``) must be exactly what the engine
   computes, and none may be missing, at the end included;
@@ -40,7 +42,7 @@ CHUNK_GAMES = 500
 #: at most this many differences are reported per game and table (the rest are counted)
 MAX_PER_TABLE = 20
 
-_EVENT_COLUMNS = ("round", "turn", "player", "type", "event")
+_EVENT_COLUMNS = ("game", "round", "turn", "player", "type", "event")
 
 Progress = Callable[[int, int], None]   # (games checked, games in all)
 
@@ -48,7 +50,8 @@ Progress = Callable[[int, int], None]   # (games checked, games in all)
 class Difference(Struct, omit_defaults=True):
     """One thing in the store that is not what the events and the engine say.
 
-    ``kind`` is one of ``seq`` (a gap or a stray number), ``hash`` (the chain is broken),
+    ``kind`` is one of ``seq`` (a gap or a stray number), ``hash`` (the chain is broken, or
+    a write's record of it missing), ``number`` (a game number shared or inconsistent),
     ``format`` (an event that does not decode), ``rule`` (an illegal event), ``derived`` (a
     derived event that differs from the engine's, or is missing), ``event_row`` (a column
     of the events table that does not match its event), ``game_id``, ``projection`` (a read
@@ -95,6 +98,12 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     """
     report = VerifyReport()
     tables = _table_columns(store, report)
+    for number, ids in store.con.execute(
+            "SELECT game, list(DISTINCT game_id ORDER BY game_id) FROM commits GROUP BY game "
+            "HAVING count(DISTINCT game_id) > 1 ORDER BY game").fetchall():
+        if game_ids is None or set(ids) & set(game_ids):
+            report.differences.append(Difference(
+                "number", f"games {', '.join(ids)} share the number {number}"))
     if game_ids is None:
         ids = _all_game_ids(store, tables)
     else:
@@ -142,7 +151,7 @@ def _table_columns(store: Store, report: VerifyReport) -> dict[str, tuple[str, .
 
 def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]]) -> list[str]:
     """Every game id found in the events table or in any read model, sorted."""
-    parts = ["SELECT DISTINCT game_id FROM events"]
+    parts = ["SELECT DISTINCT game_id FROM events", "SELECT DISTINCT game_id FROM commits"]
     parts += [f"SELECT DISTINCT game_id FROM {t}" for t in tables]
     rows = store.con.execute(" UNION ".join(parts) + " ORDER BY 1").fetchall()
     return [r[0] for r in rows]
@@ -154,22 +163,31 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
                  report: VerifyReport) -> None:
     con = store.con
     rows = con.execute(
-        "SELECT game_id, seq, round, turn, player, CAST(type AS VARCHAR), event, hash "
+        "SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR), event "
         "FROM events WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq", [ids]).fetchall()
     by_game: dict[str, list[tuple]] = {}
     for r in rows:
         by_game.setdefault(r[0], []).append(r)
     del rows
+    commits: dict[str, list[tuple]] = {}
+    for r in con.execute("SELECT game_id, game, seq, hash FROM commits "
+                         "WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq, hash",
+                         [ids]).fetchall():
+        commits.setdefault(r[0], []).append(r)
     with_events = set(by_game)
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     anchors: dict[str, _Anchors] = {}
     for gid in ids:
         game_rows = by_game.pop(gid, None)
         if not game_rows:
+            if gid in commits:
+                report.differences.append(Difference(
+                    "hash", "the commits table records writes of this game, which has no "
+                            "events", game_id=gid))
             continue
         report.games += 1
         report.events += len(game_rows)
-        folded = _check_events(gid, game_rows, report.differences)
+        folded = _check_events(gid, game_rows, commits.get(gid, []), report.differences)
         if folded is None:
             report.differences.append(Difference(
                 "projection", "read models not compared: the stored events do not fold",
@@ -188,9 +206,10 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
         _compare_table(table, cols, expected[table], stored, anchors, report)
 
 
-def _check_events(gid: str, rows: list[tuple], out: list[Difference]
+def _check_events(gid: str, rows: list[tuple], commits: list[tuple], out: list[Difference]
                   ) -> tuple[list[ev.Event], list[State]] | None:
-    """Check one game's event rows; the decoded events and states when they fold."""
+    """Check one game's event rows (and its rows of the commits table); the decoded events
+    and states when they fold."""
     # seq: 1..n, no gap
     want = 1
     for r in rows:
@@ -203,17 +222,8 @@ def _check_events(gid: str, rows: list[tuple], out: list[Difference]
             else:
                 out.append(Difference("seq", f"seq {seq} is out of order", game_id=gid, seq=seq))
         want = seq + 1
-    # the hash chain, link by link
-    prev = genesis_hash(gid)
-    for r in rows:
-        seq, data, stored = r[1], r[6], _hash_value(r[7])
-        computed = chain(prev, data.encode("utf-8", "surrogatepass"))
-        if computed != stored:
-            out.append(Difference(
-                "hash", f"the hash chain is broken: stored {_show_hash(stored)}, computed "
-                        f"{_show_hash(computed)} from the event and the previous hash",
-                game_id=gid, seq=seq))
-        prev = stored
+    _check_chain(gid, rows, commits, out)
+    number = commits[0][1] if commits else rows[0][2]
     # decode and fold
     events: list[ev.Event] = []
     states: list[State] = []
@@ -221,7 +231,7 @@ def _check_events(gid: str, rows: list[tuple], out: list[Difference]
     n_players = None
     folded = True
     for r in rows:
-        seq, data = r[1], r[6]
+        seq, data = r[1], r[7]
         try:
             e = ev.decode(data)
             if isinstance(e, ev.GameStarted):
@@ -265,9 +275,9 @@ def _check_events(gid: str, rows: list[tuple], out: list[Difference]
         from msgspec.structs import replace
         states = [replace(st, game_id=gid) for st in states]
     # the columns of each row, as the store would write them today
-    for r, want_row in zip(rows, event_rows(gid, events, states)):
-        got = dict(zip(_EVENT_COLUMNS, r[2:7]))
-        exp = dict(zip(_EVENT_COLUMNS, want_row[2:7]))
+    for r, want_row in zip(rows, event_rows(gid, number, events, states)[0]):
+        got = dict(zip(_EVENT_COLUMNS, r[2:8]))
+        exp = dict(zip(_EVENT_COLUMNS, want_row[2:8]))
         bad = [c for c in _EVENT_COLUMNS if got[c] != exp[c]]
         if bad:
             out.append(Difference(
@@ -276,16 +286,54 @@ def _check_events(gid: str, rows: list[tuple], out: list[Difference]
     return events, states
 
 
+def _check_chain(gid: str, rows: list[tuple], commits: list[tuple], out: list[Difference]) -> None:
+    """Recompute the hash chain over the stored events and compare it with what each write
+    recorded (one row of ``commits`` per write: the seq it ended at and the hash through
+    it). A difference names the first seq of the write it is in."""
+    through: dict[int, int] = {}        # seq -> the chain through it, for the seqs stored
+    h = genesis_hash(gid)
+    for r in rows:
+        h = chain(h, r[7].encode("utf-8", "surrogatepass"))
+        through[r[1]] = h
+    last = rows[-1][1]
+    if not commits:
+        out.append(Difference("hash", "no write of this game is recorded in the commits table",
+                              game_id=gid, seq=1))
+        return
+    after = 0                   # the seq the previous write ended at
+    broken = False              # the chain differs: later writes differ too, not reported
+    for _, number, seq, stored in commits:
+        computed = through.get(seq)
+        if broken:
+            pass
+        elif computed is None:
+            out.append(Difference("hash", f"a write is recorded up to seq {seq}, but the "
+                                          f"game's stored events end at seq {last}",
+                                  game_id=gid, seq=after + 1))
+        elif computed != stored:
+            out.append(Difference(
+                "hash", f"the hash chain through seq {seq} is {_show_hash(computed)}, the write "
+                        f"of seqs {after + 1}..{seq} recorded {_show_hash(stored)}: an event of "
+                        "the write, or the record, was changed",
+                game_id=gid, seq=after + 1))
+            broken = True
+        if number != commits[0][1]:
+            out.append(Difference("number", f"the write up to seq {seq} gives the game the "
+                                            f"number {number}, the first gave {commits[0][1]}",
+                                  game_id=gid, seq=after + 1))
+        after = max(after, seq)
+    if after < last:
+        out.append(Difference("hash", f"seqs {after + 1}..{last} are stored but no write of "
+                                      "them is recorded in the commits table",
+                              game_id=gid, seq=after + 1))
+
+
 def _reason(exc: SeasaltError) -> str:
     if isinstance(exc, LogFormatError):
         return f"{exc.rule}: {exc.reason}" + (f" at {exc.path}" if exc.path else "")
     if isinstance(exc, IllegalMoveError):
         return f"{exc.rule}: {exc.reason}"
     return str(exc)
-
-
-def _hash_value(value):
-    return bytes(value) if isinstance(value, (bytearray, memoryview)) else value
 
 
 def _show_hash(value) -> str:

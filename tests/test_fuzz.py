@@ -663,7 +663,7 @@ def test_a_write_the_store_refuses_fails_only_its_game(tmp_path, monkeypatch):
         con.execute("SELECT 1")
         raise duckdb.ConversionException("Conversion Error: value out of range\nLINE 1: ...")
 
-    def load(self, files, skip=()):
+    def load(self, files, games, skip=()):
         refuse(self.con)
 
     def write(self, batch):
@@ -847,9 +847,9 @@ def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, mon
     seen = []
     real_load = Store.load
 
-    def load(self, files, skip=()):
+    def load(self, files, games, skip=()):
         seen.append(self.con.execute("SELECT current_setting('memory_limit')").fetchone()[0])
-        return real_load(self, files, skip)
+        return real_load(self, files, games, skip)
 
     monkeypatch.setattr(Store, "load", load)
     log = _log(tmp_path / "a.jsonl", *valid_games(2, seed=13))

@@ -197,25 +197,25 @@ def test_sql_from_file_and_stdin(db, tmp_path):
 @pytest.mark.parametrize("suffix", [".parquet", ".csv", ".json", ".jsonl"])
 def test_output_files(db, tmp_path, suffix):
     out = tmp_path / f"result{suffix}"
-    sql = ("SELECT game_id, seq, type, hash, event, 1 AS seq FROM events "   # a repeated name
+    sql = ("SELECT game_id, seq, type, game, event, 1 AS seq FROM events "   # a repeated name
            "WHERE game_id = 'G3' ORDER BY events.seq")
     r = cli("query", sql, "--db", db, "--output", out)
     assert r.exit_code == 0, r.output
     assert r.stdout == "" and out.exists()
     con = duckdb.connect(str(db), read_only=True)
-    expected = con.execute("SELECT game_id, seq, type::VARCHAR, hash, event FROM events "
+    expected = con.execute("SELECT game_id, seq, type::VARCHAR, game, event FROM events "
                            "WHERE game_id = 'G3' ORDER BY seq").fetchall()
     con.close()
     if suffix == ".parquet":
-        got = duckdb.sql(f"SELECT game_id, seq, type::VARCHAR, hash, event, seq_1 FROM '{out}'").fetchall()
+        got = duckdb.sql(f"SELECT game_id, seq, type::VARCHAR, game, event, seq_1 FROM '{out}'").fetchall()
         assert [g[:5] for g in got] == expected and {g[5] for g in got} == {1}
     elif suffix == ".csv":
         lines = out.read_text().splitlines()
-        assert lines[0] == "game_id,seq,type,hash,event,seq" and len(lines) == 1 + len(expected)
+        assert lines[0] == "game_id,seq,type,game,event,seq" and len(lines) == 1 + len(expected)
     else:
         text = out.read_text()
         rows = json.loads(text) if suffix == ".json" else [json.loads(x) for x in text.splitlines()]
-        assert [(x["game_id"], x["type"], x["hash"]) for x in rows] == [(e[0], e[2], e[3]) for e in expected]
+        assert [(x["game_id"], x["type"], x["game"]) for x in rows] == [(e[0], e[2], e[3]) for e in expected]
 
 
 def test_output_suffix_and_format_must_agree(db, tmp_path):

@@ -73,11 +73,14 @@ def test_extension_appends_only_the_tail(store, tmp_path, games):
     assert summary.extended == 1 and summary.events_stored == len(g) - cut
     assert store.read_events(gid) == g
     assert store.con.execute("SELECT status FROM games WHERE game_id=?", [gid]).fetchone()[0] == "ended"
-    # the chain continues across the extension: same hashes as a one-shot import
+    # the chain continues across the extension: each write records the chain through its
+    # last event, and the last is the hash of a one-shot import
     fresh = Store.open(tmp_path / "fresh.duckdb")
     import_logs(fresh, [tmp_path / "b.jsonl"])
-    q = "SELECT seq, hash FROM events ORDER BY seq"
-    assert store.con.execute(q).fetchall() == fresh.con.execute(q).fetchall()
+    q = "SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq"
+    writes, once = store.con.execute(q, [gid]).fetchall(), fresh.con.execute(q, [gid]).fetchall()
+    assert [s for s, _ in writes] == [cut, len(g)] and once == [writes[-1]]
+    assert writes[0][1] != writes[1][1]
     fresh.close()
 
 
@@ -167,7 +170,7 @@ def test_primary_key_is_the_concurrency_check(store, games):
         s = apply(s, e)
         states.append(s)
     append_events(store, gid, [g[1]], 1)
-    w = plan_write(gid, g[:3], states, stored=1)          # believes only seq 1 is stored
+    w = plan_write(gid, store.number(gid), g[:3], states, stored=1)   # believes only seq 1 is stored
     store.begin()
     with pytest.raises(StreamConflictError):
         store.write([w])

@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.service import import_logs
-from seasalt_log.store import Store, chain
+from seasalt_log.store import Store, chain, genesis_hash
 from seasalt_log.verify import verify_store
 
 from .reliability_helpers import seasalt_argv, valid_games, write_log
@@ -24,14 +24,21 @@ runner = CliRunner()
 
 @pytest.fixture(scope="module")
 def pristine(tmp_path_factory):
-    """A store holding a few games (path, the games); copied for each test."""
+    """A store holding a few games, each written twice (its first half, then the rest: two
+    rows in ``commits``) (path, the games); copied for each test."""
     d = tmp_path_factory.mktemp("verify")
     games = valid_games(4, seed=7)
     db = d / "pristine.duckdb"
     with Store.open(db) as store:
+        import_logs(store, [write_log(d / "half.jsonl", [g[:cut(g)] for g in games])])
         summary = import_logs(store, [write_log(d / "games.jsonl", games)])
-    assert summary.failed == 0 and summary.new == len(games)
+    assert summary.failed == 0 and summary.extended == len(games)
     return db, games
+
+
+def cut(game) -> int:
+    """The last seq of a game's first write."""
+    return len(game) // 2
 
 
 @pytest.fixture
@@ -44,10 +51,19 @@ def db(pristine, tmp_path):
 def attacker(path):
     """A plain duckdb connection with the append-only triggers dropped."""
     con = duckdb.connect(str(path))
-    for name, in con.execute("SELECT trigger_name FROM duckdb_triggers() "
-                             "WHERE table_name = 'events'").fetchall():
-        con.execute(f"DROP TRIGGER {name} ON events")
+    for name, table in con.execute("SELECT trigger_name, table_name FROM duckdb_triggers()"
+                                   ).fetchall():
+        con.execute(f"DROP TRIGGER {name} ON {table}")
     return con
+
+
+def chain_through(con, gid, seq, edits=None) -> int:
+    """The chain hash of a game through event ``seq``, with ``edits`` (seq -> JSON) applied."""
+    h = genesis_hash(gid)
+    for s, text in con.execute("SELECT seq, event FROM events WHERE game_id = ? AND seq <= ? "
+                               "ORDER BY seq", [gid, seq]).fetchall():
+        h = chain(h, (edits or {}).get(s, text).encode())
+    return h
 
 
 def report_of(path):
@@ -100,10 +116,10 @@ def test_the_installed_command_verifies_and_fails(db, pristine):
 
 # ---------------------------------------------------------------- event edits
 
-def test_changed_event_json_is_caught_at_its_seq(db, pristine):
+def test_changed_event_json_is_caught_in_its_write(db, pristine):
     games = pristine[1]
     gid = gid_of(games, 0)
-    seq = first_seq(games, 0, ev.DeckDrawn)
+    seq = next(k for k, e in enumerate(games[0], 1) if k > cut(games[0]) and type(e) is ev.DeckDrawn)
     con = attacker(db)
     old = json.loads(event_json(con, gid, seq))
     new = dict(old, player=(old["player"] + 1) % len(games[0][0].players))
@@ -111,29 +127,30 @@ def test_changed_event_json_is_caught_at_its_seq(db, pristine):
                 [json.dumps(new, separators=(",", ":")), gid, seq])
     con.close()
     report = report_of(db)
-    assert ("hash", seq) in kinds_at(report, gid)
-    assert ("rule", seq) in kinds_at(report, gid)        # and the engine refuses it
+    second = cut(games[0]) + 1                          # the first seq of the second write
+    assert ("hash", second) in kinds_at(report, gid)
+    assert ("hash", 1) not in kinds_at(report, gid)     # the first write is intact
+    assert ("rule", seq) in kinds_at(report, gid)       # and the engine refuses it
     assert {d.game_id for d in report.differences} == {gid}
     result = runner.invoke(app, ["verify", "--db", str(db)])
     assert result.exit_code == 1
-    assert f"game {gid}, seq {seq}: hash:" in result.stdout
+    assert f"game {gid}, seq {second}: hash: the hash chain through seq {len(games[0])}" in result.stdout
 
 
-def test_changed_event_with_its_hash_recomputed_breaks_the_next_link(db, pristine):
+def test_changed_event_with_its_write_record_recomputed_breaks_the_next_write(db, pristine):
     games = pristine[1]
     gid = gid_of(games, 1)
     seq = first_seq(games, 1, ev.TurnEnded)
+    assert seq <= cut(games[1])
     con = attacker(db)
-    prev = con.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", [gid, seq - 1]).fetchone()[0]
     text = event_json(con, gid, seq).replace('"type":"turn_ended"', '"type":"stop_called"')
-    prev = bytes(prev) if isinstance(prev, (bytes, bytearray, memoryview)) else prev
-    con.execute("UPDATE events SET event = ?, hash = ? WHERE game_id = ? AND seq = ?",
-                [text, chain(prev, text.encode()), gid, seq])
+    con.execute("UPDATE events SET event = ? WHERE game_id = ? AND seq = ?", [text, gid, seq])
+    con.execute("UPDATE commits SET hash = ? WHERE game_id = ? AND seq = ?",
+                [chain_through(con, gid, cut(games[1])), gid, cut(games[1])])
     con.close()
-    report = report_of(db)
-    found = kinds_at(report, gid)
-    assert ("hash", seq) not in found              # this link was forged consistently ...
-    assert ("hash", seq + 1) in found              # ... the next one is not
+    found = kinds_at(report_of(db), gid)
+    assert ("hash", 1) not in found                     # this write was forged consistently ...
+    assert ("hash", cut(games[1]) + 1) in found         # ... the next one was not
     assert ("event_row", seq) in found or ("rule", seq) in found
 
 
@@ -146,10 +163,10 @@ def test_deleted_event_is_caught(db, pristine):
     con.close()
     found = kinds_at(report_of(db), gid)
     assert ("seq", seq) in found
-    assert ("hash", seq + 1) in found
+    assert ("hash", 1) in found
 
 
-def test_deleted_last_event_is_caught_by_the_engine_and_the_read_models(db, pristine):
+def test_deleted_last_event_is_caught_by_the_engine_the_chain_and_the_read_models(db, pristine):
     games = pristine[1]
     gid = gid_of(games, 3)
     n = len(games[3])
@@ -159,47 +176,73 @@ def test_deleted_last_event_is_caught_by_the_engine_and_the_read_models(db, pris
     report = report_of(db)
     found = kinds_at(report, gid)
     assert ("derived", n) in found                 # game_ended is due and missing
+    assert ("hash", cut(games[3]) + 1) in found    # the last write went up to seq n
     assert any(d.kind == "projection" and d.table == "games" for d in report.differences)
 
 
-def test_altered_hash_is_caught(db, pristine):
+def test_altered_write_record_is_caught(db, pristine):
     games = pristine[1]
     gid = gid_of(games, 0)
-    seq = 20
     con = attacker(db)
-    h = con.execute("SELECT hash FROM events WHERE game_id = ? AND seq = ?", [gid, seq]).fetchone()[0]
-    if isinstance(h, int):
-        forged = h ^ 1
-    else:
-        h = bytes(h)
-        forged = bytes([h[0] ^ 1]) + h[1:]
-    con.execute("UPDATE events SET hash = ? WHERE game_id = ? AND seq = ?", [forged, gid, seq])
+    con.execute("UPDATE commits SET hash = xor(hash, 1) WHERE game_id = ? AND seq = ?",
+                [gid, cut(games[0])])
     con.close()
     found = kinds_at(report_of(db), gid)
-    assert ("hash", seq) in found and ("hash", seq + 1) in found
-    assert not any(k != "hash" for k, _ in found)
+    assert found == {("hash", 1)}
+
+
+def test_missing_write_record_is_caught(db, pristine):
+    games = pristine[1]
+    gid = gid_of(games, 1)
+    con = attacker(db)
+    con.execute("DELETE FROM commits WHERE game_id = ? AND seq = ?", [gid, len(games[1])])
+    con.close()
+    report = report_of(db)
+    assert kinds_at(report, gid) == {("hash", cut(games[1]) + 1)}
+    assert "no write of them is recorded" in str(report.differences[0])
+
+
+def test_appended_event_without_a_write_record_is_caught(db, pristine):
+    """An event added at the end of a game (a plausible one: a copy of the game's last
+    event) is outside every recorded write."""
+    games = pristine[1]
+    gid = gid_of(games, 2)
+    n = len(games[2])
+    con = attacker(db)
+    con.execute("INSERT INTO events SELECT game_id, seq + 1, game, round, turn, player, type, "
+                "event FROM events WHERE game_id = ? AND seq = ?", [gid, n])
+    con.close()
+    assert ("hash", n + 1) in kinds_at(report_of(db), gid)
+
+
+def test_game_numbers_are_checked(db, pristine):
+    games = pristine[1]
+    a, b = gid_of(games, 0), gid_of(games, 1)
+    con = attacker(db)
+    con.execute("UPDATE events SET game = game + 100 WHERE game_id = ? AND seq = 3", [a])
+    con.execute("UPDATE commits SET game = (SELECT min(game) FROM commits WHERE game_id = ?) "
+                "WHERE game_id = ?", [a, b])
+    con.close()
+    report = report_of(db)
+    assert ("event_row", 3) in kinds_at(report, a)
+    assert any(d.kind == "number" and a in d.message and b in d.message for d in report.differences)
 
 
 def test_rewritten_derived_event_with_a_consistent_chain_is_caught_by_the_engine(db, pristine):
-    """The attacker changes a round's points and recomputes the chain from there on: the
-    chain is consistent again, but the engine does not compute those points."""
+    """The attacker changes a round's points and recomputes every write's chain record from
+    there on: the chain is consistent again, but the engine does not compute those points."""
     games = pristine[1]
     gid = gid_of(games, 1)
     seq = first_seq(games, 1, ev.RoundScored)
     con = attacker(db)
-    rows = con.execute("SELECT seq, event, hash FROM events WHERE game_id = ? AND seq >= ? "
-                       "ORDER BY seq", [gid, seq - 1]).fetchall()
-    prev = rows[0][2]
-    prev = bytes(prev) if isinstance(prev, (bytes, bytearray, memoryview)) else prev
-    for s, text, _ in rows[1:]:
-        if s == seq:
-            e = json.loads(text)
-            e["points"][0] += 5
-            e["totals"][0] += 5
-            text = json.dumps(e, separators=(",", ":"))
-        prev = chain(prev, text.encode())
-        con.execute("UPDATE events SET event = ?, hash = ? WHERE game_id = ? AND seq = ?",
-                    [text, prev, gid, s])
+    e = json.loads(event_json(con, gid, seq))
+    e["points"][0] += 5
+    e["totals"][0] += 5
+    text = json.dumps(e, separators=(",", ":"))
+    for (last,) in con.execute("SELECT seq FROM commits WHERE game_id = ?", [gid]).fetchall():
+        con.execute("UPDATE commits SET hash = ? WHERE game_id = ? AND seq = ?",
+                    [chain_through(con, gid, last, {seq: text}), gid, last])
+    con.execute("UPDATE events SET event = ? WHERE game_id = ? AND seq = ?", [text, gid, seq])
     con.close()
     found = kinds_at(report_of(db), gid)
     assert not any(k == "hash" for k, _ in found)

@@ -22,7 +22,7 @@ def _cell(text: str) -> str:
 
 
 def _table_md(t: TableDef) -> list[str]:
-    key = t.primary_key or t.key
+    key = t.key
     lines = [f"### `{t.name}`", "", t.doc + (f" Key: `({', '.join(key)})`." if key and
                                               "key" not in t.doc.lower() else ""), "",
              "| column | type | meaning |", "|---|---|---|"]

@@ -187,7 +187,7 @@ class LiveStore:
         for i, job in enumerate(batch):
             try:
                 if job.start is not None:
-                    p = plan_start(job.start)
+                    p = plan_start(store, job.start)
                     gid = p.cache.game_id
                     c = tentative.get(gid) or written.get(gid)
                     if c is not None or store.exists(gid):

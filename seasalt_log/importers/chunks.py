@@ -157,7 +157,7 @@ def _get_sink():
         con = duckdb.connect()
         con.execute("SET threads = 1")
         con.execute("SET enable_progress_bar = false")
-        _sink = ScratchSink(con, ("events", *TABLES), into_store=False, temp=False)
+        _sink = ScratchSink(con, ("events", "commits", *TABLES), into_store=False, temp=False)
     return _sink
 
 
@@ -189,9 +189,9 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             games.append(ChunkGame(gid, first, last, n,
                                    encoded=[ev.encode(e) for e in game.events]))
         else:
-            here.add(gid)
-            w = plan_write(gid, game.events, game.states)
-            sink.add({"events": w.event_rows, **w.projection_rows})
+            here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
+            w = plan_write(gid, len(here) - 1, game.events, game.states)
+            sink.add({"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     files: dict[str, str] = {}
     if sink is not None and here:

@@ -188,7 +188,8 @@ class ImportRun:
                 return
             if prev_hash is None:
                 prev_hash = store.head(gid)[1]
-        planned = plan_write(gid, game.events, game.states, stored=stored, prev_hash=prev_hash)
+        planned = plan_write(gid, store.assign(gid), game.events, game.states, stored=stored,
+                             prev_hash=prev_hash)
         outcome.events = len(planned.event_rows)
         seen[gid] = (len(game.events), b"")
         self.pending.append((planned, outcome))
@@ -316,8 +317,9 @@ class ImportRun:
         error = None
         if first:
             self.flush()        # games before these chunks first: theirs may extend them
-            error = self._transaction(lambda: [store.load(r.files, skip)
-                                               for (_, r), skip in zip(batch, skips)])
+            error = self._transaction(lambda: [
+                store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
+                for (_, r), skip in zip(batch, skips)])
         for (chunk, result), skip in zip(batch, skips):
             for g in result.games:
                 if g.failure is not None:

@@ -23,7 +23,7 @@ from ..scoring import MULTIPLIERS, breakdown, last_chance_outcome
 
 #: bump when a read model's shape or content changes: stores with another version are
 #: rebuilt from their events when next opened for writing (:func:`migrate_projections`)
-PROJECTIONS_VERSION = 2
+PROJECTIONS_VERSION = 3     # 3: no primary-key indexes
 
 
 class Col(NamedTuple):
@@ -40,13 +40,14 @@ class TableDef(NamedTuple):
     name: str
     doc: str
     columns: tuple[Col, ...]
-    primary_key: tuple[str, ...] = ()
-    key: tuple[str, ...] = ()          # unique, not enforced (no index: bulk loads stay fast)
+    #: the columns that identify a row: unique, not enforced (an index would cost bulk loads
+    #: time and the store about 3 bytes per event; the events' own key guards every write)
+    key: tuple[str, ...] = ()
 
     @property
     def order(self) -> tuple[str, ...]:
         """The columns that identify a row (for a stable ORDER BY)."""
-        return self.primary_key or self.key
+        return self.key
 
 
 class ViewDef(NamedTuple):
@@ -144,7 +145,7 @@ SCHEMA: tuple[TableDef, ...] = (
         Col("deck_left", "TINYINT NOT NULL", "cards left in the deck at the end of the turn"),
         Col("first_seq", "INTEGER NOT NULL", "seq of the turn's first event (events.seq)"),
         Col("last_seq", "INTEGER NOT NULL", "seq of the turn's last event so far"),
-    ), key=("game_id", "round", "turn")),
+    ), ("game_id", "round", "turn")),
     TableDef("duos", "One row per pair played (R-DUO-*). Unique key (game_id, seq).", (
         _GAME, _ROUND, _TURN, _SEAT,
         Col("seq", "INTEGER NOT NULL", "the event's seq (events.seq)"),
@@ -156,7 +157,7 @@ SCHEMA: tuple[TableDef, ...] = (
                                "boat or no effect"),
         Col("pile", "TINYINT", "crab: the discard pile looked through"),
         Col("victim", "TINYINT", "shark: the seat stolen from"),
-    ), key=("game_id", "seq")),
+    ), ("game_id", "seq")),
 )
 
 CARDS = TableDef("cards", "The card catalog (RULES.md §1), one row per card code; written once "
@@ -217,8 +218,6 @@ def _wrap(text: str, prefix: str = "-- ", width: int = 96) -> list[str]:
 def _table_ddl(t: TableDef, *, comments: bool = True) -> str:
     width = max(len(c.name) for c in t.columns)
     body = [f"    {c.name.ljust(width)} {c.type}" for c in t.columns]
-    if t.primary_key:
-        body.append(f"    PRIMARY KEY ({', '.join(t.primary_key)})")
     body = [line + ("," if i < len(body) - 1 else "") for i, line in enumerate(body)]
     pad = max(len(line) for line in body)
     lines = (_wrap(t.doc) if comments else []) + [f"CREATE TABLE IF NOT EXISTS {t.name} ("]

@@ -6,15 +6,28 @@ The read models (projections) have their own DDL in :mod:`seasalt_log.store.proj
 
 from __future__ import annotations
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""The store format. 1 had a chain hash per event and no game numbers; a store of format 1
+is migrated in place when opened for writing (:func:`seasalt_log.store.store.migrate_v1`)."""
 
 # Plain INTEGER/VARCHAR columns: DuckDB compresses them as well as narrow types or an ENUM
 # (bit-packing, dictionaries), and the appender fills them about twice as fast.
 
 #: the events table's columns and types, in order (the DDL below spells them out)
 EVENT_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("game_id", "VARCHAR"), ("seq", "INTEGER"), ("round", "INTEGER"), ("turn", "INTEGER"),
-    ("player", "INTEGER"), ("type", "VARCHAR"), ("event", "VARCHAR"), ("hash", "BIGINT"))
+    ("game_id", "VARCHAR"), ("seq", "INTEGER"), ("game", "INTEGER"), ("round", "INTEGER"),
+    ("turn", "INTEGER"), ("player", "INTEGER"), ("type", "VARCHAR"), ("event", "VARCHAR"))
+
+#: the commits table's columns and types, in order
+COMMIT_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("game_id", "VARCHAR"), ("game", "INTEGER"), ("seq", "INTEGER"), ("hash", "BIGINT"))
+
+#: the tables no code path updates or deletes from, each guarded by two triggers
+APPEND_ONLY = ("events", "commits")
+
+_GUARDS = "".join(f"""CREATE TRIGGER IF NOT EXISTS {t}_refuse_{op.lower()} BEFORE {op} ON {t} FOR EACH STATEMENT
+    INSERT INTO append_only_guard SELECT error('the {t} table is append-only: {op} refused');
+""" for t in APPEND_ONLY for op in ("UPDATE", "DELETE"))
 
 EVENTS_DDL = """
 -- One row per event, append-only. (game_id, seq) is the optimistic-concurrency key:
@@ -22,22 +35,28 @@ EVENTS_DDL = """
 CREATE TABLE IF NOT EXISTS events (
     game_id  VARCHAR   NOT NULL,
     seq      INTEGER   NOT NULL,
+    game     INTEGER   NOT NULL,   -- the game's number in this store (commits.game): reads use it
     round    INTEGER   NOT NULL,   -- 0 before the first round_started
     turn     INTEGER   NOT NULL,   -- 0 outside turns (game_started, round_started)
     player   INTEGER,              -- the acting seat of a turn event, else NULL
     type     VARCHAR   NOT NULL,   -- the event's type tag
-    event    VARCHAR   NOT NULL,   -- the event exactly as LOG_FORMAT.md JSON
-    hash     BIGINT    NOT NULL,   -- BLAKE2b-64(previous hash || event) as a signed integer
+    event    VARCHAR   NOT NULL USING COMPRESSION zstd,   -- the event exactly as LOG_FORMAT.md JSON
     PRIMARY KEY (game_id, seq)
+);
+
+-- One row per write of a game (an import's batch, an append), append-only: the hash chain
+-- through the last event written. hash(event k) = BLAKE2b-64(hash(event k-1) || event k's
+-- JSON), from a genesis value made of the game id; `seasalt verify` recomputes it.
+CREATE TABLE IF NOT EXISTS commits (
+    game_id  VARCHAR   NOT NULL,
+    game     INTEGER   NOT NULL,   -- the game's number: 1, 2, ... in order of first write
+    seq      INTEGER   NOT NULL,   -- the last event of the game this write stored
+    hash     BIGINT    NOT NULL    -- the chain hash through event seq, as a signed integer
 );
 
 -- The guards' target: a statement trigger needs a statement to run; error() aborts it.
 CREATE TABLE IF NOT EXISTS append_only_guard (refused VARCHAR);
-CREATE TRIGGER IF NOT EXISTS events_refuse_update BEFORE UPDATE ON events FOR EACH STATEMENT
-    INSERT INTO append_only_guard SELECT error('the events table is append-only: UPDATE refused');
-CREATE TRIGGER IF NOT EXISTS events_refuse_delete BEFORE DELETE ON events FOR EACH STATEMENT
-    INSERT INTO append_only_guard SELECT error('the events table is append-only: DELETE refused');
-
+""" + _GUARDS + """
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 """
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Sequence
 
 from .projections import SCHEMA, TABLES
-from .schema import EVENT_COLUMNS
+from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
 
 FLUSH_ROWS = 200_000           # rows buffered before an appender flush
 
@@ -24,6 +24,7 @@ _TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
 #: (table, [(column, store type), ...]) of every table a sink can fill
 _TABLES: dict[str, list[tuple[str, str]]] = {
     "events": list(EVENT_COLUMNS),
+    "commits": list(COMMIT_COLUMNS),
     **{t.name: [(c.name, c.type.replace(" NOT NULL", "")) for c in t.columns] for t in SCHEMA},
 }
 

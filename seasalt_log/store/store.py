@@ -43,9 +43,11 @@ def _hash(data: bytes) -> int:
     return _INT64.unpack(hashlib.blake2b(data, digest_size=HASH_BYTES).digest())[0]
 
 
-def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State], *,
-               start: int = 0, prev_hash: int | None = None) -> list[tuple]:
-    """Rows of the events table for ``events[start:]`` (seq = index + 1)."""
+def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
+               start: int = 0, prev_hash: int | None = None) -> tuple[list[tuple], int]:
+    """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
+    numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
+    through event ``start``, continues the chain; None starts it)."""
     h = prev_hash if prev_hash is not None else genesis_hash(game_id)
     rows = []
     append = rows.append
@@ -61,9 +63,9 @@ def event_rows(game_id: str, events: Sequence[ev.Event], states: Sequence[State]
         else:
             f = states[i - 1].flow
             rnd, turn = f.round, f.turn
-        append((game_id, i + 1, rnd, turn, getattr(e, "player", None), tags[type(e)],
-                data.decode(), h))
-    return rows
+        append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None), tags[type(e)],
+                data.decode()))
+    return rows, h
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -104,6 +106,10 @@ class Store:
         self.con = con
         self.path = path
         self.read_only = read_only
+        #: game id -> game number, as far as known (a number never changes once stored)
+        self._numbers: dict[str, int] = {}
+        self._all_numbers = False       # every stored game's number is in _numbers
+        self._next: int | None = None   # the next number to give a new game
 
     # ------------------------------------------------------------ opening
 
@@ -128,6 +134,11 @@ class Store:
                 raise SeasaltError(f"the store {path} is empty: nothing has been imported into "
                                    "it yet (run `seasalt import`)")
             raise SeasaltError(f"{path} is not a seasalt store (no events table)")
+        elif (fmt := _stored_format(con)) != str(SCHEMA_VERSION):
+            con.close()
+            raise SeasaltError(
+                f"the store {path} is in format {fmt}, this version reads format "
+                f"{SCHEMA_VERSION}: run `seasalt rebuild --db {path}` once to bring it up to date")
         return store
 
     def _has_table(self, name: str) -> bool:
@@ -138,6 +149,8 @@ class Store:
         con = self.con
         con.execute("BEGIN")
         try:
+            if self._has_table("events") and _stored_format(con) == "1":
+                migrate_v1(con)
             con.execute(EVENTS_DDL)
             migrate_projections(con)
             con.execute("INSERT INTO store_meta SELECT 'schema_version', ? WHERE NOT EXISTS "
@@ -165,16 +178,69 @@ class Store:
         return dict(self.con.execute("SELECT game_id, events FROM games").fetchall())
 
     def head(self, game_id: str) -> tuple[int, int | None]:
-        """(last seq, last hash) of a game; (0, None) when it is not stored."""
-        row = self.con.execute("SELECT seq, hash FROM events WHERE game_id = ? ORDER BY seq DESC "
+        """(last seq, the chain hash through it) of a game; (0, None) when it is not stored."""
+        row = self.con.execute("SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq DESC "
                                "LIMIT 1", [game_id]).fetchone()
         return (row[0], row[1]) if row else (0, None)
 
+    def number(self, game_id: str) -> int | None:
+        """The game's number in this store (``events.game``), None if it is not stored.
+
+        Numbers are remembered: the first lookup asks for one game, the second loads every
+        game's (a process that reads many games pays one query, a one-off read no more
+        than it needs); a game stored since by another connection is asked for again."""
+        n = self._numbers.get(game_id)
+        if n is not None:
+            return n
+        if not self._all_numbers and self._numbers:
+            self._numbers.update(self.con.execute(
+                "SELECT game_id, min(game) FROM commits GROUP BY game_id").fetchall())
+            self._all_numbers = True
+            n = self._numbers.get(game_id)
+            if n is not None:
+                return n
+        row = self.con.execute("SELECT game FROM commits WHERE game_id = ? LIMIT 1",
+                               [game_id]).fetchone()
+        if row is None:
+            return None
+        self._numbers[game_id] = row[0]
+        return row[0]
+
+    def assign(self, game_id: str) -> int:
+        """The number of a game about to be written: its own if stored, else a new one."""
+        n = self.number(game_id)
+        if n is None:
+            n = self.reserve(1)
+            self._numbers[game_id] = n
+        return n
+
+    def reserve(self, count: int) -> int:
+        """The first of ``count`` new game numbers, never given out before by this store
+        object (numbers of writes rolled back are not given again: gaps are harmless)."""
+        if self._next is None:
+            self._next = self.con.execute("SELECT coalesce(max(game), 0) + 1 FROM commits"
+                                          ).fetchone()[0]
+        first = self._next
+        self._next += count
+        return first
+
     def read_texts(self, game_id: str, after: int = 0) -> list[str]:
         """The stored JSON text of a game's events with seq > ``after``, in order (sorted
-        here: cheaper than asking DuckDB to)."""
-        rows = self.con.execute("SELECT seq, event FROM events WHERE game_id = ? AND seq > ?",
-                                [game_id, after]).fetchall()
+        here: cheaper than asking DuckDB to).
+
+        The game is found by its number: the events of a game are written together, so the
+        number's min/max statistics let DuckDB skip every other row group (its string
+        statistics keep 8 bytes, too few to tell ids apart)."""
+        n = self.number(game_id)
+        if n is None:
+            if after == 0:
+                raise UnknownGameError(game_id)
+            return []
+        if after:
+            rows = self.con.execute("SELECT seq, event FROM events WHERE game = ? AND seq > ?",
+                                    [n, after]).fetchall()
+        else:
+            rows = self.con.execute("SELECT seq, event FROM events WHERE game = ?", [n]).fetchall()
         if not rows and after == 0:
             raise UnknownGameError(game_id)
         rows.sort()
@@ -216,10 +282,12 @@ class Store:
         :class:`StreamConflictError`; the caller rolls back.
         """
         event_rows_all: list[tuple] = []
+        commit_rows: list[tuple] = []
         proj: dict[str, list[tuple]] = {t: [] for t in TABLES}
         replaced: list[str] = []
         for w in batch:
             event_rows_all.extend(w.event_rows)
+            commit_rows.append(w.commit_row)
             if w.replace_projections:
                 replaced.append(w.game_id)
             for t, rows in w.projection_rows.items():
@@ -239,6 +307,8 @@ class Store:
             raise StreamConflictError(gid, found - 1, found,
                                       f"game {gid}: event seq {found} was already written by "
                                       "another writer (stale expected sequence)") from None
+        with con.appender("commits") as a:
+            a.append_rows(commit_rows)
         for t, rows in proj.items():
             if rows:
                 with con.appender(t) as a:
@@ -246,23 +316,28 @@ class Store:
         return len(event_rows_all)
 
 
-    def load(self, files: dict[str, str], skip: Iterable[str] = ()) -> None:
+    def load(self, files: dict[str, str], games: Sequence[str], skip: Iterable[str] = ()) -> None:
         """Append the rows of Parquet files (store table -> file, in the table's columns)
-        inside the caller's transaction, leaving out the games ``skip``. The events go
-        first: a ``(game_id, seq)`` stored already fails the load."""
+        inside the caller's transaction, leaving out the games ``skip``. ``games`` are the
+        ids of the files' games in order: their rows number them 0, 1, ... and they get new
+        numbers here. The events go first: a ``(game_id, seq)`` stored already fails the
+        load."""
         from .scratch import sql_path
         con = self.con
         where = ""
-        skip = list(skip)
+        skip = set(skip)
         if skip:
             con.execute("CREATE OR REPLACE TEMP TABLE _skipped (game_id VARCHAR)")
             with con.appender("_skipped") as a:
                 a.append_rows([(g,) for g in skip])
             where = " WHERE game_id NOT IN (SELECT game_id FROM _skipped)"
-        for t in ("events", *TABLES):
+        base = self.reserve(len(games))
+        for t in ("events", "commits", *TABLES):
             if t in files:
-                con.execute(f"INSERT INTO {t} BY NAME SELECT * FROM read_parquet("
+                numbered = f" REPLACE (game + {base} AS game)" if t in ("events", "commits") else ""
+                con.execute(f"INSERT INTO {t} BY NAME SELECT *{numbered} FROM read_parquet("
                             f"{sql_path(files[t])}){where}")
+        self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
 
 class GameWrite(msgspec.Struct):
@@ -270,17 +345,48 @@ class GameWrite(msgspec.Struct):
 
     game_id: str
     event_rows: list[tuple]
+    commit_row: tuple           # the commits table's row: the chain through the last event
     projection_rows: dict[str, list[tuple]]
     replace_projections: bool
 
 
-def plan_write(game_id: str, events, states, *, stored: int = 0,
+def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
                prev_hash: int | None = None) -> GameWrite:
-    """The rows to write for a checked game of which ``stored`` events are already stored."""
-    return GameWrite(game_id=game_id,
-                     event_rows=event_rows(game_id, events, states, start=stored, prev_hash=prev_hash),
+    """The rows to write for a checked game numbered ``game`` of which ``stored`` events
+    are already stored (``prev_hash``: the chain hash through them)."""
+    rows, h = event_rows(game_id, game, events, states, start=stored, prev_hash=prev_hash)
+    return GameWrite(game_id=game_id, event_rows=rows, commit_row=(game_id, game, len(events), h),
                      projection_rows=project(game_id, events, states),
                      replace_projections=stored > 0)
+
+
+def _stored_format(con) -> str | None:
+    row = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
+    return row[0] if row else None
+
+
+def migrate_v1(con) -> None:
+    """Turn a store of format 1 into format 2, inside the caller's transaction: games are
+    numbered in the order they were first written, each game's last chain hash becomes its
+    one ``commits`` row (format 1 kept one per event), and the events lose their hash
+    column. The read models are then rebuilt (their version changed too)."""
+    for op in ("update", "delete"):
+        con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
+    con.execute("ALTER TABLE events RENAME TO events_v1")
+    con.execute(EVENTS_DDL)
+    con.execute("""CREATE TEMP TABLE _numbers AS
+        SELECT game_id, row_number() OVER (ORDER BY min(rowid)) AS game
+        FROM events_v1 GROUP BY game_id""")
+    con.execute("""INSERT INTO events BY NAME
+        SELECT e.* EXCLUDE (hash), n.game FROM events_v1 e JOIN _numbers n USING (game_id)
+        ORDER BY n.game, e.seq""")
+    con.execute("""INSERT INTO commits BY NAME
+        SELECT e.game_id, n.game, e.seq, e.hash FROM events_v1 e JOIN _numbers n USING (game_id)
+        JOIN (SELECT game_id, max(seq) AS seq FROM events_v1 GROUP BY game_id) USING (game_id, seq)
+        ORDER BY n.game""")
+    con.execute("DROP TABLE events_v1")
+    con.execute("DROP TABLE _numbers")
+    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
 
 
 def _conflict_key(message: str) -> tuple[str, int]:

@@ -1,0 +1,174 @@
+"""The store's format 2: game numbers, one chain value per write (the commits table), read
+models without index, and the migration of a store of format 1."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log.engine import State, apply
+from seasalt_log.errors import SeasaltError, UnknownGameError
+from seasalt_log.service import append_events, export_lines, import_logs, start_game
+from seasalt_log.store import Store, chain, genesis_hash
+from seasalt_log.store.projections import TABLES
+from seasalt_log.verify import verify_store
+
+from .randomplay import play_random_game
+from .test_store import table_rows, write_log
+
+
+@pytest.fixture(scope="module")
+def games():
+    return [play_random_game(100 + seed, 2 + seed % 3) for seed in range(8)]
+
+
+def numbers(store: Store) -> dict[str, int]:
+    return dict(store.con.execute("SELECT DISTINCT game_id, game FROM events").fetchall())
+
+
+@pytest.mark.parametrize("jobs", [0, 2])
+def test_games_are_numbered_in_order_of_first_write_and_keep_their_number(tmp_path, games, jobs):
+    """Serial (jobs 0) and chunked (2 workers) imports number new games 1, 2, ... in log
+    order (gaps allowed), one number per game, kept when the game is extended."""
+    half = games[0][: len(games[0]) // 2]
+    store = Store.open(tmp_path / "s.duckdb")
+    import_logs(store, [write_log(tmp_path / "a.jsonl", half, *games[1:4])], jobs=jobs)
+    first = numbers(store)
+    order = [g[0].game_id for g in (half, *games[1:4])]
+    assert sorted(first, key=first.get) == order
+    assert len(set(first.values())) == len(first)
+    import_logs(store, [write_log(tmp_path / "b.jsonl", *games)], jobs=jobs)
+    after = numbers(store)
+    assert {g: after[g] for g in first} == first                   # the extended game too
+    new = [g[0].game_id for g in games[4:]]
+    assert min(after[g] for g in new) > max(first.values())
+    assert sorted(new, key=after.get) == new
+    # events, commits and the store's own lookup agree
+    commits = dict(store.con.execute("SELECT DISTINCT game_id, game FROM commits").fetchall())
+    assert commits == after
+    assert all(store.number(g) == n for g, n in after.items())
+    store.close()
+
+
+def test_reads_find_a_game_written_by_another_connection(tmp_path, games):
+    """A game stored after a reader learnt every number is still found (asked again)."""
+    store = Store.open(tmp_path / "s.duckdb")
+    import_logs(store, [write_log(tmp_path / "a.jsonl", *games[:2])], jobs=0)
+    reader = Store(store.con.cursor(), store.path, read_only=True)
+    for g in games[:2]:                     # the second lookup loads every number
+        assert reader.read_events(g[0].game_id) == g
+    import_logs(store, [write_log(tmp_path / "b.jsonl", games[2])], jobs=0)
+    assert reader.read_events(games[2][0].game_id) == games[2]
+    with pytest.raises(UnknownGameError):
+        reader.read_events("nope")
+    store.close()
+
+
+def test_each_write_records_the_chain_through_its_last_event(tmp_path, games):
+    """One commits row per write of a game, whose hash is the chain over the JSON of the
+    game's events so far; a live game gets one per append."""
+    store = Store.open(tmp_path / "s.duckdb")
+    g = games[1]
+    gid = g[0].game_id
+    start_game(store, g[0])
+    seq = 1
+    for e in g[1:6]:
+        if type(e) in ev.DERIVED_TYPES:
+            continue
+        seq = append_events(store, gid, [e], seq).seq
+    rows = store.con.execute("SELECT seq, hash, game FROM commits WHERE game_id = ? ORDER BY seq",
+                             [gid]).fetchall()
+    h, want = genesis_hash(gid), {}
+    for i, text in enumerate(store.read_texts(gid), 1):
+        h = chain(h, text.encode())
+        want[i] = h
+    assert [s for s, _, _ in rows] == sorted({s for s, _, _ in rows}) and rows[-1][0] == seq
+    assert all(want[s] == stored for s, stored, _ in rows)
+    assert {n for _, _, n in rows} == {store.number(gid)}
+    assert store.head(gid) == (seq, want[seq])
+    store.close()
+
+
+def test_the_commits_table_is_append_only(tmp_path, games):
+    store = Store.open(tmp_path / "s.duckdb")
+    import_logs(store, [write_log(tmp_path / "a.jsonl", games[0])], jobs=0)
+    for sql in ("UPDATE commits SET hash = 0", "DELETE FROM commits"):
+        with pytest.raises(duckdb.Error, match="append-only"):
+            store.con.execute(sql)
+    assert store.con.execute("SELECT count(*) FROM commits").fetchone()[0] == 1
+    store.close()
+
+
+def test_read_models_have_no_index(tmp_path):
+    """Only the events key (the concurrency check) and store_meta's are indexed: an index on
+    a read model costs every bulk load time and the file about 3 bytes per event."""
+    store = Store.open(tmp_path / "s.duckdb")
+    indexed = {r[0] for r in store.con.execute(
+        "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'").fetchall()}
+    assert indexed == {"events", "store_meta"}
+    assert set(TABLES) <= {r[0] for r in store.con.execute(
+        "SELECT table_name FROM duckdb_tables()").fetchall()}
+    store.close()
+
+
+# ---------------------------------------------------------------- format 1
+
+_V1_DDL = """
+CREATE TABLE events (
+    game_id VARCHAR NOT NULL, seq INTEGER NOT NULL, round INTEGER NOT NULL,
+    turn INTEGER NOT NULL, player INTEGER, type VARCHAR NOT NULL, event VARCHAR NOT NULL,
+    hash BIGINT NOT NULL, PRIMARY KEY (game_id, seq));
+CREATE TABLE append_only_guard (refused VARCHAR);
+CREATE TRIGGER events_refuse_update BEFORE UPDATE ON events FOR EACH STATEMENT
+    INSERT INTO append_only_guard SELECT error('the events table is append-only: UPDATE refused');
+CREATE TRIGGER events_refuse_delete BEFORE DELETE ON events FOR EACH STATEMENT
+    INSERT INTO append_only_guard SELECT error('the events table is append-only: DELETE refused');
+CREATE TABLE store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
+INSERT INTO store_meta VALUES ('schema_version', '1'), ('projections_version', '2');
+"""
+
+
+def _v1_store(path, games) -> None:
+    """A store as format 1 wrote it: a chain hash in every event row."""
+    con = duckdb.connect(str(path))
+    con.execute(_V1_DDL)
+    for g in reversed(games):               # stored in an order unlike the ids'
+        gid, h, s = g[0].game_id, genesis_hash(g[0].game_id), State()
+        for i, e in enumerate(g):
+            data = ev.encode(e)
+            h = chain(h, data)
+            rnd, turn = (0, 0) if i == 0 else ((e.round, 0) if isinstance(e, ev.RoundStarted)
+                                              else (s.flow.round, s.flow.turn))
+            s = apply(s, e)
+            con.execute("INSERT INTO events VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                        [gid, i + 1, rnd, turn, getattr(e, "player", None), ev.TAGS[type(e)],
+                         data.decode(), h])
+    con.close()
+
+
+def test_a_format_1_store_is_migrated_when_opened_for_writing(tmp_path, games):
+    old, fresh = tmp_path / "old.duckdb", tmp_path / "fresh.duckdb"
+    _v1_store(old, games[:4])
+    with pytest.raises(SeasaltError, match="format 1.*seasalt rebuild"):
+        Store.open(old, read_only=True)     # a reader does not migrate: it says how to
+    store = Store.open(old)
+    assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
+                             ).fetchone()[0] == "2"
+    # numbered in the order first written (reversed), one commit row per game with the
+    # hash of format 1's last row
+    order = [g[0].game_id for g in reversed(games[:4])]
+    got = numbers(store)
+    assert sorted(got, key=got.get) == order
+    assert verify_store(store).ok
+    ref = Store.open(fresh)
+    import_logs(ref, [write_log(tmp_path / "a.jsonl", *reversed(games[:4]))], jobs=0)
+    assert table_rows(store) == table_rows(ref)
+    q = "SELECT game_id, game, seq, hash FROM commits ORDER BY ALL"
+    assert store.con.execute(q).fetchall() == ref.con.execute(q).fetchall()
+    # and it takes new games
+    import_logs(store, [write_log(tmp_path / "b.jsonl", games[4])], jobs=0)
+    assert numbers(store)[games[4][0].game_id] == 5
+    assert b"".join(export_lines(store, [games[4][0].game_id])) == ev.encode_lines(games[4])
+    store.close()
+    ref.close()
