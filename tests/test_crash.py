@@ -37,7 +37,8 @@ from .reliability_helpers import assert_games_whole, seasalt_argv, table_rows, v
 KILLS = int(os.environ.get("SEASALT_CRASH_KILLS", "6"))
 SEED = int(os.environ.get("SEASALT_CRASH_SEED", "1"))
 COPIES = 6                 # each base game is written this many times under other ids
-SMALL_BATCH = 1500         # events per transaction in the lowered-batch runs
+SMALL_BATCH = 1500         # events per write batch in the lowered-batch runs
+SMALL_COMMIT_LOADS = 2     # chunk loads per transaction in the lowered-batch runs
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 
@@ -53,6 +54,8 @@ def _import_argv(log: Path, db: Path, small_batch: bool, *extra: str) -> list[st
             "import seasalt_log.service as service\n"
             "from seasalt_log.store.store import Store\n"
             f"service.BATCH_EVENTS = {SMALL_BATCH}\n"
+            "from seasalt_log.importers.writer import ImportRun\n"
+            f"ImportRun.COMMIT_LOADS = {SMALL_COMMIT_LOADS}\n"
             "_commit = Store.commit\n"
             "def commit(self):\n"
             "    _commit(self)\n"
@@ -146,7 +149,7 @@ def _check_after_kill(db: Path, expected: dict[str, list[bytes]], verified: set[
 
 def test_sigkill_at_random_moments_never_leaves_part_of_a_game(big, tmp_path):
     log, expected, fresh_rows, seconds = big
-    per_commit = SMALL_BATCH * ImportRun.LOAD_BATCHES      # new games load in chunks
+    per_commit = SMALL_BATCH * ImportRun.LOAD_BATCHES * SMALL_COMMIT_LOADS   # chunk loads
     commits = -(-sum(len(v) for v in expected.values()) // per_commit)
     rng = random.Random(SEED)
     generation = 0

@@ -139,9 +139,12 @@ class ImportRun:
     validating, with 8-byte fingerprints of its events).
     """
 
-    #: chunk loads are this many batches each: the rows wait in files, not in memory, and
-    #: fewer commits make a faster import and a smaller file (each leaves free blocks)
+    #: chunk loads are this many batches each: the rows wait in files, not in memory
     LOAD_BATCHES = 5
+    #: loads per transaction: each commit leaves DuckDB free blocks and partly filled ones
+    #: (a store about 4 bytes/event larger with a commit every 500,000 events than with
+    #: one), and 2.5 million events are about 15 s of work to redo after a crash
+    COMMIT_LOADS = 5
 
     def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000,
                  against: Store | None = None):
@@ -157,6 +160,10 @@ class ImportRun:
         self.pending_events = 0
         self.chunks: list[tuple[Chunk, ChunkResult]] = []    # checked, not loaded yet
         self.chunk_events = 0
+        #: chunks loaded in the open transaction (not strict), with the games each skipped
+        self.loaded: list[tuple[Chunk, ChunkResult, set[str]]] = []
+        self.loaded_ids: set[str] = set()        # the games they loaded
+        self.loads = 0
         if store is not None and strict:
             store.begin()
 
@@ -224,16 +231,14 @@ class ImportRun:
             store.rollback()
             if self.strict:
                 store.begin()
-            if isinstance(exc, SeasaltError):
-                return exc
-            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-            return SeasaltError(f"the store refused the write: {first}")
+            return _store_error(exc)
 
     def flush(self) -> None:
         """Write the pending games (one at a time if the batch fails: only a bad one fails)."""
         pending = self.pending
         if not pending or self.store is None:
             return
+        self.commit_loads()
         error = self._write(pending)
         if error is not None and not self.strict and len(pending) > 1:
             for item in pending:
@@ -294,17 +299,12 @@ class ImportRun:
         self.seen[gid] = (events, prints)
 
     def flush_chunks(self) -> None:
-        """Load the new games of the chunks taken so far, in one transaction, then settle
-        each of their games in order."""
+        """Load the new games of the chunks taken so far into the open transaction (opened
+        here if need be; strict: the import's one transaction), and commit it every
+        :data:`COMMIT_LOADS` loads. A game is settled once its transaction is done."""
         batch, self.chunks, self.chunk_events = self.chunks, [], 0
-        try:
-            self._load_chunks(batch)
-        finally:
-            for _, result in batch:
-                for f in result.files.values():
-                    os.unlink(f)
-
-    def _load_chunks(self, batch: list[tuple[Chunk, ChunkResult]]) -> None:
+        if not batch:
+            return
         store, seen = self.store, self.seen
         skips: list[set[str]] = []      # per chunk: its new games met before (loaded later)
         first: set[str] = set()
@@ -312,14 +312,63 @@ class ImportRun:
             skip = set()
             for g in result.games:
                 if g.rows:
-                    (skip if g.game_id in seen or g.game_id in first else first).add(g.game_id)
+                    met = g.game_id in seen or g.game_id in first or g.game_id in self.loaded_ids
+                    (skip if met else first).add(g.game_id)
             skips.append(skip)
-        error = None
-        if first:
+        if not first:               # nothing to load: settle them now, in order
+            self.commit_loads()
+            self._settle(batch, skips, None)
+            return
+        if not self.loaded:
             self.flush()        # games before these chunks first: theirs may extend them
-            error = self._transaction(lambda: [
+            if not self.strict:
+                store.begin()
+        try:
+            for (_, r), skip in zip(batch, skips):
                 store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
-                for (_, r), skip in zip(batch, skips)])
+            error = None
+        except (SeasaltError, duckdb.Error) as exc:
+            error = _store_error(exc)
+        finally:
+            for _, result in batch:
+                for f in result.files.values():
+                    os.unlink(f)
+        self.loaded.extend((c, r, skip) for (c, r), skip in zip(batch, skips))
+        self.loaded_ids |= first
+        self.loads += 1
+        if error is not None:
+            self._end_loads(error)
+        elif self.strict or self.loads >= self.COMMIT_LOADS:
+            self.commit_loads()
+
+    def commit_loads(self) -> None:
+        """Commit the chunks loaded so far (if any) and settle their games."""
+        if not self.loaded:
+            return
+        error = None
+        if not self.strict:
+            try:
+                self.store.commit()
+            except (SeasaltError, duckdb.Error) as exc:
+                error = _store_error(exc)
+        self._end_loads(error)
+
+    def _end_loads(self, error: SeasaltError | None) -> None:
+        """Settle the games of the loaded chunks; after ``error`` (their transaction rolled
+        back) a game goes through :meth:`add`, or (strict) fails with the import."""
+        loaded = self.loaded
+        self.loaded, self.loaded_ids, self.loads = [], set(), 0
+        if error is not None:
+            self.store.rollback()
+            if self.strict:
+                self.store.begin()
+        self._settle([(c, r) for c, r, _ in loaded], [skip for _, _, skip in loaded], error)
+
+    def _settle(self, batch: list[tuple[Chunk, ChunkResult]], skips: list[set[str]],
+                error: SeasaltError | None) -> None:
+        """Record the outcome of each game of ``batch`` in order: loaded (unless ``error``),
+        failed in the worker, or settled one at a time against what is stored."""
+        seen = self.seen
         for (chunk, result), skip in zip(batch, skips):
             for g in result.games:
                 if g.failure is not None:
@@ -359,6 +408,7 @@ class ImportRun:
     def finish(self) -> ImportSummary:
         """Write what is pending, count the outcomes, and (strict) commit or roll back."""
         self.flush_chunks()
+        self.commit_loads()
         self.flush()
         summary = self.summary.tally()
         if self.store is not None and self.strict:
@@ -369,3 +419,11 @@ class ImportRun:
             else:
                 self.store.commit()
         return summary
+
+
+def _store_error(exc: Exception) -> SeasaltError:
+    """``exc`` as the error of the games a failed write or load was storing."""
+    if isinstance(exc, SeasaltError):
+        return exc
+    first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return SeasaltError(f"the store refused the write: {first}")
