@@ -36,7 +36,12 @@ def genesis_hash(game_id: str) -> int:
 def chain(prev: int, event_json: bytes) -> int:
     """The hash of an event chained to the previous one: BLAKE2b (8-byte digest) of the
     previous hash (8 bytes, big-endian) followed by the event JSON, as a signed integer."""
-    return _hash(_INT64.pack(prev) + event_json)
+    return _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
+
+
+def chain_digest(prev: bytes, event_json: bytes, _blake2b=hashlib.blake2b) -> bytes:
+    """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
+    return _blake2b(prev + event_json, digest_size=HASH_BYTES).digest()
 
 
 def _hash(data: bytes) -> int:
@@ -48,14 +53,14 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
     """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
     numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
     through event ``start``, continues the chain; None starts it)."""
-    h = prev_hash if prev_hash is not None else genesis_hash(game_id)
+    h = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
     rows = []
     append = rows.append
-    encode, tags, round_started = ev.encode, ev.TAGS, ev.RoundStarted
+    encode, tags, round_started, link = ev.encode, ev.TAGS, ev.RoundStarted, chain_digest
     for i in range(start, len(events)):
         e = events[i]
         data = encode(e)
-        h = chain(h, data)
+        h = link(h, data)
         if i == 0:
             rnd = turn = 0
         elif type(e) is round_started:
@@ -65,7 +70,7 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
             rnd, turn = f.round, f.turn
         append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None), tags[type(e)],
                 data.decode()))
-    return rows, h
+    return rows, _INT64.unpack(h)[0]
 
 
 _DIGITS = re.compile(r"(\d+)")
