@@ -14,7 +14,8 @@
 - checks the row's own columns (round, turn, player, type, canonical JSON) and the game id;
 - recomputes every read model of :data:`seasalt_log.store.projections.TABLES` from the
   folded states with :func:`~seasalt_log.store.projections.project` and compares it with the
-  stored rows, reporting rows that are missing, extra or changed (column by column).
+  stored rows, reporting rows that are missing, extra or changed (column by column);
+- (a whole store) compares the ``cards`` table with the engine's card catalog.
 
 Every finding is a :class:`Difference` naming the game and, where there is one, the event
 seq. The chain detects accidental and partial edits; it cannot detect a consistent rewrite of
@@ -27,13 +28,14 @@ from __future__ import annotations
 from collections import Counter
 from typing import Callable, Iterable, Sequence
 
+import duckdb
 from msgspec import Struct
 
 from . import events as ev
 from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, LogFormatError, SeasaltError
 from .importers.jsonl import derive_game_id
-from .store.projections import TABLES, project
+from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store, chain, event_rows, genesis_hash
 
 #: games checked per round trip to the store (bounds memory on a large store)
@@ -105,6 +107,7 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             report.differences.append(Difference(
                 "number", f"games {', '.join(ids)} share the number {number}"))
     if game_ids is None:
+        _check_cards(store, report)
         ids = _all_game_ids(store, tables)
     else:
         ids = list(dict.fromkeys(game_ids))
@@ -147,6 +150,38 @@ def _table_columns(store: Store, report: VerifyReport) -> dict[str, tuple[str, .
             continue
         out[table] = cols
     return out
+
+
+def _check_cards(store: Store, report: VerifyReport) -> None:
+    """The ``cards`` table against the catalog the engine plays with (RULES.md §1)."""
+    cols = CARDS.order + tuple(c.name for c in CARDS.columns if c.name not in CARDS.order)
+    try:
+        rows = store.con.execute(f"SELECT {', '.join(cols)} FROM cards").fetchall()
+    except duckdb.Error:
+        report.differences.append(Difference("schema", "the table cards is missing or lacks "
+                                                       "columns (rebuild the read models)",
+                                             table="cards"))
+        return
+    names = [c.name for c in CARDS.columns]
+    want = {r[0]: tuple(r[names.index(c)] for c in cols) for r in cards_rows()}
+    have: dict[str, list[tuple]] = {}
+    for r in rows:
+        have.setdefault(r[0], []).append(r)
+    for code in sorted(set(want) | set(have), key=str):
+        got = have.get(code, [])
+        if not got:
+            message = f"card {code} is missing"
+        elif len(got) > 1:
+            message = f"card {code} appears {len(got)} times"
+        elif code not in want:
+            message = f"card {code} is not in the catalog"
+        elif got[0] != want[code]:
+            message = f"card {code}: " + "; ".join(
+                f"{c} is {_show(a)}, expected {_show(b)}"
+                for c, a, b in zip(cols, got[0], want[code]) if a != b)
+        else:
+            continue
+        report.differences.append(Difference("projection", message, table="cards"))
 
 
 def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]]) -> list[str]:

@@ -283,6 +283,22 @@ def test_changed_projection_row_is_caught(db, pristine, sql, table):
     assert data["ok"] is False and data["differences"][0]["table"] == table
 
 
+def test_changed_card_catalog_is_caught(db):
+    """The cards table is the catalog the engine plays with (RULES.md §1): a copy count
+    changed, a card deleted and one added each show, naming the card."""
+    con = attacker(db)
+    con.execute("UPDATE cards SET copies = 3 WHERE code = 'mermaid:white'")
+    con.execute("DELETE FROM cards WHERE code = 'shark:purple'")
+    con.execute("INSERT INTO cards VALUES ('kraken:black', 'kraken', 'duo', 'black', 1, 'kraken', NULL)")
+    con.close()
+    report = report_of(db)
+    assert sorted(str(d) for d in report.differences) == [
+        "table cards: projection: card kraken:black is not in the catalog",
+        "table cards: projection: card mermaid:white: copies is 3, expected 4",
+        "table cards: projection: card shark:purple is missing",
+    ]
+
+
 def test_projection_rows_without_events_are_caught(db):
     con = attacker(db)
     con.execute("INSERT INTO seats (game_id, seat, name, total) "

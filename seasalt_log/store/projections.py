@@ -234,7 +234,8 @@ def _comments_ddl(t: TableDef) -> str:
     return "\n".join(out)
 
 
-def _cards_rows() -> list[tuple]:
+def cards_rows() -> list[tuple]:
+    """The rows of the ``cards`` table: the catalog of RULES.md §1, as the engine knows it."""
     partner = {}
     for a, b in DUO_PAIRS.values():
         partner[a], partner[b] = b, a
@@ -245,7 +246,7 @@ def _cards_rows() -> list[tuple]:
 def _cards_seed() -> str:
     values = ",\n    ".join(
         "(" + ", ".join("NULL" if v is None else str(v) if isinstance(v, int) else _sql_str(v)
-                        for v in row) + ")" for row in _cards_rows())
+                        for v in row) + ")" for row in cards_rows())
     return (f"INSERT INTO cards SELECT * FROM (VALUES\n    {values}\n) "
             "WHERE NOT EXISTS (SELECT 1 FROM cards);")
 
