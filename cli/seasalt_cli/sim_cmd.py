@@ -30,6 +30,13 @@ SeedOption = typer.Option(..., "--seed", "-s", help="Seed: the same arguments gi
                           show_default=False)
 
 
+def _bots_option(what: str, default) -> typer.models.OptionInfo:
+    """``--bots NAME,...``: ``what`` the names are, with the strategies there are."""
+    return typer.Option(None, "--bots", "-b", metavar="NAME,...",
+                        help=f"{what} ({', '.join(BOTS)}) (default: {','.join(default)})",
+                        show_default=False)
+
+
 def _bot_names(bots: str | None) -> list[str] | None:
     if bots is None:
         return None
@@ -42,9 +49,7 @@ def simulate(
     games: int = GamesOption,
     players: int = PlayersOption,
     seed: int = SeedOption,
-    bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
-                             help=f"Bot strategies ({', '.join(BOTS)}), seated in rotation "
-                                  f"(default: {','.join(DEFAULT_BOTS)})", show_default=False),
+    bots: str = _bots_option("Bot strategies seated in rotation", DEFAULT_BOTS),
     out_file: Path = typer.Option(None, "--out", "-o", help="Write the log here instead of stdout.",
                                   dir_okay=False, show_default=False),
     db: Path = typer.Option(None, "--db", help="Store the games in this DuckDB store instead "
@@ -95,9 +100,7 @@ def tournament(
     games: int = GamesOption,
     players: int = PlayersOption,
     seed: int = SeedOption,
-    bots: str = typer.Option(None, "--bots", "-b", metavar="NAME,...",
-                             help=f"Strategies to play ({', '.join(BOTS)}) "
-                                  f"(default: {','.join(DEFAULT_STRATEGIES)})", show_default=False),
+    bots: str = _bots_option("Strategies to play", DEFAULT_STRATEGIES),
     as_json: bool = JsonOption,
 ) -> None:
     """Play bot strategies against each other with seats rotated and print their win rates.
