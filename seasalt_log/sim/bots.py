@@ -43,6 +43,12 @@ def my_points(view: TableView) -> int:
     return view.seats[view.viewer].card_points
 
 
+def _calls(options) -> tuple[Decision | None, Decision, Decision | None]:
+    """(STOP, end the turn, LAST CHANCE) among the options of the end of a turn."""
+    return (_first_kind(options, dc.STOP), _first_kind(options, dc.END) or options[0],
+            _first_kind(options, dc.LAST_CHANCE))
+
+
 def _first_kind(options: Sequence[Decision], kind: str) -> Decision | None:
     for d in options:
         if d.kind == kind:
@@ -246,11 +252,9 @@ class PlannerBot(Bot):
     # -- calls
 
     def _end(self, view, options) -> Decision:
-        stop = _first_kind(options, dc.STOP)
-        end = _first_kind(options, dc.END) or options[0]
+        stop, end, last = _calls(options)
         if stop is None:
             return end
-        last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
         mine = my_points(view)
         bonus = holding_of(view).bonus()
@@ -328,11 +332,9 @@ class PatientBot(PlannerBot):
         return best or _first_kind(options, dc.DRAW) or options[0]
 
     def _end(self, view, options) -> Decision:
-        stop = _first_kind(options, dc.STOP)
-        end = _first_kind(options, dc.END) or options[0]
+        stop, end, last = _calls(options)
         if stop is None:
             return end
-        last = _first_kind(options, dc.LAST_CHANCE)
         me = view.viewer
         mine = my_points(view)
         others, est = others_estimated(view)
