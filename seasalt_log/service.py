@@ -56,7 +56,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
-        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against)
+        run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
+                        spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))

@@ -185,3 +185,65 @@ def test_validate_against_a_store_finds_what_an_import_would(tmp_path, monkeypat
         import_games(s, [half, GAMES[2], GAMES[3]])
         imported = import_logs(s, [log], jobs=2)
     assert [o.status for o in imported.games] == [o.status for o in summary.games]
+
+
+def _several_loads_per_transaction(monkeypatch):
+    """Small chunks, one chunk per load, three loads per transaction."""
+    from seasalt_log.importers.writer import ImportRun
+    _through_workers(monkeypatch, 300)
+    monkeypatch.setattr(ImportRun, "LOAD_BATCHES", 1)
+    monkeypatch.setattr(ImportRun, "COMMIT_LOADS", 3)
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 4])
+def test_a_load_refused_mid_transaction_costs_only_the_game_at_fault(tmp_path, monkeypatch,
+                                                                    fail_at):
+    """The store refuses the n-th load of a transaction holding several: the whole
+    transaction is rolled back, the games of its loads (their lines read back from the
+    spilled chunks) are written one at a time, and the log is stored as the serial path
+    stores it."""
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        expected = import_games(s, GAMES, source=str(log))
+        rows = table_rows(s)
+    _several_loads_per_transaction(monkeypatch)
+    real, calls = Store.load, [0]
+
+    def load(self, files, games, skip=()):
+        calls[0] += 1
+        real(self, files, games, skip)
+        if calls[0] == fail_at:
+            self.con.execute("SELECT error('disk full (simulated)')")
+    monkeypatch.setattr(Store, "load", load)
+    with Store.open(tmp_path / "chunks.duckdb") as s:
+        got = import_logs(s, [log], jobs=1)
+        assert table_rows(s) == rows
+        assert_games_whole(s)
+    assert calls[0] > fail_at                       # loads went on after the failure
+    assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
+
+
+def test_a_commit_refused_costs_only_the_game_at_fault(tmp_path, monkeypatch):
+    """Another connection commits a row under a game the open transaction loaded: the
+    transaction's COMMIT fails (DuckDB ends it), its games are written one at a time, and
+    only that game fails, as a conflict."""
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    _several_loads_per_transaction(monkeypatch)
+    real, done = Store.load, []
+
+    def load(self, files, games, skip=()):
+        real(self, files, games, skip)
+        if not done and games:
+            done.append(games[0])
+            other = self.con.cursor()
+            other.execute("INSERT INTO events VALUES (?, 1, 0, 0, 0, NULL, 'game_started', '{}')",
+                          [games[0]])
+            other.close()
+    monkeypatch.setattr(Store, "load", load)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        summary = import_logs(s, [log], jobs=1)
+        assert [o.game_id for o in summary.games if o.status == "failed"] == done
+        assert summary.new == len(GAMES) - 1
+        for g in GAMES:
+            if g[0].game_id not in done:
+                assert s.read_events(g[0].game_id) == g

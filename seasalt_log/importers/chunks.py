@@ -39,10 +39,24 @@ class Chunk(Struct):
     index: int                # the chunk's number within the import
     first_line: int           # the line number of the first line of ``data``
     data: bytes
+    spilled: str | None = None    # the file holding ``data`` once it left memory
 
     def lines(self, first: int, last: int) -> list[bytes]:
         """Lines ``first`` .. ``last`` (line numbers of the log) of this chunk."""
-        return self.data.split(b"\n")[first - self.first_line:last - self.first_line + 1]
+        data = self.data if self.spilled is None else Path(self.spilled).read_bytes()
+        return data.split(b"\n")[first - self.first_line:last - self.first_line + 1]
+
+    def spill(self, directory: str) -> None:
+        """Move ``data`` to a file in ``directory`` (:meth:`lines` reads it from there)."""
+        path = Path(directory) / f"chunk-{self.index}.jsonl"
+        path.write_bytes(self.data)
+        self.spilled, self.data = str(path), b""
+
+    def forget(self) -> None:
+        """Remove the spilled file, if any."""
+        if self.spilled is not None:
+            os.unlink(self.spilled)
+            self.spilled = None
 
 
 class _TypeOnly(Struct):

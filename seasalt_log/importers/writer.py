@@ -147,8 +147,11 @@ class ImportRun:
     COMMIT_LOADS = 5
 
     def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000,
-                 against: Store | None = None):
+                 against: Store | None = None, spill_dir: str | None = None):
         self.store, self.strict, self.batch_events = store, strict, batch_events
+        #: where the lines of chunks loaded into the open transaction wait for its end (in
+        #: memory if None): a game is read again if the transaction fails
+        self.spill_dir = spill_dir
         #: validating: a store the games are compared with, as an import into it would
         self.against = against if store is None else None
         self.summary = ImportSummary(written=store is not None)
@@ -228,7 +231,7 @@ class ImportRun:
                 store.commit()
             return None
         except (SeasaltError, duckdb.Error) as exc:
-            store.rollback()
+            _rollback(store)
             if self.strict:
                 store.begin()
             return _store_error(exc)
@@ -340,6 +343,9 @@ class ImportRun:
             self._end_loads(error)
         elif self.strict or self.loads >= self.COMMIT_LOADS:
             self.commit_loads()
+        elif self.spill_dir is not None:
+            for chunk, _ in batch:
+                chunk.spill(self.spill_dir)
 
     def commit_loads(self) -> None:
         """Commit the chunks loaded so far (if any) and settle their games."""
@@ -359,10 +365,14 @@ class ImportRun:
         loaded = self.loaded
         self.loaded, self.loaded_ids, self.loads = [], set(), 0
         if error is not None:
-            self.store.rollback()
+            _rollback(self.store)
             if self.strict:
                 self.store.begin()
-        self._settle([(c, r) for c, r, _ in loaded], [skip for _, _, skip in loaded], error)
+        try:
+            self._settle([(c, r) for c, r, _ in loaded], [skip for _, _, skip in loaded], error)
+        finally:
+            for chunk, _, _ in loaded:
+                chunk.forget()
 
     def _settle(self, batch: list[tuple[Chunk, ChunkResult]], skips: list[set[str]],
                 error: SeasaltError | None) -> None:
@@ -427,3 +437,11 @@ def _store_error(exc: Exception) -> SeasaltError:
         return exc
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return SeasaltError(f"the store refused the write: {first}")
+
+
+def _rollback(store: Store) -> None:
+    """Roll back the open transaction; a COMMIT that failed has ended it already."""
+    try:
+        store.rollback()
+    except duckdb.TransactionException:
+        pass
