@@ -18,7 +18,7 @@ CREATE TABLE IF NOT EXISTS events (
 -- JSON), from a genesis value made of the game id; `seasalt verify` recomputes it.
 CREATE TABLE IF NOT EXISTS commits (
     game_id  VARCHAR   NOT NULL,
-    game     INTEGER   NOT NULL,   -- the game's number: 1, 2, ... in order of first write
+    game     INTEGER   NOT NULL,   -- the game's number: increasing in order of first write
     seq      INTEGER   NOT NULL,   -- the last event of the game this write stored
     hash     BIGINT    NOT NULL    -- the chain hash through event seq, as a signed integer
 );

@@ -172,3 +172,34 @@ def test_a_format_1_store_is_migrated_when_opened_for_writing(tmp_path, games):
     assert b"".join(export_lines(store, [games[4][0].game_id])) == ev.encode_lines(games[4])
     store.close()
     ref.close()
+
+
+def test_a_format_1_store_with_a_broken_chain_is_not_migrated(tmp_path, games):
+    """Format 2 keeps one link per write: a change made before the migration would go
+    unseen after it, so the migration checks format 1's chain first and refuses, leaving
+    the store as it was."""
+    old = tmp_path / "old.duckdb"
+    _v1_store(old, games[:3])
+    gid = games[1][0].game_id
+    con = duckdb.connect(str(old))
+    con.execute("DROP TRIGGER events_refuse_update ON events")
+    con.execute("UPDATE events SET event = event || ' ' WHERE game_id = ? AND seq = 5", [gid])
+    con.close()
+    with pytest.raises(SeasaltError, match=f"cannot migrate.*game {gid}, seq 5: its hash chain is broken"):
+        Store.open(old)
+    con = duckdb.connect(str(old), read_only=True)
+    assert con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone() == ("1",)
+    assert con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'commits'").fetchone() == (0,)
+    con.close()
+
+
+def test_a_store_of_an_unknown_format_is_refused(tmp_path, games):
+    path = tmp_path / "s.duckdb"
+    with Store.open(path) as store:
+        import_logs(store, [write_log(tmp_path / "a.jsonl", games[0])], jobs=0)
+        store.con.execute("UPDATE store_meta SET value = '9' WHERE key = 'schema_version'")
+    before = path.read_bytes()
+    for read_only in (False, True):
+        with pytest.raises(SeasaltError, match="format 9, which this version of seasalt does not know"):
+            Store.open(path, read_only=read_only)
+    assert path.read_bytes() == before

@@ -1,4 +1,5 @@
-"""``seasalt export --parquet DIR``: the events table and every read model as Parquet files.
+"""``seasalt export --parquet DIR``: the events table, the commits table (the hash chain's
+record) and every read model as Parquet files.
 
 Layout of ``DIR``::
 
@@ -6,7 +7,7 @@ Layout of ``DIR``::
     events/n_players=3/*.parquet
     events/n_players=4/*.parquet
     games.parquet  seats.parquet  rounds.parquet  round_results.parquet
-    turns.parquet  duos.parquet   cards.parquet
+    turns.parquet  duos.parquet   cards.parquet  commits.parquet
 
 Plain DuckDB reads them back, e.g.
 ``SELECT * FROM read_parquet('DIR/events/*/*.parquet', hive_partitioning = true)``.
@@ -24,8 +25,8 @@ from ..errors import SeasaltError, UsageError
 from ..store.projections import CARDS, SCHEMA, TABLES
 
 #: every name the export writes in DIR
-PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name)
-_ORDER = {t.name: ", ".join(t.order) for t in (*SCHEMA, CARDS)}
+PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
+_ORDER = {**{t.name: ", ".join(t.order) for t in (*SCHEMA, CARDS)}, "commits": "game_id, seq"}
 
 
 class ParquetExport(Struct):
@@ -63,8 +64,8 @@ def _prepare(directory: Path) -> None:
 
 
 def export_parquet(store, directory: str | Path) -> ParquetExport:
-    """Write the store's events (partitioned by player count) and every read model as
-    Parquet files under ``directory`` (created if missing; an earlier export there is
+    """Write the store's events (partitioned by player count), its commits and every read
+    model as Parquet files under ``directory`` (created if missing; an earlier export there is
     replaced). Reads one consistent snapshot of the store."""
     t0 = time.perf_counter()
     directory = Path(directory)

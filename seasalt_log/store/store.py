@@ -141,9 +141,12 @@ class Store:
             raise SeasaltError(f"{path} is not a seasalt store (no events table)")
         elif (fmt := _stored_format(con)) != str(SCHEMA_VERSION):
             con.close()
+            if fmt not in _MIGRATED:
+                raise _unknown_format(path, fmt)
             raise SeasaltError(
                 f"the store {path} is in format {fmt}, this version reads format "
-                f"{SCHEMA_VERSION}: run `seasalt rebuild --db {path}` once to bring it up to date")
+                f"{SCHEMA_VERSION}: run `seasalt rebuild --db {path}` once to bring it up to "
+                "date (any command that writes to it does)")
         return store
 
     def _has_table(self, name: str) -> bool:
@@ -154,8 +157,11 @@ class Store:
         con = self.con
         con.execute("BEGIN")
         try:
-            if self._has_table("events") and _stored_format(con) == "1":
-                migrate_v1(con)
+            fmt = _stored_format(con) if self._has_table("store_meta") else None
+            if fmt is not None and fmt != str(SCHEMA_VERSION):
+                if fmt not in _MIGRATED:
+                    raise _unknown_format(self.path, fmt)
+                _MIGRATED[fmt](con)
             con.execute(EVENTS_DDL)
             migrate_projections(con)
             con.execute("INSERT INTO store_meta SELECT 'schema_version', ? WHERE NOT EXISTS "
@@ -212,8 +218,13 @@ class Store:
         return row[0]
 
     def assign(self, game_id: str) -> int:
-        """The number of a game about to be written: its own if stored, else a new one."""
-        n = self.number(game_id)
+        """The number of a game about to be written: its own if stored, else a new one.
+
+        Only the store's one writer assigns: once it knows every stored game's number, a
+        game it does not know is new (no query per new game)."""
+        n = self._numbers.get(game_id)
+        if n is None and not self._all_numbers:
+            n = self.number(game_id)
         if n is None:
             n = self.reserve(1)
             self._numbers[game_id] = n
@@ -365,6 +376,12 @@ def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
                      replace_projections=stored > 0)
 
 
+def _unknown_format(path: Path, fmt: str | None) -> SeasaltError:
+    return SeasaltError(f"the store {path} is in format {fmt}, which this version of seasalt "
+                        f"does not know (it reads format {SCHEMA_VERSION}): use the version "
+                        "that wrote it, or a newer one")
+
+
 def _stored_format(con) -> str | None:
     row = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
     return row[0] if row else None
@@ -377,6 +394,7 @@ def migrate_v1(con) -> None:
     column. The read models are then rebuilt (their version changed too)."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
+    _check_v1_chain(con)
     con.execute("ALTER TABLE events RENAME TO events_v1")
     con.execute(EVENTS_DDL)
     con.execute("""CREATE TEMP TABLE _numbers AS
@@ -402,3 +420,24 @@ def _conflict_key(message: str) -> tuple[str, int]:
         return gid[0], int(gid[1])
     except (IndexError, ValueError):
         return "?", 0
+
+
+def _check_v1_chain(con, batch: int = 100_000) -> None:
+    """Refuse to migrate a format-1 store whose per-event hash chain is broken: format 2
+    keeps one link per game, so a change made before the migration would go unseen."""
+    cur = con.execute("SELECT game_id, seq, event, hash FROM events ORDER BY game_id, seq")
+    game, h, link = None, None, chain_digest
+    while rows := cur.fetchmany(batch):
+        for gid, seq, text, stored in rows:
+            if gid != game:
+                game, h = gid, _INT64.pack(genesis_hash(gid))
+            h = link(h, text.encode("utf-8", "surrogatepass"))
+            if _INT64.unpack(h)[0] != stored:
+                raise SeasaltError(
+                    f"cannot migrate the store to format {SCHEMA_VERSION}: game {gid}, seq "
+                    f"{seq}: its hash chain is broken (the event or its hash was changed); "
+                    "check the store with the version that wrote it (`seasalt verify`)")
+
+
+#: store format -> the function that brings a store of that format to this one
+_MIGRATED = {"1": migrate_v1}
