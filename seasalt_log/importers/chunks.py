@@ -171,7 +171,8 @@ def _get_sink():
         con = duckdb.connect()
         con.execute("SET threads = 1")
         con.execute("SET enable_progress_bar = false")
-        _sink = ScratchSink(con, ("events", "commits", *TABLES), into_store=False, temp=False)
+        _sink = ScratchSink(con, ("events", "commits", *TABLES), into_store=False, temp=False,
+                            slim_events=True)
     return _sink
 
 
@@ -204,14 +205,15 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
                                    encoded=[ev.encode(e) for e in game.events]))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
-            w = plan_write(gid, len(here) - 1, game.events, game.states)
-            sink.add({"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows})
+            w = plan_write(gid, len(here) - 1, game.events, game.states, slim=True)
+            sink.add({"ids": [(len(here) - 1, gid)], "events": w.event_rows,
+                      "commits": [w.commit_row], **w.projection_rows})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     files: dict[str, str] = {}
     if sink is not None and here:
         sink.flush()
-        for t, count in sink.counts.items():
-            if count:
+        for t in sink.tables:
+            if sink.counts[t]:
                 path = Path(out_dir) / f"{t}-{chunk.index}.parquet"
                 sink.copy_to(t, path)
                 files[t] = str(path)

@@ -21,6 +21,16 @@ FLUSH_ROWS = 200_000           # rows buffered before an appender flush
 #: the scratch tables; card codes hold no comma, bracket or quote, so the literal is exact
 _TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
 
+#: slim events (:func:`~seasalt_log.store.store.event_rows` ``slim``): their columns, the
+#: game ids by number, and the query that gives the store's events back (the type is the
+#: canonical JSON's first value: ``{"type":"<tag>",...``)
+_SLIM_EVENTS = [("seq", "INTEGER"), ("game", "INTEGER"), ("round", "INTEGER"),
+                ("turn", "INTEGER"), ("player", "INTEGER"), ("event", "VARCHAR")]
+_IDS = [("game", "INTEGER"), ("game_id", "VARCHAR")]
+_SLIM_EVENTS_QUERY = ("SELECT i.game_id, e.seq, e.game, e.round, e.turn, e.player, "
+                      "split_part(e.event, '\"', 4) AS type, e.event "
+                      "FROM scratch_events e JOIN scratch_ids i USING (game) ORDER BY e.game, e.seq")
+
 #: (table, [(column, store type), ...]) of every table a sink can fill
 _TABLES: dict[str, list[tuple[str, str]]] = {
     "events": list(EVENT_COLUMNS),
@@ -72,22 +82,34 @@ def _text_lists(table: str):
 class ScratchSink:
     """Buffers rows of some of the store's tables and appends them, in batches, to scratch
     tables on ``con``; with ``into_store`` each batch then moves to the store's table of the
-    same name, else they wait for :meth:`copy_to` (a Parquet file)."""
+    same name, else they wait for :meth:`copy_to` (a Parquet file).
+
+    With ``slim_events`` the events rows are slim (no ``game_id``, no ``type``) and the
+    rows of a pseudo-table ``ids`` give each game number's id; only for :meth:`copy_to`."""
 
     def __init__(self, con, tables: Sequence[str] = tuple(TABLES), *, into_store: bool,
-                 temp: bool):
+                 temp: bool, slim_events: bool = False):
         self.con = con
         self.into_store = into_store
+        self.tables = tuple(tables)
+        if slim_events:
+            tables = (*tables, "ids")
         self.buf: dict[str, list] = {t: [] for t in tables}
         self.pending = 0
         self.counts = {t: 0 for t in tables}
         self.convert = {t: _text_lists(t) for t in tables}
-        self.select: dict[str, str] = {}
+        #: table -> the query giving its rows in the store's columns and types
+        self.query: dict[str, str] = {}
         for t in tables:
-            cols = _scratch_columns(t)
+            if slim_events and t in ("events", "ids"):
+                cols = [(n, ty, n) for n, ty in (_SLIM_EVENTS if t == "events" else _IDS)]
+            else:
+                cols = _scratch_columns(t)
             con.execute(f"CREATE OR REPLACE {'TEMP ' if temp else ''}TABLE scratch_{t} ("
                         + ", ".join(f"{n} {ty}" for n, ty, _ in cols) + ")")
-            self.select[t] = ", ".join(expr for _, _, expr in cols)
+            self.query[t] = f"SELECT {', '.join(expr for _, _, expr in cols)} FROM scratch_{t}"
+        if slim_events:
+            self.query["events"] = _SLIM_EVENTS_QUERY
 
     def add(self, rows: dict[str, list[tuple]]) -> None:
         """Buffer rows (table name -> rows in the store's column order)."""
@@ -108,14 +130,13 @@ class ScratchSink:
                 self.counts[t] += len(r)
                 self.buf[t] = []
                 if self.into_store:
-                    self.con.execute(f"INSERT INTO {t} SELECT {self.select[t]} FROM scratch_{t}")
+                    self.con.execute(f"INSERT INTO {t} {self.query[t]}")
                     self.con.execute(f"DELETE FROM scratch_{t}")
         self.pending = 0
 
     def copy_to(self, table: str, path: Path) -> None:
         """Write the scratch rows of ``table``, in the store's types, as a Parquet file."""
-        self.con.execute(f"COPY (SELECT {self.select[table]} FROM scratch_{table}) TO "
-                         f"{sql_path(path)} (FORMAT parquet)")
+        self.con.execute(f"COPY ({self.query[table]}) TO {sql_path(path)} (FORMAT parquet)")
 
     def clear(self) -> None:
         """Empty the scratch tables (after :meth:`copy_to`), to fill them again."""
