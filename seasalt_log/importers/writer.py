@@ -318,24 +318,26 @@ class ImportRun:
                     met = g.game_id in seen or g.game_id in first or g.game_id in self.loaded_ids
                     (skip if met else first).add(g.game_id)
             skips.append(skip)
-        if not first:               # nothing to load: settle them now, in order
-            self.commit_loads()
-            self._settle(batch, skips, None)
-            return
-        if not self.loaded:
-            self.flush()        # games before these chunks first: theirs may extend them
-            if not self.strict:
-                store.begin()
+        error = None
         try:
-            for (_, r), skip in zip(batch, skips):
-                store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
-            error = None
-        except (SeasaltError, duckdb.Error) as exc:
-            error = _store_error(exc)
+            if first:
+                if not self.loaded:
+                    self.flush()    # games before these chunks first: theirs may extend them
+                    if not self.strict:
+                        store.begin()
+                try:
+                    for (_, r), skip in zip(batch, skips):
+                        store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
+                except (SeasaltError, duckdb.Error) as exc:
+                    error = _store_error(exc)
         finally:
             for _, result in batch:
                 for f in result.files.values():
                     os.unlink(f)
+        if not first:               # nothing to load: settle them now, in order
+            self.commit_loads()
+            self._settle(batch, skips, None)
+            return
         self.loaded.extend((c, r, skip) for (c, r), skip in zip(batch, skips))
         self.loaded_ids |= first
         self.loads += 1

@@ -55,7 +55,8 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
     numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
     through event ``start``, continues the chain; None starts it).
 
-    ``slim`` rows leave out ``game_id`` and ``type`` (:data:`SLIM_EVENT_COLUMNS`): the
+    ``slim`` rows leave out ``game_id`` and ``type`` (the scratch tables of a worker, see
+    :class:`~seasalt_log.store.scratch.ScratchSink`): the
     game's number and the JSON give them back in SQL, and DuckDB's appender takes half the
     time without the two strings."""
     h = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
