@@ -36,7 +36,7 @@ from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, LogFormatError, SeasaltError
 from .importers.jsonl import derive_game_id
 from .store.projections import CARDS, TABLES, cards_rows, project
-from .store.store import Store, chain, event_rows, genesis_hash
+from .store.store import Store, chain_links, event_rows
 
 #: games checked per round trip to the store (bounds memory on a large store)
 CHUNK_GAMES = 500
@@ -325,11 +325,9 @@ def _check_chain(gid: str, rows: list[tuple], commits: list[tuple], out: list[Di
     """Recompute the hash chain over the stored events and compare it with what each write
     recorded (one row of ``commits`` per write: the seq it ended at and the hash through
     it). A difference names the first seq of the write it is in."""
-    through: dict[int, int] = {}        # seq -> the chain through it, for the seqs stored
-    h = genesis_hash(gid)
-    for r in rows:
-        h = chain(h, r[7].encode("utf-8", "surrogatepass"))
-        through[r[1]] = h
+    # seq -> the chain through it, for the seqs stored
+    through = dict(zip((r[1] for r in rows),
+                       chain_links(gid, (r[7].encode("utf-8", "surrogatepass") for r in rows))))
     last = rows[-1][1]
     if not commits:
         out.append(Difference("hash", "no write of this game is recorded in the commits table",

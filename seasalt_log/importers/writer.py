@@ -218,23 +218,27 @@ class ImportRun:
 
     def _write(self, batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
         """Write ``batch`` (in its own transaction unless strict); the error, rolled back."""
-        return self._transaction(lambda: self.store.write(w for w, _ in batch))
-
-    def _transaction(self, work) -> SeasaltError | None:
-        """Run ``work`` in its own transaction (unless strict); the error, rolled back."""
         store = self.store
         if not self.strict:
             store.begin()
         try:
-            work()
+            store.write(w for w, _ in batch)
             if not self.strict:
                 store.commit()
             return None
         except (SeasaltError, duckdb.Error) as exc:
-            _rollback(store)
-            if self.strict:
-                store.begin()
+            self._abort()
             return _store_error(exc)
+
+    def _abort(self) -> None:
+        """Roll back the open transaction (strict: the import's, begun again, empty); a
+        COMMIT that failed has ended it already."""
+        try:
+            self.store.rollback()
+        except duckdb.TransactionException:
+            pass
+        if self.strict:
+            self.store.begin()
 
     def flush(self) -> None:
         """Write the pending games (one at a time if the batch fails: only a bad one fails)."""
@@ -367,9 +371,7 @@ class ImportRun:
         loaded = self.loaded
         self.loaded, self.loaded_ids, self.loads = [], set(), 0
         if error is not None:
-            _rollback(self.store)
-            if self.strict:
-                self.store.begin()
+            self._abort()
         try:
             self._settle([(c, r) for c, r, _ in loaded], [skip for _, _, skip in loaded], error)
         finally:
@@ -439,11 +441,3 @@ def _store_error(exc: Exception) -> SeasaltError:
         return exc
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return SeasaltError(f"the store refused the write: {first}")
-
-
-def _rollback(store: Store) -> None:
-    """Roll back the open transaction; a COMMIT that failed has ended it already."""
-    try:
-        store.rollback()
-    except duckdb.TransactionException:
-        pass

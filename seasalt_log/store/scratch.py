@@ -24,8 +24,7 @@ _TEXT_LISTS = {"turns": ("drawn", "boat_kept"), "duos": ("cards",)}
 #: slim events (:func:`~seasalt_log.store.store.event_rows` ``slim``): their columns, the
 #: game ids by number, and the query that gives the store's events back (the type is the
 #: canonical JSON's first value: ``{"type":"<tag>",...``)
-_SLIM_EVENTS = [("seq", "INTEGER"), ("game", "INTEGER"), ("round", "INTEGER"),
-                ("turn", "INTEGER"), ("player", "INTEGER"), ("event", "VARCHAR")]
+_SLIM_EVENTS = [c for c in EVENT_COLUMNS if c[0] not in ("game_id", "type")]
 _IDS = [("game", "INTEGER"), ("game_id", "VARCHAR")]
 _SLIM_EVENTS_QUERY = ("SELECT i.game_id, e.seq, e.game, e.round, e.turn, e.player, "
                       "split_part(e.event, '\"', 4) AS type, e.event "

@@ -9,8 +9,10 @@ from __future__ import annotations
 import hashlib
 import re
 import struct
+from itertools import groupby
+from operator import itemgetter
 from pathlib import Path
-from typing import Iterable, Sequence
+from typing import Iterable, Iterator, Sequence
 
 import duckdb
 import msgspec
@@ -42,6 +44,14 @@ def chain(prev: int, event_json: bytes) -> int:
 def chain_digest(prev: bytes, event_json: bytes, _blake2b=hashlib.blake2b) -> bytes:
     """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
     return _blake2b(prev + event_json, digest_size=HASH_BYTES).digest()
+
+
+def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
+    """The chain hash through each event of a game, from the events' JSON in order."""
+    h, link, unpack = _INT64.pack(genesis_hash(game_id)), chain_digest, _INT64.unpack
+    for text in texts:
+        h = link(h, text)
+        yield unpack(h)[0]
 
 
 def _hash(data: bytes) -> int:
@@ -150,8 +160,7 @@ class Store:
             raise SeasaltError(f"{path} is not a seasalt store (no events table)")
         elif (fmt := _stored_format(con)) != str(SCHEMA_VERSION):
             con.close()
-            if fmt not in _MIGRATED:
-                raise _unknown_format(path, fmt)
+            _migration(path, fmt)
             raise SeasaltError(
                 f"the store {path} is in format {fmt}, this version reads format "
                 f"{SCHEMA_VERSION}: run `seasalt rebuild --db {path}` once to bring it up to "
@@ -168,9 +177,7 @@ class Store:
         try:
             fmt = _stored_format(con) if self._has_table("store_meta") else None
             if fmt is not None and fmt != str(SCHEMA_VERSION):
-                if fmt not in _MIGRATED:
-                    raise _unknown_format(self.path, fmt)
-                _MIGRATED[fmt](con)
+                _migration(self.path, fmt)(con)
             con.execute(EVENTS_DDL)
             migrate_projections(con)
             con.execute("INSERT INTO store_meta SELECT 'schema_version', ? WHERE NOT EXISTS "
@@ -387,10 +394,14 @@ def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
                      replace_projections=stored > 0)
 
 
-def _unknown_format(path: Path, fmt: str | None) -> SeasaltError:
-    return SeasaltError(f"the store {path} is in format {fmt}, which this version of seasalt "
-                        f"does not know (it reads format {SCHEMA_VERSION}): use the version "
-                        "that wrote it, or a newer one")
+def _migration(path: Path, fmt: str | None):
+    """The function that brings a store of an older format ``fmt`` to this one; a format
+    this version does not know is an error."""
+    if fmt not in _MIGRATED:
+        raise SeasaltError(f"the store {path} is in format {fmt}, which this version of "
+                           f"seasalt does not know (it reads format {SCHEMA_VERSION}): use "
+                           "the version that wrote it, or a newer one")
+    return _MIGRATED[fmt]
 
 
 def _stored_format(con) -> str | None:
@@ -437,13 +448,15 @@ def _check_v1_chain(con, batch: int = 100_000) -> None:
     """Refuse to migrate a format-1 store whose per-event hash chain is broken: format 2
     keeps one link per game, so a change made before the migration would go unseen."""
     cur = con.execute("SELECT game_id, seq, event, hash FROM events ORDER BY game_id, seq")
-    game, h, link = None, None, chain_digest
-    while rows := cur.fetchmany(batch):
-        for gid, seq, text, stored in rows:
-            if gid != game:
-                game, h = gid, _INT64.pack(genesis_hash(gid))
-            h = link(h, text.encode("utf-8", "surrogatepass"))
-            if _INT64.unpack(h)[0] != stored:
+
+    def rows() -> Iterator[tuple]:
+        while got := cur.fetchmany(batch):
+            yield from got
+    for gid, game_rows in groupby(rows(), key=itemgetter(0)):
+        game_rows = list(game_rows)
+        links = chain_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
+        for (_, seq, _, stored), computed in zip(game_rows, links):
+            if computed != stored:
                 raise SeasaltError(
                     f"cannot migrate the store to format {SCHEMA_VERSION}: game {gid}, seq "
                     f"{seq}: its hash chain is broken (the event or its hash was changed); "
