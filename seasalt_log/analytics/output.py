@@ -21,6 +21,7 @@ import msgspec
 from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
+from ..store.schema import sql_literal
 
 #: the text formats of ``--format``
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")
@@ -169,8 +170,7 @@ def write_parquet(result: Result, path: Path) -> None:
         if result.rows:
             with con.appender("result") as a:
                 a.append_rows(result.rows)
-        target = "'" + str(path).replace("'", "''") + "'"
-        con.execute(f"COPY result TO {target} (FORMAT parquet)")
+        con.execute(f"COPY result TO {sql_literal(path)} (FORMAT parquet)")
     except duckdb.Error as exc:
         raise SeasaltError(f"cannot write {path} as Parquet: {one_line(str(exc))}") from None
     finally:

@@ -23,6 +23,7 @@ from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
 from ..store.projections import CARDS, SCHEMA, TABLES
+from ..store.schema import sql_literal
 
 #: every name the export writes in DIR
 PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
@@ -36,10 +37,6 @@ class ParquetExport(Struct):
     rows: dict[str, int]       # table -> rows written (events included)
     files: list[str]           # paths relative to ``directory``
     seconds: float
-
-
-def _lit(p: Path) -> str:
-    return "'" + str(p).replace("'", "''") + "'"
 
 
 def _prepare(directory: Path) -> None:
@@ -80,12 +77,12 @@ def export_parquet(store, directory: str | Path) -> ParquetExport:
         if rows["events"]:
             con.execute(
                 "COPY (SELECT e.*, g.n_players FROM events e JOIN games g USING (game_id) "
-                f"ORDER BY e.game_id, e.seq) TO {_lit(events_dir)} "
+                f"ORDER BY e.game_id, e.seq) TO {sql_literal(events_dir)} "
                 "(FORMAT parquet, PARTITION_BY (n_players))")
         for t in PARQUET_TABLES:
             rows[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {_lit(directory / f'{t}.parquet')} "
-                        "(FORMAT parquet)")
+            target = sql_literal(directory / f"{t}.parquet")
+            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {target} (FORMAT parquet)")
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")

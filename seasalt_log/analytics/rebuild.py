@@ -2,12 +2,12 @@
 
 Each game's stored events are decoded in seq order and folded by the engine
 (:func:`seasalt_log.engine.apply`); :func:`seasalt_log.store.projections.project` turns the
-events and states into rows, which go in through DuckDB's appender. Everything happens in
+events and states into rows, which go in as Arrow batches. Everything happens in
 one transaction: a failure leaves the read models as they were.
 
 Large stores are rebuilt by several worker processes: the events are exported (inside the
 transaction, so from the same snapshot) to Parquet partitions by a hash of the game id; each
-worker projects its partitions into Parquet files that the store then loads.
+worker projects its partitions into Arrow files that the store then loads.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from ..engine import State, apply
 from ..errors import SeasaltError, UsageError
 from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, TABLES, project,
                                  set_version)
-from ..store.scratch import ScratchSink, sql_path
+from ..store.arrow_rows import RowSink, insert, read_file
+from ..store.schema import sql_literal
 from ..workers import no_gc
 
 #: below this many events a rebuild runs in this process (starting workers costs more)
@@ -138,7 +139,7 @@ def fold_game(game_id: str, events_json: list[str]) -> dict[str, list[tuple]]:
 def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, dict[str, int]]:
     cur = con.cursor()
     cur.execute("SELECT game_id, event FROM events ORDER BY game_id, seq")
-    sink = ScratchSink(con, into_store=True, temp=True)
+    sink = RowSink(con=con)
     games = done = 0
     try:
         for gid, events_json in iter_games(cur):
@@ -149,8 +150,7 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
                 progress(done, total)
     finally:
         cur.close()
-    sink.flush()
-    sink.drop()
+    sink.close()
     if progress is not None:
         progress(total, total)
     return games, sink.counts
@@ -159,37 +159,34 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
 # ---------------------------------------------------------------- parallel rebuild
 
 def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int, dict[str, int]]:
-    """Worker: project every game of one partition into Parquet files, one per table.
-    Returns (bucket, games, events, rows per table)."""
+    """Worker: project every game of one partition into Arrow files, one per table.
+    Returns (bucket, games, events, the files by table, rows per table)."""
     import duckdb
     src = Path(in_dir) / f"bucket={bucket}"
     con = duckdb.connect()
     con.execute("SET enable_progress_bar = false")
-    sink = ScratchSink(con, into_store=False, temp=False)
+    sink = RowSink(directory=out_dir, tag=str(bucket))
     games = events = 0
     try:
         if src.exists():
             games, events = _project_partition(con, src, sink)
     except SeasaltError as exc:     # sent back as a plain error: subclasses need their fields
         raise SeasaltError(str(exc)) from None
-    for t in TABLES:
-        sink.copy_to(t, Path(out_dir) / f"{t}-{bucket}.parquet")
+    files = sink.close()
     con.close()
-    counts = sink.counts
-    return bucket, games, events, counts
+    return bucket, games, events, files, sink.counts
 
 
-def _project_partition(con, src: Path, sink: ScratchSink) -> tuple[int, int]:
+def _project_partition(con, src: Path, sink: RowSink) -> tuple[int, int]:
     """Fold every game of the partition ``src`` into ``sink``'s scratch tables."""
     games = events = 0
     cur = con.cursor()
-    cur.execute(f"SELECT game_id, event FROM read_parquet({sql_path(src / '*.parquet')}) "
+    cur.execute(f"SELECT game_id, event FROM read_parquet({sql_literal(src / '*.parquet')}) "
                 "ORDER BY game_id, seq")
     for gid, events_json in iter_games(cur):
         sink.add(fold_game(gid, events_json))
         games += 1
         events += len(events_json)
-    sink.flush()
     cur.close()
     return games, events
 
@@ -202,17 +199,16 @@ def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
         in_dir, out_dir = tmp / "in", tmp / "out"
         out_dir.mkdir()
         con.execute(f"COPY (SELECT game_id, seq, event, hash(game_id) % {buckets} AS bucket "
-                    f"FROM events) TO {sql_path(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
+                    f"FROM events) TO {sql_literal(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
         games = done = 0
         counts = {t: 0 for t in TABLES}
         with workers.Pool(jobs) as pool:
-            for _, (bucket, g, e, rows) in pool.map(
+            for _, (bucket, g, e, files, rows) in pool.map(
                     partial(_work_bucket, str(in_dir), str(out_dir)), range(buckets)):
-                for t in TABLES:
-                    f = out_dir / f"{t}-{bucket}.parquet"
-                    con.execute(f"INSERT INTO {t} SELECT * FROM read_parquet({sql_path(f)})")
+                for t, f in files.items():
+                    insert(con, t, read_file(f))
                     counts[t] += rows[t]
-                    f.unlink()
+                    os.unlink(f)
                 games += g
                 done += e
                 if progress is not None:

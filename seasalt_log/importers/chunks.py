@@ -4,7 +4,7 @@ into store rows) by a worker process.
 :func:`split` cuts a log into :class:`Chunk` s at ``game_started`` lines only, so that every
 game lies within one chunk and a chunk reads exactly like the same lines of the whole file.
 :func:`check_chunk` (run in a worker, or in this process for a small import) reads, checks
-and projects the chunk's games and leaves the rows of every store table in Parquet files;
+and projects the chunk's games and leaves the rows of every store table in Arrow files;
 the importer (:mod:`seasalt_log.importers.writer`) decides per game what to store and loads
 the files in one statement per table.
 """
@@ -132,7 +132,7 @@ class ChunkResult(Struct):
 
     index: int
     games: list[ChunkGame]
-    files: dict[str, str]         # store table -> Parquet file of its rows ({} if none)
+    files: dict[str, str]         # store table -> Arrow file of its rows ({} if none)
     bytes: int
 
 
@@ -144,46 +144,30 @@ class WorkerSetup(Struct):
 
 
 _setup: WorkerSetup | None = None
-_sink = None
 
 
 def _init(setup: WorkerSetup) -> None:
-    global _setup, _sink
-    _setup, _sink = setup, None
+    global _setup
+    _setup = setup
 
 
 def _close() -> None:
-    """Forget the setup and close the sink's DuckDB connection (after an import checked
-    in this process)."""
-    global _setup, _sink
-    if _sink is not None:
-        _sink.con.close()
-    _setup, _sink = None, None
-
-
-def _get_sink():
-    global _sink
-    if _sink is None:
-        import duckdb
-
-        from ..store.projections import TABLES
-        from ..store.scratch import ScratchSink
-        con = duckdb.connect()
-        con.execute("SET threads = 1")
-        con.execute("SET enable_progress_bar = false")
-        _sink = ScratchSink(con, ("events", "commits", *TABLES), into_store=False, temp=False,
-                            slim_events=True)
-    return _sink
+    """Forget the setup (after an import checked in this process)."""
+    global _setup
+    _setup = None
 
 
 def check_chunk(chunk: Chunk) -> ChunkResult:
     """Read and check every game of ``chunk``; write the rows of its new games (neither
-    stored already nor met before in the chunk) to Parquet files, one per table."""
+    stored already nor met before in the chunk) to Arrow files, one per table."""
+    from ..store.arrow_rows import RowSink
+    from ..store.projections import TABLES
     from ..store.store import plan_write
     from .writer import failed_outcome, fingerprints
     assert _setup is not None, "_init first"
     stored, out_dir = _setup.stored, _setup.out_dir
-    sink = _get_sink() if out_dir is not None else None
+    sink = (RowSink(("events", "commits", *TABLES), directory=out_dir, tag=str(chunk.index))
+            if out_dir is not None else None)
     games: list[ChunkGame] = []
     here: set[str] = set()
     for raw in read_games(chunk.data.split(b"\n"), chunk.source, chunk.first_line):
@@ -205,19 +189,10 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
                                    encoded=[ev.encode(e) for e in game.events]))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
-            w = plan_write(gid, len(here) - 1, game.events, game.states, slim=True)
-            sink.add({"ids": [(len(here) - 1, gid)], "events": w.event_rows,
-                      "commits": [w.commit_row], **w.projection_rows})
+            w = plan_write(gid, len(here) - 1, game.events, game.states)
+            sink.add({"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows})
             games.append(ChunkGame(gid, first, last, n, rows=True))
-    files: dict[str, str] = {}
-    if sink is not None and here:
-        sink.flush()
-        for t in sink.tables:
-            if sink.counts[t]:
-                path = Path(out_dir) / f"{t}-{chunk.index}.parquet"
-                sink.copy_to(t, path)
-                files[t] = str(path)
-        sink.clear()
+    files = sink.close() if sink is not None else {}
     return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
 
 

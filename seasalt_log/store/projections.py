@@ -20,6 +20,7 @@ from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
 from ..scoring import MULTIPLIERS, breakdown, last_chance_outcome
+from .schema import sql_literal
 
 #: bump when a read model's shape or content changes: stores with another version are
 #: rebuilt from their events when next opened for writing (:func:`migrate_projections`)
@@ -206,10 +207,6 @@ FROM turns t JOIN seats s USING (game_id, seat) JOIN games g USING (game_id)""")
 TABLES: dict[str, tuple[str, ...]] = {t.name: tuple(c.name for c in t.columns) for t in SCHEMA}
 
 
-def _sql_str(text: str) -> str:
-    return "'" + text.replace("'", "''") + "'"
-
-
 def _wrap(text: str, prefix: str = "-- ", width: int = 96) -> list[str]:
     import textwrap
     return [prefix + line for line in textwrap.wrap(text, width - len(prefix))]
@@ -229,8 +226,8 @@ def _table_ddl(t: TableDef, *, comments: bool = True) -> str:
 
 
 def _comments_ddl(t: TableDef) -> str:
-    out = [f"COMMENT ON TABLE {t.name} IS {_sql_str(t.doc)};"]
-    out += [f"COMMENT ON COLUMN {t.name}.{c.name} IS {_sql_str(c.doc)};" for c in t.columns]
+    out = [f"COMMENT ON TABLE {t.name} IS {sql_literal(t.doc)};"]
+    out += [f"COMMENT ON COLUMN {t.name}.{c.name} IS {sql_literal(c.doc)};" for c in t.columns]
     return "\n".join(out)
 
 
@@ -245,7 +242,7 @@ def cards_rows() -> list[tuple]:
 
 def _cards_seed() -> str:
     values = ",\n    ".join(
-        "(" + ", ".join("NULL" if v is None else str(v) if isinstance(v, int) else _sql_str(v)
+        "(" + ", ".join("NULL" if v is None else str(v) if isinstance(v, int) else sql_literal(v)
                         for v in row) + ")" for row in cards_rows())
     return (f"INSERT INTO cards SELECT * FROM (VALUES\n    {values}\n) "
             "WHERE NOT EXISTS (SELECT 1 FROM cards);")
@@ -253,7 +250,7 @@ def _cards_seed() -> str:
 
 def _view_ddl(v: ViewDef) -> str:
     return "\n".join(_wrap(v.doc) + [f"CREATE OR REPLACE VIEW {v.name} AS{v.sql};",
-                                      f"COMMENT ON VIEW {v.name} IS {_sql_str(v.doc)};"])
+                                      f"COMMENT ON VIEW {v.name} IS {sql_literal(v.doc)};"])
 
 
 PROJECTIONS_DDL = "\n\n".join(

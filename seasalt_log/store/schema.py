@@ -61,6 +61,11 @@ CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 """
 
 
+def sql_literal(text) -> str:
+    """A string (or a file path) as an SQL string literal."""
+    return "'" + str(text).replace("'", "''") + "'"
+
+
 def full_ddl() -> str:
     """The events DDL followed by every projection's DDL."""
     from .projections import PROJECTIONS_DDL

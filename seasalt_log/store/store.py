@@ -59,16 +59,10 @@ def _hash(data: bytes) -> int:
 
 
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
-               start: int = 0, prev_hash: int | None = None, slim: bool = False
-               ) -> tuple[list[tuple], int]:
+               start: int = 0, prev_hash: int | None = None) -> tuple[list[tuple], int]:
     """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
     numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
-    through event ``start``, continues the chain; None starts it).
-
-    ``slim`` rows leave out ``game_id`` and ``type`` (the scratch tables of a worker, see
-    :class:`~seasalt_log.store.scratch.ScratchSink`): the
-    game's number and the JSON give them back in SQL, and DuckDB's appender takes half the
-    time without the two strings."""
+    through event ``start``, continues the chain; None starts it)."""
     h = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
     rows = []
     append = rows.append
@@ -84,11 +78,8 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
         else:
             f = states[i - 1].flow
             rnd, turn = f.round, f.turn
-        if slim:
-            append((i + 1, game, rnd, turn, getattr(e, "player", None), data.decode()))
-        else:
-            append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None), tags[type(e)],
-                    data.decode()))
+        append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None), tags[type(e)],
+                data.decode()))
     return rows, _INT64.unpack(h)[0]
 
 
@@ -251,7 +242,7 @@ class Store:
         object (numbers of writes rolled back are not given again: gaps are harmless)."""
         if self._next is None:
             self._next = self.con.execute("SELECT coalesce(max(game), 0) + 1 FROM commits"
-                                          ).fetchone()[0]
+                                          ).fetchall()[0][0]
         first = self._next
         self._next += count
         return first
@@ -349,12 +340,12 @@ class Store:
 
 
     def load(self, files: dict[str, str], games: Sequence[str], skip: Iterable[str] = ()) -> None:
-        """Append the rows of Parquet files (store table -> file, in the table's columns)
-        inside the caller's transaction, leaving out the games ``skip``. ``games`` are the
-        ids of the files' games in order: their rows number them 0, 1, ... and they get new
-        numbers here. The events go first: a ``(game_id, seq)`` stored already fails the
-        load."""
-        from .scratch import sql_path
+        """Append the rows of Arrow IPC files (store table -> file, in the table's columns;
+        see :class:`~seasalt_log.store.arrow_rows.RowSink`) inside the caller's transaction,
+        leaving out the games ``skip``. ``games`` are the ids of the files' games in order:
+        their rows number them 0, 1, ... and they get new numbers here. The events go first:
+        a ``(game_id, seq)`` stored already fails the load."""
+        from .arrow_rows import insert, read_file
         con = self.con
         where = ""
         skip = set(skip)
@@ -367,8 +358,7 @@ class Store:
         for t in ("events", "commits", *TABLES):
             if t in files:
                 numbered = f" REPLACE (game + {base} AS game)" if t in ("events", "commits") else ""
-                con.execute(f"INSERT INTO {t} BY NAME SELECT *{numbered} FROM read_parquet("
-                            f"{sql_path(files[t])}){where}")
+                insert(con, t, read_file(files[t]), f"*{numbered}", where)
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
 
@@ -383,12 +373,10 @@ class GameWrite(msgspec.Struct):
 
 
 def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
-               prev_hash: int | None = None, slim: bool = False) -> GameWrite:
+               prev_hash: int | None = None) -> GameWrite:
     """The rows to write for a checked game numbered ``game`` of which ``stored`` events
-    are already stored (``prev_hash``: the chain hash through them; ``slim``: see
-    :func:`event_rows`)."""
-    rows, h = event_rows(game_id, game, events, states, start=stored, prev_hash=prev_hash,
-                         slim=slim)
+    are already stored (``prev_hash``: the chain hash through them)."""
+    rows, h = event_rows(game_id, game, events, states, start=stored, prev_hash=prev_hash)
     return GameWrite(game_id=game_id, event_rows=rows, commit_row=(game_id, game, len(events), h),
                      projection_rows=project(game_id, events, states),
                      replace_projections=stored > 0)
