@@ -55,7 +55,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
+    with _capped_memory(store), _one_thread(store), no_gc(), \
+            scratch_dir(store is not None) as out_dir:
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
@@ -120,6 +121,23 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
     finally:
         if lower:
             con.execute("RESET memory_limit" if default else f"SET memory_limit = '{previous}'")
+
+
+@contextmanager
+def _one_thread(store: Store | None) -> Iterator[None]:
+    """One DuckDB thread for a while, then as many as before. While an import's workers
+    keep every CPU busy, a second DuckDB thread for the loads costs more CPU than it saves
+    (about 15% of the importer's, bench/RESULTS.md)."""
+    if store is None:
+        yield
+        return
+    con = store.con
+    previous = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    con.execute("SET threads = 1")
+    try:
+        yield
+    finally:
+        con.execute(f"SET threads = {int(previous)}")
 
 
 def _bytes(setting: str) -> float:

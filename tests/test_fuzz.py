@@ -840,6 +840,24 @@ def test_a_conflict_with_a_huge_event_is_quoted_around_the_difference(tmp_path):
         assert "event seq 1 differs" in o.error and 'aaab"' in o.error
 
 
+def test_one_duckdb_thread_while_importing_and_as_many_as_before_after(tmp_path, monkeypatch):
+    """While the workers use every CPU, the loads run on one DuckDB thread; the store's own
+    setting comes back after the import, whatever it was."""
+    seen = []
+    real_load = Store.load
+
+    def load(self, files, games, skip=()):
+        seen.append(self.con.execute("SELECT current_setting('threads')").fetchall()[0][0])
+        return real_load(self, files, games, skip)
+
+    monkeypatch.setattr(Store, "load", load)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        store.con.execute("SET threads = 3")
+        import_logs(store, [_log(tmp_path / "a.jsonl", *valid_games(2, seed=13))])
+        assert store.con.execute("SELECT current_setting('threads')").fetchall()[0][0] == 3
+    assert seen and set(seen) == {1}, seen
+
+
 def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, monkeypatch):
     """A large import would fill DuckDB's cache (80 % of the machine by default) with the
     blocks it writes: the import lowers ``memory_limit`` while it writes, then restores it."""
