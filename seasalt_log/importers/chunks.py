@@ -94,20 +94,21 @@ def split(stream: BinaryIO, source: str, first_index: int = 0,
           size: int = CHUNK_BYTES) -> Iterator[Chunk]:
     """Cut a binary stream into chunks of about ``size`` bytes or more, each ending just
     before a ``game_started`` line (the last one at the end of the stream)."""
-    buf = b""
+    buf = bytearray()           # a chunk's bytes are copied once: out of it
     line = 1
     index = first_index
     while True:
         block = stream.read(max(size, 1 << 16))
         buf += block
         while len(buf) > size and (cut := _cut(buf, size)) is not None:
-            piece, buf = buf[:cut], buf[cut:]
+            piece = bytes(memoryview(buf)[:cut])
+            del buf[:cut]       # cheap: a bytearray drops its head without moving the rest
             yield Chunk(source=source, index=index, first_line=line, data=piece)
             index += 1
             line += piece.count(b"\n")
         if not block:
             if buf:
-                yield Chunk(source=source, index=index, first_line=line, data=buf)
+                yield Chunk(source=source, index=index, first_line=line, data=bytes(buf))
             return
 
 
