@@ -125,6 +125,7 @@ class Store:
         self._numbers: dict[str, int] = {}
         self._all_numbers = False       # every stored game's number is in _numbers
         self._next: int | None = None   # the next number to give a new game
+        self._staged = None             # rows of :meth:`load` not inserted yet (StagedRows)
 
     # ------------------------------------------------------------ opening
 
@@ -292,9 +293,12 @@ class Store:
         self.con.execute("BEGIN")
 
     def commit(self) -> None:
+        self.finish_loads()
         self.con.execute("COMMIT")
 
     def rollback(self) -> None:
+        if self._staged is not None:
+            self._staged.discard()
         self.con.execute("ROLLBACK")
 
     def write(self, batch: Iterable["GameWrite"]) -> int:
@@ -343,23 +347,25 @@ class Store:
         """Append the rows of Arrow IPC files (store table -> file, in the table's columns;
         see :class:`~seasalt_log.store.arrow_rows.RowSink`) inside the caller's transaction,
         leaving out the games ``skip``. ``games`` are the ids of the files' games in order:
-        their rows number them 0, 1, ... and they get new numbers here. The events go first:
-        a ``(game_id, seq)`` stored already fails the load."""
-        from .arrow_rows import insert, read_file
-        con = self.con
-        where = ""
+        their rows number them 0, 1, ... and they get new numbers here.
+
+        The rows of several loads go in together (:class:`~seasalt_log.store.arrow_rows.StagedRows`):
+        call :meth:`finish_loads` before the files go. An error of the rows, such as a
+        ``(game_id, seq)`` stored already, comes from this or from :meth:`finish_loads`."""
+        from .arrow_rows import StagedRows, read_file, renumbered
+        if self._staged is None:
+            self._staged = StagedRows(self.con)
         skip = set(skip)
-        if skip:
-            con.execute("CREATE OR REPLACE TEMP TABLE _skipped (game_id VARCHAR)")
-            with con.appender("_skipped") as a:
-                a.append_rows([(g,) for g in skip])
-            where = " WHERE game_id NOT IN (SELECT game_id FROM _skipped)"
         base = self.reserve(len(games))
         for t in ("events", "commits", *TABLES):
             if t in files:
-                numbered = f" REPLACE (game + {base} AS game)" if t in ("events", "commits") else ""
-                insert(con, t, read_file(files[t]), f"*{numbered}", where)
+                self._staged.add(t, renumbered(read_file(files[t]), base, skip))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
+
+    def finish_loads(self) -> None:
+        """Insert the rows of :meth:`load` still staged."""
+        if self._staged is not None:
+            self._staged.flush()
 
 
 class GameWrite(msgspec.Struct):
