@@ -60,15 +60,12 @@ def record_batch(table: str, rows: list[tuple]) -> pa.RecordBatch:
     return pa.RecordBatch.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
 
 
-def insert(con, table: str, rows: pa.Table | pa.RecordBatch, select: str = "*",
-           where: str = "") -> None:
-    """Insert Arrow rows into the store's ``table`` by column name (``select``: the
-    select list, e.g. ``* REPLACE (...)``; ``where``: a WHERE clause)."""
-    con.register("_arrow_rows", rows)
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME SELECT {select} FROM _arrow_rows {where}")
-    finally:
-        con.unregister("_arrow_rows")
+def insert(con, table: str, rows: pa.Table | pa.RecordBatch) -> None:
+    """Insert Arrow rows into the store's ``table``, by column name."""
+    # DuckDB finds the local variable by its name (a replacement scan): half the cost of
+    # registering it, and unlike register() it works while a result is still unfetched
+    _arrow_rows = rows  # noqa: F841
+    con.execute(f"INSERT INTO {table} BY NAME SELECT * FROM _arrow_rows")
 
 
 def read_file(path: str | Path) -> pa.Table:

@@ -1,0 +1,138 @@
+"""Rows into DuckDB as Arrow (seasalt_log.store.arrow_rows): every table's rows keep the
+store's types, a worker's files give back exactly its rows, staged loads go in as INSERTs of
+at most one row group, and a rolled-back transaction keeps none of them."""
+
+from __future__ import annotations
+
+from itertools import accumulate
+
+import duckdb
+import pyarrow as pa
+
+from seasalt_log.store import Store, arrow_rows
+from seasalt_log.store.arrow_rows import (SCHEMAS, RowSink, StagedRows, read_file, record_batch,
+                                          renumbered)
+from seasalt_log.store.projections import project
+from seasalt_log.store.store import plan_write
+
+from seasalt_log.engine import State, apply
+
+from .reliability_helpers import valid_games
+
+
+def _states(events) -> list[State]:
+    """The state after each event."""
+    return list(accumulate(events, apply, initial=State()))[1:]
+
+
+def _game_rows(game_id="g-1", number=0) -> dict[str, list[tuple]]:
+    events = valid_games(1, seed=5)[0]
+    states = _states(events)
+    w = plan_write(game_id, number, events, states)
+    return {"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows}
+
+
+def test_every_table_has_the_store_columns_and_types(tmp_path):
+    """The Arrow schema of each table is the store's: the same column names, and DuckDB
+    reads each Arrow type as the column's own SQL type."""
+    with Store.open(tmp_path / "s.duckdb") as store:
+        for table, schema in SCHEMAS.items():
+            cols = store.con.execute(
+                "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
+                "ORDER BY column_index", [table]).fetchall()
+            assert [c for c, _ in cols] == schema.names, table
+            store.con.register("_t", pa.Table.from_batches([], schema=schema))
+            got = store.con.execute("SELECT * FROM _t").description
+            store.con.unregister("_t")
+            want = {c: t for c, t in cols}
+            for (name, *_), field in zip(got, schema):
+                assert arrow_rows.arrow_type(want[name]) == field.type, (table, name)
+
+
+def test_a_sinks_files_hold_exactly_its_rows(tmp_path):
+    rows = _game_rows()
+    sink = RowSink(tuple(rows), directory=tmp_path, tag="7")
+    sink.add(rows)
+    files = sink.close()
+    assert set(files) == {t for t, r in rows.items() if r}
+    for t, path in files.items():
+        assert path.endswith(f"{t}-7.arrow")
+        got = read_file(path)
+        assert got.schema == SCHEMAS[t]
+        want = [tuple(r) for r in rows[t]]
+        assert [tuple(d.values()) for d in got.to_pylist()] == want, t
+
+
+def test_a_sink_on_a_connection_inserts_its_rows(tmp_path):
+    rows = _game_rows()
+    with Store.open(tmp_path / "s.duckdb") as store:
+        sink = RowSink(("turns", "rounds"), con=store.con)
+        sink.add({"turns": rows["turns"], "rounds": rows["rounds"]})
+        assert sink.close() == {}
+        assert store.con.execute("SELECT count(*) FROM turns").fetchone()[0] == len(rows["turns"])
+        assert sink.counts == {"turns": len(rows["turns"]), "rounds": len(rows["rounds"])}
+
+
+def test_renumbered_leaves_out_skipped_games_and_adds_the_base():
+    batch = record_batch("commits", [("a", 0, 3, 11), ("b", 1, 4, 12), ("c", 2, 5, 13)])
+    got = renumbered(pa.Table.from_batches([batch]), 40, {"b"}).to_pylist()
+    assert [(r["game_id"], r["game"]) for r in got] == [("a", 40), ("c", 42)]
+
+
+def test_staged_rows_go_in_as_inserts_of_at_most_a_row_group(monkeypatch):
+    """Loads are staged and inserted together, never more than a row group per INSERT: the
+    INSERT before a load that would pass it takes what was staged."""
+    monkeypatch.setattr(arrow_rows, "ROW_GROUP_ROWS", 5)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE commits (game_id VARCHAR, game INTEGER, seq INTEGER, hash BIGINT)")
+    inserts = []
+    real = arrow_rows.insert
+
+    def insert(c, table, rows):
+        inserts.append(rows.num_rows)
+        real(c, table, rows)
+    monkeypatch.setattr(arrow_rows, "insert", insert)
+
+    def part(n, first):
+        return pa.Table.from_batches([record_batch(
+            "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])
+    staged = StagedRows(con)
+    staged.add("commits", part(2, 0))
+    staged.add("commits", part(2, 2))
+    assert inserts == [] and con.execute("SELECT count(*) FROM commits").fetchone()[0] == 0
+    staged.add("commits", part(2, 4))         # 6 > 5: the first four go in
+    assert inserts == [4]
+    staged.add("commits", part(7, 6))         # larger than a row group: alone
+    staged.flush()
+    assert inserts == [4, 2, 7]
+    assert [r[0] for r in con.execute("SELECT game FROM commits").fetchall()] == list(range(13))
+    staged.add("commits", part(1, 20))
+    staged.discard()
+    staged.flush()
+    assert inserts == [4, 2, 7]
+
+
+def test_a_rollback_forgets_staged_loads(tmp_path):
+    rows = _game_rows("g-9")
+    sink = RowSink(tuple(rows), directory=tmp_path, tag="0")
+    sink.add(rows)
+    files = sink.close()
+    with Store.open(tmp_path / "s.duckdb") as store:
+        store.begin()
+        store.load(files, ["g-9"])
+        store.rollback()
+        store.begin()
+        store.commit()
+        assert store.con.execute("SELECT count(*) FROM events").fetchone()[0] == 0
+        store.begin()
+        store.load(files, ["g-9"])
+        store.commit()          # a commit inserts what is staged first
+        assert store.con.execute("SELECT count(*) FROM events").fetchone()[0] == len(rows["events"])
+        assert store.con.execute("SELECT min(game) FROM events").fetchone()[0] >= 1
+
+
+def test_project_rows_are_what_the_sink_takes():
+    """Every projection row fits its table's Arrow struct (no conversion error)."""
+    events = valid_games(1, seed=8)[0]
+    for t, rows in project("g", events, _states(events)).items():
+        assert record_batch(t, rows).num_rows == len(rows)
