@@ -9,13 +9,12 @@ from itertools import accumulate
 import duckdb
 import pyarrow as pa
 
+from seasalt_log.engine import State, apply
 from seasalt_log.store import Store, arrow_rows
 from seasalt_log.store.arrow_rows import (SCHEMAS, RowSink, StagedRows, read_file, record_batch,
                                           renumbered)
 from seasalt_log.store.projections import project
 from seasalt_log.store.store import plan_write
-
-from seasalt_log.engine import State, apply
 
 from .reliability_helpers import valid_games
 

@@ -37,7 +37,7 @@ from .reliability_helpers import assert_games_whole, seasalt_argv, table_rows, v
 KILLS = int(os.environ.get("SEASALT_CRASH_KILLS", "6"))
 SEED = int(os.environ.get("SEASALT_CRASH_SEED", "1"))
 COPIES = 6                 # each base game is written this many times under other ids
-SMALL_BATCH = 1500         # events per write batch in the lowered-batch runs
+SMALL_BATCH = 600          # events per write batch in the lowered-batch runs
 SMALL_COMMIT_LOADS = 2     # chunk loads per transaction in the lowered-batch runs
 
 pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
@@ -158,8 +158,9 @@ def test_sigkill_at_random_moments_never_leaves_part_of_a_game(big, tmp_path):
     outcomes = []
     for kill in range(KILLS):
         small = kill % 3 != 2
-        if small and kill % 2 == 0:       # right after a commit, or a little later
-            how = dict(after_commits=rng.randrange(1, commits + 1), then=rng.uniform(0, 0.3))
+        if small and kill % 2 == 0:       # right after a commit, or before the next one
+            how = dict(after_commits=rng.randrange(1, commits + 1),
+                       then=rng.uniform(0, min(0.3, seconds / commits)))
         else:                             # anywhere: start-up, migration, checking, writing
             how = dict(delay=rng.uniform(0.0, 0.8 + seconds))
         finished, code, stderr = _run_and_kill(_import_argv(log, db, small), **how)

@@ -158,7 +158,8 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
 
 # ---------------------------------------------------------------- parallel rebuild
 
-def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int, dict[str, int]]:
+def _work_bucket(in_dir: str, out_dir: str, bucket: int
+                 ) -> tuple[int, int, int, dict[str, str], dict[str, int]]:
     """Worker: project every game of one partition into Arrow files, one per table.
     Returns (bucket, games, events, the files by table, rows per table)."""
     import duckdb
@@ -178,7 +179,7 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int) -> tuple[int, int, int,
 
 
 def _project_partition(con, src: Path, sink: RowSink) -> tuple[int, int]:
-    """Fold every game of the partition ``src`` into ``sink``'s scratch tables."""
+    """Fold every game of the partition ``src`` and give its rows to ``sink``."""
     games = events = 0
     cur = con.cursor()
     cur.execute(f"SELECT game_id, event FROM read_parquet({sql_literal(src / '*.parquet')}) "

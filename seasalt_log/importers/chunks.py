@@ -6,7 +6,7 @@ game lies within one chunk and a chunk reads exactly like the same lines of the 
 :func:`check_chunk` (run in a worker, or in this process for a small import) reads, checks
 and projects the chunk's games and leaves the rows of every store table in Arrow files;
 the importer (:mod:`seasalt_log.importers.writer`) decides per game what to store and loads
-the files in one statement per table.
+the files (the rows of several chunks per INSERT).
 """
 
 from __future__ import annotations

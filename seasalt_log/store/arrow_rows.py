@@ -83,7 +83,7 @@ class RowSink:
     def __init__(self, tables: Sequence[str] = tuple(TABLES), *, con=None,
                  directory: str | Path | None = None, tag: str = ""):
         if (con is None) == (directory is None):
-            raise ValueError("a RowSink needs a connection or a directory, not both")
+            raise ValueError("a RowSink needs exactly one of a connection and a directory")
         self.con, self.directory, self.tag = con, directory, tag
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}

@@ -349,9 +349,10 @@ class Store:
         leaving out the games ``skip``. ``games`` are the ids of the files' games in order:
         their rows number them 0, 1, ... and they get new numbers here.
 
-        The rows of several loads go in together (:class:`~seasalt_log.store.arrow_rows.StagedRows`):
-        call :meth:`finish_loads` before the files go. An error of the rows, such as a
-        ``(game_id, seq)`` stored already, comes from this or from :meth:`finish_loads`."""
+        The rows of several loads go in together (see
+        :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` before
+        the files go. An error of the rows, such as a ``(game_id, seq)`` stored already,
+        comes from this or from :meth:`finish_loads`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
             self._staged = StagedRows(self.con)
