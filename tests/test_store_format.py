@@ -27,6 +27,22 @@ def numbers(store: Store) -> dict[str, int]:
     return dict(store.con.execute("SELECT DISTINCT game_id, game FROM events").fetchall())
 
 
+def test_the_chain_is_blake2b_of_the_previous_hash_and_the_event_json():
+    """The chain as the DDL documents it, computed here with hashlib alone: hash(k) =
+    BLAKE2b-64(hash(k-1) as 8 big-endian bytes || event k's JSON), a signed integer; the
+    genesis value is BLAKE2b-64 of b"seasalt-log:" and the game id."""
+    import hashlib
+
+    def b2(data: bytes) -> int:
+        return int.from_bytes(hashlib.blake2b(data, digest_size=8).digest(), "big", signed=True)
+    assert genesis_hash("g-1") == b2(b"seasalt-log:g-1")
+    h = genesis_hash("g-1")
+    for text in (b'{"type":"game_started"}', b"", b"x" * 300):
+        want = b2(h.to_bytes(8, "big", signed=True) + text)
+        h = chain(h, text)
+        assert h == want
+
+
 @pytest.mark.parametrize("jobs", [0, 2])
 def test_games_are_numbered_in_order_of_first_write_and_keep_their_number(tmp_path, games, jobs):
     """Serial (jobs 0) and chunked (2 workers) imports number new games 1, 2, ... in log

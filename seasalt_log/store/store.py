@@ -41,9 +41,15 @@ def chain(prev: int, event_json: bytes) -> int:
     return _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
 
 
-def chain_digest(prev: bytes, event_json: bytes, _blake2b=hashlib.blake2b) -> bytes:
+_EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
+
+
+def chain_digest(prev: bytes, event_json: bytes, _fresh=_EMPTY_HASHER.copy) -> bytes:
     """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
-    return _blake2b(prev + event_json, digest_size=HASH_BYTES).digest()
+    h = _fresh()        # a copy of an empty hasher: a third faster than a new one
+    h.update(prev)
+    h.update(event_json)
+    return h.digest()
 
 
 def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
