@@ -145,8 +145,8 @@ class StagedRows:
     """Arrow rows for the store's tables, gathered into INSERTs of up to one DuckDB row
     group each (:data:`ROW_GROUP_ROWS`).
 
-    An INSERT costs about a millisecond whatever its size, so the small tables of many
-    chunks go in together. Larger INSERTs would not help: DuckDB writes the whole row
+    An INSERT costs about half a millisecond whatever its size, so the small tables of
+    many chunks go in together. Larger INSERTs would not help: DuckDB writes the whole row
     groups of an INSERT as it runs and keeps the part-filled last one, which a store keeps
     for good (measured: 48 bytes/event instead of 38.5)."""
 
