@@ -22,7 +22,12 @@ ROUND = "round"          # a round is in play
 ENDED = "ended"          # game_ended applied
 
 
-class Table(Struct, frozen=True):
+# States are immutable and hold only tuples, strings and numbers: they can never be part of
+# a reference cycle, so the garbage collector need not track them (``gc=False``: cheaper to
+# create, and the engine creates one or more per event).
+
+
+class Table(Struct, frozen=True, gc=False):
     """Where every card is. Piles run bottom to top (the top is the last card)."""
 
     deck: Hand = ()                 # top first when ``deck_ordered``; else the unseen multiset
@@ -36,7 +41,7 @@ class Table(Struct, frozen=True):
         return bool(self.deck or self.piles[0] or self.piles[1])
 
 
-class Flow(Struct, frozen=True):
+class Flow(Struct, frozen=True, gc=False):
     """The turn/round flow (R-FLOW, R-END, R-LAST)."""
 
     round: int = 0
@@ -53,7 +58,7 @@ class Flow(Struct, frozen=True):
     mermaid_winner: int | None = None  # R-MERMAID-WIN
 
 
-class State(Struct, frozen=True):
+class State(Struct, frozen=True, gc=False):
     """A whole game at one point of its stream; ``seq`` events have been applied."""
 
     phase: str = NEW
