@@ -22,7 +22,7 @@ from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
 from .store.projections import TABLES, project
 from .workers import no_gc
-from .store.store import Store, event_rows, plan_write
+from .store.store import Store, event_rows, insert_rows, plan_write
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
            "append_events", "start_game", "export_lines"]
@@ -413,12 +413,13 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
     store.begin()
     try:
         try:
-            _insert(con, "events", rows)
+            insert_rows(con, "events", rows)
         except duckdb.ConstraintException:
             raise StreamConflictError(rows[0][0], rows[0][1] - 1, rows[0][1],
                                       "another writer appended to this game (the service "
                                       "must be the store's only writer)") from None
-        _insert(con, "commits", [(gid, c.number, c.seq, c.hash) for gid, c in final.items()])
+        insert_rows(con, "commits",
+                    [(gid, c.number, c.seq, c.hash) for gid, c in final.items()])
         for t in TABLES:
             if whole[t]:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",
@@ -426,7 +427,7 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
             if keys[t]:
                 con.execute(_DELETE_KEYS[t], [list(column) for column in zip(*keys[t])])
             if insert[t]:
-                _insert(con, t, insert[t])
+                insert_rows(con, t, insert[t])
         store.commit()
     except BaseException:
         store.rollback()
@@ -442,18 +443,6 @@ def _key_columns() -> dict[str, tuple[str, ...]]:
 
 _KEY_COLUMNS = _key_columns()
 _KEY_INDEX = {t: tuple(TABLES[t].index(c) for c in cols) for t, cols in _KEY_COLUMNS.items()}
-
-
-def _insert(con, table: str, rows: list[tuple]) -> None:
-    """Insert rows: a few with one INSERT (cheaper than an appender for a row or two), more
-    through DuckDB's appender."""
-    if len(rows) <= 3:
-        one = "(" + ", ".join("?" * len(rows[0])) + ")"
-        con.execute(f"INSERT INTO {table} VALUES " + ", ".join([one] * len(rows)),
-                    [v for r in rows for v in r])
-    else:
-        with con.appender(table) as a:
-            a.append_rows(rows)
 
 
 def _delete_keys_sql(table: str) -> str:

@@ -89,6 +89,20 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
     return rows, _INT64.unpack(h)[0]
 
 
+def insert_rows(con, table: str, rows: list[tuple]) -> None:
+    """Insert rows: a few with one INSERT (cheaper than an appender for a row or two), more
+    through DuckDB's appender."""
+    if not rows:
+        return
+    if len(rows) <= 3:
+        one = "(" + ", ".join("?" * len(rows[0])) + ")"
+        con.execute(f"INSERT INTO {table} VALUES " + ", ".join([one] * len(rows)),
+                    [v for r in rows for v in r])
+    else:
+        with con.appender(table) as a:
+            a.append_rows(rows)
+
+
 _DIGITS = re.compile(r"(\d+)")
 
 
@@ -333,19 +347,16 @@ class Store:
             for t in TABLES:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT game_id FROM _replaced)")
         try:
-            with con.appender("events") as a:
-                a.append_rows(event_rows_all)
+            insert_rows(con, "events", event_rows_all)
         except duckdb.ConstraintException as exc:
             gid, found = _conflict_key(str(exc))
             raise StreamConflictError(gid, found - 1, found,
                                       f"game {gid}: event seq {found} was already written by "
                                       "another writer (stale expected sequence)") from None
-        with con.appender("commits") as a:
-            a.append_rows(commit_rows)
+        insert_rows(con, "commits", commit_rows)
         for t, rows in proj.items():
             if rows:
-                with con.appender(t) as a:
-                    a.append_rows(rows)
+                insert_rows(con, t, rows)
         return len(event_rows_all)
 
 
