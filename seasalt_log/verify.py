@@ -369,12 +369,9 @@ def _reason(exc: SeasaltError) -> str:
     return str(exc)
 
 
-def _show_hash(value) -> str:
-    if isinstance(value, bytes):
-        return value.hex()
-    if isinstance(value, int):
-        return f"{value & 0xFFFFFFFFFFFFFFFF:016x}"
-    return repr(value)
+def _show_hash(value: int) -> str:
+    """A chain hash (a signed 64-bit integer) as 16 hex digits."""
+    return f"{value & 0xFFFFFFFFFFFFFFFF:016x}"
 
 
 def _show(value) -> str:
