@@ -96,7 +96,7 @@ def parse(text: str) -> list[Rule]:
             indent = len(item.group(1))
             end = _item_end(lines, i, indent)
             rules.append(Rule(item.group(2), _title(lines, i, end, indent, item.group(3)),
-                              _trail(titles), _block(lines, i, end), i, end))
+                              _trail(titles), _block(lines, i, end, indent), i, end))
     return rules
 
 
@@ -120,8 +120,9 @@ def _item_end(lines: list[str], start: int, indent: int) -> int:
     return len(lines)
 
 
-def _block(lines: list[str], start: int, end: int) -> str:
-    block = lines[start:end]
+def _block(lines: list[str], start: int, end: int, indent: int = 0) -> str:
+    """Lines start..end, without trailing blank lines and the first line's indent."""
+    block = [line[indent:] for line in lines[start:end]]
     while block and not block[-1].strip():
         block.pop()
     return "\n".join(block)
