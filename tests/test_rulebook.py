@@ -203,3 +203,24 @@ def test_parse_small_book():
     assert book["R-A-1-SUB"].section == "1. Alpha"
     assert book["R-B"].text == "## 2. Beta (R-B)\nBeta text."
     assert [r.id for r in rulebook.lookup("r-a-", tuple(book.values()))] == ["R-A-1", "R-A-2", "R-A-DEEP"]
+
+
+def test_an_installed_copy_is_read_first(tmp_path, monkeypatch):
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "RULES.md").write_text("## 1. Only (R-ONLY)\n", encoding="utf-8")
+    monkeypatch.setattr(rulebook.resources, "files", lambda package: tmp_path)
+    assert rulebook.document_path("RULES.md") == tmp_path / "docs" / "RULES.md"
+    assert [r.id for r in rulebook.parse(rulebook.document("RULES.md"))] == ["R-ONLY"]
+
+
+def test_missing_documents_are_one_line_and_exit_1(tmp_path, monkeypatch):
+    monkeypatch.setattr(rulebook.resources, "files", lambda package: tmp_path)
+    monkeypatch.setattr(rulebook, "__file__", str(tmp_path / "pkg" / "rulebook.py"))
+    rulebook.rules.cache_clear()
+    try:
+        result = run("R-TAKE-2")
+    finally:
+        rulebook.rules.cache_clear()
+    assert result.exit_code == 1
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and "RULES.md is missing from this installation" in lines[0]
