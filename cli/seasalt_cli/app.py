@@ -16,7 +16,8 @@ from seasalt_log.errors import SeasaltError
 
 app = typer.Typer(
     name="seasalt",
-    help="Record, check, replay and analyse games of Sea Salt & Paper.",
+    help="Record, check, replay and analyse games of Sea Salt & Paper. The rule an error "
+         "names: seasalt rules ID (the rules: docs/RULES.md; the log format: docs/LOG_FORMAT.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
