@@ -106,7 +106,7 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     tables = _readable(report, "the schema", lambda: _table_columns(store), {})
     shared = _readable(report, "the commits table (game numbers)", lambda: store.con.execute(
         "SELECT game, list(DISTINCT game_id ORDER BY game_id) FROM commits GROUP BY game "
-        "HAVING count(DISTINCT game_id) > 1 ORDER BY game").fetchall(), [])
+        "HAVING count(DISTINCT game_id) > 1 ORDER BY game").fetchall(), [], table="commits")
     for number, ids in shared:
         if game_ids is None or set(ids) & set(game_ids):
             report.differences.append(Difference(
@@ -129,13 +129,13 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     return report
 
 
-def _readable(report: VerifyReport, what: str, read, default):
+def _readable(report: VerifyReport, what: str, read, default, table: str | None = None):
     """``read()``, or ``default`` with a ``damage`` difference when the store fails it."""
     try:
         return read()
     except duckdb.Error as exc:
         report.differences.append(Difference("damage", f"{what} could not be read: "
-                                                       f"{_first_line(exc)}"))
+                                                       f"{_first_line(exc)}", table=table))
         return default
 
 
@@ -242,7 +242,7 @@ def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]],
     found: set[str] = set()
     for t in ("events", "commits", *tables):
         found.update(_readable(report, f"the table {t}", lambda t=t: [r[0] for r in store.con.execute(
-            f"SELECT DISTINCT game_id FROM {t}").fetchall()], []))
+            f"SELECT DISTINCT game_id FROM {t}").fetchall()], [], table=t))
     return sorted(found)
 
 
@@ -291,7 +291,7 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
         stored = _readable(report, f"the table {table} (games {ids[0]}..{ids[-1]})",
                            lambda: con.execute(f"SELECT {', '.join(cols)} FROM {table} "
                                                "WHERE game_id IN (SELECT unnest(?))",
-                                               [ids]).fetchall(), None)
+                                               [ids]).fetchall(), None, table=table)
         if stored is None:
             continue
         # compare the rows of games that fold, and flag rows of games with no events at all

@@ -103,9 +103,8 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
     try:
         try:
             con.execute("CHECKPOINT")
+            Store._opened(con, path, read_only=True)    # a store this version reads
             events = con.execute("SELECT count(*) FROM events").fetchone()[0]
-        except duckdb.CatalogException:
-            raise SeasaltError(f"{path} is not a seasalt store (no events table)") from None
         except duckdb.Error as exc:
             raise store_failure(path, exc) from None
 
