@@ -51,9 +51,14 @@ class SchemaDifference(NamedTuple):
     table: str | None   # the table it is (or is on), when there is one
 
 
+_CONSTRAINTS = ("SELECT schema_name, table_name, constraint_text FROM duckdb_constraints() "
+                "WHERE constraint_type <> 'NOT NULL' AND database_name = current_database()")
+
+
 class Catalog(NamedTuple):
     objects: dict[tuple[str, str], tuple[str | None, str]]    # (kind, name) -> (table, sql)
     columns: dict[str, list[tuple]]                            # table -> its columns in order
+    constraints: dict[str, set[str]]    # table -> its keys, checks, ... (NOT NULL: columns)
 
 
 def catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
@@ -65,7 +70,10 @@ def catalog(con: duckdb.DuckDBPyConnection) -> Catalog:
     columns: dict[str, list[tuple]] = {}
     for schema, table, *col in con.execute(_COLUMNS).fetchall():
         columns.setdefault(_qualified(schema, table), []).append(tuple(col))
-    return Catalog(objects, columns)
+    constraints: dict[str, set[str]] = {}
+    for schema, table, text in con.execute(_CONSTRAINTS).fetchall():
+        constraints.setdefault(_qualified(schema, table), set()).add(text)
+    return Catalog(objects, columns, constraints)
 
 
 @lru_cache(maxsize=1)
@@ -99,7 +107,9 @@ def schema_differences(con: duckdb.DuckDBPyConnection) -> list[SchemaDifference]
                                                     f"format: {_short(h[1])}", table))
         elif kind == "table":
             message = _table_message(name, want.columns.get(name, []),
-                                     have.columns.get(name, []), w[1], h[1])
+                                     have.columns.get(name, []), w[1], h[1],
+                                     want.constraints.get(name, set()),
+                                     have.constraints.get(name, set()))
             if message:
                 out.append(SchemaDifference(kind, name, message + hint, table))
         elif w[1] != h[1]:
@@ -110,9 +120,9 @@ def schema_differences(con: duckdb.DuckDBPyConnection) -> list[SchemaDifference]
 
 
 def _table_message(name: str, want: list[tuple], have: list[tuple], want_sql: str,
-                   have_sql: str) -> str | None:
-    """What differs in a table: its columns (name, type, NULL allowed, default), else the
-    rest of its definition (constraints, compression)."""
+                   have_sql: str, want_keys: set[str], have_keys: set[str]) -> str | None:
+    """What differs in a table: its columns (name, type, NULL allowed, default), its
+    constraints (keys, checks), else the rest of its definition (compression)."""
     w = {c[0]: c for c in want}
     h = {c[0]: c for c in have}
     parts = []
@@ -126,10 +136,14 @@ def _table_message(name: str, want: list[tuple], have: list[tuple], want_sql: st
         if col in h and w[col] != h[col]:
             parts.append(f"column {col} is {_describe(h[col])}, the format defines "
                          f"{_describe(w[col])}")
+    if want_keys - have_keys:
+        parts.append(f"lacks the constraint(s) {', '.join(sorted(want_keys - have_keys))}")
+    if have_keys - want_keys:
+        parts.append(f"has constraint(s) not in the format: {', '.join(sorted(have_keys - want_keys))}")
     if not parts and [c[0] for c in want] != [c[0] for c in have]:
         parts.append(f"its columns are in another order ({', '.join(h)})")
     if not parts and want_sql != have_sql:
-        parts.append(f"its definition differs (constraints or storage): it is {_short(have_sql)}, "
+        parts.append(f"its definition differs (storage): it is {_short(have_sql)}, "
                      f"the format defines {_short(want_sql)}")
     return f"the table {name} " + "; ".join(parts) if parts else None
 
