@@ -77,7 +77,9 @@ def check_destination(dest: Path, store: StoreIdentity) -> None:
         raise SeasaltError(f"the backup destination's directory {real.parent} does not exist")
     if parent == store.directory and real.name in (store.name, store.name + ".wal"):
         what = "the store itself" if real.name == store.name else "the store's write-ahead log"
-        raise SeasaltError(f"refusing to back up onto {dest}: it is {what}; choose another file")
+        via = "" if os.path.normpath(os.path.abspath(dest)) == str(real) else "a link to "
+        raise SeasaltError(f"refusing to back up onto {dest}: it is {via}{what}; choose "
+                           "another file")
     target = _ident(real)
     if target is not None and target in (store.file, store.wal):
         what = "the store" if target == store.file else "the store's write-ahead log"
