@@ -396,3 +396,26 @@ def test_backup_refuses_the_store_its_wal_and_links_to_them(tmp_path):
     result = runner.invoke(app, ["backup", str(other / "good.duckdb"), "--db", str(db)])
     assert result.exit_code == 0, result.output
     assert_clean_copy(other / "good.duckdb")
+
+
+def test_a_failed_copy_in_the_service_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
+    """The service cannot copy (a full disk beside the store, simulated): the client says
+    so in one line, exit 1, and DEST is not created; the service goes on."""
+    from seasalt_log.http import ServerThread, create_app
+    import seasalt_log.http.live as live
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device")
+    db = tmp_path / "live.duckdb"
+    dest = tmp_path / "copy.duckdb"
+    with ServerThread(create_app(db)) as url:
+        monkeypatch.setattr(live, "copy_while_quiet", full)
+        result = runner.invoke(app, ["backup", str(dest), "--service", url])
+        assert result.exit_code == 1
+        lines = result.stderr.strip().splitlines()
+        assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
+        assert not dest.exists() and list(tmp_path.glob(".copy.duckdb.*")) == []
+        monkeypatch.undo()
+        result = runner.invoke(app, ["backup", str(dest), "--service", url])
+        assert result.exit_code == 0, result.output
+    assert_clean_copy(dest)

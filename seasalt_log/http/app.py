@@ -14,6 +14,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
+import duckdb
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -428,7 +429,11 @@ async def post_backup(request: Request) -> Response:
     onto the store). ``seasalt backup DEST --service URL`` is its client."""
     _check_token(request)
     live = _live(request)
-    tmp, events = await live.backup_copy()
+    try:
+        tmp, events = await live.backup_copy()
+    except (OSError, duckdb.Error) as exc:     # a full disk beside the store, a damaged store
+        raise ApiError(500, "backup_failed", "the service could not copy the store: "
+                       f"{getattr(exc, 'strerror', None) or str(exc).splitlines()[0]}") from None
 
     async def chunks():
         try:
