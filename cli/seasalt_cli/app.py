@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import duckdb
 import msgspec
 import typer
 from rich.console import Console
@@ -70,6 +71,9 @@ def handles_errors(fn):
             return fn(*args, **kwargs)
         except SeasaltError as exc:
             fail(str(exc), 1)
+        except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
+            from seasalt_log.store.store import store_failure
+            fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
         except BrokenPipeError:  # e.g. `seasalt export --all | head`
             sys.stderr.close()
             raise typer.Exit(0)
