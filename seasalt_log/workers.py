@@ -17,6 +17,7 @@ import pickle
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections import deque
@@ -45,6 +46,15 @@ def no_gc() -> Iterator[None]:
 
 class WorkerError(SeasaltError):
     """A worker process failed (its message is the worker's error), or died."""
+
+
+def scratch_failure(exc: OSError, where: str | None = None) -> SeasaltError:
+    """A failure to write temporary files (``where``, else the temporary directory), said in
+    one line with what to do: a full or read-only TMPDIR is the usual cause."""
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc))
+    where = where or exc.filename or os.environ.get("TMPDIR") or tempfile.gettempdir()
+    return SeasaltError(f"cannot write temporary files in {where}: {reason} (TMPDIR chooses "
+                        "the directory: point it at one with more room)")
 
 
 class Pool:
@@ -146,8 +156,13 @@ def _serve() -> None:
             out = ("ok", fn(arg))
         except SeasaltError as exc:
             out = ("error", str(exc))
-        except Exception:
-            out = ("error", "a worker process failed:\n" + traceback.format_exc())
+        except OSError as exc:        # its temporary files: a full or read-only TMPDIR
+            out = ("error", str(scratch_failure(exc)))
+        except Exception as exc:      # a bug: one line (SEASALT_DEBUG=1: the traceback too)
+            if os.environ.get("SEASALT_DEBUG"):
+                traceback.print_exc()
+            out = ("error", f"a worker process failed: {type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())}")
         try:
             pickle.dump(out, results, protocol=pickle.HIGHEST_PROTOCOL)
             results.flush()

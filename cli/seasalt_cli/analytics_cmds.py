@@ -14,6 +14,7 @@ from seasalt_log.analytics.query import run_query
 from seasalt_log.analytics.rebuild import rebuild as rebuild_store
 from seasalt_log.analytics.reports import list_reports, run_report
 from seasalt_log.errors import UsageError
+from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
 from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, handles_errors, out,
@@ -46,8 +47,9 @@ def _print_table(result: Result) -> None:
     out.print(table)
 
 
-def emit(result: Result, fmt: str | None, output: Path | None) -> None:
-    """Print or save ``result`` as asked (shared by query and stats)."""
+def emit(result: Result, fmt: str | None, output: Path | None, store: Path) -> None:
+    """Print or save ``result`` as asked (shared by query and stats); an ``output`` that is
+    ``store``, its write-ahead log or a link to either is refused."""
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
     if output is not None:
@@ -55,7 +57,7 @@ def emit(result: Result, fmt: str | None, output: Path | None) -> None:
         if fmt is not None and fmt != kind:
             raise UsageError(f"--format {fmt} does not match --output {output.name} "
                              f"(its suffix means {kind}); give one of them")
-        save_result(result, output)
+        save_result(result, output, [store])
         err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
         return
     if fmt is None:
@@ -68,18 +70,26 @@ def emit(result: Result, fmt: str | None, output: Path | None) -> None:
         sys.stdout.flush()
 
 
+def _utf8(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where}: the SQL is not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                         f"at offset {exc.start})") from None
+
+
 def _read_sql(sql: str | None, file: Path | None) -> str:
     if sql is not None and file is not None:
         raise UsageError("give the SQL as an argument or with --file, not both")
     if file is not None:
         try:
-            return file.read_text(encoding="utf-8")
+            return _utf8(file.read_bytes(), f"--file {file}")
         except OSError as exc:
             raise UsageError(f"--file {file}: {exc.strerror or exc}") from None
     if sql is None:
         raise UsageError("give the SQL as an argument, with --file FILE, or - to read it from stdin")
     if sql == "-":
-        return sys.stdin.read()
+        return _utf8(sys.stdin.buffer.read(), "standard input")
     return sql
 
 
@@ -98,8 +108,11 @@ def query(
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
     refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
     text = _read_sql(sql, file)
-    result = run_query(db_path(db), text)
-    emit(result, fmt, output)
+    store = db_path(db)
+    if output is not None:      # refused before the query runs, not after
+        check_target(output, [store], what="--output")
+    result = run_query(store, text)
+    emit(result, fmt, output, store)
 
 
 @app.command()
@@ -120,10 +133,12 @@ def stats(
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
         emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
-             fmt, output)
+             fmt, output, db_path(db))
         return
+    if output is not None:
+        check_target(output, [db_path(db)], what="--output")
     result = run_report(db_path(db), report, player=player, players=players)
-    emit(result, fmt, output)
+    emit(result, fmt, output, db_path(db))
 
 
 @app.command()

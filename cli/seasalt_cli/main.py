@@ -5,7 +5,7 @@ Each command group lives in its own module and registers itself on :data:`app`.
 
 from __future__ import annotations
 
-from .app import app  # noqa: F401
+from .app import app, main  # noqa: F401
 from . import score_cmd  # noqa: F401  (registers commands)
 from . import store_cmds  # noqa: F401
 from . import analytics_cmds  # noqa: F401
@@ -16,4 +16,4 @@ from . import sim_cmd  # noqa: F401
 from . import rules_cmd  # noqa: F401
 from . import backup_cmd  # noqa: F401
 
-__all__ = ["app"]
+__all__ = ["app", "main"]

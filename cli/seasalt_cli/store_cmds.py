@@ -11,6 +11,7 @@ from rich.table import Table
 
 from seasalt_log import queries
 from seasalt_log.errors import UsageError
+from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
@@ -139,17 +140,15 @@ def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Ga
         return export_parquet_cmd(db_path(db), parquet, games, all_, output)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
-    with Store.open(db_path(db), read_only=True) as store:
+    store_path = db_path(db)
+    if output is not None:
+        check_target(output, [store_path], what="--out")
+    with Store.open(store_path, read_only=True) as store:
         ids = store.game_ids() if all_ else games
         for gid in ids:
             if not store.exists(gid):
                 fail(f"no game with id {gid!r} in the store")
-        sink = open(output, "wb") if output else sys.stdout.buffer
-        try:
+        with (atomic_file(output, [store_path], what="--out") if output
+              else contextlib.nullcontext(sys.stdout.buffer)) as sink:
             for line in export_lines(store, ids):
                 sink.write(line)
-        finally:
-            if output:
-                sink.close()
-            else:
-                sink.flush()

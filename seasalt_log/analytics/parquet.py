@@ -15,13 +15,13 @@ Plain DuckDB reads them back, e.g.
 
 from __future__ import annotations
 
-import shutil
 import time
 from pathlib import Path
 
 from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
+from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
 from ..store.schema import sql_literal
 
@@ -39,12 +39,11 @@ class ParquetExport(Struct):
     seconds: float
 
 
-def _prepare(directory: Path) -> None:
-    """Create ``directory``, or clear an earlier export in it; refuse anything else."""
+def _check_replaceable(directory: Path) -> None:
+    """Refuse a ``directory`` that holds anything but an earlier export (it is replaced)."""
     if directory.exists() and not directory.is_dir():
         raise UsageError(f"--parquet {directory}: not a directory")
     if not directory.exists():
-        directory.mkdir(parents=True)
         return
     ours = {"events", *(f"{t}.parquet" for t in PARQUET_TABLES)}
     other = sorted(p.name for p in directory.iterdir() if p.name not in ours)
@@ -52,22 +51,27 @@ def _prepare(directory: Path) -> None:
         raise UsageError(f"--parquet {directory}: the directory holds other files "
                          f"({', '.join(other[:3])}{', ...' if len(other) > 3 else ''}); "
                          "choose an empty or new directory")
-    for name in ours:
-        p = directory / name
-        if p.is_dir():
-            shutil.rmtree(p)
-        elif p.exists():
-            p.unlink()
 
 
 def export_parquet(store, directory: str | Path) -> ParquetExport:
     """Write the store's events (partitioned by player count), its commits and every read
     model as Parquet files under ``directory`` (created if missing; an earlier export there is
-    replaced). Reads one consistent snapshot of the store."""
+    replaced). Reads one consistent snapshot of the store.
+
+    The files are written into a temporary directory beside ``directory`` that replaces it
+    once complete (:func:`~seasalt_log.outputs.atomic_dir`): a failure leaves ``directory``
+    as it was, and a directory that is, or holds, the store is refused."""
     t0 = time.perf_counter()
     directory = Path(directory)
-    _prepare(directory)
-    con = store.con
+    with atomic_dir(directory, [store.path], what="--parquet", check=_check_replaceable) as tmp:
+        rows = _copy_tables(store.con, tmp, directory)
+    files = sorted(str(p.relative_to(directory)) for p in directory.rglob("*.parquet"))
+    return ParquetExport(directory=str(directory), rows=rows, files=files,
+                         seconds=time.perf_counter() - t0)
+
+
+def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
+    """COPY every exported table into ``directory`` in one snapshot; rows per table."""
     rows: dict[str, int] = {}
     con.execute("SET enable_progress_bar = false")
     con.execute("BEGIN")
@@ -81,15 +85,13 @@ def export_parquet(store, directory: str | Path) -> ParquetExport:
                 "(FORMAT parquet, PARTITION_BY (n_players))")
         for t in PARQUET_TABLES:
             rows[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-            target = sql_literal(directory / f"{t}.parquet")
-            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {target} (FORMAT parquet)")
+            dest = sql_literal(directory / f"{t}.parquet")
+            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {dest} (FORMAT parquet)")
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")
         if isinstance(exc, SeasaltError):
             raise
         from .output import one_line
-        raise SeasaltError(f"cannot export to {directory}: {one_line(str(exc))}") from None
-    files = sorted(str(p.relative_to(directory)) for p in directory.rglob("*.parquet"))
-    return ParquetExport(directory=str(directory), rows=rows, files=files,
-                         seconds=time.perf_counter() - t0)
+        raise SeasaltError(f"cannot export to {target}: {one_line(str(exc))}") from None
+    return rows

@@ -22,6 +22,7 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from ..digits import is_digits
 from .. import events as ev
 from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
@@ -113,7 +114,7 @@ async def _body(request: Request) -> bytes:
     limit = request.app.state.max_body
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not is_digits(length):
             raise ApiError(400, "bad_request", "Content-Length is not a number")
         if int(length) > limit:
             raise _too_large(limit)
@@ -358,7 +359,7 @@ async def follow(request: Request) -> Response:
     after = _int_param(request, "after", minimum=0)
     last_id = request.headers.get("last-event-id")
     if last_id is not None and last_id.strip():
-        if not last_id.strip().isdigit():
+        if not is_digits(last_id.strip()):
             raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id!r}")
         after = int(last_id)
     after = after or 0

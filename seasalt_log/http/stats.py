@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..digits import is_digits
 from ..errors import UsageError
 from ..store import Store
 
@@ -43,7 +44,7 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
                        + ", ".join(r.name for r in reports.list_reports()))
     players = params.get("players") or None
     if players is not None:
-        if not players.isdigit():
+        if not is_digits(players):
             raise UsageError(f"players must be 2, 3 or 4, not {players!r}")
         players = int(players)
     result = reports.run_report_on(store.con, name, player=params.get("player") or None,

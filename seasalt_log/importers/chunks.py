@@ -23,6 +23,7 @@ from typing import BinaryIO, Iterable, Iterator
 import msgspec
 from msgspec import Struct
 
+from ..digits import is_digits
 from .. import events as ev
 from .. import workers
 from ..errors import SeasaltError
@@ -49,7 +50,11 @@ class Chunk(Struct):
     def spill(self, directory: str) -> None:
         """Move ``data`` to a file in ``directory`` (:meth:`lines` reads it from there)."""
         path = Path(directory) / f"chunk-{self.index}.jsonl"
-        path.write_bytes(self.data)
+        try:
+            path.write_bytes(self.data)
+        except OSError as exc:
+            path.unlink(missing_ok=True)
+            raise workers.scratch_failure(exc, directory) from None
         self.spilled, self.data = str(path), b""
 
     def forget(self) -> None:
@@ -214,9 +219,12 @@ def scratch_dir(wanted: bool = True) -> Iterator[str | None]:
     base = Path(tempfile.gettempdir())
     for old in base.glob(_SCRATCH + "*-*"):
         pid = old.name[len(_SCRATCH):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if is_digits(pid) and not _alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    path = tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-")
+    try:
+        path = tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-")
+    except OSError as exc:
+        raise workers.scratch_failure(exc, str(base)) from None
     try:
         yield path
     finally:
@@ -263,7 +271,11 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         _init(setup)
         try:
             for c in chain(head, chunks):
-                yield c, check_chunk(c)
+                try:
+                    result = check_chunk(c)
+                except OSError as exc:      # its files, as in a worker: TMPDIR full
+                    raise workers.scratch_failure(exc) from None
+                yield c, result
         finally:
             _close()
         return
