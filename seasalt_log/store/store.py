@@ -211,8 +211,10 @@ class Store:
     def open(cls, path: str | Path, *, read_only: bool = False) -> "Store":
         """Open (and for writing, create or migrate) the store at ``path``.
 
-        Raises :class:`StoreBusyError` when another process holds the file, and
-        :class:`UnknownGameError`-free :class:`SeasaltError` when a read-only store is missing.
+        The write-ahead log is folded into the file first (see :func:`connect`). Raises
+        :class:`StoreBusyError` when another process holds the file,
+        :class:`StoreDamagedError` when the file or its write-ahead log cannot be read, and
+        :class:`SeasaltError` when a read-only store is missing or not a store of this format.
         """
         path = Path(path)
         con = connect(path, read_only=read_only)
