@@ -191,6 +191,12 @@ def test_verify_reports_an_unreadable_table_and_checks_the_rest(pristine, tmp_pa
     result = runner.invoke(app, ["verify", "--db", str(db), "--no-progress"])
     assert result.exit_code == 1
     assert "damage: the table duos" in result.stdout
+    # SQL that reads the damaged block names the store, as any command does
+    for argv in (["query", "SELECT * FROM duos"], ["stats", "duos"]):
+        result = runner.invoke(app, [*argv, "--db", str(db)])
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 1 and len(lines) == 1, result.stderr
+        assert lines[0].startswith(f"error: the store {db} is damaged"), lines
 
 
 def test_verify_checks_the_games_outside_a_damaged_block_of_events(tmp_path):
