@@ -164,12 +164,30 @@ def _check_readable_chunk(store: Store, ids: list[str], tables: dict[str, tuple[
         if not _alive(store):
             return False
         if len(ids) == 1:
-            report.differences.append(Difference(
-                "damage", f"its events could not be read: {_first_line(exc)}", game_id=ids[0]))
-            return True
+            return _check_damaged_game(store, ids[0], tables, report, exc)
     for gid in ids:
         if not _check_readable_chunk(store, [gid], tables, report):
             return False
+    return True
+
+
+def _check_damaged_game(store: Store, gid: str, tables: dict[str, tuple[str, ...]],
+                        report: VerifyReport, exc: duckdb.Error) -> bool:
+    """One game whose rows could not be read with the others': again by its number (its
+    events' own row groups only); a ``damage`` difference when that fails too. (A row
+    whose number was changed is then not read: the game is checked as damaged anyway.)"""
+    try:
+        numbers = store.con.execute("SELECT DISTINCT game FROM commits WHERE game_id = ?",
+                                    [gid]).fetchall()
+        if len(numbers) == 1:
+            _check_chunk(store, [gid], tables, report, number=numbers[0][0])
+            return True
+    except duckdb.Error as again:
+        exc = again
+        if not _alive(store):
+            return False
+    report.differences.append(Difference(
+        "damage", f"its events could not be read: {_first_line(exc)}", game_id=gid))
     return True
 
 
@@ -249,11 +267,17 @@ def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]],
 # ---------------------------------------------------------------- one chunk of games
 
 def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
-                 report: VerifyReport) -> None:
+                 report: VerifyReport, number: int | None = None) -> None:
+    """Check the games ``ids``. With ``number`` (one game, on a damaged store) its events
+    are read by its number too, so DuckDB skips the row groups of other games, and reads
+    only the blocks of this one."""
     con = store.con
-    rows = con.execute(
-        "SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR), event "
-        "FROM events WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq", [ids]).fetchall()
+    select = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR), event "
+              "FROM events WHERE game_id IN (SELECT unnest(?))")
+    if number is None:
+        rows = con.execute(select + " ORDER BY game_id, seq", [ids]).fetchall()
+    else:
+        rows = con.execute(select + " AND game = ? ORDER BY game_id, seq", [ids, number]).fetchall()
     by_game: dict[str, list[tuple]] = {}
     for r in rows:
         by_game.setdefault(r[0], []).append(r)

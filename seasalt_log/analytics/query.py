@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from ..errors import SeasaltError
-from ..store.store import connect
+from ..store.store import connect, damage_error
 from .output import Result, one_line
 
 #: the settings of every query connection
@@ -85,8 +85,9 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 
 def execute(con: duckdb.DuckDBPyConnection, sql: str,
-            params: dict[str, Any] | None = None) -> Result:
-    """Check and run ``sql`` on a connection from :func:`connect_readonly`."""
+            params: dict[str, Any] | None = None, *, path: str | Path | None = None) -> Result:
+    """Check and run ``sql`` on a connection from :func:`connect_readonly` (to the store at
+    ``path``: a damaged block it reads is then reported as the store's damage)."""
     check_sql(con, sql)
     try:
         cur = con.execute(sql, params) if params else con.execute(sql)
@@ -102,7 +103,8 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
             raise QueryRefusedError(f"query refused: {msg}") from None
         raise QueryError(f"SQL: {msg}") from None
     except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+        damaged = damage_error(Path(path), exc) if path is not None else None
+        raise damaged or QueryError(f"SQL: {one_line(str(exc))}") from None
     return Result(columns=columns, types=types, rows=rows)
 
 
@@ -110,6 +112,6 @@ def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None) 
     """Run one reading statement on the store at ``path`` (see the module's locks)."""
     con = connect_readonly(path)
     try:
-        return execute(con, sql, params)
+        return execute(con, sql, params, path=path)
     finally:
         con.close()

@@ -66,8 +66,9 @@ def check_fresh(con) -> None:
 
 
 def run_report_on(con, name: str, *, player: str | None = None,
-                  players: int | None = None) -> Result:
-    """Run report ``name`` on a connection from :func:`connect_readonly`."""
+                  players: int | None = None, path: str | Path | None = None) -> Result:
+    """Run report ``name`` on a connection from :func:`connect_readonly` (to the store at
+    ``path``, named when it is damaged)."""
     report = get_report(name)
     if players is not None and players not in (2, 3, 4):
         raise UsageError(f"--players must be 2, 3 or 4, not {players}")
@@ -75,7 +76,7 @@ def run_report_on(con, name: str, *, player: str | None = None,
     if player is not None and not con.execute(
             "SELECT count(*) FROM seats WHERE name = ?", [player]).fetchone()[0]:
         raise UsageError(f"no player named {player!r} in the store")
-    return execute(con, report.sql, {"player": player, "players": players})
+    return execute(con, report.sql, {"player": player, "players": players}, path=path)
 
 
 def run_report(path: str | Path, name: str, *, player: str | None = None,
@@ -83,6 +84,6 @@ def run_report(path: str | Path, name: str, *, player: str | None = None,
     """Run report ``name`` on the store at ``path`` with the given filters."""
     con = connect_readonly(path)
     try:
-        return run_report_on(con, name, player=player, players=players)
+        return run_report_on(con, name, player=player, players=players, path=path)
     finally:
         con.close()
