@@ -257,3 +257,23 @@ def test_the_cut_error_is_a_seasalt_error_naming_file_and_line():
     err = Cut(line=7, kind="game", limit=100).error("x.jsonl")
     assert isinstance(err, SeasaltError)
     assert str(err).startswith("x.jsonl:7: LOG-FORMAT: a game may take at most 100 bytes")
+
+
+def test_chunks_of_failed_games_do_not_pile_up_waiting_for_a_load(tmp_path, monkeypatch):
+    from seasalt_log import service
+    bad = [START + TURN * 50 for _ in range(40)]        # each fails at its line 2 (R-FLOW)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(b"".join(bad))
+    monkeypatch.setattr(service, "CHUNK_BYTES", 2 * len(bad[0]))    # chunks of 3 games
+    monkeypatch.setattr(ImportRun, "PENDING_BYTES", 7 * len(bad[0]))
+    waiting = []
+    real = ImportRun.add_chunk
+
+    def add_chunk(self, chunk, result):
+        real(self, chunk, result)
+        waiting.append(sum(len(c.data) for c, _ in self.chunks))
+    monkeypatch.setattr(ImportRun, "add_chunk", add_chunk)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        summary = import_logs(store, [path], jobs=1)
+    assert summary.failed == 40 and len(waiting) >= 10
+    assert 0 < max(waiting) < 7 * len(bad[0])           # not the whole log's worth

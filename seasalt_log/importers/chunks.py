@@ -32,6 +32,8 @@ from .jsonl import RawGame, check_game, read_games
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
 AHEAD = 6                      # chunks per worker process checked ahead of the importer
+AHEAD_BYTES = 64 << 20         # ... and the bytes of log they may hold in all (a chunk can
+                               # be as large as a game: MAX_GAME_BYTES)
 
 
 class Cut(Struct):
@@ -370,8 +372,9 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
-    small import), else in this process. At most :data:`AHEAD` chunks per worker wait in
-    memory: enough to keep the workers busy while the importer loads a batch."""
+    small import), else in this process. At most :data:`AHEAD` chunks per worker, and
+    :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
+    while the importer loads a batch."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
@@ -383,4 +386,8 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
             _close()
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
-        yield from pool.map(check_chunk, chain(head, chunks))
+        yield from pool.map(check_chunk, chain(head, chunks), weight=_size, budget=AHEAD_BYTES)
+
+
+def _size(chunk: Chunk) -> int:
+    return len(chunk.data)

@@ -141,6 +141,9 @@ class ImportRun:
 
     #: chunk loads are this many batches each: the rows wait in files, not in memory
     LOAD_BATCHES = 5
+    #: chunks waiting to be loaded are loaded once they hold this many bytes of log, however
+    #: few events they bring (games that failed, or are stored already, bring none)
+    PENDING_BYTES = 64 << 20
     #: games the store refuses in a row (a full disk, a read-only file) before the import
     #: stops, rather than report every game that follows with the same error
     MAX_REFUSALS = 5
@@ -166,6 +169,7 @@ class ImportRun:
         self.pending_events = 0
         self.chunks: list[tuple[Chunk, ChunkResult]] = []    # checked, not loaded yet
         self.chunk_events = 0
+        self.chunk_bytes = 0
         #: chunks loaded in the open transaction (not strict), with the games each skipped
         self.loaded: list[tuple[Chunk, ChunkResult, set[str]]] = []
         self.loaded_ids: set[str] = set()        # the games they loaded
@@ -307,7 +311,9 @@ class ImportRun:
             return
         self.chunks.append((chunk, result))
         self.chunk_events += sum(g.events for g in result.games if g.rows)
-        if self.chunk_events >= self.batch_events * self.LOAD_BATCHES:
+        self.chunk_bytes += len(chunk.data)
+        if (self.chunk_events >= self.batch_events * self.LOAD_BATCHES
+                or self.chunk_bytes >= self.PENDING_BYTES):
             self.flush_chunks()
 
     def _validated_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
@@ -344,7 +350,7 @@ class ImportRun:
         """Load the new games of the chunks taken so far into the open transaction (opened
         here if need be; strict: the import's one transaction), and commit it every
         :data:`COMMIT_LOADS` loads. A game is settled once its transaction is done."""
-        batch, self.chunks, self.chunk_events = self.chunks, [], 0
+        batch, self.chunks, self.chunk_events, self.chunk_bytes = self.chunks, [], 0, 0
         if not batch:
             return
         store, seen = self.store, self.seen
