@@ -163,7 +163,8 @@ def encode_lines(events) -> bytes:
 
 
 def decode(line: bytes | str) -> Event:
-    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`."""
+    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`. A
+    ``game_started``'s ``meta`` is checked and kept as its JSON text (:func:`_checked_meta`)."""
     try:
         e = _decoder.decode(line)
     except msgspec.ValidationError as exc:
