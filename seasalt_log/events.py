@@ -1,7 +1,8 @@
 """The event types of the log format (LOG_FORMAT.md), one closed union of tagged Structs.
 
 Decoding checks the shape (types, ranges, card codes); :func:`validate` checks what depends
-on the game (seats in range). Both raise :class:`LogFormatError` with the JSON path.
+on the game (seats in range) and what the format allows as game ids, player names and
+``meta``. Both raise :class:`LogFormatError` with the JSON path.
 """
 
 from __future__ import annotations
@@ -164,7 +165,8 @@ def encode_lines(events) -> bytes:
 
 def decode(line: bytes | str) -> Event:
     """Decode one JSON line into its typed event, or raise :class:`LogFormatError`. A
-    ``game_started``'s ``meta`` is checked and kept as its JSON text (:func:`_checked_meta`)."""
+    ``game_started``'s ``meta`` is kept as its JSON text less the whitespace between tokens
+    (``null``: no meta); :func:`validate` checks it."""
     try:
         e = _decoder.decode(line)
     except msgspec.ValidationError as exc:
@@ -174,20 +176,22 @@ def decode(line: bytes | str) -> Event:
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
     if type(e) is GameStarted and e.meta is not UNSET:
-        e = _checked_meta(e)
+        raw = bytes(e.meta)
+        if raw == b"null":
+            return msgspec.structs.replace(e, meta=UNSET)
+        compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
+        if compact != raw:
+            return msgspec.structs.replace(e, meta=Raw(compact))
     return e
 
 
 _JSON_SPACE = re.compile(rb'("(?:[^"\\]+|\\.)*")|[ \t\r\n]+', re.S)
 
 
-def _checked_meta(e: GameStarted) -> GameStarted:
-    """``e`` with its ``meta`` checked (a JSON object, valid UTF-8, no key twice in one
-    object, at most :data:`MAX_META_DEPTH` levels) and kept as its JSON text less the
-    whitespace between tokens; ``null`` is no meta."""
-    raw = bytes(e.meta)
-    if raw == b"null":
-        return msgspec.structs.replace(e, meta=UNSET)
+def _check_meta(meta: Raw) -> None:
+    """``meta`` must be one JSON object, valid UTF-8, with no key twice in one object, and
+    nest at most :data:`MAX_META_DEPTH` levels."""
+    raw = bytes(meta)
     if raw[:1] != b"{":
         raise LogFormatError("meta must be a JSON object", "$.meta")
     try:
@@ -203,8 +207,6 @@ def _checked_meta(e: GameStarted) -> GameStarted:
     if value is None or _depth(value, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
         raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
                              "$.meta")
-    compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
-    return e if compact == raw else msgspec.structs.replace(e, meta=Raw(compact))
 
 
 class _DuplicateKey(Exception):
@@ -261,6 +263,8 @@ def validate(event: Event, n_players: int | None) -> None:
                 raise LogFormatError(problem, f"$.players[{i}]")
         if event.game_id is not None and (problem := game_id_problem(event.game_id)) is not None:
             raise LogFormatError(problem, "$.game_id")
+        if event.meta is not UNSET:
+            _check_meta(event.meta)
         return
     if n_players is None:
         raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")

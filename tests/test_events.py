@@ -180,7 +180,6 @@ def test_missing_field(line, field):
     ('{"type":"deck_drawn","player":0,"cards":["crab:black",3],"kept":"crab:black"}', "$.cards[1]"),
     ('{"type":"game_started","players":["a",7]}', "$.players[1]"),
     ('{"type":"game_started","players":["a","b"],"target":"40"}', "$.target"),
-    ('{"type":"game_started","players":["a","b"],"meta":[1]}', "$.meta"),
     ('{"type":"round_scored","round":1,"ending":"stop","caller":0,"caller_won":"no",'
      '"card_points":[1,2],"color_bonus":[1,2],"points":[1,2],"totals":[1,2]}', "$.caller_won"),
     ('{"type":"turn_ended","player":0,"at":"yesterday"}', "$.at"),

@@ -180,3 +180,13 @@ def test_meta_at_the_depth_limit_is_kept():
 def test_meta_null_is_no_meta():
     e = _check(_start(meta=None))
     assert e.meta is msgspec.UNSET and b"meta" not in ev.encode(e)
+
+
+def test_a_game_start_with_bad_meta_after_a_failed_game_is_a_game_of_its_own(tmp_path):
+    path = tmp_path / "two.jsonl"
+    path.write_bytes(_start(game_id="..") + b"\n"
+                     + _start(game_id="ok-2")[:-1] + b',"meta":{"a":1,"a":2}}\n')
+    summary = import_logs(None, [path], jobs=1)
+    assert [(g.line, g.error.split(": ", 2)[1]) for g in summary.games] == [
+        (1, "LOG-FORMAT"), (2, "LOG-FORMAT")]
+    assert summary.games[1].error.endswith("meta has the key 'a' twice in one object at $.meta")
