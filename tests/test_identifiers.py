@@ -190,3 +190,10 @@ def test_a_game_start_with_bad_meta_after_a_failed_game_is_a_game_of_its_own(tmp
     assert [(g.line, g.error.split(": ", 2)[1]) for g in summary.games] == [
         (1, "LOG-FORMAT"), (2, "LOG-FORMAT")]
     assert summary.games[1].error.endswith("meta has the key 'a' twice in one object at $.meta")
+
+
+def test_outside_meta_a_field_given_twice_counts_once_with_its_last_value():
+    e = _check(b'{"type":"game_started","players":["a","b"],"game_id":"x","game_id":"y"}')
+    assert e.game_id == "y"
+    assert ev.encode(e) == b'{"type":"game_started","players":["a","b"],"game_id":"y"}'
+    assert ev.decode(b'{"type":"turn_ended","player":0,"player":1}').player == 1
