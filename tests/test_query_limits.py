@@ -174,28 +174,45 @@ def test_the_memory_limit_is_duckdbs_setting(db):
 
 # ---------------------------------------------------------------- Ctrl-C
 
-def _seasalt(*args) -> subprocess.Popen:
-    code = "import sys; from seasalt_cli.main import app; sys.argv[0] = 'seasalt'; app()"
-    return subprocess.Popen([sys.executable, "-c", code, *map(str, args)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            env={**os.environ, "SEASALT_QUERY_TIMEOUT": "300s"})
+#: runs the command with a line on stderr once the statement starts (so that the signal
+#: is sent while DuckDB runs it, not while the interpreter is still starting)
+_SHIM = """
+import sys
+from seasalt_log.analytics import query, reports
+real_execute = query.execute
+
+def started():
+    sys.stderr.write("started\\n")
+    sys.stderr.flush()
+
+def execute(con, sql, params=None):
+    started()
+    return real_execute(con, sql, params)
+
+def endless_report(con, *a, **k):
+    started()
+    return con.execute(%r).fetchall()
+
+query.execute = execute
+reports.run_report_on = endless_report
+from seasalt_cli.main import app
+sys.argv[0] = "seasalt"
+app()
+""" % ENDLESS
 
 
 @pytest.mark.parametrize("command", ["query", "stats"])
 def test_ctrl_c_stops_a_query_at_once(db, tmp_path, command):
-    if command == "query":
-        proc = _seasalt("query", ENDLESS, "--db", db)
-    else:           # a report that never ends: its SQL replaced by the endless query
-        shim = tmp_path / "shim.py"
-        shim.write_text(
-            "import sys\nfrom seasalt_log.analytics import reports\n"
-            f"reports.run_report_on = lambda con, *a, **k: con.execute({ENDLESS!r}).fetchall()\n"
-            "from seasalt_cli.main import app\nsys.argv[0] = 'seasalt'\napp()\n")
-        proc = subprocess.Popen([sys.executable, str(shim), "stats", "win-rates", "--db", str(db)],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    shim = tmp_path / "shim.py"
+    shim.write_text(_SHIM)
+    args = (["query", ENDLESS] if command == "query" else ["stats", "win-rates"]) + ["--db", str(db)]
+    proc = subprocess.Popen([sys.executable, str(shim), *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "SEASALT_QUERY_TIMEOUT": "300s"})
     try:
-        time.sleep(3)                  # started, and deep in the statement
-        assert proc.poll() is None, proc.communicate()  # still running
+        assert proc.stderr.readline() == "started\n", proc.communicate()
+        time.sleep(1.0)                 # deep in the statement
+        assert proc.poll() is None, proc.communicate()
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         out, err = proc.communicate(timeout=30)
