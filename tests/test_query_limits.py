@@ -195,9 +195,9 @@ def endless_report(con, *a, **k):
 
 query.execute = execute
 reports.run_report_on = endless_report
-from seasalt_cli.main import app
+from seasalt_cli.main import main
 sys.argv[0] = "seasalt"
-app()
+main()
 """ % ENDLESS
 
 
