@@ -31,11 +31,11 @@ OutputOption = typer.Option(None, "--output", "-o", metavar="FILE",
                                  "suffix chooses the format).", show_default=False)
 TimeoutOption = typer.Option(None, "--timeout", metavar="DURATION", show_default=False,
                              help=f"Stop the query after DURATION (60s, 5m, 500ms; 0: no limit) "
-                                  f"[env {TIMEOUT_ENV}; default {DEFAULT_TIMEOUT}]")
+                                  f"(env {TIMEOUT_ENV}, default {DEFAULT_TIMEOUT})")
 MemoryOption = typer.Option(None, "--memory-limit", metavar="SIZE", show_default=False,
                             help=f"Most memory the query may use (2GB, 512MB; 0: DuckDB's "
-                                 f"default, 80% of the RAM) [env {MEMORY_ENV}; default "
-                                 f"{DEFAULT_MEMORY_LIMIT}]")
+                                 f"default, 80% of the RAM) (env {MEMORY_ENV}, default "
+                                 f"{DEFAULT_MEMORY_LIMIT})")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 
