@@ -18,6 +18,7 @@ import duckdb
 
 from ..errors import SeasaltError
 from ..store.store import connect, damage_error
+from .limits import Limits, guarded
 from .output import Result, one_line
 
 #: the settings of every query connection
@@ -54,10 +55,14 @@ class QueryError(SeasaltError):
         return self.args[0]
 
 
-def connect_readonly(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at ``path`` with external access disabled."""
+def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the store at ``path`` with external access disabled (and
+    ``limits.memory_limit``, if given, as DuckDB's memory limit)."""
     path = Path(path)
-    con = connect(path, read_only=True, config=dict(SAFE_CONFIG))
+    config = dict(SAFE_CONFIG)
+    if limits is not None and limits.memory_limit is not None:
+        config["memory_limit"] = limits.memory_limit
+    con = connect(path, read_only=True, config=config)
     try:
         for sql in _SESSION:
             con.execute(sql)
@@ -108,10 +113,14 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
     return Result(columns=columns, types=types, rows=rows)
 
 
-def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None) -> Result:
-    """Run one reading statement on the store at ``path`` (see the module's locks)."""
-    con = connect_readonly(path)
+def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None,
+              limits: Limits | None = None) -> Result:
+    """Run one reading statement on the store at ``path`` (see the module's locks), under
+    ``limits`` (time, memory, Ctrl-C: :mod:`.limits`) when given."""
+    con = connect_readonly(path, limits)
     try:
-        return execute(con, sql, params, path=path)
+        if limits is None:
+            return execute(con, sql, params, path=path)
+        return guarded(con, lambda: execute(con, sql, params, path=path), limits)
     finally:
         con.close()

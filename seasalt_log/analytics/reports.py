@@ -17,6 +17,7 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError
 from ..store.projections import PROJECTIONS_VERSION, stored_version
 from .output import Result
+from .limits import Limits, guarded
 from .query import connect_readonly, execute
 
 
@@ -80,10 +81,14 @@ def run_report_on(con, name: str, *, player: str | None = None,
 
 
 def run_report(path: str | Path, name: str, *, player: str | None = None,
-               players: int | None = None) -> Result:
-    """Run report ``name`` on the store at ``path`` with the given filters."""
-    con = connect_readonly(path)
+               players: int | None = None, limits: Limits | None = None) -> Result:
+    """Run report ``name`` on the store at ``path`` with the given filters (under
+    ``limits`` when given, as :func:`.query.run_query`)."""
+    con = connect_readonly(path, limits)
     try:
-        return run_report_on(con, name, player=player, players=players, path=path)
+        if limits is None:
+            return run_report_on(con, name, player=player, players=players, path=path)
+        return guarded(con, lambda: run_report_on(con, name, player=player, players=players,
+                                                  path=path), limits)
     finally:
         con.close()
