@@ -373,16 +373,19 @@ def test_rebuild_gives_the_incremental_rows(mixed_db, jobs):
 def test_rebuild_failure_changes_nothing(mixed_db, monkeypatch):
     calls = []
 
-    def failing(game_id, events_json):
-        calls.append(game_id)
-        if len(calls) == 5:
-            raise SeasaltError("boom")
-        return real(game_id, events_json)
+    def failing(games, **kw):
+        def counted():
+            for game in games:
+                calls.append(game[0])
+                if len(calls) == 5:
+                    raise SeasaltError("boom")
+                yield game
+        return real(counted(), **kw)
 
-    real = rebuild_mod.fold_game
+    real = rebuild_mod.fold_games
     with Store.open(mixed_db) as store:
         before = snapshot(store.con)
-        monkeypatch.setattr(rebuild_mod, "fold_game", failing)
+        monkeypatch.setattr(rebuild_mod, "fold_games", failing)
         with pytest.raises(SeasaltError, match="boom"):
             rebuild(store, jobs=1)
         assert snapshot(store.con) == before
