@@ -258,7 +258,7 @@ def _connect(workers: int | None, scheduler: str | None):
         if scheduler:
             return Client(scheduler, timeout="30s")
         cluster = LocalCluster(n_workers=workers or os.cpu_count() or 1, threads_per_worker=1,
-                               dashboard_address=None, silence_logs=50)
+                               dashboard_address=":0", silence_logs=50)
         return Client(cluster)
     except (OSError, TimeoutError) as exc:
         where = scheduler or "a local cluster"
