@@ -10,7 +10,7 @@ from seasalt_log.archive import missing_extra, run
 from .app import JsonOption, app, err, fail, handles_errors, out, print_json, progress_bar
 
 archive_app = typer.Typer(help="Check or rebuild a whole Parquet archive of games on Dask "
-                               "(pip install 'seasalt-log[dask]').", no_args_is_help=True)
+                               "(pip install 'seasalt-log\\[dask]').", no_args_is_help=True)
 app.add_typer(archive_app, name="archive")
 
 SourceArg = typer.Argument(..., metavar="DIR",
