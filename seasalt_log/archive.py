@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from msgspec import Struct
 
 from .analytics.parquet import LAYOUT_KEY, LAYOUT_WHOLE_GAMES, game_bucket
-from .batch import describe, fold_partition
+from .batch import describe, fold_partition, whole_games
 from .errors import SeasaltError, UsageError
 from .store.arrow_rows import record_batch
 from .store.projections import TABLES
@@ -154,7 +154,7 @@ def _fold(fs, out: str, part: str, table: pa.Table, rebuild: bool, sort: bool) -
         for t, r in rows.items():
             read_models[t].extend(r)
 
-    batch = fold_partition(table, read_models=keep if rebuild else None, sort=sort)
+    batch = fold_partition(table, read_models=keep if rebuild else None, sort=sort, strict=False)
     results, rounds = batch.tables()
     written = {"results": results.num_rows, "round_scores": rounds.num_rows}
     _write(fs, out, "results", part, results)
@@ -172,7 +172,6 @@ def _fold_file(source_url: str, path: str, out_url: str, part: str, rebuild: boo
     fs, _ = _fs(source_url)
     ofs, out = _fs(out_url)
     table = _read(fs, path)
-    from .batch import whole_games
     if not whole_games(table):
         raise SeasaltError(f"{path}: marked whole-games but a game's rows are split or out of "
                            "order; run again with --shuffle")
