@@ -34,6 +34,7 @@ from .batch import describe, fold_partition, whole_games
 from .errors import SeasaltError, UsageError
 from .store.arrow_rows import record_batch
 from .store.projections import TABLES
+from .workers import no_gc
 
 #: events per shuffle bucket (about): the shuffle makes at least two buckets per worker
 SHUFFLE_EVENTS = 1_000_000
@@ -154,7 +155,9 @@ def _fold(fs, out: str, part: str, table: pa.Table, rebuild: bool, sort: bool) -
         for t, r in rows.items():
             read_models[t].extend(r)
 
-    batch = fold_partition(table, read_models=keep if rebuild else None, sort=sort, strict=False)
+    with no_gc():      # as in rebuild's workers: the fold makes many small acyclic objects
+        batch = fold_partition(table, read_models=keep if rebuild else None, sort=sort,
+                               strict=False)
     results, rounds = batch.tables()
     written = {"results": results.num_rows, "round_scores": rounds.num_rows}
     _write(fs, out, "results", part, results)

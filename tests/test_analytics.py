@@ -27,11 +27,11 @@ from seasalt_log.store.schema import full_ddl
 
 try:
     from . import analytics_games as fx
-    from .parquet_checks import assert_games_whole
+    from .parquet_checks import assert_export_keeps_games_whole
     from .randomplay import play_random_game
 except ImportError:      # tests/ run as a plain directory
     import analytics_games as fx  # type: ignore[no-redef]
-    from parquet_checks import assert_games_whole  # type: ignore[no-redef]
+    from parquet_checks import assert_export_keeps_games_whole  # type: ignore[no-redef]
     from randomplay import play_random_game  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -432,10 +432,10 @@ def test_export_parquet(fixture_db, tmp_path):
                             f"'{out}/events/*/*.parquet', hive_partitioning = true) GROUP BY ALL "
                             "ORDER BY ALL").fetchall()
     assert by_players == [(2, 3, 151), (3, 1, 23)] and 151 + 23 == events
-    assert_games_whole(out, fixture_db)
+    assert_export_keeps_games_whole(out, fixture_db)
     # again into the same directory: replaced; a directory with other files: refused
     assert cli("export", "--parquet", out, "--db", fixture_db).exit_code == 0
-    assert_games_whole(out, fixture_db)
+    assert_export_keeps_games_whole(out, fixture_db)
     (out / "notes.txt").write_text("mine")
     r = cli("export", "--parquet", out, "--db", fixture_db)
     assert r.exit_code == 1 and "holds other files" in r.stderr and (out / "notes.txt").exists()
@@ -448,7 +448,7 @@ def test_export_parquet_library_counts(fixture_db, tmp_path):
         done = export_parquet(store, tmp_path / "x")
     assert done.rows["games"] == 4 and done.rows["cards"] == 46
     assert "games.parquet" in done.files and "events/n_players=3/data_0.parquet" in done.files
-    assert_games_whole(tmp_path / "x", fixture_db)
+    assert_export_keeps_games_whole(tmp_path / "x", fixture_db)
 
 
 def test_export_parquet_keeps_games_whole_across_buckets(mixed_db, tmp_path, monkeypatch):
@@ -459,7 +459,7 @@ def test_export_parquet_keeps_games_whole_across_buckets(mixed_db, tmp_path, mon
     with Store.open(mixed_db, read_only=True) as store:
         done = export_parquet(store, tmp_path / "x")
     assert len([f for f in done.files if f.startswith("events/")]) > 3
-    assert_games_whole(tmp_path / "x", mixed_db)
+    assert_export_keeps_games_whole(tmp_path / "x", mixed_db)
 
 
 # ---------------------------------------------------------------- generated files
