@@ -86,13 +86,15 @@ def per_core(export: Path) -> None:
 
 
 def job(what: str, source: Path, workers: int, **kw) -> None:
+    import dask
     from distributed import Client, LocalCluster
 
-    from seasalt_log.archive import run
+    from seasalt_log.archive import LOCAL_CONFIG, run
     out = Path(tempfile.mkdtemp(prefix="archive-bench-")) / "out"
     t0 = time.perf_counter()
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0",
-                           silence_logs=50)
+    with dask.config.set(LOCAL_CONFIG):          # as seasalt archive's own local cluster
+        cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=":0",
+                               silence_logs=50)
     client = Client(cluster)
     start = time.perf_counter() - t0
     try:
@@ -115,11 +117,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=10_000)
     ap.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--check-only", action="store_true", help="only the per-core rate and the "
+                    "check of whole games")
     args = ap.parse_args()
     _, export = build(args.games)
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     per_core(export)
     job("check, whole games", export, args.workers)
+    if args.check_only:
+        return
     split = Path(tempfile.mkdtemp(prefix="archive-bench-old-")) / "events"
     try:
         older(export, split)

@@ -38,7 +38,7 @@ distributed = pytest.importorskip("distributed")
 archive = pytest.importorskip("seasalt_log.archive")
 
 runner = CliRunner()
-SIMULATED = 400             # games per player count (2, 3, 4)
+SIMULATED = 100             # games per player count (2, 3, 4): kept small for CI time
 
 
 @pytest.fixture(scope="module")
