@@ -32,8 +32,8 @@ import duckdb
 from msgspec import Struct
 
 from . import events as ev
-from .engine import State, apply, next_derived
-from .errors import IllegalMoveError, LogFormatError, SeasaltError
+from .batch import fold_game
+from .engine import State
 from .importers.jsonl import derive_game_id
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
@@ -341,46 +341,13 @@ def _check_events(gid: str, rows: list[tuple], commits: list[tuple], out: list[D
         want = seq + 1
     _check_chain(gid, rows, commits, out)
     number = commits[0][1] if commits else rows[0][2]
-    # decode and fold
-    events: list[ev.Event] = []
-    states: list[State] = []
-    s = State()
-    n_players = None
-    folded = True
-    for r in rows:
-        seq, data = r[1], r[7]
-        try:
-            e = ev.decode(data)
-            if isinstance(e, ev.GameStarted):
-                if events:
-                    raise LogFormatError("a second game_started inside the game", "$.type")
-                n_players = len(e.players)
-            ev.validate(e, n_players)
-        except LogFormatError as exc:
-            out.append(Difference("format", _reason(exc), game_id=gid, seq=seq))
-            folded = False
-            break
-        try:
-            if type(e) not in ev.DERIVED_TYPES:
-                d = next_derived(s)
-                if d is not None:
-                    raise IllegalMoveError("R-DERIVED", f"{ev.TAGS[type(d)]} is missing before "
-                                                        "this event")
-            s = apply(s, e)
-        except SeasaltError as exc:
-            rule = getattr(exc, "rule", None)
-            out.append(Difference("derived" if rule == "R-DERIVED" else "rule", _reason(exc),
-                                  game_id=gid, seq=seq))
-            folded = False
-            break
-        events.append(e)
-        states.append(s)
-    if not folded:
-        return None
-    d = next_derived(s)
-    if d is not None:
-        out.append(Difference("derived", f"{ev.TAGS[type(d)]} is missing at the end of the game",
-                              game_id=gid, seq=len(rows) + 1))
+    events, states, failure = fold_game([r[7] for r in rows])
+    if failure is not None:
+        at = failure.index
+        out.append(Difference(failure.kind, failure.message, game_id=gid,
+                              seq=rows[at][1] if at < len(rows) else len(rows) + 1))
+        if at < len(rows):
+            return None
     # the game id
     start = events[0] if events else None
     if isinstance(start, ev.GameStarted):
@@ -441,14 +408,6 @@ def _check_chain(gid: str, rows: list[tuple], commits: list[tuple], out: list[Di
         out.append(Difference("hash", f"seqs {after + 1}..{last} are stored but no write of "
                                       "them is recorded in the commits table",
                               game_id=gid, seq=after + 1))
-
-
-def _reason(exc: SeasaltError) -> str:
-    if isinstance(exc, LogFormatError):
-        return f"{exc.rule}: {exc.reason}" + (f" at {exc.path}" if exc.path else "")
-    if isinstance(exc, IllegalMoveError):
-        return f"{exc.rule}: {exc.reason}"
-    return str(exc)
 
 
 def _show_hash(value: int) -> str:
