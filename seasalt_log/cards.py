@@ -56,6 +56,27 @@ COUNT: dict[str, int] = {f"{k}:{c}": n for (k, c), n in COPIES.items()}
 FULL_DECK: Counter[str] = Counter(COUNT)
 DECK_SIZE = sum(COUNT.values())
 
+#: Extra Salt (RULES_EXTRA §1, R-X-CARDS): kind -> family, and the 8 added cards
+EXTRA_FAMILIES: dict[str, str] = {
+    "lobster": "duo", "jellyfish": "duo", "starfish": "special", "seahorse": "special",
+    "castofcrabs": "multiplier",
+}
+EXTRA_COPIES: dict[tuple[str, str], int] = {
+    ("lobster", "black"): 1,
+    ("jellyfish", "purple"): 1, ("jellyfish", "pink"): 1,
+    **{("starfish", c): 1 for c in ("dark-blue", "light-blue", "yellow")},
+    ("seahorse", "white"): 1,
+    ("castofcrabs", "green"): 1,
+}
+EXTRA_CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in EXTRA_COPIES)
+#: every code of every ruleset, base first: what the log decoder accepts (a ruleset then
+#: refuses the codes it does not have, RULES_EXTRA R-X-CARDS-4)
+ALL_CODES: tuple[str, ...] = CODES + EXTRA_CODES
+KIND.update({f"{k}:{c}": k for k, c in EXTRA_COPIES})
+COLOR.update({f"{k}:{c}": c for k, c in EXTRA_COPIES})
+#: the 66-card Extra Salt deck as a multiset (R-X-CARDS-1)
+EXTRA_SALT_DECK: Counter[str] = FULL_DECK + Counter({f"{k}:{c}": n for (k, c), n in EXTRA_COPIES.items()})
+
 DUO_PAIRS: dict[str, tuple[str, str]] = {
     "crab": ("crab", "crab"),
     "boat": ("boat", "boat"),

@@ -9,15 +9,13 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from .. import events as ev
-from ..cards import FULL_DECK, KIND
+from ..cards import KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import breakdown, game_winners, round_points
-from .rulings import RULESETS
-from .state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow, State, Table
-from .table import MERMAID, multiset_diff, replace_at, unseen_after, without, without_all
-
-#: the 58 cards as a sorted tuple: a round's deck plus discards must sort to exactly this
-_FULL_SORTED = tuple(sorted(FULL_DECK.elements()))
+from ..scoring import breakdown, extra_breakdown, game_winners, round_points
+from .rulings import Ruleset, deck_counter, rules_for
+from .state import (BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND, TAKE,
+                    Flow, State, Table)
+from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -39,7 +37,7 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
     if s.phase != NEW:
         raise illegal(s, "R-FLOW-GAME", "this game has already started; a new game_started "
                                         "begins another game")
-    ruleset = RULESETS[e.ruleset or "base"]
+    ruleset = rules_for(e.ruleset, e.events)
     n = len(e.players)
     return replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
                    target=e.target or ruleset.target_for(n), ruleset=ruleset,
@@ -60,22 +58,85 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
             raise illegal(s, "R-SETUP-4", f"round {e.round} starts with {seat_name(s, first)}, the "
                                           f"seat after the player who ended round {f.round}, not "
                                           f"seat {e.first_player}")
+    rules = s.ruleset
+    _known_codes(s, e)
     if e.deck is not None:
-        if tuple(sorted((*e.deck, *e.discards))) != _FULL_SORTED:
-            missing, extra = multiset_diff((*e.deck, *e.discards), FULL_DECK)
-            raise illegal(s, "R-SETUP-3", "the deck and the two discards must be the 58 cards"
-                                          f" once each; missing {missing}, extra {extra}")
+        if tuple(sorted((*e.deck, *e.discards))) != rules.cards:
+            missing, extra = multiset_diff((*e.deck, *e.discards), deck_counter(rules.cards))
+            raise illegal(s, rules.setup_rule, f"the deck and the two discards must be the "
+                                               f"{len(rules.cards)} cards once each; missing "
+                                               f"{missing}, extra {extra}")
         deck, ordered = e.deck, True
     else:
-        _, extra = multiset_diff(e.discards, FULL_DECK)
+        full = deck_counter(rules.cards)
+        _, extra = multiset_diff(e.discards, full)
         if extra:
-            raise illegal(s, "R-SETUP-3", f"the discards hold more copies than the deck has: {extra}")
-        deck, ordered = unseen_after(e.discards), False
+            raise illegal(s, rules.setup_rule, f"the discards hold more copies than the deck "
+                                               f"has: {extra}")
+        left = full.copy()
+        left.subtract(e.discards)
+        deck, ordered = tuple(sorted(left.elements())), False
     n = s.n
     table = Table(deck=deck, deck_ordered=ordered, piles=((e.discards[0],), (e.discards[1],)),
                   hands=((),) * n, laid=((),) * n)
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
+
+
+# ---------------------------------------------------------------- format checks of the game
+
+def _format(s: State, reason: str, path: str) -> LogFormatError:
+    f = s.flow
+    return LogFormatError(reason, path, game_id=s.game_id, seq=s.seq + 1,
+                          round=f.round or None, turn=f.turn or None)
+
+
+def _known_codes(s: State, e) -> None:
+    """R-X-CARDS-4, LOG_FORMAT_EXTRA: the round's cards and its event exist in this game."""
+    rules = s.ruleset
+    codes = rules.codes
+    for name in ("discards", "deck"):
+        for i, code in enumerate(getattr(e, name) or ()):
+            if code not in codes:
+                raise _format(s, f"unknown card code {code!r} (not a card of the "
+                                 f"{rules.name} ruleset)", f"$.{name}[{i}]")
+    if e.deck is not None and len(e.deck) != rules.round_deck_size:
+        n = rules.round_deck_size
+        raise _format(s, f"Expected `array` of length {'<=' if len(e.deck) > n else '>='} {n}",
+                      "$.deck")
+    if (e.event is None) != (rules.events is None):
+        if e.event is None:
+            raise _format(s, "missing field 'event' (a game with events names each round's "
+                             "table event)", "$")
+        raise _format(s, "unknown field 'event' (this game has no events)", "$")
+
+
+def _unknown_in_game(s: State, e) -> LogFormatError | None:
+    """The format error of an event naming a type, field or card code this game's ruleset
+    does not have (R-X-CARDS-4, LOG_FORMAT_EXTRA), or None."""
+    rules = s.ruleset
+    tag = ev.TAGS[type(e)]
+    if tag not in rules.tags:
+        return _format(s, f"unknown event type {tag!r} (not an event of a {rules.name} game"
+                          f"{' with events' if rules.events else ''})", "$.type")
+    if rules.events is None:
+        for name in _PEPPER_FIELDS:
+            if getattr(e, name, None) is not None:
+                return _format(s, f"unknown field {name!r} (this game has no events)", "$")
+    codes = rules.codes
+    for name in e.__struct_fields__:
+        value = getattr(e, name)
+        values = value if isinstance(value, tuple) else (value,)
+        for i, v in enumerate(values):
+            if isinstance(v, str) and ":" in v and v not in codes:
+                at = f"$.{name}[{i}]" if isinstance(value, tuple) else f"$.{name}"
+                return _format(s, f"unknown card code {v!r} (not a card of the {rules.name} "
+                                  "ruleset)", at)
+    return None
+
+
+#: the fields LOG_FORMAT_EXTRA adds to base events for games with events
+_PEPPER_FIELDS = ("dolphins_drew", "also_drew", "takes")
 
 
 # ---------------------------------------------------------------- shared preambles
@@ -104,6 +165,8 @@ def _in_turn(s: State, e) -> Flow:
 
 def _take_due(s: State, e) -> Flow:
     f = _in_turn(s, e)
+    if f.step == FORCED or f.step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
     if f.step == PLAY:
         if not s.table.can_take():
             raise illegal(s, "R-FLOW-TAKE", "the deck and both discard piles are empty: nothing "
@@ -120,7 +183,15 @@ def _take_done(s: State, e) -> Flow:
     if step == BOAT_TAKE:
         raise illegal(s, "R-DUO-BOAT", "the boat pair's extra take comes next (deck_drawn or "
                                        "discard_taken)")
+    if step == FORCED or step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
     return f
+
+
+def _not_in_forced_turn(s: State, e) -> None:
+    raise illegal(s, "R-X-JELLYFISH-TURN", f"this is a forced turn (a jellyfish lock): only "
+                                           f"forced_drawn, then turn_ended, not "
+                                           f"{ev.TAGS[type(e)]}")
 
 
 def _after_take(s: State, f: Flow, table: Table) -> State:
@@ -128,28 +199,38 @@ def _after_take(s: State, f: Flow, table: Table) -> State:
 
 
 def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
-    """The deck after ``cards`` were taken from its top (R-DRAW)."""
+    """The deck after ``cards`` were taken from its top (R-DRAW, R-X-DRAW)."""
     deck = table.deck
     if table.deck_ordered:
         k = len(cards)
         top = deck[:k]
         if top != cards and top != tuple(cards):
-            raise illegal(s, "R-DRAW", f"the deck's top card{'s are' if k > 1 else ' is'} "
+            raise illegal(s, s.ruleset.draw_rule, f"the deck's top card{'s are' if k > 1 else ' is'} "
                                        f"{', '.join(top)} (recorded deck order), not "
                                        f"{', '.join(cards)}")
         return deck[k:]
     for card in cards:
         left = without(deck, card)
         if left is None:
-            raise illegal(s, "R-DRAW", f"{card} cannot come from the deck: every copy has "
-                                       "already been seen this round")
+            rule = s.ruleset.draw_rule
+            raise illegal(s, rule, f"{card} cannot come from the deck: " + (
+                "every copy has already been seen this round" if rule == "R-DRAW" else
+                "no copy of it is in the deck now"))
         deck = left
     return deck
 
 
 # ---------------------------------------------------------------- step 1: take a card
 
+def _no_pepper_field(s: State, e, name: str) -> None:
+    """A field of LOG_FORMAT_EXTRA's events in a game without them is a format error."""
+    if s.ruleset.events is None and getattr(e, name) is not None:
+        raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
+
+
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
+    if e.dolphins_drew is not None:
+        _no_pepper_field(s, e, "dolphins_drew")
     f = _take_due(s, e)
     t = s.table
     left = len(t.deck)
@@ -206,33 +287,41 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
 
 # ---------------------------------------------------------------- step 2: duos
 
-_PAIR_KINDS = {
-    ev.CrabsPlayed: ("crab", "crab"),
-    ev.BoatsPlayed: ("boat", "boat"),
-    ev.FishPlayed: ("fish", "fish"),
-    ev.SharkPlayed: ("shark", "swimmer"),
-}
+#: the rule a pair of the wrong kinds breaks, by event type (RULES_EXTRA §8)
+_PAIR_RULE = {"lobster_played": "R-X-PAIRS", "jellyfish_played": "R-X-PAIRS"}
 
 
-def _lay_pair(s: State, e) -> Table:
-    """Check the pair (R-DUO-PAIR) and move it from the hand to the laid-down pairs."""
+def _want(kinds: tuple[str, str]) -> str:
+    return " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
+
+
+def _lay_pair(s: State, e, unit: tuple[str, ...] | None = None) -> Table:
+    """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
+    units (``unit``: what is laid, the pair by default)."""
     _take_done(s, e)
     a, b = e.cards
-    kinds = _PAIR_KINDS[type(e)]
+    tag = ev.TAGS[type(e)]
+    allowed = s.ruleset.pair_kinds(tag)
     ka, kb = KIND[a], KIND[b]
-    if (ka, kb) != kinds and (kb, ka) != kinds:
-        want = " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
-        raise illegal(s, "R-DUO-PAIR", f"{ev.TAGS[type(e)]} needs {want}, not {a} and {b}")
+    kinds = (ka, kb) if ka <= kb else (kb, ka)
+    if kinds not in allowed:
+        rule = _PAIR_RULE.get(tag, "R-DUO-PAIR")
+        if tag == "crabs_played" and kinds == ("crab", "lobster"):
+            rule = "R-X-LOBSTER-NOTCRAB"                  # a crab + lobster is no crab pair
+        raise illegal(s, rule, f"{tag} needs {' or '.join(_want(k) for k in allowed)}, not "
+                               f"{a} and {b}")
     t = s.table
     player = e.player
-    hand = without_all(t.hands[player], e.cards)
+    hand = without_all(t.hands[player], unit or e.cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
     return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
-                 replace_at(t.laid, player, t.laid[player] + ((a, b),)))
+                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)))
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
+    if e.takes is not None:
+        _no_pepper_field(s, e, "takes")
     t = _lay_pair(s, e)
     piles = t.piles
     if not piles[0] and not piles[1]:
@@ -279,6 +368,8 @@ def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
+    if e.also_drew is not None:
+        _no_pepper_field(s, e, "also_drew")
     t = _lay_pair(s, e)
     if not t.deck:
         if e.drew is not None:
@@ -323,9 +414,122 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
 
 
+# ---------------------------------------------------------------- Extra Salt (RULES_EXTRA §2)
+
+def _allowed(s: State, e) -> None:
+    """A type this game's ruleset lacks is a format error (LOG_FORMAT_EXTRA)."""
+    if s.phase != NEW and ev.TAGS[type(e)] not in s.ruleset.tags:
+        raise _unknown_in_game(s, e)
+
+
+def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
+    """R-X-LOBSTER: look at the top n cards, keep one, the others go back, shuffled."""
+    _allowed(s, e)
+    t = _lay_pair(s, e)
+    rules = s.ruleset
+    n = min(rules.lobster_sees, len(t.deck))
+    given = e.deck
+    if not n:                                                       # R-X-NOEFFECT
+        if e.seen is not None or e.kept is not None or given:
+            raise illegal(s, "R-X-LOBSTER", "the deck is empty: seen and kept must be null "
+                                            "and deck absent")
+        return replace(s, table=t, seq=s.seq + 1)
+    if e.seen is None or e.kept is None:
+        raise illegal(s, "R-X-NOEFFECT", f"the deck has cards, so the lobster must take the "
+                                         f"top {n} and keep one (seen and kept)")
+    if len(e.seen) != n:
+        raise illegal(s, "R-X-LOBSTER", f"the lobster takes the top {n} cards (min of "
+                                        f"{rules.lobster_sees} and the deck), not {len(e.seen)}")
+    if e.kept not in e.seen:
+        raise illegal(s, "R-X-LOBSTER", f"kept {e.kept} is not one of the cards seen "
+                                        f"{list(e.seen)}")
+    rest = _draw_from_deck(s, t, e.seen)                            # R-X-DRAW
+    back = without(tuple(e.seen), e.kept)
+    if not back:                                  # n = 1: nothing went back, no shuffle
+        if given:
+            raise illegal(s, "R-X-LOBSTER", "nothing went back into the deck: deck must be "
+                                            "empty or absent")
+        deck, ordered = rest, t.deck_ordered
+    elif given is not None:
+        if sorted(given) != sorted((*rest, *back)):
+            missing, extra = multiset_diff(given, deck_counter((*rest, *back)))
+            raise illegal(s, "R-X-LOBSTER", f"deck must hold exactly the cards now in the deck;"
+                                            f" missing {missing}, extra {extra}")
+        deck, ordered = tuple(given), True
+    elif t.deck_ordered:
+        raise illegal(s, "R-X-DRAW", "the round's deck order was recorded, so the lobster's "
+                                     "shuffle must give the new order (deck)")
+    else:
+        deck, ordered = tuple(sorted((*rest, *back))), False
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.kept,))
+    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid), seq=s.seq + 1)
+
+
+def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
+    """R-X-JELLYFISH: every other player is locked until this player's next turn."""
+    _allowed(s, e)
+    t = _lay_pair(s, e)
+    f = s.flow
+    return replace(s, table=t, flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
+
+
+def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
+    """R-X-TRIO: a pair the player could lay now and a starfish, one unit, no effect."""
+    _allowed(s, e)
+    _take_done(s, e)
+    rules = s.ruleset
+    a, b = e.cards
+    ka, kb = KIND[a], KIND[b]
+    kinds = (ka, kb) if ka <= kb else (kb, ka)
+    if not any(kinds in allowed for _, allowed in rules.pairs):
+        raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
+                                     "could lay down now")
+    if KIND[e.starfish] != "starfish":
+        raise illegal(s, "R-X-TRIO", f"a trio's third card is a starfish, not {e.starfish}")
+    t = s.table
+    if without(t.hands[e.player], e.starfish) is None:
+        raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
+    hand = without_all(t.hands[e.player], (a, b, e.starfish))
+    if hand is None:
+        raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
+    t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
+              replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)))
+    return replace(s, table=t, seq=s.seq + 1)
+
+
+def _forced_drawn(s: State, e: ev.ForcedDrawn) -> State:
+    """R-X-JELLYFISH-TURN: the forced take, the deck's top card (nothing from an empty deck)."""
+    _allowed(s, e)
+    f = _in_turn(s, e)
+    if f.step != FORCED:
+        raise illegal(s, "R-X-JELLYFISH-TURN", "forced_drawn is only the first event of a "
+                                               "forced turn, and this turn is not forced"
+                      if f.step != FORCED_DONE else "a forced turn takes one card only")
+    t = s.table
+    if not t.deck:
+        if e.card is not None:
+            raise illegal(s, "R-X-JELLYFISH-TURN", "the deck is empty: card must be null")
+        return replace(s, flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
+    if e.card is None:
+        raise illegal(s, "R-X-JELLYFISH-TURN", "the deck has cards: the forced take is its top card")
+    deck = _draw_from_deck(s, t, (e.card,))
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.card,))
+    return replace(s, table=replace(t, deck=deck, hands=hands),
+                   flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
+
+
+def forced_turn(s: State, f: Flow, player: int) -> bool:
+    """Whether ``player``'s turn beginning now is forced: a lock by another player lasts
+    (R-X-JELLYFISH-TURN, R-X-JELLYFISH-MANY). ``f.locks`` no longer holds their own lock."""
+    return bool(f.locks & ~(1 << player)) if not s.ruleset.lock_hits_owner else bool(f.locks)
+
+
 # ---------------------------------------------------------------- step 3: end the turn
 
 def _turn_ended(s: State, e: ev.TurnEnded) -> State:
+    if s.flow.step == FORCED_DONE and s.phase == ROUND and e.player == s.flow.player:
+        # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
+        return _end_turn(s, None, s.ruleset.mermaid_win_after_forced_turn)
     _take_done(s, e)
     return _end_turn(s, None)
 
@@ -339,7 +543,7 @@ def _called(s: State, e) -> State:
                                      f"(called by {seat_name(s, f.caller)})")
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
-    pts = breakdown(t.hands[e.player], t.laid[e.player]).card_points
+    pts = player_points(s, e.player)
     need = s.ruleset.call_threshold
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
@@ -347,13 +551,13 @@ def _called(s: State, e) -> State:
     return _end_turn(s, call)
 
 
-def _end_turn(s: State, call: str | None) -> State:
+def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     """The turn's last event: mermaid win, then the call, final turns or deck-out."""
     f, t = s.flow, s.table
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    if t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:        # R-MERMAID-WIN
+    if mermaid_check and t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:  # R-MERMAID-WIN
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
@@ -375,13 +579,36 @@ def _end_turn(s: State, call: str | None) -> State:
                                                 ending="deck_out"))
     # the deck has cards, so the next turn begins with its take
     player += 1
+    if f.locks:
+        return _next_turn(s, f, player if player < n else 0, seq)
     return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
                                             turn=f.turn + 1, step=TAKE))
 
 
 def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
+    if f.locks:
+        f = replace(f, locks=f.locks & ~(1 << player))   # the player's own lock ends
+        if forced_turn(s, f, player):
+            return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1,
+                                                    step=FORCED))
     step = TAKE if s.table.can_take() or not s.ruleset.skip_impossible_take else PLAY
     return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=step))
+
+
+# ---------------------------------------------------------------- scoring a player
+
+def player_breakdown(s: State, seat: int):
+    """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
+    R-X-SCORE with the events in effect for the seat)."""
+    t = s.table
+    if s.ruleset.extra_scoring:
+        return extra_breakdown(t.hands[seat], t.laid[seat])
+    return breakdown(t.hands[seat], t.laid[seat])
+
+
+def player_points(s: State, seat: int) -> int:
+    """The seat's card points now (what R-END-2 compares with the threshold)."""
+    return player_breakdown(s, seat).card_points
 
 
 # ---------------------------------------------------------------- derived events
@@ -390,8 +617,7 @@ def next_derived(s: State) -> ev.Event | None:
     """The derived event due after ``s`` (``round_scored`` / ``game_ended``), or None."""
     f = s.flow
     if f.due == "round_scored":
-        t = s.table
-        scores = [breakdown(t.hands[p], t.laid[p]) for p in range(s.n)]
+        scores = [player_breakdown(s, p) for p in range(s.n)]
         card_pts = [b.card_points for b in scores]
         bonus = [b.color_bonus for b in scores]
         caller = None if f.ending == "deck_out" else f.caller
@@ -444,6 +670,10 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
 
 
 _HANDLERS = {
+    ev.LobsterPlayed: _lobster_played,
+    ev.JellyfishPlayed: _jellyfish_played,
+    ev.StarfishPlayed: _starfish_played,
+    ev.ForcedDrawn: _forced_drawn,
     ev.GameStarted: _game_started,
     ev.RoundStarted: _round_started,
     ev.DeckDrawn: _deck_drawn,
@@ -472,6 +702,18 @@ def apply(state: State, event: ev.Event) -> State:
         return _HANDLERS[type(event)](state, event)
     except (IndexError, KeyError) as exc:
         raise _malformed(state, event, exc) from None
+    except IllegalMoveError:
+        _raise_if_unknown(state, event)
+        raise
+
+
+def _raise_if_unknown(state: State, event: ev.Event) -> None:
+    """An event naming a card, field or type the game lacks is a format error, not the rule
+    error it ran into (LOG_FORMAT_EXTRA, RULES_EXTRA §8)."""
+    if state.phase != NEW:
+        bad = _unknown_in_game(state, event)
+        if bad is not None:
+            raise bad from None
 
 
 def check(state: State, event: ev.Event) -> None:
@@ -487,6 +729,9 @@ def fold(events, state: State | None = None) -> State:
             s = _HANDLERS[type(e)](s, e)
     except (IndexError, KeyError) as exc:
         raise _malformed(s, e, exc) from None
+    except IllegalMoveError:
+        _raise_if_unknown(s, e)
+        raise
     return s
 
 
@@ -508,7 +753,7 @@ def with_derived(events):
             while (d := next_derived(s)) is not None:
                 s = _HANDLERS[type(d)](s, d)
                 yield d, s
-        s = _HANDLERS[type(e)](s, e)
+        s = apply(s, e)
         yield e, s
     while (d := next_derived(s)) is not None:
         s = _HANDLERS[type(d)](s, d)

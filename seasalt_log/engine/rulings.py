@@ -1,17 +1,44 @@
-"""The project's rulings (RULES.md, marked **Ruling**) and tunable numbers, in one place.
+"""The rulesets as data (RULES.md, RULES_EXTRA.md): one frozen :class:`Ruleset` per game,
+chosen by ``game_started.ruleset`` and ``game_started.events``, made once and carried in the
+state. It holds the catalog, the legal pairs and trios, the scoring choice, the thresholds,
+the rule ids an error names, and every ruling (marked **Ruling** in the rules), so that a
+later ruleset changes the game by changing a value, not the engine code.
 
-A later ruleset changes the game by changing a :class:`Ruleset` value, not the engine code.
+The engine asks the ruleset what holds; it never asks which ruleset a game plays.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import lru_cache
+
 from msgspec import Struct
+
+from .. import events as ev
+from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK
+
+#: event type tag -> the kind pairs it may lay down (each as a sorted pair of kinds)
+PairTable = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+_BASE_PAIRS: PairTable = (
+    ("crabs_played", (("crab", "crab"),)),
+    ("boats_played", (("boat", "boat"),)),
+    ("fish_played", (("fish", "fish"),)),
+    ("shark_played", (("shark", "swimmer"),)),
+)
+#: R-X-PAIRS: the pairs of an ``extra-salt`` game
+_EXTRA_SALT_PAIRS: PairTable = _BASE_PAIRS + (
+    ("lobster_played", (("crab", "lobster"),)),
+    ("jellyfish_played", (("jellyfish", "swimmer"),)),
+)
 
 
 class Ruleset(Struct, frozen=True):
-    """The numbers and rulings the engine consults."""
+    """What a game's rules are: the engine consults this value, never the ruleset's name."""
 
     name: str = "base"
+    #: R-X-RULESET-2: the event setting (None: no events; "pepper": RULES_EXTRA §5)
+    events: str | None = None
     #: R-SETUP-2: target score by player count
     targets: tuple[tuple[int, int], ...] = ((2, 40), (3, 35), (4, 30))
     #: R-END-2: card points needed to call STOP or LAST CHANCE
@@ -31,9 +58,74 @@ class Ruleset(Struct, frozen=True):
     #: R-LAST-2 (Ruling): no deck-out during the final turns of LAST CHANCE
     deck_out_in_final_turns: bool = False
 
+    # ---- the catalog (R-CARDS, R-X-CARDS)
+    #: every card of the game, sorted: a round's deck plus discards is exactly this
+    cards: tuple[str, ...] = tuple(sorted(FULL_DECK.elements()))
+    #: the card codes this game knows; any other is a format error (R-X-CARDS-4)
+    codes: frozenset[str] = frozenset(CODES)
+    #: the event types (tags) of this game; any other is a format error (LOG_FORMAT_EXTRA)
+    tags: frozenset[str] = frozenset(ev.TAGS[t] for t in ev.BASE_TYPES)
+    #: the rule a bad ``round_started`` deck breaks (R-SETUP-3 / R-X-SETUP)
+    setup_rule: str = "R-SETUP-3"
+    #: the rule a draw that does not match the deck breaks (R-DRAW / R-X-DRAW)
+    draw_rule: str = "R-DRAW"
+
+    # ---- pairs and trios (R-DUO-PAIR, R-X-PAIRS, R-X-TRIO)
+    pairs: PairTable = _BASE_PAIRS
+    #: R-X-TRIO: a starfish may join a pair laid down as a trio
+    trios: bool = False
+    #: the scoring of RULES_EXTRA §3 (R-X-SCORE) instead of RULES.md §4
+    extra_scoring: bool = False
+
+    # ---- Extra Salt rulings (RULES_EXTRA §9)
+    #: R-X-LOBSTER: cards the lobster looks at; (Ruling, BGA) all of them when fewer are left
+    lobster_sees: int = 5
+    #: R-X-JELLYFISH-TURN (Ruling, text not BGA): the mermaid win is checked after a forced turn
+    mermaid_win_after_forced_turn: bool = True
+    #: R-X-JELLYFISH-SELF (Ruling, text not BGA): a lock never forces its owner's own takes
+    lock_hits_owner: bool = False
+    #: R-X-SCORE-STARFISH (Ruling, BGA): starfish in hand score with the pairs in hand
+    starfish_in_hand_scores: bool = True
+
     def target_for(self, players: int) -> int:
         return dict(self.targets)[players]
 
+    @property
+    def round_deck_size(self) -> int:
+        """Cards in a round's deck once the two discards are turned up (R-SETUP-3)."""
+        return len(self.cards) - 2
+
+    def pair_kinds(self, tag: str) -> tuple[tuple[str, str], ...]:
+        """The kind pairs an event type lays down (empty: not a pair of this game)."""
+        for t, kinds in self.pairs:
+            if t == tag:
+                return kinds
+        return ()
+
 
 BASE = Ruleset()
-RULESETS = {"base": BASE}
+#: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES_EXTRA §1-§4
+EXTRA_SALT = Ruleset(
+    name="extra-salt", cards=tuple(sorted(EXTRA_SALT_DECK.elements())),
+    codes=frozenset(CODES + EXTRA_CODES), setup_rule="R-X-SETUP", draw_rule="R-X-DRAW",
+    pairs=_EXTRA_SALT_PAIRS, trios=True, extra_scoring=True,
+    tags=BASE.tags | {ev.TAGS[t] for t in ev.EXTRA_SALT_TYPES})
+RULESETS = {"base": BASE, "extra-salt": EXTRA_SALT}
+
+
+@lru_cache(maxsize=None)
+def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
+    """The one :class:`Ruleset` of a game's ``ruleset`` and ``events`` (R-X-RULESET)."""
+    from msgspec.structs import replace
+    rules = RULESETS[ruleset or "base"]
+    if events is not None:
+        # R-X-SCORE: any game with events scores by RULES_EXTRA §3; R-X-DRAW replaces R-DRAW
+        rules = replace(rules, events=events, extra_scoring=True, draw_rule="R-X-DRAW",
+                        tags=rules.tags | {ev.TAGS[t] for t in ev.PEPPER_TYPES})
+    return rules
+
+
+@lru_cache(maxsize=None)
+def deck_counter(cards: tuple[str, ...]) -> Counter:
+    """A ruleset's ``cards`` as a multiset."""
+    return Counter(cards)

@@ -8,12 +8,14 @@ from msgspec import Struct
 from .rulings import BASE, Ruleset
 
 Hand = tuple[str, ...]
-Pair = tuple[str, str]
+Pair = tuple[str, ...]   # a laid-down unit: a pair, or a trio (the pair, then the starfish)
 
 # Flow.step values
 TAKE = "take"            # the turn's take is due (R-FLOW-TAKE)
 BOAT_TAKE = "boat_take"  # the take given by a boat pair is due (R-DUO-BOAT)
 PLAY = "play"            # duos, then end the turn
+FORCED = "forced"        # a forced turn's take is due (R-X-JELLYFISH-TURN)
+FORCED_DONE = "forced_done"  # a forced turn has taken: only turn_ended may follow
 
 # State.phase values
 NEW = "new"              # before game_started
@@ -56,6 +58,7 @@ class Flow(Struct, frozen=True, gc=False):
     due: str | None = None             # derived event owed: "round_scored" | "game_ended"
     ending: str | None = None          # how the last round ended (stop/last_chance/deck_out)
     mermaid_winner: int | None = None  # R-MERMAID-WIN
+    locks: int = 0                     # bitmask of seats whose jellyfish lock lasts (R-X-JELLYFISH)
 
 
 class State(Struct, frozen=True, gc=False):
