@@ -11,8 +11,8 @@ from __future__ import annotations
 from .. import events as ev
 from ..cards import KIND
 from ..scoring import card_points
-from .core import shark_targets
-from .state import BOAT_TAKE, ROUND, TAKE, State
+from .core import player_points, shark_targets
+from .state import BOAT_TAKE, FORCED, FORCED_DONE, ROUND, TAKE, State
 
 _DeckDrawn, _DiscardTaken = ev.DeckDrawn, ev.DiscardTaken
 _CrabsPlayed, _BoatsPlayed, _FishPlayed, _SharkPlayed = (
@@ -110,7 +110,70 @@ def duo_moves(state: State) -> list[ev.Event]:
             for b in ss:
                 cards = (a, b)
                 moves += [_SharkPlayed(player=p, cards=cards, victim=v, stole=c) for v, c in steals]
+    rules = state.ruleset
+    if rules.trios:                     # the Extra Salt cards are in the game
+        moves += extra_salt_moves(state, by_kind)
     return moves
+
+
+def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Event]:
+    """The lobster and jellyfish pairs and the trios open to the player (R-X-PAIRS,
+    R-X-TRIO). Chance: with a recorded deck order the lobster sees the top cards and the
+    move gives one new order (the remaining deck, then the returned cards); without one,
+    one ``seen`` per card that may be kept (that card, then the next cards of the sorted
+    deck)."""
+    t, p, rules = state.table, state.flow.player, state.ruleset
+    hand = t.hands[p]
+    moves: list[ev.Event] = []
+    crabs, lobsters = by_kind.get("crab", ()), [c for c in hand if KIND[c] == "lobster"]
+    if lobsters and crabs and rules.pair_kinds("lobster_played"):
+        n = min(rules.lobster_sees, len(t.deck))
+        for crab in _distinct(crabs):
+            cards = (crab, lobsters[0])
+            if not n:
+                moves.append(ev.LobsterPlayed(player=p, cards=cards, seen=None, kept=None))
+                continue
+            if t.deck_ordered:
+                seen = t.deck[:n]
+                for kept in _distinct(seen):
+                    back = list(seen)
+                    back.remove(kept)
+                    deck = (t.deck[n:] + tuple(back)) if back else None
+                    moves.append(ev.LobsterPlayed(player=p, cards=cards, seen=seen, kept=kept,
+                                                  deck=deck))
+            else:
+                for kept in _distinct(t.deck):
+                    rest = list(t.deck)
+                    rest.remove(kept)
+                    moves.append(ev.LobsterPlayed(player=p, cards=cards,
+                                                  seen=(kept, *rest[:n - 1]), kept=kept))
+    jellies = [c for c in hand if KIND[c] == "jellyfish"]
+    swimmers = by_kind.get("swimmer")
+    if jellies and swimmers and rules.pair_kinds("jellyfish_played"):
+        moves += [ev.JellyfishPlayed(player=p, cards=(a, b))
+                  for a in _distinct(swimmers) for b in _distinct(jellies)]
+    stars = _distinct(c for c in hand if KIND[c] == "starfish")
+    if stars and rules.trios:
+        pairs = set()
+        for _, allowed in rules.pairs:
+            for ka, kb in allowed:
+                for a in hand:
+                    if KIND[a] != ka:
+                        continue
+                    for b in hand:
+                        if KIND[b] == kb and (a != b or hand.count(a) > 1):
+                            pairs.add((a, b) if a <= b else (b, a))
+        moves += [ev.StarfishPlayed(player=p, cards=pair, starfish=star)
+                  for pair in sorted(pairs) for star in stars]
+    return moves
+
+
+def forced_moves(state: State) -> list[ev.Event]:
+    """A forced turn's take: the deck's top card, or null from an empty deck (R-X-JELLYFISH-TURN)."""
+    p = state.flow.player
+    if not state.table.deck:
+        return [ev.ForcedDrawn(player=p, card=None)]
+    return [ev.ForcedDrawn(player=p, card=c[0]) for c in _deck_outcomes(state, 1)]
 
 
 # card points (R-SCORE, as scoring.breakdown computes them), fast: only the call check
@@ -122,7 +185,8 @@ def end_moves(state: State) -> list[ev.Event]:
     moves: list[ev.Event] = [ev.TurnEnded(player=p)]
     rs = state.ruleset
     if (f.call is None and (t.deck or rs.call_before_deck_out)
-            and card_points(t.hands[p], t.laid[p]) >= rs.call_threshold):
+            and (card_points(t.hands[p], t.laid[p]) if not rs.extra_scoring
+                 else player_points(state, p)) >= rs.call_threshold):
         moves += [ev.StopCalled(player=p), ev.LastChanceCalled(player=p)]
     return moves
 
@@ -132,6 +196,11 @@ def legal_moves(state: State) -> list[ev.Event]:
     (before a round starts, while a derived event is due, after the game)."""
     if state.phase != ROUND or state.flow.due:
         return []
-    if state.flow.step in (TAKE, BOAT_TAKE):
+    step = state.flow.step
+    if step in (TAKE, BOAT_TAKE):
         return take_moves(state)
+    if step == FORCED:
+        return forced_moves(state)
+    if step == FORCED_DONE:
+        return [ev.TurnEnded(player=state.flow.player)]
     return duo_moves(state) + end_moves(state)
