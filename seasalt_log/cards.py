@@ -85,24 +85,27 @@ DUO_PAIRS: dict[str, tuple[str, str]] = {
 }
 
 
-def suggest(code: str, n: int = 3) -> list[str]:
-    """The valid codes closest to ``code`` (for error messages)."""
-    close = difflib.get_close_matches(code, CODES, n=n, cutoff=0.5)
+def suggest(code: str, n: int = 3, codes: Iterable[str] = CODES) -> list[str]:
+    """The valid codes (of ``codes``) closest to ``code`` (for error messages)."""
+    codes = list(codes)
+    close = difflib.get_close_matches(code, codes, n=n, cutoff=0.5)
     if not close and ":" in code:
         kind = code.split(":", 1)[0]
-        close = [c for c in CODES if KIND[c] == kind][:n]
+        close = [c for c in codes if KIND[c] == kind][:n]
     return close
 
 
-def parse_card(code: str) -> str:
-    """Return ``code`` if it names a card of the catalog, else raise :class:`CardCodeError`."""
-    if code in COUNT:
+def parse_card(code: str, deck: Counter[str] = FULL_DECK) -> str:
+    """Return ``code`` if it names a card of ``deck`` (the base catalog by default), else
+    raise :class:`CardCodeError`."""
+    if code in deck:
         return code
-    raise CardCodeError(code, suggest(code))
+    raise CardCodeError(code, suggest(code, codes=deck))
 
 
-def check_counts(cards: Iterable[str]) -> None:
-    """Raise :class:`CardCodeError` if ``cards`` holds more copies of a code than the deck."""
+def check_counts(cards: Iterable[str], deck: Counter[str] = FULL_DECK) -> None:
+    """Raise :class:`CardCodeError` if ``cards`` holds more copies of a code than ``deck``."""
     for code, n in Counter(cards).items():
-        if n > COUNT[code]:
-            raise CardCodeError(code, [], f"{n} copies of {code}, but the deck holds only {COUNT[code]} (R-CARDS)")
+        if n > deck[code]:
+            raise CardCodeError(code, [], f"{n} copies of {code}, but the deck holds only "
+                                          f"{deck[code]} (R-CARDS)")

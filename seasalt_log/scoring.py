@@ -96,8 +96,17 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
 
 
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
-    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
-    in_hand, kinds, colors, n_laid = counts(hand, laid)
+    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes). A holding
+    with Extra Salt cards is scored by RULES_EXTRA §3 without events (see
+    :func:`extra_breakdown`; the starfish count with the pairs), so every reader of a state
+    scores an ``extra-salt`` game as the engine does."""
+    hand, laid = tuple(hand), tuple(laid)
+    try:
+        in_hand, kinds, colors, n_laid = counts(hand, laid)
+    except KeyError:
+        x = extra_breakdown(hand, laid)
+        return Breakdown(x.pairs + x.starfish, x.collectors, x.multipliers, x.mermaids,
+                         x.card_points, x.color_bonus)
     pairs, collectors, multipliers, mermaids = score_counts(in_hand, kinds, colors, n_laid)
     # R-SCORE-BONUS: the largest colour group
     return Breakdown(pairs, collectors, multipliers, mermaids,
