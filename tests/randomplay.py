@@ -38,8 +38,8 @@ def without_deck_order(events: list[ev.Event]) -> list[ev.Event]:
 
 def play_random_game(seed: int, players: int, *, target: int | None = None, call_rate: float | None = None,
                      on_event: Callable[[State, ev.Event, State], None] | None = None,
-                     max_events: int = MAX_EVENTS, ruleset: str | None = None
-                     ) -> list[ev.Event]:
+                     max_events: int = MAX_EVENTS, ruleset: str | None = None,
+                     events: str | None = None) -> list[ev.Event]:
     """Play one whole game and return its events, derived events included.
 
     Every shuffle is recorded in its ``round_started`` (so a deck draw has one outcome and
@@ -49,7 +49,8 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
     ``call_rate`` is the chance of calling when a call is allowed (drawn from the seed when
     None, so some games call at once and others play on to a deck-out). ``on_event`` sees
     ``(before, event, after)`` for every event. Raises ``RuntimeError`` if the game does not
-    end within ``max_events`` events. ``ruleset`` names the game's ruleset (RULES_EXTRA §0).
+    end within ``max_events`` events. ``ruleset`` and ``events`` are the game's settings
+    (RULES_EXTRA §0); each round's event is drawn from the engine's event deck.
     """
     rng = random.Random(seed)
     if call_rate is None:
@@ -67,7 +68,7 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
         s = after
 
     step(ev.GameStarted(players=NAMES[:players], game_id=f"random-{players}-{seed}",
-                        target=target, ruleset=ruleset))
+                        target=target, ruleset=ruleset, events=events))
     full = FULL_LIST if ruleset is None else s.ruleset.cards
     while s.phase != ENDED:
         if len(out) >= max_events:
@@ -78,9 +79,14 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
         elif s.phase == BETWEEN:
             f = s.flow
             first = rng.randrange(players) if f.ender is None else (f.ender + 1) % players
-            step(shuffled_round(rng, f.round + 1, first, full))
+            r = shuffled_round(rng, f.round + 1, first, full)
+            if events is not None:
+                r = replace(r, event=rng.choice(s.event_deck))
+            step(r)
         else:
             step(_choose(rng, legal_moves(s), call_rate, pass_rate))
+        if s.phase == BETWEEN and s.keep_due is not None and next_derived(s) is None:
+            step(rng.choice(legal_moves(s)))
     return out
 
 

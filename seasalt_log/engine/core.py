@@ -9,12 +9,12 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from .. import events as ev
-from ..cards import KIND
+from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
 from ..scoring import breakdown, extra_breakdown, game_winners, round_points
-from .rulings import Ruleset, deck_counter, rules_for
-from .state import (BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND, TAKE,
-                    Flow, State, Table)
+from .rulings import DOLPHIN_KINDS, deck_counter, rules_for
+from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
+                    TAKE, Flow, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
@@ -39,9 +39,12 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
                                         "begins another game")
     ruleset = rules_for(e.ruleset, e.events)
     n = len(e.players)
-    return replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
-                   target=e.target or ruleset.target_for(n), ruleset=ruleset,
-                   totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+    s = replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
+                target=e.target or ruleset.target_for(n), ruleset=ruleset,
+                totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+    if ruleset.events is not None:                              # R-EV-DECK: all 12 events
+        s = replace(s, held=((),) * n, event_deck=tuple(sorted(ev.EVENT_CODES)))
+    return s
 
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
@@ -80,7 +83,22 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     table = Table(deck=deck, deck_ordered=ordered, piles=((e.discards[0],), (e.discards[1],)),
                   hands=((),) * n, laid=((),) * n)
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
+    if rules.events is not None:
+        return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
+            table, face_down=(None,) * n)), s, e.event)
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
+
+
+def _event_drawn(s: State, before: State, event: str) -> State:
+    """R-EV-ROUND: the round's table event comes from the event deck."""
+    if before.keep_due is not None:
+        raise illegal(before, "R-EV-AWARD", f"{seat_name(before, before.keep_due)} holds two "
+                                            "events and must choose one first (event_kept)")
+    deck = without(before.event_deck, event)
+    if deck is None:
+        raise illegal(before, "R-EV-ROUND", f"{event} is not in the event deck "
+                                            f"({', '.join(before.event_deck) or 'empty'})")
+    return replace(s, event_deck=deck, table_event=event)
 
 
 # ---------------------------------------------------------------- format checks of the game
@@ -165,8 +183,13 @@ def _in_turn(s: State, e) -> Flow:
 
 def _take_due(s: State, e) -> Flow:
     f = _in_turn(s, e)
-    if f.step == FORCED or f.step == FORCED_DONE:
+    step = f.step
+    if step == TAKE or step == BOAT_TAKE:
+        return f
+    if step == FORCED or step == FORCED_DONE:
         _not_in_forced_turn(s, e)
+    if step == ANGEL:
+        _angel_due(s, e)
     if f.step == PLAY:
         if not s.table.can_take():
             raise illegal(s, "R-FLOW-TAKE", "the deck and both discard piles are empty: nothing "
@@ -185,7 +208,15 @@ def _take_done(s: State, e) -> Flow:
                                        "discard_taken)")
     if step == FORCED or step == FORCED_DONE:
         _not_in_forced_turn(s, e)
+    if step == ANGEL:
+        _angel_due(s, e)
     return f
+
+
+def _angel_due(s: State, e) -> None:
+    raise illegal(s, "R-EV-ANGELFISH", f"the Angelfish take is due: both pile tops are "
+                                       f"{COLOR[s.table.piles[0][-1]]}, so angelfish_taken comes "
+                                       f"next, not {ev.TAGS[type(e)]}")
 
 
 def _not_in_forced_turn(s: State, e) -> None:
@@ -195,7 +226,16 @@ def _not_in_forced_turn(s: State, e) -> None:
 
 
 def _after_take(s: State, f: Flow, table: Table) -> State:
+    if s.table_event is not None and _angelfish_due(s, table, f.player):
+        return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
     return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
+
+
+def _angelfish_due(s: State, t: Table, player: int) -> bool:
+    """R-EV-ANGELFISH: after a take step, both piles have cards and their tops share a colour."""
+    p0, p1 = t.piles
+    return bool(p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]
+                and "angelfish" in s.effects(player))
 
 
 def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
@@ -267,7 +307,23 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid))
+        if s.table_event is not None and KIND[other] in DOLPHIN_KINDS \
+                and "dolphins" in s.effects(e.player):                 # R-EV-DOLPHINS
+            if deck:
+                if e.dolphins_drew is None:
+                    raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
+                                                     f"{other}: dolphins_drew must be the "
+                                                     "deck's top card")
+                deck = _draw_from_deck(s, replace(t, deck=deck), (e.dolphins_drew,))
+                hands = replace_at(hands, e.player, hands[e.player] + (e.dolphins_drew,))
+            elif e.dolphins_drew is not None:
+                raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
+            return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    if e.dolphins_drew is not None:
+        raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
+                                          "seahorse discarded by a two-card draw, for a player "
+                                          "they are in effect for: dolphins_drew must be absent")
+    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -282,7 +338,7 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
         raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
     hands = replace_at(t.hands, e.player, t.hands[e.player] + (card,))
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid))
+    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -316,13 +372,19 @@ def _lay_pair(s: State, e, unit: tuple[str, ...] | None = None) -> Table:
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
     return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
-                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)))
+                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)), t.face_down)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if e.takes is not None:
         _no_pepper_field(s, e, "takes")
     t = _lay_pair(s, e)
+    if s.table_event is not None:
+        if "hermit-crab" in s.effects(e.player):
+            return _hermit_crab(s, e, t)
+        if e.takes is not None:
+            raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
+                                                 f"{seat_name(s, e.player)}: takes must be absent")
     piles = t.piles
     if not piles[0] and not piles[1]:
         if e.pile is not None or e.took is not None or e.index is not None:
@@ -353,6 +415,51 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     return replace(s, table=t, seq=s.seq + 1)
 
 
+def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
+    """R-EV-HERMIT-CRAB: one card of the player's choice from pile 0, then from pile 1, from
+    each pile that has cards."""
+    if e.pile is not None or e.took is not None or e.index is not None:
+        raise illegal(s, "R-EV-HERMIT-CRAB", "under the Hermit Crab the takes are in takes: "
+                                             "pile, took and index must be null")
+    want = [i for i in (0, 1) if t.piles[i]]
+    takes = e.takes or ()
+    got = [x.pile for x in takes]
+    if got != want:
+        if set(want) - set(got) and not (set(got) - set(want)) and len(got) == len(set(got)) \
+                and got == sorted(got):
+            raise illegal(s, "R-X-NOEFFECT", f"the Hermit Crab takes from every pile that has "
+                                             f"cards: piles {want}, pile 0 first")
+        raise illegal(s, "R-EV-HERMIT-CRAB", f"the Hermit Crab takes one card from each pile "
+                                             f"that has cards, pile 0 first: piles {want}, not "
+                                             f"{got}")
+    piles, hand = t.piles, t.hands[e.player]
+    for x in takes:
+        pile = piles[x.pile]
+        pos = _pile_pos(s, pile, x.pile, x.card, x.index, "R-EV-HERMIT-CRAB")
+        piles = replace_at(piles, x.pile, pile[:pos] + pile[pos + 1:])
+        hand = hand + (x.card,)
+    t = replace(t, piles=piles, hands=replace_at(t.hands, e.player, hand))
+    return replace(s, table=t, seq=s.seq + 1)
+
+
+def _pile_pos(s: State, pile, i: int, card: str, index: int | None, rule: str) -> int:
+    """Where ``card`` is in discard pile ``i`` (``index`` from the top, or the copy nearest
+    the top), as R-DUO-CRAB reads it."""
+    if index is not None:
+        if index >= len(pile):
+            raise illegal(s, rule, f"discard pile {i} holds {len(pile)} cards; index {index} "
+                                   "is beyond its bottom")
+        pos = len(pile) - 1 - index
+        if pile[pos] != card:
+            raise illegal(s, rule, f"card {index} from the top of discard pile {i} is "
+                                   f"{pile[pos]}, not {card}")
+        return pos
+    pos = next((k for k in range(len(pile) - 1, -1, -1) if pile[k] == card), -1)
+    if pos < 0:
+        raise illegal(s, rule, f"discard pile {i} holds no {card}")
+    return pos
+
+
 def boats_give_take(s: State, t: Table | None = None) -> bool:
     """Whether a boat pair laid now gives its extra take: something can be taken, and it is
     not a final turn or the ruling lets final turns have it (R-DUO-BOAT, R-LAST-1)."""
@@ -374,11 +481,26 @@ def _fish_played(s: State, e: ev.FishPlayed) -> State:
     if not t.deck:
         if e.drew is not None:
             raise illegal(s, "R-DUO-FISH", "the deck is empty: drew must be null")
+        if e.also_drew is not None:
+            raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
         return replace(s, table=t, seq=s.seq + 1)
     if e.drew is None:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
     t = replace(t, deck=deck, hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.drew,)))
+    if s.table_event is not None and "sunfish" in s.effects(e.player):    # R-EV-SUNFISH
+        if deck:
+            if e.also_drew is None:
+                raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
+                                                 "second card (also_drew)")
+            deck = _draw_from_deck(s, t, (e.also_drew,))
+            t = replace(t, deck=deck, hands=replace_at(t.hands, e.player,
+                                                       t.hands[e.player] + (e.also_drew,)))
+        elif e.also_drew is not None:
+            raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
+    elif e.also_drew is not None:
+        raise illegal(s, "R-EV-SUNFISH", "the Sunfish is not in effect for "
+                                         f"{seat_name(s, e.player)}: also_drew must be absent")
     return replace(s, table=t, seq=s.seq + 1)
 
 
@@ -386,8 +508,9 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
     """Seats the player to act may steal from: others, hand not empty, not revealed (R-LAST-3)."""
     t = t or s.table
     f = s.flow
+    hidden = f.revealed | f.protected                            # R-LAST-3, R-EV-PROTECT
     return [v for v in range(s.n)
-            if v != f.player and t.hands[v] and not f.revealed & (1 << v)]
+            if v != f.player and t.hands[v] and not hidden & (1 << v)]
 
 
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
@@ -403,6 +526,8 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
                                            "must steal (victim and stole)")
     v = e.victim
     if v not in targets:
+        if s.flow.protected & (1 << v) and v != e.player:
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
         why = ("is the player" if v == e.player else "has revealed their hand (R-LAST-3)"
                if s.flow.revealed & (1 << v) else "has an empty hand")
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")
@@ -462,7 +587,7 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     else:
         deck, ordered = tuple(sorted((*rest, *back))), False
     hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.kept,))
-    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid), seq=s.seq + 1)
+    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid, t.face_down), seq=s.seq + 1)
 
 
 def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
@@ -481,7 +606,9 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
     a, b = e.cards
     ka, kb = KIND[a], KIND[b]
     kinds = (ka, kb) if ka <= kb else (kb, ka)
-    if not any(kinds in allowed for _, allowed in rules.pairs):
+    effects = s.effects(e.player)
+    if not any(kinds in allowed and rules.pair_allowed(tag, effects)
+               for tag, allowed in rules.pairs):
         raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
                                      "could lay down now")
     if KIND[e.starfish] != "starfish":
@@ -493,7 +620,7 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
     t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
-              replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)))
+              replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)), t.face_down)
     return replace(s, table=t, seq=s.seq + 1)
 
 
@@ -521,7 +648,205 @@ def _forced_drawn(s: State, e: ev.ForcedDrawn) -> State:
 def forced_turn(s: State, f: Flow, player: int) -> bool:
     """Whether ``player``'s turn beginning now is forced: a lock by another player lasts
     (R-X-JELLYFISH-TURN, R-X-JELLYFISH-MANY). ``f.locks`` no longer holds their own lock."""
+    if f.protected & (1 << player):                             # R-EV-PROTECT
+        return False
     return bool(f.locks & ~(1 << player)) if not s.ruleset.lock_hits_owner else bool(f.locks)
+
+
+# ---------------------------------------------------------------- Extra Pepper (RULES_EXTRA §5)
+
+def _angelfish_taken(s: State, e: ev.AngelfishTaken) -> State:
+    """R-EV-ANGELFISH: one of the two same-colour pile tops, right after the take step."""
+    _allowed(s, e)
+    f = _in_turn(s, e)
+    if f.step != ANGEL:
+        raise illegal(s, "R-EV-ANGELFISH", "no Angelfish take is due here (it follows a take "
+                                           "step that leaves two same-colour pile tops)")
+    t = s.table
+    pile = t.piles[e.pile]
+    if pile[-1] != e.card:
+        raise illegal(s, "R-EV-ANGELFISH", f"the top of discard pile {e.pile} is {pile[-1]}, "
+                                           f"not {e.card}")
+    t = replace(t, piles=replace_at(t.piles, e.pile, pile[:-1]),
+                hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.card,)))
+    return replace(s, table=t, flow=replace(f, step=PLAY), seq=s.seq + 1)
+
+
+def _shell_face_down(s: State, e: ev.ShellFaceDown) -> State:
+    """R-EV-CORAL-REEF: a shell from the hand, face down; protected to the round's end."""
+    _allowed(s, e)
+    f = _take_done(s, e)
+    if "coral-reef" not in s.effects(e.player):
+        raise illegal(s, "R-EV-CORAL-REEF", f"the Coral Reef is not in effect for "
+                                            f"{seat_name(s, e.player)}")
+    t = s.table
+    if t.face_down[e.player] is not None:
+        raise illegal(s, "R-EV-CORAL-REEF", "one face-down shell per player per round (Ruling)")
+    if KIND[e.card] != "shell":
+        raise illegal(s, "R-EV-CORAL-REEF", f"only a shell is placed face down, not {e.card}")
+    hand = without(t.hands[e.player], e.card)
+    if hand is None:
+        raise illegal(s, "R-EV-CORAL-REEF", f"{seat_name(s, e.player)} does not hold {e.card}")
+    t = replace(t, hands=replace_at(t.hands, e.player, hand),
+                face_down=replace_at(t.face_down, e.player, e.card))
+    return replace(s, table=t, flow=replace(f, protected=f.protected | (1 << e.player)),
+                   seq=s.seq + 1)
+
+
+def _rodeo_pair(s: State, e) -> Table:
+    """R-EV-WATER-RODEO: the pair is legal only for a player the event is in effect for."""
+    _allowed(s, e)
+    _take_done(s, e)
+    if not s.ruleset.pair_allowed(ev.TAGS[type(e)], s.effects(e.player)):
+        raise illegal(s, "R-EV-WATER-RODEO", f"the Water Rodeo is not in effect for "
+                                             f"{seat_name(s, e.player)}")
+    for c in e.cards:
+        if KIND[c] != ("swimmer" if type(e) is ev.SwimmersPlayed else "shark"):
+            raise illegal(s, "R-X-PAIRS", f"{ev.TAGS[type(e)]} needs two "
+                                          f"{'swimmers' if type(e) is ev.SwimmersPlayed else 'sharks'}"
+                                          f", not {e.cards[0]} and {e.cards[1]}")
+    return _lay_pair(s, e)
+
+
+def swimmer_targets(s: State, t: Table | None = None) -> list[int]:
+    """R-EV-WATER-RODEO-SWIMMERS: others with a hand, not revealed, not protected."""
+    return shark_targets(s, t)
+
+
+def sharks_targets(s: State, t: Table | None = None) -> list[int]:
+    """R-EV-WATER-RODEO-SHARKS: others not revealed, not protected, with a laid-down pair
+    (a trio's pair does not count)."""
+    t = t or s.table
+    f = s.flow
+    hidden = f.revealed | f.protected
+    return [v for v in range(s.n) if v != f.player and not hidden & (1 << v)
+            and any(len(u) == 2 for u in t.laid[v])]
+
+
+def _victim_checks(s: State, e, targets: list[int], revealed_rule: str, rule: str) -> None:
+    v = e.victim
+    if v == e.player:
+        raise illegal(s, rule, "the player cannot choose themselves")
+    if s.flow.protected & (1 << v):
+        raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
+    if s.flow.revealed & (1 << v):
+        raise illegal(s, revealed_rule, f"{seat_name(s, v)} has revealed their hand")
+    if v not in targets:
+        raise illegal(s, rule, f"{seat_name(s, v)} cannot be chosen")
+
+
+def _swimmers_played(s: State, e: ev.SwimmersPlayed) -> State:
+    """R-EV-WATER-RODEO-SWIMMERS: look at a hand, then swap one card or pass."""
+    t = _rodeo_pair(s, e)
+    targets = swimmer_targets(s, t)
+    rule = "R-EV-WATER-RODEO-SWIMMERS"
+    if e.victim is None:
+        if targets:
+            raise illegal(s, "R-X-NOEFFECT", f"seats {targets} can be chosen, so the swimmer "
+                                             "pair must choose one (victim)")
+        if e.gave is not None or e.got is not None:
+            raise illegal(s, rule, "nobody is chosen: gave and got must be null")
+        return replace(s, table=t, seq=s.seq + 1)
+    _victim_checks(s, e, targets, "R-LAST-3", rule)
+    if (e.gave is None) != (e.got is None):
+        raise illegal(s, rule, "gave and got are both null (a pass) or both codes (a swap)")
+    if e.gave is None:
+        return replace(s, table=t, seq=s.seq + 1)
+    mine = without(t.hands[e.player], e.gave)
+    if mine is None:
+        raise illegal(s, rule, f"{seat_name(s, e.player)} does not hold {e.gave} (after laying "
+                               "the swimmers)")
+    theirs = without(t.hands[e.victim], e.got)
+    if theirs is None:
+        raise illegal(s, rule, f"{seat_name(s, e.victim)} does not hold {e.got}")
+    hands = replace_at(t.hands, e.player, mine + (e.got,))
+    hands = replace_at(hands, e.victim, theirs + (e.gave,))
+    return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
+
+
+def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
+    """R-EV-WATER-RODEO-SHARKS: one of the victim's laid-down pairs moves to the player."""
+    t = _rodeo_pair(s, e)
+    targets = sharks_targets(s, t)
+    rule = "R-EV-WATER-RODEO-SHARKS"
+    if e.victim is None:
+        if targets:
+            raise illegal(s, "R-X-NOEFFECT", f"seats {targets} can be chosen, so the shark pair "
+                                             "must take a pair (victim and pair)")
+        if e.pair is not None:
+            raise illegal(s, rule, "nobody is chosen: pair must be null")
+        return replace(s, table=t, seq=s.seq + 1)
+    _victim_checks(s, e, targets, rule, rule)
+    if e.pair is None:
+        raise illegal(s, rule, "a victim is chosen: pair names the laid-down pair taken")
+    want = sorted(e.pair)
+    laid = t.laid[e.victim]
+    k = next((i for i, u in enumerate(laid) if len(u) == 2 and sorted(u) == want), None)
+    if k is None:
+        if any(len(u) == 3 and sorted(u[:2]) == want for u in laid):
+            raise illegal(s, "R-X-TRIO-UNIT", f"{e.pair[0]} and {e.pair[1]} are the pair of a "
+                                              "trio, which stays one unit")
+        raise illegal(s, rule, f"{seat_name(s, e.victim)} has no laid-down pair "
+                               f"{e.pair[0]} and {e.pair[1]}")
+    unit = laid[k]
+    lay = replace_at(t.laid, e.victim, laid[:k] + laid[k + 1:])
+    lay = replace_at(lay, e.player, lay[e.player] + (unit,))
+    return replace(s, table=replace(t, laid=lay), seq=s.seq + 1)
+
+
+def places(totals) -> tuple[int | None, int | None]:
+    """R-EV-PLACE: (first place, last place) by game totals; a tie gives no place."""
+    hi, lo = max(totals), min(totals)
+    first = [p for p, v in enumerate(totals) if v == hi]
+    last = [p for p, v in enumerate(totals) if v == lo]
+    return (first[0] if len(first) == 1 else None, last[0] if len(last) == 1 else None)
+
+
+def _award(s: State) -> ev.EventAwarded:
+    """R-EV-AWARD steps 1 and 2 as the derived ``event_awarded``."""
+    first, last = places(s.totals)
+    place = dict(s.ruleset.places)
+    seat_of = {"first": first, "last": last}
+    discarded = tuple(ev.EventDiscard(player=p, event=code)
+                      for p, held in enumerate(s.held) for code in held
+                      if seat_of[place[code]] != p)
+    return ev.EventAwarded(round=s.flow.round, event=s.table_event,
+                           to=seat_of[place[s.table_event]], discarded=discarded)
+
+
+def _event_awarded(s: State, e: ev.EventAwarded) -> State:
+    _check_derived(s, e)
+    gone = [x.event for x in e.discarded]
+    held = tuple(tuple(c for c in h if c not in gone) for h in s.held)
+    if e.to is None:
+        gone.append(e.event)
+    else:
+        held = replace_at(held, e.to, held[e.to] + (e.event,))
+    discards = s.event_discards + tuple(gone)
+    deck = s.event_deck
+    if not deck:                                                # R-EV-RESHUFFLE (Ruling, BGA)
+        deck, discards = tuple(sorted(discards)), ()
+    keep = e.to if e.to is not None and len(held[e.to]) == 2 else None
+    return replace(s, held=held, event_deck=deck, event_discards=discards, keep_due=keep,
+                   table_event=None, seq=s.seq + 1, flow=replace(s.flow, due=None))
+
+
+def _event_kept(s: State, e: ev.EventKept) -> State:
+    """R-EV-AWARD step 4: the player holding two events keeps one."""
+    _allowed(s, e)
+    _expect_no_derived(s)
+    if s.keep_due is None or s.phase != BETWEEN:
+        raise illegal(s, "R-EV-AWARD", "nobody holds two events: no event_kept is due")
+    if e.player != s.keep_due:
+        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.keep_due)} chooses, not "
+                                       f"{seat_name(s, e.player)}")
+    held = s.held[e.player]
+    if e.event not in held:
+        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, e.player)} holds {', '.join(held)}, not "
+                                       f"{e.event}")
+    other = held[0] if held[1] == e.event else held[1]
+    return replace(s, held=replace_at(s.held, e.player, (e.event,)), keep_due=None,
+                   event_discards=s.event_discards + (other,), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 3: end the turn
@@ -544,10 +869,21 @@ def _called(s: State, e) -> State:
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
     pts = player_points(s, e.player)
-    need = s.ruleset.call_threshold
+    rules = s.ruleset
+    need = rules.call_threshold
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
                                     f"points; {seat_name(s, e.player)} has {pts}")
+    if s.table_event is not None:
+        effects = s.effects(e.player)
+        need = rules.call_threshold_for(effects)
+        if pts < need:
+            raise illegal(s, "R-EV-TREASURE-CHEST", f"under the Treasure Chest a call needs at "
+                                                    f"least {need} card points; "
+                                                    f"{seat_name(s, e.player)} has {pts}")
+        if call == "stop" and not rules.stop_allowed(effects):
+            raise illegal(s, "R-EV-DIODON-FISH", "under the Diodon Fish the player may not "
+                                                 "call STOP (LAST CHANCE is allowed)")
     return _end_turn(s, call)
 
 
@@ -557,7 +893,9 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    if mermaid_check and t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:  # R-MERMAID-WIN
+    need = (s.ruleset.mermaids_to_win if s.table_event is None
+            else s.ruleset.mermaids_to_win_for(s.effects(player)))  # R-EV-DANCE-OF-THE-MERMAIDS
+    if mermaid_check and t.hands[player].count(MERMAID) >= need:          # R-MERMAID-WIN
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
@@ -602,7 +940,10 @@ def player_breakdown(s: State, seat: int):
     R-X-SCORE with the events in effect for the seat)."""
     t = s.table
     if s.ruleset.extra_scoring:
-        return extra_breakdown(t.hands[seat], t.laid[seat])
+        if s.table_event is None:
+            return extra_breakdown(t.hands[seat], t.laid[seat])
+        return extra_breakdown(t.hands[seat], t.laid[seat], s.effects(seat),
+                               face_down=int(t.face_down[seat] is not None))
     return breakdown(t.hands[seat], t.laid[seat])
 
 
@@ -626,6 +967,8 @@ def next_derived(s: State) -> ev.Event | None:
         return ev.RoundScored(round=f.round, ending=f.ending, caller=caller, caller_won=won,
                               card_points=tuple(card_pts), color_bonus=tuple(bonus),
                               points=tuple(points), totals=tuple(totals))
+    if f.due == "event_awarded":
+        return _award(s)
     if f.due == "game_ended":
         if f.mermaid_winner is not None:
             return ev.GameEnded(reason="mermaids", winners=(f.mermaid_winner,), totals=s.totals)
@@ -657,10 +1000,11 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     f = s.flow
     totals, points = tuple(e.totals), tuple(e.points)
     ended = max(totals) >= s.target                                         # R-GAME-1
+    due = "game_ended" if ended else "event_awarded" if s.ruleset.events else None  # R-EV-AWARD
     return replace(s, phase=BETWEEN, totals=totals, last_points=points,
                    rounds_played=s.rounds_played + 1, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
-                             due="game_ended" if ended else None))
+                             due=due))
 
 
 def _game_ended(s: State, e: ev.GameEnded) -> State:
@@ -670,6 +1014,12 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
 
 
 _HANDLERS = {
+    ev.AngelfishTaken: _angelfish_taken,
+    ev.ShellFaceDown: _shell_face_down,
+    ev.SwimmersPlayed: _swimmers_played,
+    ev.SharksPlayed: _sharks_played,
+    ev.EventKept: _event_kept,
+    ev.EventAwarded: _event_awarded,
     ev.LobsterPlayed: _lobster_played,
     ev.JellyfishPlayed: _jellyfish_played,
     ev.StarfishPlayed: _starfish_played,

@@ -87,6 +87,42 @@ class Ruleset(Struct, frozen=True):
     #: R-X-SCORE-STARFISH (Ruling, BGA): starfish in hand score with the pairs in hand
     starfish_in_hand_scores: bool = True
 
+    # ---- Extra Pepper (RULES_EXTRA §5): what an event changes for the players it is in
+    # effect for (R-EV-APPLY), read through the methods below
+    #: pair event types legal only under an event: (tag, event code) (R-EV-WATER-RODEO)
+    event_pairs: tuple[tuple[str, str], ...] = ()
+    #: R-EV-TREASURE-CHEST: the call threshold an event raises it to
+    threshold_events: tuple[tuple[str, int], ...] = ()
+    #: R-EV-DANCE-OF-THE-MERMAIDS (Ruling, text not BGA): at least this many mermaids win
+    mermaid_events: tuple[tuple[str, int], ...] = ()
+    #: R-EV-DIODON-FISH: the events under which STOP may not be called
+    no_stop_events: frozenset[str] = frozenset()
+    #: R-EV-CARDS: event code -> "first" or "last" place
+    places: tuple[tuple[str, str], ...] = ()
+    #: R-EV-CORAL-REEF (Ruling, BGA): face-down shells per player per round
+    face_down_shells: int = 1
+
+    def pair_allowed(self, tag: str, effects: frozenset[str]) -> bool:
+        """Whether a pair event type is legal for a player with these events in effect."""
+        for t, code in self.event_pairs:
+            if t == tag:
+                return code in effects
+        return True
+
+    def call_threshold_for(self, effects: frozenset[str]) -> int:
+        """R-END-2 with R-EV-TREASURE-CHEST."""
+        return max([self.call_threshold] + [n for code, n in self.threshold_events
+                                            if code in effects])
+
+    def mermaids_to_win_for(self, effects: frozenset[str]) -> int:
+        """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS."""
+        return min([self.mermaids_to_win] + [n for code, n in self.mermaid_events
+                                             if code in effects])
+
+    def stop_allowed(self, effects: frozenset[str]) -> bool:
+        """R-END-2 with R-EV-DIODON-FISH."""
+        return not (self.no_stop_events & effects)
+
     def target_for(self, players: int) -> int:
         return dict(self.targets)[players]
 
@@ -102,6 +138,16 @@ class Ruleset(Struct, frozen=True):
                 return kinds
         return ()
 
+
+#: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
+DOLPHIN_KINDS = frozenset(("shell", "octopus", "penguin", "sailor", "seahorse"))
+
+#: R-EV-CARDS: each event's place
+EVENT_PLACES: tuple[tuple[str, str], ...] = (
+    ("hermit-crab", "last"), ("sunfish", "last"), ("water-rodeo", "last"),
+    ("dance-of-the-shells", "last"), ("kraken", "first"), ("tornado", "first"),
+    ("dance-of-the-mermaids", "last"), ("treasure-chest", "first"), ("diodon-fish", "first"),
+    ("angelfish", "last"), ("dolphins", "last"), ("coral-reef", "last"))
 
 BASE = Ruleset()
 #: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES_EXTRA §1-§4
@@ -120,8 +166,14 @@ def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
     rules = RULESETS[ruleset or "base"]
     if events is not None:
         # R-X-SCORE: any game with events scores by RULES_EXTRA §3; R-X-DRAW replaces R-DRAW
-        rules = replace(rules, events=events, extra_scoring=True, draw_rule="R-X-DRAW",
-                        tags=rules.tags | {ev.TAGS[t] for t in ev.PEPPER_TYPES})
+        rules = replace(
+            rules, events=events, extra_scoring=True, draw_rule="R-X-DRAW",
+            tags=rules.tags | {ev.TAGS[t] for t in ev.PEPPER_TYPES},
+            pairs=rules.pairs + (("swimmers_played", (("swimmer", "swimmer"),)),
+                                 ("sharks_played", (("shark", "shark"),))),
+            event_pairs=(("swimmers_played", "water-rodeo"), ("sharks_played", "water-rodeo")),
+            threshold_events=(("treasure-chest", 10),), mermaid_events=(("dance-of-the-mermaids", 3),),
+            no_stop_events=frozenset({"diodon-fish"}), places=EVENT_PLACES)
     return rules
 
 
