@@ -517,6 +517,9 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     t = _lay_pair(s, e)
     targets = shark_targets(s, t)
     if not targets:
+        if e.victim is not None and s.flow.protected & (1 << e.victim) and e.victim != e.player:
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, e.victim)} is protected by the "
+                                             "Coral Reef")
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
@@ -776,7 +779,7 @@ def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
         if e.pair is not None:
             raise illegal(s, rule, "nobody is chosen: pair must be null")
         return replace(s, table=t, seq=s.seq + 1)
-    _victim_checks(s, e, targets, rule, rule)
+    _victim_checks(s, e, [v for v in range(s.n) if v != e.player], rule, rule)
     if e.pair is None:
         raise illegal(s, rule, "a victim is chosen: pair names the laid-down pair taken")
     want = sorted(e.pair)

@@ -31,6 +31,15 @@ EXTRA_SALT_IDS = [
     "R-X-SCORE-SEAHORSE", "R-X-SCORE-CAST", "R-X-SCORE-COLOUR", "R-X-SCORE-MERMAIDS",
     "R-X-DRAW", "R-X-FLOW-FORCED", "R-X-FLOW-EFFECTS",
 ]
+#: RULES_EXTRA.md §5: Extra Pepper, the events
+PEPPER_IDS = [
+    "R-EV-CARDS", "R-EV-DECK", "R-EV-ROUND", "R-EV-RESHUFFLE", "R-EV-APPLY", "R-EV-PLACE",
+    "R-EV-AWARD", "R-EV-HOLD", "R-EV-HERMIT-CRAB", "R-EV-SUNFISH", "R-EV-WATER-RODEO",
+    "R-EV-WATER-RODEO-SWIMMERS", "R-EV-WATER-RODEO-SHARKS", "R-EV-DANCE-OF-THE-SHELLS",
+    "R-EV-KRAKEN", "R-EV-TORNADO", "R-EV-DANCE-OF-THE-MERMAIDS", "R-EV-TREASURE-CHEST",
+    "R-EV-DIODON-FISH", "R-EV-ANGELFISH", "R-EV-DOLPHINS", "R-EV-CORAL-REEF", "R-EV-PROTECT",
+    "R-EV-FLOW", "R-EV-VARIANTS",
+]
 
 
 def scenario_tests():
@@ -45,7 +54,7 @@ def scenario_tests():
 TESTS = list(scenario_tests())
 
 
-@pytest.mark.parametrize("rule", RULE_IDS + EXTRA_SALT_IDS)
+@pytest.mark.parametrize("rule", RULE_IDS + EXTRA_SALT_IDS + PEPPER_IDS)
 def test_every_rule_has_a_scenario(rule):
     as_name = rule.lower().replace("-", "_") + "_"
     cited = re.compile(re.escape(rule) + r"(?![-\w])")   # R-X-TRIO is not R-X-TRIO-UNIT
