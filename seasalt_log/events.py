@@ -144,7 +144,7 @@ class LobsterPlayed(Event, tag="lobster_played"):
     cards: TwoCards
     seen: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=5)] | None
     kept: Card | None
-    deck: tuple[Card, ...] | None = None
+    deck: Annotated[tuple[Card, ...], Meta(max_length=64)] | None = None
 
 
 class JellyfishPlayed(Event, tag="jellyfish_played"):

@@ -221,10 +221,12 @@ def hand_pairs(kinds: Counter, rodeo: bool) -> tuple[int, int]:
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
-                    effects: Iterable[str] = (), face_down: int = 0) -> ExtraBreakdown:
+                    effects: Iterable[str] = (), face_down: int = 0,
+                    hand_starfish: bool = True) -> ExtraBreakdown:
     """Score a holding by RULES_EXTRA §3: ``hand`` codes, ``laid`` units (pairs of two codes,
     trios of a pair and a starfish), the event codes in ``effects`` in effect for the
-    player (R-EV-APPLY), and ``face_down`` shells, which count for nothing."""
+    player (R-EV-APPLY), and ``face_down`` shells, which count for nothing. ``hand_starfish``:
+    starfish in hand score with the pairs in hand (R-X-SCORE-STARFISH, Ruling)."""
     effects = frozenset(effects)
     hand = list(hand)
     laid = [tuple(u) for u in laid]
@@ -235,7 +237,9 @@ def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
     in_pairs, rodeo_pairs = hand_pairs(in_hand, RODEO in effects)
     trios = sum(1 for u in laid if len(u) == 3)
     pairs = len(laid) + in_pairs
-    starfish = 2 * (kinds["starfish"] - in_hand["starfish"]) + 2 * min(in_hand["starfish"], in_pairs)
+    starfish = 2 * (kinds["starfish"] - in_hand["starfish"])
+    if hand_starfish:
+        starfish += 2 * min(in_hand["starfish"], in_pairs)
     # R-X-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []

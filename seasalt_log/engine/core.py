@@ -397,18 +397,7 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     pile = piles[e.pile]
     if not pile:
         raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} is empty; choose a pile that has cards")
-    if e.index is not None:
-        if e.index >= len(pile):
-            raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} holds {len(pile)} cards; "
-                                           f"index {e.index} is beyond its bottom")
-        pos = len(pile) - 1 - e.index
-        if pile[pos] != e.took:
-            raise illegal(s, "R-DUO-CRAB", f"card {e.index} from the top of discard pile {e.pile} "
-                                           f"is {pile[pos]}, not {e.took}")
-    else:
-        pos = next((i for i in range(len(pile) - 1, -1, -1) if pile[i] == e.took), -1)
-        if pos < 0:
-            raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} holds no {e.took}")
+    pos = _pile_pos(s, pile, e.pile, e.took, e.index, "R-DUO-CRAB")
     player = e.player
     t = replace(t, piles=replace_at(piles, e.pile, pile[:pos] + pile[pos + 1:]),
                 hands=replace_at(t.hands, player, t.hands[player] + (e.took,)))
@@ -631,6 +620,8 @@ def _forced_drawn(s: State, e: ev.ForcedDrawn) -> State:
     """R-X-JELLYFISH-TURN: the forced take, the deck's top card (nothing from an empty deck)."""
     _allowed(s, e)
     f = _in_turn(s, e)
+    if f.step == ANGEL:
+        _angel_due(s, e)
     if f.step != FORCED:
         raise illegal(s, "R-X-JELLYFISH-TURN", "forced_drawn is only the first event of a "
                                                "forced turn, and this turn is not forced"
@@ -662,6 +653,8 @@ def _angelfish_taken(s: State, e: ev.AngelfishTaken) -> State:
     """R-EV-ANGELFISH: one of the two same-colour pile tops, right after the take step."""
     _allowed(s, e)
     f = _in_turn(s, e)
+    if f.step == FORCED or f.step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
     if f.step != ANGEL:
         raise illegal(s, "R-EV-ANGELFISH", "no Angelfish take is due here (it follows a take "
                                            "step that leaves two same-colour pile tops)")
@@ -683,7 +676,7 @@ def _shell_face_down(s: State, e: ev.ShellFaceDown) -> State:
         raise illegal(s, "R-EV-CORAL-REEF", f"the Coral Reef is not in effect for "
                                             f"{seat_name(s, e.player)}")
     t = s.table
-    if t.face_down[e.player] is not None:
+    if t.face_down[e.player] is not None:               # (Ruling, BGA) one per round
         raise illegal(s, "R-EV-CORAL-REEF", "one face-down shell per player per round (Ruling)")
     if KIND[e.card] != "shell":
         raise illegal(s, "R-EV-CORAL-REEF", f"only a shell is placed face down, not {e.card}")
@@ -942,11 +935,14 @@ def player_breakdown(s: State, seat: int):
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
     R-X-SCORE with the events in effect for the seat)."""
     t = s.table
-    if s.ruleset.extra_scoring:
+    rules = s.ruleset
+    if rules.extra_scoring:
         if s.table_event is None:
-            return extra_breakdown(t.hands[seat], t.laid[seat])
+            return extra_breakdown(t.hands[seat], t.laid[seat],
+                                   hand_starfish=rules.starfish_in_hand_scores)
         return extra_breakdown(t.hands[seat], t.laid[seat], s.effects(seat),
-                               face_down=int(t.face_down[seat] is not None))
+                               face_down=int(t.face_down[seat] is not None),
+                               hand_starfish=rules.starfish_in_hand_scores)
     return breakdown(t.hands[seat], t.laid[seat])
 
 

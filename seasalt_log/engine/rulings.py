@@ -99,8 +99,6 @@ class Ruleset(Struct, frozen=True):
     no_stop_events: frozenset[str] = frozenset()
     #: R-EV-CARDS: event code -> "first" or "last" place
     places: tuple[tuple[str, str], ...] = ()
-    #: R-EV-CORAL-REEF (Ruling, BGA): face-down shells per player per round
-    face_down_shells: int = 1
 
     def pair_allowed(self, tag: str, effects: frozenset[str]) -> bool:
         """Whether a pair event type is legal for a player with these events in effect."""
@@ -181,3 +179,40 @@ def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
 def deck_counter(cards: tuple[str, ...]) -> Counter:
     """A ruleset's ``cards`` as a multiset."""
     return Counter(cards)
+
+
+#: Every ruling of RULES_EXTRA (§9) and those this project added where the rules are silent,
+#: with where it is decided: a field of :class:`Ruleset` (flip it there) or the one function
+#: that implements it.
+RULINGS: tuple[tuple[str, str, str], ...] = (
+    ("R-X-RULESET-2", "events are a separate setting, game_started.events", "rules_for"),
+    ("R-X-LOBSTER", "with fewer than 5 cards in the deck the lobster sees them all",
+     "Ruleset.lobster_sees"),
+    ("R-X-JELLYFISH-TURN", "the mermaid win is checked after a forced turn",
+     "Ruleset.mermaid_win_after_forced_turn"),
+    ("R-X-JELLYFISH-SELF", "a lock never hits its owner; a boat take after it is normal",
+     "Ruleset.lock_hits_owner"),
+    ("R-X-SCORE-DUO", "Water Rodeo pairs count in the hand too", "scoring.hand_pairs"),
+    ("R-X-SCORE-STARFISH", "starfish in hand score with the pairs in hand only",
+     "Ruleset.starfish_in_hand_scores"),
+    ("R-X-SCORE-SEAHORSE", "the seahorse joins the kind worth most (ties: shell, octopus, "
+     "penguin, sailor in that order) and no multiplier counts it", "scoring.extra_breakdown"),
+    ("R-EV-PLACE", "places by game totals after the round; a tie gives no place",
+     "core.places"),
+    ("R-EV-RESHUFFLE", "an empty event deck takes the discards as they stand at step 3, "
+     "before the event_kept discard", "core._event_awarded"),
+    ("R-EV-HERMIT-CRAB", "pile 0 then pile 1, both mandatory", "core._hermit_crab"),
+    ("R-EV-WATER-RODEO-SHARKS", "a revealed hand is never a target, even an empty one",
+     "core.sharks_targets"),
+    ("R-EV-DANCE-OF-THE-MERMAIDS", "at least 3 mermaids win", "Ruleset.mermaid_events"),
+    ("R-EV-ANGELFISH", "after every take step (a one-card draw and a boat's take too), "
+     "mandatory, once", "core._angelfish_due"),
+    ("R-EV-DOLPHINS", "mandatory", "core._deck_drawn"),
+    ("R-EV-CORAL-REEF", "one face-down shell per player per round", "core._shell_face_down"),
+    ("R-X-DRAW", "a deck of a wrong length is a format error in both rulesets, as in base",
+     "core._known_codes"),
+    ("R-EV-AWARD", "a round_started while event_kept is due is R-EV-AWARD, checked after the "
+     "round number and R-SETUP-4", "core._event_drawn"),
+    ("R-X-FLOW-FORCED", "an angelfish_taken in a forced turn is R-X-JELLYFISH-TURN; a "
+     "forced_drawn while the Angelfish take is due is R-EV-ANGELFISH", "core"),
+)
