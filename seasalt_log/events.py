@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import Meta, Struct
 
-from .cards import ALL_CODES, CODES, suggest
+from .cards import ALL_CODES, suggest
 from .errors import LogFormatError
 
 #: a card code of any ruleset; a game refuses the codes its ruleset lacks (R-X-CARDS-4)

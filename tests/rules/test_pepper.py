@@ -328,3 +328,15 @@ def test_r_ev_reshuffle_the_discards_become_the_event_deck():
     g.derived()
     assert g.state.event_deck == ("kraken", "tornado") and g.state.event_discards == ()
     g.start_round(event="tornado")
+
+
+def test_r_x_flow_forced_and_r_ev_angelfish_where_they_meet():
+    """R-X-FLOW-FORCED, RULES_EXTRA §8: a forced take never triggers the Angelfish, and an
+    angelfish_taken in a forced turn is R-X-JELLYFISH-TURN."""
+    g = pepper("angelfish", ruleset="extra-salt", discards=(SG, O1),
+               hands={0: [SWB, "jellyfish:pink"]}, then=[BB, "crab:grey", FB, FG])
+    g.play(take(0, 1, O1))
+    g.play(ev.JellyfishPlayed(player=0, cards=(SWB, "jellyfish:pink")), end(0))
+    assert g.refuse(ev.AngelfishTaken(player=1, pile=0, card=g.pile_top(0))
+                    ).rule == "R-X-JELLYFISH-TURN"
+    g.play(ev.ForcedDrawn(player=1, card=g.deck[0]), end(1))
