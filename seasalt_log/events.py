@@ -14,12 +14,13 @@ from typing import Annotated, Any, Literal, Union
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
-from .cards import CODES, suggest
+from .cards import ALL_CODES, suggest
 from .errors import LogFormatError
 from .identifiers import (GAME_ID_PATTERN, PLAYER_NAME_MAX, game_id_problem,
                           player_name_problem, QUOTE_MAX, quote as _quote)
 
-Card = Literal[CODES]  # type: ignore[valid-type]
+#: a card code of any ruleset; a game refuses the codes its ruleset lacks (R-X-CARDS-4)
+Card = Literal[ALL_CODES]  # type: ignore[valid-type]
 Seat = Annotated[int, Meta(ge=0, le=3, description="0-based seat index into players")]
 Pile = Annotated[int, Meta(ge=0, le=1, description="discard pile 0 or 1")]
 Timestamp = Annotated[str, Meta(
@@ -36,6 +37,15 @@ MetaObject = Annotated[Raw, Meta(extra_json_schema={"type": "object"})]
 MAX_TARGET = 10_000
 #: ``meta`` may nest this deep, no deeper (deeper input could exhaust the decoder's stack)
 MAX_META_DEPTH = 32
+#: the rulesets (R-X-RULESET-1) and event settings (R-X-RULESET-2) of ``game_started``
+RULESET_NAMES = ("base", "extra-salt")
+EVENTS_NAMES = ("pepper",)
+#: the 12 event codes of Extra Pepper (RULES_EXTRA §5.1, R-EV-CARDS), in BGA id order
+EVENT_CODES = ("hermit-crab", "sunfish", "water-rodeo", "dance-of-the-shells", "kraken",
+               "tornado", "dance-of-the-mermaids", "treasure-chest", "diodon-fish",
+               "angelfish", "dolphins", "coral-reef")
+EventCode = Literal[EVENT_CODES]  # type: ignore[valid-type]
+TwoCards = Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
 
 
 class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, gc=False,
@@ -53,7 +63,8 @@ class GameStarted(Event, tag="game_started"):
     players: Annotated[tuple[PlayerName, ...], Meta(min_length=2, max_length=4)]
     game_id: GameId | None = None
     target: Annotated[int, Meta(ge=1, le=MAX_TARGET)] | None = None
-    ruleset: Literal["base"] | None = None
+    ruleset: Literal[RULESET_NAMES] | None = None  # type: ignore[valid-type]
+    events: Literal[EVENTS_NAMES] | None = None  # type: ignore[valid-type]
     meta: MetaObject | UnsetType = UNSET
 
 
@@ -61,7 +72,10 @@ class RoundStarted(Event, tag="round_started"):
     round: Annotated[int, Meta(ge=1)]
     first_player: Seat
     discards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
-    deck: Annotated[tuple[Card, ...], Meta(min_length=56, max_length=56)] | None = None
+    # 56 codes in a base game, 64 in extra-salt (the game checks which, R-X-SETUP)
+    deck: Annotated[tuple[Card, ...], Meta(min_length=56, max_length=64)] | None = None
+    #: the round's table event (R-EV-ROUND): required with events, unknown without
+    event: EventCode | None = None
 
 
 class DeckDrawn(Event, tag="deck_drawn"):
@@ -69,6 +83,8 @@ class DeckDrawn(Event, tag="deck_drawn"):
     cards: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=2)]
     kept: Card
     discard_pile: Pile | None = None
+    #: R-EV-DOLPHINS: the card the Dolphins add (when they trigger)
+    dolphins_drew: Card | None = None
 
 
 class DiscardTaken(Event, tag="discard_taken"):
@@ -77,12 +93,22 @@ class DiscardTaken(Event, tag="discard_taken"):
     card: Card
 
 
+class HermitTake(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
+    """One take of a Hermit Crab pair (R-EV-HERMIT-CRAB): a card from a discard pile."""
+
+    pile: Pile
+    card: Card
+    index: Annotated[int, Meta(ge=0)] | None = None
+
+
 class CrabsPlayed(Event, tag="crabs_played"):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     pile: Pile | None
     took: Card | None
     index: Annotated[int, Meta(ge=0)] | None = None
+    #: R-EV-HERMIT-CRAB: one take per pile that has cards, pile 0 first (when in effect)
+    takes: tuple[HermitTake, ...] | None = None
 
 
 class BoatsPlayed(Event, tag="boats_played"):
@@ -94,6 +120,8 @@ class FishPlayed(Event, tag="fish_played"):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     drew: Card | None
+    #: R-EV-SUNFISH: the second card drawn (when in effect)
+    also_drew: Card | None = None
 
 
 class SharkPlayed(Event, tag="shark_played"):
@@ -115,6 +143,91 @@ class LastChanceCalled(Event, tag="last_chance_called"):
     player: Seat
 
 
+# ---- Extra Salt (ruleset "extra-salt", LOG_FORMAT_EXTRA)
+
+class LobsterPlayed(Event, tag="lobster_played"):
+    """R-X-LOBSTER: a crab and the lobster; ``seen`` the top n cards, ``kept`` one of them,
+    ``deck`` the deck after the others went back and it was shuffled (top first)."""
+
+    player: Seat
+    cards: TwoCards
+    seen: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=5)] | None
+    kept: Card | None
+    deck: Annotated[tuple[Card, ...], Meta(max_length=64)] | None = None
+
+
+class JellyfishPlayed(Event, tag="jellyfish_played"):
+    """R-X-JELLYFISH: a swimmer and a jellyfish; every other player is locked."""
+
+    player: Seat
+    cards: TwoCards
+
+
+class ForcedDrawn(Event, tag="forced_drawn"):
+    """R-X-JELLYFISH-TURN: the take of a forced turn (null from an empty deck)."""
+
+    player: Seat
+    card: Card | None
+
+
+class StarfishPlayed(Event, tag="starfish_played"):
+    """R-X-TRIO: a pair and a starfish laid down as one unit, without the pair's effect."""
+
+    player: Seat
+    cards: TwoCards
+    starfish: Card
+
+
+# ---- Extra Pepper (events "pepper", LOG_FORMAT_EXTRA)
+
+class AngelfishTaken(Event, tag="angelfish_taken"):
+    """R-EV-ANGELFISH: the top card of a pile, taken after a take step."""
+
+    player: Seat
+    pile: Pile
+    card: Card
+
+
+class ShellFaceDown(Event, tag="shell_face_down"):
+    """R-EV-CORAL-REEF: a shell placed face down; its owner is protected for the round."""
+
+    player: Seat
+    card: Card
+
+
+class SwimmersPlayed(Event, tag="swimmers_played"):
+    """R-EV-WATER-RODEO-SWIMMERS: look at ``victim``'s hand, swap ``gave`` for ``got`` or pass."""
+
+    player: Seat
+    cards: TwoCards
+    victim: Seat | None
+    gave: Card | None
+    got: Card | None
+
+
+class SharksPlayed(Event, tag="sharks_played"):
+    """R-EV-WATER-RODEO-SHARKS: take one of ``victim``'s laid-down pairs."""
+
+    player: Seat
+    cards: TwoCards
+    victim: Seat | None
+    pair: TwoCards | None
+
+
+class EventKept(Event, tag="event_kept"):
+    """R-EV-AWARD step 4: the seat holding two events keeps ``event``."""
+
+    player: Seat
+    event: EventCode
+
+
+class EventDiscard(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """A held event discarded in R-EV-AWARD step 1."""
+
+    player: Seat
+    event: EventCode
+
+
 class RoundScored(Event, tag="round_scored"):
     round: Annotated[int, Meta(ge=1)]
     ending: Literal["stop", "last_chance", "deck_out"]
@@ -132,15 +245,35 @@ class GameEnded(Event, tag="game_ended"):
     totals: tuple[int, ...]
 
 
+class EventAwarded(Event, tag="event_awarded"):
+    """Derived (R-EV-AWARD): held events discarded, and who receives the round's event."""
+
+    round: Annotated[int, Meta(ge=1)]
+    event: EventCode
+    to: Seat | None
+    discarded: tuple[EventDiscard, ...]
+
+
 AnyEvent = Union[GameStarted, RoundStarted, DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed,
                  FishPlayed, SharkPlayed, TurnEnded, StopCalled, LastChanceCalled,
-                 RoundScored, GameEnded]
+                 RoundScored, GameEnded,
+                 LobsterPlayed, JellyfishPlayed, ForcedDrawn, StarfishPlayed,
+                 AngelfishTaken, ShellFaceDown, SwimmersPlayed, SharksPlayed, EventKept,
+                 EventAwarded]
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
 TAGS: dict[type[Event], str] = {t: t.__struct_config__.tag for t in EVENT_TYPES}
-INPUT_TYPES = EVENT_TYPES[:-2]
-DERIVED_TYPES = (RoundScored, GameEnded)
+#: the types of the base game (LOG_FORMAT.md)
+BASE_TYPES = EVENT_TYPES[:13]
+#: the types only an ``extra-salt`` game has, and those only a game with events has
+EXTRA_SALT_TYPES = (LobsterPlayed, JellyfishPlayed, ForcedDrawn, StarfishPlayed)
+PEPPER_TYPES = (AngelfishTaken, ShellFaceDown, SwimmersPlayed, SharksPlayed, EventKept,
+                EventAwarded)
+DERIVED_TYPES = (RoundScored, GameEnded, EventAwarded)
+INPUT_TYPES = tuple(t for t in EVENT_TYPES if t not in DERIVED_TYPES)
 TURN_TYPES = (DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed, FishPlayed, SharkPlayed,
-              TurnEnded, StopCalled, LastChanceCalled)
+              TurnEnded, StopCalled, LastChanceCalled, LobsterPlayed, JellyfishPlayed,
+              ForcedDrawn, StarfishPlayed, AngelfishTaken, ShellFaceDown, SwimmersPlayed,
+              SharksPlayed)
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
@@ -239,7 +372,11 @@ def _format_error(msg: str) -> LogFormatError:
         if path == "$.type":
             reason = f"unknown event type {_quote(value)}"
         elif path == "$.ruleset":
-            reason = f"unsupported ruleset {_quote(value)} (only 'base')"
+            reason = f"unsupported ruleset {_quote(value)} (base or extra-salt)"
+        elif path == "$.events":
+            reason = f"unsupported events {_quote(value)} (only 'pepper', or null for none)"
+        elif path == "$.event" or path.endswith(".event"):
+            reason = f"unknown event code {_quote(value)}"
         elif path in ("$.ending", "$.reason"):
             reason = f"invalid value {_quote(value)}"
         else:
