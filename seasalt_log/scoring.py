@@ -188,7 +188,7 @@ CAST = ("castofcrabs", "crab", 1)
 
 
 class ExtraBreakdown(Struct, frozen=True):
-    """A player's card points by source under RULES_EXTRA §3 (R-X-SCORE-*)."""
+    """A player's card points by source under RULES_EXTRA §3 (R-X-SCORE and the rules under it)."""
 
     pairs: int              # laid-down units (duos, trios, taken pairs) and pairs in hand
     rodeo_pairs: int        # of ``pairs``: the hand pairs only the Water Rodeo makes
@@ -240,7 +240,7 @@ def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
     starfish = 2 * (kinds["starfish"] - in_hand["starfish"])
     if hand_starfish:
         starfish += 2 * min(in_hand["starfish"], in_pairs)
-    # R-X-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
+    # R-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []
     for code in sorted(effects):
