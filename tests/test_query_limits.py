@@ -185,9 +185,9 @@ def started():
     sys.stderr.write("started\\n")
     sys.stderr.flush()
 
-def execute(con, sql, params=None):
+def execute(*args, **kwargs):
     started()
-    return real_execute(con, sql, params)
+    return real_execute(*args, **kwargs)
 
 def endless_report(con, *a, **k):
     started()
