@@ -185,9 +185,9 @@ def started():
     sys.stderr.write("started\\n")
     sys.stderr.flush()
 
-def execute(con, sql, params=None):
+def execute(*args, **kwargs):
     started()
-    return real_execute(con, sql, params)
+    return real_execute(*args, **kwargs)
 
 def endless_report(con, *a, **k):
     started()
@@ -256,3 +256,19 @@ def test_service_report_stops_at_the_time_limit(tmp_path, monkeypatch):
         endless["on"] = False           # the reader connection is usable again at once
         assert c.get("/stats/win-rates").status_code == 200
         assert c.get("/games").status_code == 200
+
+
+def test_service_sets_the_memory_limit(tmp_path, monkeypatch):
+    """The service's database gets SEASALT_QUERY_MEMORY as DuckDB's memory limit."""
+    from seasalt_log.analytics.output import Result
+    db = tmp_path / "live.duckdb"
+    monkeypatch.setenv("SEASALT_QUERY_MEMORY", "300MB")
+    monkeypatch.setattr(reports, "run_report_on", lambda con, *a, **k: Result(
+        columns=["m"], types=["VARCHAR"],
+        rows=con.execute("SELECT current_setting('memory_limit')").fetchall()))
+    with ServerThread(create_app(db)) as url, httpx.Client(base_url=url, timeout=30) as c:
+        r = c.get("/stats/win-rates")
+    assert r.status_code == 200, r.text
+    (row,) = r.json()["rows"]
+    value = row["m"] if isinstance(row, dict) else row[0]
+    assert value.endswith("MiB") and 280 <= float(value.split()[0]) <= 300, value

@@ -21,6 +21,11 @@ from seasalt_log.replay import (describe, iter_turn_states, log_lines, render_re
                                 steps, turns, game_id_of)
 from seasalt_log.view import table_view
 
+try:
+    from . import view_oracle
+except ImportError:      # tests/ run as a plain directory
+    import view_oracle  # type: ignore[no-redef]
+
 # ---------------------------------------------------------------- hand-written games
 
 # Round 1: Ann collects both sailors and the captain and calls LAST CHANCE; Ben's final turn
@@ -481,17 +486,15 @@ def codes_in(text: str) -> set[str]:
     return {c for c in CODE_RE.findall(text) if c in ALL_CODES}
 
 
-def visible_to(s: State, viewer: int) -> set[str]:
-    """Every card code ``viewer`` may see in ``s`` by RULES.md §7, worked out from the state
-    on its own: own hand, laid pairs, pile tops, revealed hands (all hands once the round
-    is over)."""
-    t, f = s.table, s.flow
+def visible_to(s: State, viewer: int, shown: frozenset[int] = frozenset()) -> set[str]:
+    """Every card code ``viewer`` may see in ``s`` by RULES.md §7: own hand, laid pairs, pile
+    tops, and the hands ``shown`` to everyone (tests/view_oracle.py works them out from the
+    events: nobody reveals after a deck-out or a four-mermaid win)."""
+    t = s.table
     seen = set()
     for p in range(s.n):
         if t.hands:
-            revealed = (p == viewer or s.phase != ROUND or f.revealed & (1 << p)
-                        or (f.call == "stop" and f.caller == p))
-            if revealed:
+            if p == viewer or p in shown:
                 seen |= set(t.hands[p])
         if t.laid:
             seen |= {c for pair in t.laid[p] for c in pair}
@@ -516,10 +519,11 @@ def _leak_events(kind, seed, players):
 def assert_views_leak_nothing(events, name: str) -> int:
     """Check every state and event of a game from every seat; returns the checks made."""
     checked = 0
+    shown = [frozenset()] + list(view_oracle.shown_hands(events))
     for st in steps(events):
         s = st.after
         for viewer in range(s.n):
-            allowed = visible_to(s, viewer)
+            allowed = visible_to(s, viewer, shown[st.seq])
             view = table_view(s, viewer)
             assert view.deck is None and all(p.cards is None for p in view.piles)
             for text in (render_state(view), msgspec.json.encode(view).decode()):
@@ -528,7 +532,7 @@ def assert_views_leak_nothing(events, name: str) -> int:
                                     f"{text}")
             # the line for the event may add only what the viewer saw happen
             line = describe(st.event, st.before, viewer)
-            allowed_line = allowed | visible_to(st.before, viewer)
+            allowed_line = allowed | visible_to(st.before, viewer, shown[st.seq - 1])
             if isinstance(st.event, ev.SharkPlayed) and viewer == st.event.victim:
                 allowed_line.add(st.event.stole)
             leaked = codes_in(line) - allowed_line
