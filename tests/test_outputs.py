@@ -252,8 +252,8 @@ def test_a_failing_parquet_export_leaves_the_old_directory(store, tmp_path, monk
     monkeypatch.setattr(parquet, "_copy_tables", half)
     one_line(run("export", "--parquet", out), f"cannot write {out}: No space left on device")
     assert tree(out) == before and leftovers(tmp_path) == []
-    one_line(run("export", "--parquet", tmp_path / "new"), "No space left on device")
-    assert not (tmp_path / "new").exists() and leftovers(tmp_path) == []
+    one_line(run("export", "--parquet", tmp_path / "new" / "deeper" / "pq"), "No space left on device")
+    assert not (tmp_path / "new").exists() and leftovers(tmp_path) == []   # parents made, removed
 
 
 # ---------------------------------------------------------------- one line, never a traceback
@@ -273,7 +273,7 @@ def test_export_into_missing_not_a_directory_or_read_only(store, tmp_path, monke
     one_line(run("export", "--all", "--out", "e.jsonl"), "cannot write e.jsonl: Read-only file system")
     one_line(run("export", "--parquet", "ro/pq"), "cannot write ro/pq: Read-only file system")
     one_line(run("query", "SELECT 1", "--output", "q.parquet"), "Read-only file system")
-    assert leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == [] and not (tmp_path / "ro").exists()
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
