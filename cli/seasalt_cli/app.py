@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import duckdb
 import msgspec
 import typer
 from rich.console import Console
@@ -16,7 +17,8 @@ from seasalt_log.errors import SeasaltError
 
 app = typer.Typer(
     name="seasalt",
-    help="Record, check, replay and analyse games of Sea Salt & Paper.",
+    help="Record, check, replay and analyse games of Sea Salt & Paper. The rule an error "
+         "names: seasalt rules ID (the rules: docs/RULES.md; the log format: docs/LOG_FORMAT.md).",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -158,6 +160,9 @@ def handles_errors(fn):
             raise
         except SeasaltError as exc:
             fail(str(exc), 1)
+        except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
+            from seasalt_log.store.store import store_failure
+            fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
         except StdoutError as exc:
             _silence_stdout()
             if isinstance(exc.oserror, BrokenPipeError):  # `seasalt export --all | head`

@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import os
 import re
 from typing import Any
 from urllib.parse import quote
 
+import duckdb
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -25,6 +27,7 @@ from .. import events as ev
 from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
+from ..store.backup import StoreIdentity
 from ..view import table_view
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
 
@@ -419,6 +422,33 @@ async def health(request: Request) -> Response:
                            "writer_seconds": round(live.writer_seconds, 3)})
 
 
+async def post_backup(request: Request) -> Response:
+    """POST /backup: a consistent copy of the store file (every append answered before it
+    is in it), as ``application/octet-stream``; with a token, the token is needed. Headers:
+    ``X-Seasalt-Events`` (events in the copy, for the client's check) and ``X-Seasalt-Store``
+    (the store's identity, so that a client on the same machine refuses to write the copy
+    onto the store). ``seasalt backup DEST --service URL`` is its client."""
+    _check_token(request)
+    live = _live(request)
+    try:
+        tmp, events = await live.backup_copy()
+    except (OSError, duckdb.Error) as exc:     # a full disk beside the store, a damaged store
+        raise ApiError(500, "backup_failed", "the service could not copy the store: "
+                       f"{getattr(exc, 'strerror', None) or str(exc).splitlines()[0]}") from None
+
+    async def chunks():
+        try:
+            with open(tmp, "rb") as fh:
+                while block := await asyncio.to_thread(fh.read, 1 << 20):
+                    yield block
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    headers = {"Content-Length": str(os.path.getsize(tmp)), "X-Seasalt-Events": str(events),
+               "X-Seasalt-Store": StoreIdentity.of(live.path).header()}
+    return StreamingResponse(chunks(), media_type="application/octet-stream", headers=headers)
+
+
 # ---------------------------------------------------------------- the app
 
 ROUTES = [
@@ -434,6 +464,7 @@ ROUTES = [
     Route("/stats/{report}", get_stats, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
+    Route("/backup", post_backup, methods=["POST"]),
 ]
 
 

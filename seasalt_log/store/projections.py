@@ -293,9 +293,10 @@ def set_version(con) -> None:
 
 def stored_version(con) -> str | None:
     """The read models' version recorded in the store, or None."""
+    import duckdb
     try:
         row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
-    except Exception:       # no store_meta table
+    except duckdb.CatalogException:     # no store_meta table (a damaged store raises on)
         return None
     return row[0] if row else None
 
