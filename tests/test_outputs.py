@@ -373,6 +373,8 @@ PRINTING = {
     "validate --json": ["validate", "log.jsonl", "--json"],
     "import --json": ["import", "log.jsonl", "--json", "--db", "other.duckdb"],
     "rebuild --json": ["rebuild", "--json"],
+    "rules": ["rules"],
+    "rules ID": ["rules", "R-TAKE"],
 }
 
 
