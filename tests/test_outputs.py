@@ -404,3 +404,30 @@ def test_a_closed_pipe_ends_quietly(store, args):
     p.stdout.close()
     assert p.wait(timeout=120) == 0
     assert p.stderr.read() == b""
+
+
+def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
+    """A number read from the network goes through the same ASCII-digits check."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Odd(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.send_response(200)
+            self.send_header("X-Seasalt-Store", "1:2 3:4 - seasalt.duckdb")
+            self.send_header("X-Seasalt-Events", "²")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Odd)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        one_line(run("backup", tmp_path / "b.duckdb", "--service", url),
+                 "did not answer as a seasalt service")
+    finally:
+        server.shutdown()
+    assert not (tmp_path / "b.duckdb").exists()

@@ -22,6 +22,7 @@ from typing import BinaryIO, Callable, NamedTuple
 
 import duckdb
 
+from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
 from .store import Store, connect, store_failure, wal_path
 
@@ -147,7 +148,7 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
     with response:
         ident = response.headers.get("X-Seasalt-Store")
         events = response.headers.get("X-Seasalt-Events")
-        if ident is None or events is None or not events.isdigit():
+        if ident is None or events is None or not is_digits(events):
             raise SeasaltError(f"{url} did not answer as a seasalt service (no backup headers)")
         check_destination(dest, StoreIdentity.from_header(ident))
 
