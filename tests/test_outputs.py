@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,10 +177,25 @@ def test_outputs_are_complete_and_readable(store, tmp_path):
     assert run("export", "--all", "--out", "link.jsonl").exit_code == 0
     assert (tmp_path / "link.jsonl").is_symlink()
     assert (tmp_path / "real.jsonl").read_bytes() == full.stdout_bytes
-    # a device is written in place, never replaced
-    assert run("export", "--all", "--out", os.devnull).exit_code == 0
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    # a FIFO (like a device: never /dev/null itself, which a bug would replace) is written
+    # in place, never replaced
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert run("export", "--all", "--out", fifo).exit_code == 0
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got == [full.stdout_bytes]
     assert leftovers(tmp_path) == []
+
+
+def test_backup_never_replaces_a_device_or_fifo(store, tmp_path):
+    """As root, renaming a backup over /dev/null replaced the device with a file."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    one_line(run("backup", fifo), "is not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and leftovers(tmp_path) == []
 
 
 def _full_disk_after(limit: int, real_open=open):
@@ -408,7 +424,6 @@ def test_a_closed_pipe_ends_quietly(store, args):
 
 def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
     """A number read from the network goes through the same ASCII-digits check."""
-    import threading
     from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
     class Odd(BaseHTTPRequestHandler):
@@ -431,3 +446,15 @@ def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
     finally:
         server.shutdown()
     assert not (tmp_path / "b.duckdb").exists()
+
+
+def test_a_full_temporary_directory_during_a_rebuild(store, tmp_path, monkeypatch):
+    """DuckDB's failure to write the rebuild's temporary files is TMPDIR's, not the store's."""
+    import importlib
+    rebuild_mod = importlib.import_module("seasalt_log.analytics.rebuild")
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setattr(rebuild_mod.tempfile, "mkdtemp", lambda **k: str(tmp_path / "afile" / "t"))
+    before = digest(store)
+    line = one_line(run("rebuild", "--jobs", 2), "cannot write temporary files", "TMPDIR")
+    assert "store" not in line.split("(TMPDIR")[0]
+    still_whole(store, before)

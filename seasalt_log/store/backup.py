@@ -68,11 +68,14 @@ class BackupResult(NamedTuple):
 
 def check_destination(dest: Path, store: StoreIdentity) -> None:
     """Refuse a destination that is the store, its write-ahead log or a link to either, a
-    directory, or has a write-ahead log of its own beside it (it would be replayed into
+    directory or anything else but a regular file, or has a write-ahead log of its own beside it (it would be replayed into
     the copy when it is opened); raise :class:`SeasaltError` saying which."""
     real = Path(os.path.realpath(dest))
     if real.is_dir():
         raise SeasaltError(f"the backup destination {dest} is a directory: name the file to write")
+    if real.exists() and not real.is_file():    # renaming over /dev/null would replace it
+        raise SeasaltError(f"the backup destination {dest} is not a regular file (a device, "
+                           "FIFO or socket): name a file to write")
     parent = _ident(real.parent)
     if parent is None:
         raise SeasaltError(f"the backup destination's directory {real.parent} does not exist")
