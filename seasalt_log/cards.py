@@ -56,6 +56,27 @@ COUNT: dict[str, int] = {f"{k}:{c}": n for (k, c), n in COPIES.items()}
 FULL_DECK: Counter[str] = Counter(COUNT)
 DECK_SIZE = sum(COUNT.values())
 
+#: Extra Salt (RULES_EXTRA §1, R-X-CARDS): kind -> family, and the 8 added cards
+EXTRA_FAMILIES: dict[str, str] = {
+    "lobster": "duo", "jellyfish": "duo", "starfish": "special", "seahorse": "special",
+    "castofcrabs": "multiplier",
+}
+EXTRA_COPIES: dict[tuple[str, str], int] = {
+    ("lobster", "black"): 1,
+    ("jellyfish", "purple"): 1, ("jellyfish", "pink"): 1,
+    **{("starfish", c): 1 for c in ("dark-blue", "light-blue", "yellow")},
+    ("seahorse", "white"): 1,
+    ("castofcrabs", "green"): 1,
+}
+EXTRA_CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in EXTRA_COPIES)
+#: every code of every ruleset, base first: what the log decoder accepts (a ruleset then
+#: refuses the codes it does not have, RULES_EXTRA R-X-CARDS-4)
+ALL_CODES: tuple[str, ...] = CODES + EXTRA_CODES
+KIND.update({f"{k}:{c}": k for k, c in EXTRA_COPIES})
+COLOR.update({f"{k}:{c}": c for k, c in EXTRA_COPIES})
+#: the 66-card Extra Salt deck as a multiset (R-X-CARDS-1)
+EXTRA_SALT_DECK: Counter[str] = FULL_DECK + Counter({f"{k}:{c}": n for (k, c), n in EXTRA_COPIES.items()})
+
 DUO_PAIRS: dict[str, tuple[str, str]] = {
     "crab": ("crab", "crab"),
     "boat": ("boat", "boat"),
@@ -64,24 +85,27 @@ DUO_PAIRS: dict[str, tuple[str, str]] = {
 }
 
 
-def suggest(code: str, n: int = 3) -> list[str]:
-    """The valid codes closest to ``code`` (for error messages)."""
-    close = difflib.get_close_matches(code, CODES, n=n, cutoff=0.5)
+def suggest(code: str, n: int = 3, codes: Iterable[str] = CODES) -> list[str]:
+    """The valid codes (of ``codes``) closest to ``code`` (for error messages)."""
+    codes = list(codes)
+    close = difflib.get_close_matches(code, codes, n=n, cutoff=0.5)
     if not close and ":" in code:
         kind = code.split(":", 1)[0]
-        close = [c for c in CODES if KIND[c] == kind][:n]
+        close = [c for c in codes if KIND[c] == kind][:n]
     return close
 
 
-def parse_card(code: str) -> str:
-    """Return ``code`` if it names a card of the catalog, else raise :class:`CardCodeError`."""
-    if code in COUNT:
+def parse_card(code: str, deck: Counter[str] = FULL_DECK) -> str:
+    """Return ``code`` if it names a card of ``deck`` (the base catalog by default), else
+    raise :class:`CardCodeError`."""
+    if code in deck:
         return code
-    raise CardCodeError(code, suggest(code))
+    raise CardCodeError(code, suggest(code, codes=deck))
 
 
-def check_counts(cards: Iterable[str]) -> None:
-    """Raise :class:`CardCodeError` if ``cards`` holds more copies of a code than the deck."""
+def check_counts(cards: Iterable[str], deck: Counter[str] = FULL_DECK) -> None:
+    """Raise :class:`CardCodeError` if ``cards`` holds more copies of a code than ``deck``."""
     for code, n in Counter(cards).items():
-        if n > COUNT[code]:
-            raise CardCodeError(code, [], f"{n} copies of {code}, but the deck holds only {COUNT[code]} (R-CARDS)")
+        if n > deck[code]:
+            raise CardCodeError(code, [], f"{n} copies of {code}, but the deck holds only "
+                                          f"{deck[code]} (R-CARDS)")

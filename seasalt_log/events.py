@@ -1,32 +1,51 @@
 """The event types of the log format (LOG_FORMAT.md), one closed union of tagged Structs.
 
 Decoding checks the shape (types, ranges, card codes); :func:`validate` checks what depends
-on the game (seats in range). Both raise :class:`LogFormatError` with the JSON path.
+on the game (seats in range) and what the format allows as game ids, player names and
+``meta``. Both raise :class:`LogFormatError` with the JSON path.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
-from .cards import CODES, suggest
+from .cards import ALL_CODES, suggest
 from .errors import LogFormatError
+from .identifiers import (GAME_ID_PATTERN, PLAYER_NAME_MAX, game_id_problem,
+                          player_name_problem, QUOTE_MAX, quote as _quote)
 
-Card = Literal[CODES]  # type: ignore[valid-type]
+#: a card code of any ruleset; a game refuses the codes its ruleset lacks (R-X-CARDS-4)
+Card = Literal[ALL_CODES]  # type: ignore[valid-type]
 Seat = Annotated[int, Meta(ge=0, le=3, description="0-based seat index into players")]
 Pile = Annotated[int, Meta(ge=0, le=1, description="discard pile 0 or 1")]
 Timestamp = Annotated[str, Meta(
     pattern=r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$",
     description="RFC 3339 timestamp")]
-PlayerName = Annotated[str, Meta(min_length=1, max_length=100)]
-GameId = Annotated[str, Meta(min_length=1, max_length=200)]
+# validate() applies the identifier rules (seasalt_log.identifiers) to input; decoding
+# bounds only the length, so that stored games keep decoding
+PlayerName = Annotated[str, Meta(min_length=1, max_length=PLAYER_NAME_MAX)]
+GameId = Annotated[str, Meta(min_length=1, max_length=200,
+                             extra_json_schema={"pattern": GAME_ID_PATTERN})]
+#: the producer's own JSON object, kept as its text (see :func:`decode`)
+MetaObject = Annotated[Raw, Meta(extra_json_schema={"type": "object"})]
 #: above this, a game could not be stored (the read models keep scores as SMALLINT)
 MAX_TARGET = 10_000
 #: ``meta`` may nest this deep, no deeper (deeper input could exhaust the decoder's stack)
 MAX_META_DEPTH = 32
+#: the rulesets (R-X-RULESET-1) and event settings (R-X-RULESET-2) of ``game_started``
+RULESET_NAMES = ("base", "extra-salt")
+EVENTS_NAMES = ("pepper",)
+#: the 12 event codes of Extra Pepper (RULES_EXTRA §5.1, R-EV-CARDS), in BGA id order
+EVENT_CODES = ("hermit-crab", "sunfish", "water-rodeo", "dance-of-the-shells", "kraken",
+               "tornado", "dance-of-the-mermaids", "treasure-chest", "diodon-fish",
+               "angelfish", "dolphins", "coral-reef")
+EventCode = Literal[EVENT_CODES]  # type: ignore[valid-type]
+TwoCards = Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
 
 
 class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, gc=False,
@@ -44,15 +63,19 @@ class GameStarted(Event, tag="game_started"):
     players: Annotated[tuple[PlayerName, ...], Meta(min_length=2, max_length=4)]
     game_id: GameId | None = None
     target: Annotated[int, Meta(ge=1, le=MAX_TARGET)] | None = None
-    ruleset: Literal["base"] | None = None
-    meta: dict[str, Any] | None = None
+    ruleset: Literal[RULESET_NAMES] | None = None  # type: ignore[valid-type]
+    events: Literal[EVENTS_NAMES] | None = None  # type: ignore[valid-type]
+    meta: MetaObject | UnsetType = UNSET
 
 
 class RoundStarted(Event, tag="round_started"):
     round: Annotated[int, Meta(ge=1)]
     first_player: Seat
     discards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
-    deck: Annotated[tuple[Card, ...], Meta(min_length=56, max_length=56)] | None = None
+    # 56 codes in a base game, 64 in extra-salt (the game checks which, R-X-SETUP)
+    deck: Annotated[tuple[Card, ...], Meta(min_length=56, max_length=64)] | None = None
+    #: the round's table event (R-EV-ROUND): required with events, unknown without
+    event: EventCode | None = None
 
 
 class DeckDrawn(Event, tag="deck_drawn"):
@@ -60,6 +83,8 @@ class DeckDrawn(Event, tag="deck_drawn"):
     cards: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=2)]
     kept: Card
     discard_pile: Pile | None = None
+    #: R-EV-DOLPHINS: the card the Dolphins add (when they trigger)
+    dolphins_drew: Card | None = None
 
 
 class DiscardTaken(Event, tag="discard_taken"):
@@ -68,12 +93,22 @@ class DiscardTaken(Event, tag="discard_taken"):
     card: Card
 
 
+class HermitTake(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit_defaults=True):
+    """One take of a Hermit Crab pair (R-EV-HERMIT-CRAB): a card from a discard pile."""
+
+    pile: Pile
+    card: Card
+    index: Annotated[int, Meta(ge=0)] | None = None
+
+
 class CrabsPlayed(Event, tag="crabs_played"):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     pile: Pile | None
     took: Card | None
     index: Annotated[int, Meta(ge=0)] | None = None
+    #: R-EV-HERMIT-CRAB: one take per pile that has cards, pile 0 first (when in effect)
+    takes: tuple[HermitTake, ...] | None = None
 
 
 class BoatsPlayed(Event, tag="boats_played"):
@@ -85,6 +120,8 @@ class FishPlayed(Event, tag="fish_played"):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     drew: Card | None
+    #: R-EV-SUNFISH: the second card drawn (when in effect)
+    also_drew: Card | None = None
 
 
 class SharkPlayed(Event, tag="shark_played"):
@@ -106,6 +143,91 @@ class LastChanceCalled(Event, tag="last_chance_called"):
     player: Seat
 
 
+# ---- Extra Salt (ruleset "extra-salt", LOG_FORMAT_EXTRA)
+
+class LobsterPlayed(Event, tag="lobster_played"):
+    """R-X-LOBSTER: a crab and the lobster; ``seen`` the top n cards, ``kept`` one of them,
+    ``deck`` the deck after the others went back and it was shuffled (top first)."""
+
+    player: Seat
+    cards: TwoCards
+    seen: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=5)] | None
+    kept: Card | None
+    deck: Annotated[tuple[Card, ...], Meta(max_length=64)] | None = None
+
+
+class JellyfishPlayed(Event, tag="jellyfish_played"):
+    """R-X-JELLYFISH: a swimmer and a jellyfish; every other player is locked."""
+
+    player: Seat
+    cards: TwoCards
+
+
+class ForcedDrawn(Event, tag="forced_drawn"):
+    """R-X-JELLYFISH-TURN: the take of a forced turn (null from an empty deck)."""
+
+    player: Seat
+    card: Card | None
+
+
+class StarfishPlayed(Event, tag="starfish_played"):
+    """R-X-TRIO: a pair and a starfish laid down as one unit, without the pair's effect."""
+
+    player: Seat
+    cards: TwoCards
+    starfish: Card
+
+
+# ---- Extra Pepper (events "pepper", LOG_FORMAT_EXTRA)
+
+class AngelfishTaken(Event, tag="angelfish_taken"):
+    """R-EV-ANGELFISH: the top card of a pile, taken after a take step."""
+
+    player: Seat
+    pile: Pile
+    card: Card
+
+
+class ShellFaceDown(Event, tag="shell_face_down"):
+    """R-EV-CORAL-REEF: a shell placed face down; its owner is protected for the round."""
+
+    player: Seat
+    card: Card
+
+
+class SwimmersPlayed(Event, tag="swimmers_played"):
+    """R-EV-WATER-RODEO-SWIMMERS: look at ``victim``'s hand, swap ``gave`` for ``got`` or pass."""
+
+    player: Seat
+    cards: TwoCards
+    victim: Seat | None
+    gave: Card | None
+    got: Card | None
+
+
+class SharksPlayed(Event, tag="sharks_played"):
+    """R-EV-WATER-RODEO-SHARKS: take one of ``victim``'s laid-down pairs."""
+
+    player: Seat
+    cards: TwoCards
+    victim: Seat | None
+    pair: TwoCards | None
+
+
+class EventKept(Event, tag="event_kept"):
+    """R-EV-AWARD step 4: the seat holding two events keeps ``event``."""
+
+    player: Seat
+    event: EventCode
+
+
+class EventDiscard(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
+    """A held event discarded in R-EV-AWARD step 1."""
+
+    player: Seat
+    event: EventCode
+
+
 class RoundScored(Event, tag="round_scored"):
     round: Annotated[int, Meta(ge=1)]
     ending: Literal["stop", "last_chance", "deck_out"]
@@ -123,15 +245,35 @@ class GameEnded(Event, tag="game_ended"):
     totals: tuple[int, ...]
 
 
+class EventAwarded(Event, tag="event_awarded"):
+    """Derived (R-EV-AWARD): held events discarded, and who receives the round's event."""
+
+    round: Annotated[int, Meta(ge=1)]
+    event: EventCode
+    to: Seat | None
+    discarded: tuple[EventDiscard, ...]
+
+
 AnyEvent = Union[GameStarted, RoundStarted, DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed,
                  FishPlayed, SharkPlayed, TurnEnded, StopCalled, LastChanceCalled,
-                 RoundScored, GameEnded]
+                 RoundScored, GameEnded,
+                 LobsterPlayed, JellyfishPlayed, ForcedDrawn, StarfishPlayed,
+                 AngelfishTaken, ShellFaceDown, SwimmersPlayed, SharksPlayed, EventKept,
+                 EventAwarded]
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
 TAGS: dict[type[Event], str] = {t: t.__struct_config__.tag for t in EVENT_TYPES}
-INPUT_TYPES = EVENT_TYPES[:-2]
-DERIVED_TYPES = (RoundScored, GameEnded)
+#: the types of the base game (LOG_FORMAT.md)
+BASE_TYPES = EVENT_TYPES[:13]
+#: the types only an ``extra-salt`` game has, and those only a game with events has
+EXTRA_SALT_TYPES = (LobsterPlayed, JellyfishPlayed, ForcedDrawn, StarfishPlayed)
+PEPPER_TYPES = (AngelfishTaken, ShellFaceDown, SwimmersPlayed, SharksPlayed, EventKept,
+                EventAwarded)
+DERIVED_TYPES = (RoundScored, GameEnded, EventAwarded)
+INPUT_TYPES = tuple(t for t in EVENT_TYPES if t not in DERIVED_TYPES)
 TURN_TYPES = (DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed, FishPlayed, SharkPlayed,
-              TurnEnded, StopCalled, LastChanceCalled)
+              TurnEnded, StopCalled, LastChanceCalled, LobsterPlayed, JellyfishPlayed,
+              ForcedDrawn, StarfishPlayed, AngelfishTaken, ShellFaceDown, SwimmersPlayed,
+              SharksPlayed)
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
@@ -142,8 +284,6 @@ _CHECKED_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     t: (tuple(f for f in _SEAT_FIELDS if f in t.__struct_fields__),
         tuple(f for f in _PER_SEAT if f in t.__struct_fields__)) for t in EVENT_TYPES}
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_QUOTE_MAX = 40
 
 
 def encode(event: Event) -> bytes:
@@ -157,22 +297,68 @@ def encode_lines(events) -> bytes:
 
 
 def decode(line: bytes | str) -> Event:
-    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`."""
+    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`. A
+    ``game_started``'s ``meta`` is kept as its JSON text less the whitespace between tokens
+    (``null``: no meta); :func:`validate` checks it."""
     try:
-        return _decoder.decode(line)
+        e = _decoder.decode(line)
     except msgspec.ValidationError as exc:
         raise _format_error(str(exc)) from None
     except msgspec.DecodeError as exc:
         raise LogFormatError(f"not valid JSON ({exc})") from None
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
+    if type(e) is GameStarted and e.meta is not UNSET:
+        raw = bytes(e.meta)
+        if raw == b"null":
+            return msgspec.structs.replace(e, meta=UNSET)
+        compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
+        if compact != raw:
+            return msgspec.structs.replace(e, meta=Raw(compact))
+    return e
 
 
-def _quote(value: str) -> str:
-    """``value`` quoted for a message, cut short when long (a message quotes, never echoes)."""
-    if len(value) <= _QUOTE_MAX:
-        return repr(value)
-    return repr(value[:_QUOTE_MAX]) + f"... ({len(value)} characters)"
+_JSON_SPACE = re.compile(rb'("(?:[^"\\]+|\\.)*")|[ \t\r\n]+', re.S)
+
+
+def _check_meta(meta: Raw) -> None:
+    """``meta`` must be one JSON object, valid UTF-8, with no key twice in one object, and
+    nest at most :data:`MAX_META_DEPTH` levels."""
+    raw = bytes(meta)
+    if raw[:1] != b"{":
+        raise LogFormatError("meta must be a JSON object", "$.meta")
+    try:
+        value = json.loads(raw.decode(), object_pairs_hook=_unique_keys, parse_int=_zero,
+                           parse_float=_zero)   # the structure matters, not the values
+    except UnicodeDecodeError:
+        raise LogFormatError("meta is not valid UTF-8", "$.meta") from None
+    except RecursionError:
+        value = None
+    except _DuplicateKey as dup:
+        raise LogFormatError(f"meta has the key {_quote(dup.args[0])} twice in one object",
+                             "$.meta") from None
+    if value is None or _depth(value, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
+        raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
+                             "$.meta")
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _zero(_: str) -> int:
+    return 0
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return out
 
 
 def _format_error(msg: str) -> LogFormatError:
@@ -186,11 +372,15 @@ def _format_error(msg: str) -> LogFormatError:
         if path == "$.type":
             reason = f"unknown event type {_quote(value)}"
         elif path == "$.ruleset":
-            reason = f"unsupported ruleset {_quote(value)} (only 'base')"
+            reason = f"unsupported ruleset {_quote(value)} (base or extra-salt)"
+        elif path == "$.events":
+            reason = f"unsupported events {_quote(value)} (only 'pepper', or null for none)"
+        elif path == "$.event" or path.endswith(".event"):
+            reason = f"unknown event code {_quote(value)}"
         elif path in ("$.ending", "$.reason"):
             reason = f"invalid value {_quote(value)}"
         else:
-            close = suggest(value) if len(value) <= _QUOTE_MAX else []
+            close = suggest(value) if len(value) <= QUOTE_MAX else []
             reason = f"unknown card code {_quote(value)}" + (
                 "; did you mean " + ", ".join(close) + "?" if close else "")
     elif reason.startswith("Object missing required field"):
@@ -206,15 +396,12 @@ def validate(event: Event, n_players: int | None) -> None:
         if len(set(event.players)) != len(event.players):
             raise LogFormatError("players must have distinct names", "$.players")
         for i, name in enumerate(event.players):
-            if _CONTROL_RE.search(name):
-                raise LogFormatError("a player name may not hold control characters or line breaks",
-                                     f"$.players[{i}]")
-        if event.game_id is not None and _CONTROL_RE.search(event.game_id):
-            raise LogFormatError("a game_id may not hold control characters or line breaks",
-                                 "$.game_id")
-        if event.meta is not None and _depth(event.meta, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
-            raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
-                                 "$.meta")
+            if (problem := player_name_problem(name)) is not None:
+                raise LogFormatError(problem, f"$.players[{i}]")
+        if event.game_id is not None and (problem := game_id_problem(event.game_id)) is not None:
+            raise LogFormatError(problem, "$.game_id")
+        if event.meta is not UNSET:
+            _check_meta(event.meta)
         return
     if n_players is None:
         raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")

@@ -597,7 +597,7 @@ def render_state(view: TableView) -> str:
         else:
             lines.append(f"    hand ({seat.hand_size}): {', '.join(seat.hand) if seat.hand else '-'}")
         if seat.laid:
-            lines.append("    laid: " + ", ".join(f"{a}+{b}" for a, b in seat.laid))
+            lines.append("    laid: " + ", ".join("+".join(u) for u in seat.laid))
     lines.append(f"Totals: {_per_seat(names, view.totals)} (target {view.target})")
     return "\n".join(lines)
 
@@ -639,7 +639,7 @@ def render_report(report: RoundReport) -> str:
                                       for i, (v, w) in enumerate(zip(row, widths))).rstrip())
     for p in report.players:
         cards = ", ".join(p.hand) if p.hand else "-"
-        laid = "; laid " + ", ".join(f"{a}+{b}" for a, b in p.laid) if p.laid else ""
+        laid = "; laid " + ", ".join("+".join(u) for u in p.laid) if p.laid else ""
         lines.append(f"  {p.name}: {cards}{laid}")
     if report.matches is not None:
         lines.append("Stored points and totals " + ("match today's engine" if report.matches

@@ -3,6 +3,7 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 
 from __future__ import annotations
 
+from collections import Counter
 from functools import lru_cache
 from typing import Iterable, Sequence
 
@@ -95,8 +96,17 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
 
 
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
-    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes)."""
-    in_hand, kinds, colors, n_laid = counts(hand, laid)
+    """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes). A holding
+    with Extra Salt cards is scored by RULES_EXTRA §3 without events (see
+    :func:`extra_breakdown`; the starfish count with the pairs), so every reader of a state
+    scores an ``extra-salt`` game as the engine does."""
+    hand, laid = tuple(hand), tuple(laid)
+    try:
+        in_hand, kinds, colors, n_laid = counts(hand, laid)
+    except KeyError:
+        x = extra_breakdown(hand, laid)
+        return Breakdown(x.pairs + x.starfish, x.collectors, x.multipliers, x.mermaids,
+                         x.card_points, x.color_bonus)
     pairs, collectors, multipliers, mermaids = score_counts(in_hand, kinds, colors, n_laid)
     # R-SCORE-BONUS: the largest colour group
     return Breakdown(pairs, collectors, multipliers, mermaids,
@@ -157,3 +167,112 @@ def game_winners(totals: Sequence[int], last_points: Sequence[int]) -> list[int]
     tied = [s for s, t in enumerate(totals) if t == best]
     top = max(last_points[s] for s in tied)
     return [s for s in tied if last_points[s] == top]
+
+
+# ---------------------------------------------------------------- RULES_EXTRA §3 (R-X-SCORE)
+
+#: R-X-SCORE-SEAHORSE: the collector kinds the seahorse may join, with their maximum
+SEAHORSE_KINDS: tuple[tuple[str, int], ...] = (("shell", 6), ("octopus", 5), ("penguin", 3),
+                                               ("sailor", 2))
+#: the events that replace a collector table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
+EVENT_TABLES: dict[str, tuple[str, tuple[int, ...]]] = {
+    "dance-of-the-shells": ("shell", (0, 2, 4, 6, 8, 10, 12)),
+    "kraken": ("octopus", (0, 1, 2, 3, 4, 5)),
+}
+#: R-EV-TORNADO: mermaids score 0 for the player
+MERMAIDS_SCORE_NOTHING = "tornado"
+#: R-EV-WATER-RODEO: swimmer+swimmer and shark+shark are pairs for the player
+RODEO = "water-rodeo"
+#: R-X-SCORE-CAST: the cast of crabs counts crabs, one point each (the lobster is no crab)
+CAST = ("castofcrabs", "crab", 1)
+
+
+class ExtraBreakdown(Struct, frozen=True):
+    """A player's card points by source under RULES_EXTRA §3 (R-X-SCORE-*)."""
+
+    pairs: int              # laid-down units (duos, trios, taken pairs) and pairs in hand
+    rodeo_pairs: int        # of ``pairs``: the hand pairs only the Water Rodeo makes
+    trios: int              # laid-down trios (each also counts one pair)
+    starfish: int           # 2 per laid starfish, 2 per hand starfish matched to a hand pair
+    collectors: int         # shells, octopuses, penguins, sailors (with the seahorse)
+    seahorse: str | None    # the collector kind the seahorse joined
+    seahorse_points: int    # what the seahorse added
+    multipliers: int        # lighthouse, shoal, colony, captain and the cast of crabs
+    cast: int               # of ``multipliers``: the cast of crabs
+    mermaids: int
+    card_points: int
+    color_bonus: int
+    tables: tuple[str, ...]  # the events in effect that changed a table
+    face_down: int          # face-down shells left out (R-EV-CORAL-REEF)
+
+
+def hand_pairs(kinds: Counter, rodeo: bool) -> tuple[int, int]:
+    """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO."""
+    c, lob = kinds["crab"], kinds["lobster"]
+    m = min(c, lob)
+    w, sh, j = kinds["swimmer"], kinds["shark"], kinds["jellyfish"]
+    plain_swim = min(w, sh + j)
+    swim = plain_swim
+    if rodeo:
+        mj = min(j, w)
+        swim = mj + (w - mj + sh) // 2
+    n = m + (c - m) // 2 + kinds["boat"] // 2 + kinds["fish"] // 2 + swim
+    return n, swim - plain_swim
+
+
+def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
+                    effects: Iterable[str] = (), face_down: int = 0,
+                    hand_starfish: bool = True) -> ExtraBreakdown:
+    """Score a holding by RULES_EXTRA §3: ``hand`` codes, ``laid`` units (pairs of two codes,
+    trios of a pair and a starfish), the event codes in ``effects`` in effect for the
+    player (R-EV-APPLY), and ``face_down`` shells, which count for nothing. ``hand_starfish``:
+    starfish in hand score with the pairs in hand (R-X-SCORE-STARFISH, Ruling)."""
+    effects = frozenset(effects)
+    hand = list(hand)
+    laid = [tuple(u) for u in laid]
+    in_hand = Counter(KIND[c] for c in hand)
+    kinds = in_hand + Counter(KIND[c] for u in laid for c in u)
+    colors = Counter(COLOR[c] for c in hand) + Counter(COLOR[c] for u in laid for c in u)
+    # R-X-SCORE-DUO, R-X-SCORE-STARFISH
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, RODEO in effects)
+    trios = sum(1 for u in laid if len(u) == 3)
+    pairs = len(laid) + in_pairs
+    starfish = 2 * (kinds["starfish"] - in_hand["starfish"])
+    if hand_starfish:
+        starfish += 2 * min(in_hand["starfish"], in_pairs)
+    # R-X-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
+    tables = dict(COLLECTOR_POINTS)
+    changed = []
+    for code in sorted(effects):
+        if code in EVENT_TABLES:
+            kind, table = EVENT_TABLES[code]
+            tables[kind] = table
+            changed.append(code)
+
+    def collect(counts: Counter) -> int:
+        return sum(table[min(counts[k], len(table) - 1)] for k, table in tables.items())
+
+    collectors = collect(kinds)
+    seahorse, seahorse_points = None, 0
+    if kinds["seahorse"]:                                           # R-X-SCORE-SEAHORSE
+        for kind, top in SEAHORSE_KINDS:          # ties: the first kind in this order
+            if 0 < kinds[kind] < top:
+                gain = collect(kinds + Counter({kind: 1})) - collectors
+                if seahorse is None or gain > seahorse_points:
+                    seahorse, seahorse_points = kind, gain
+    multipliers = sum(kinds[m] * kinds[k] * per for m, (k, per) in MULTIPLIERS.items())
+    m, k, per = CAST
+    cast = kinds[m] * kinds[k] * per                                # R-X-SCORE-CAST
+    # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
+    groups = sorted(colors.values(), reverse=True)
+    mermaids = sum(groups[:kinds["mermaid"]]) if kinds["mermaid"] else 0
+    if MERMAIDS_SCORE_NOTHING in effects:                           # R-EV-TORNADO
+        mermaids = 0
+        changed.append(MERMAIDS_SCORE_NOTHING)
+    card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
+    return ExtraBreakdown(pairs=pairs, rodeo_pairs=rodeo_pairs, trios=trios, starfish=starfish,
+                          collectors=collectors + seahorse_points, seahorse=seahorse,
+                          seahorse_points=seahorse_points, multipliers=multipliers + cast,
+                          cast=cast, mermaids=mermaids, card_points=card_pts,
+                          color_bonus=max(colors.values(), default=0),
+                          tables=tuple(changed), face_down=face_down)

@@ -85,21 +85,29 @@ class Pool:
                 self.threads.append(t)
             inbox.put((initializer, initargs))
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
+            weight: Callable[[Any], int] | None = None, budget: int = 0
+            ) -> Iterator[tuple[Any, Any]]:
         """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs,
-        at most ``ahead`` items per worker waiting. A failure in a worker raises here."""
+        at most ``ahead`` items per worker waiting (and with ``weight``, items of at most
+        ``budget`` in all, beyond the oldest). A failure in a worker raises here."""
         pending: deque = deque()
         jobs = len(self.procs)
+        self._load = 0
         for k, item in enumerate(items):
+            w = weight(item) if weight is not None else 0
             self.inboxes[k % jobs].put((fn, item))
-            pending.append((item, k % jobs))
-            while len(pending) > jobs * self.ahead:
+            pending.append((item, k % jobs, w))
+            self._load += w
+            while len(pending) > jobs * self.ahead or (len(pending) > 1 and self._load > budget
+                                                       and weight is not None):
                 yield self._result(pending)
         while pending:
             yield self._result(pending)
 
     def _result(self, pending: deque) -> tuple[Any, Any]:
-        item, w = pending.popleft()
+        item, w, size = pending.popleft()
+        self._load -= size
         kind, value = self.outboxes[w].get()
         if kind == "ok":
             return item, value

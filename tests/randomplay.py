@@ -21,9 +21,10 @@ FULL_LIST: tuple[str, ...] = tuple(c for c in CODES for _ in range(COUNT[c]))
 NAMES = ("Ann", "Ben", "Cid", "Dee")
 
 
-def shuffled_round(rng: random.Random, round_no: int, first_player: int) -> ev.RoundStarted:
-    """A ``round_started`` for a fresh shuffle (R-SETUP-3), deck order recorded."""
-    cards = list(FULL_LIST)
+def shuffled_round(rng: random.Random, round_no: int, first_player: int,
+                   full: tuple[str, ...] = FULL_LIST) -> ev.RoundStarted:
+    """A ``round_started`` for a fresh shuffle of ``full`` (R-SETUP-3), deck order recorded."""
+    cards = list(full)
     rng.shuffle(cards)
     return ev.RoundStarted(round=round_no, first_player=first_player,
                            discards=(cards[0], cards[1]), deck=tuple(cards[2:]))
@@ -37,7 +38,8 @@ def without_deck_order(events: list[ev.Event]) -> list[ev.Event]:
 
 def play_random_game(seed: int, players: int, *, target: int | None = None, call_rate: float | None = None,
                      on_event: Callable[[State, ev.Event, State], None] | None = None,
-                     max_events: int = MAX_EVENTS) -> list[ev.Event]:
+                     max_events: int = MAX_EVENTS, ruleset: str | None = None,
+                     events: str | None = None) -> list[ev.Event]:
     """Play one whole game and return its events, derived events included.
 
     Every shuffle is recorded in its ``round_started`` (so a deck draw has one outcome and
@@ -47,7 +49,8 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
     ``call_rate`` is the chance of calling when a call is allowed (drawn from the seed when
     None, so some games call at once and others play on to a deck-out). ``on_event`` sees
     ``(before, event, after)`` for every event. Raises ``RuntimeError`` if the game does not
-    end within ``max_events`` events.
+    end within ``max_events`` events. ``ruleset`` and ``events`` are the game's settings
+    (RULES_EXTRA §0); each round's event is drawn from the engine's event deck.
     """
     rng = random.Random(seed)
     if call_rate is None:
@@ -65,7 +68,8 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
         s = after
 
     step(ev.GameStarted(players=NAMES[:players], game_id=f"random-{players}-{seed}",
-                        target=target))
+                        target=target, ruleset=ruleset, events=events))
+    full = FULL_LIST if ruleset is None else s.ruleset.cards
     while s.phase != ENDED:
         if len(out) >= max_events:
             raise RuntimeError(f"seed {seed}: no end after {max_events} events")
@@ -75,9 +79,14 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
         elif s.phase == BETWEEN:
             f = s.flow
             first = rng.randrange(players) if f.ender is None else (f.ender + 1) % players
-            step(shuffled_round(rng, f.round + 1, first))
+            r = shuffled_round(rng, f.round + 1, first, full)
+            if events is not None:
+                r = replace(r, event=rng.choice(s.event_deck))
+            step(r)
         else:
             step(_choose(rng, legal_moves(s), call_rate, pass_rate))
+        if s.phase == BETWEEN and s.keep_due is not None and next_derived(s) is None:
+            step(rng.choice(legal_moves(s)))
     return out
 
 

@@ -20,8 +20,9 @@ from typing import Iterable, Sequence
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.cards import CODES, COUNT, FULL_DECK, KIND
+from seasalt_log.cards import ALL_CODES, COUNT, FULL_DECK, KIND
 from seasalt_log.engine import State, apply, next_derived
+from seasalt_log.engine.rulings import rules_for
 from seasalt_log.errors import IllegalMoveError
 
 MERMAID = "mermaid:white"
@@ -77,21 +78,23 @@ def last_chance(player: int) -> ev.LastChanceCalled:
 # ------------------------------------------------------------------ decks
 
 
-def catalog_order() -> list[str]:
-    """All 58 cards in catalog order, the four mermaids moved to the very end."""
-    cards = [c for c in CODES for _ in range(COUNT[c]) if c != MERMAID]
+def catalog_order(full: Counter = FULL_DECK) -> list[str]:
+    """All cards of ``full`` (58, or 66 with Extra Salt) in catalog order, the four mermaids
+    moved to the very end."""
+    cards = [c for c in ALL_CODES for _ in range(full[c]) if c != MERMAID]
     return cards + [MERMAID] * COUNT[MERMAID]
 
 
 def take_out(pool: list[str], cards: Iterable[str], what: str) -> None:
     """Remove ``cards`` from ``pool`` (one copy each), or fail naming ``what``."""
     for card in cards:
-        if card not in COUNT:
+        if card not in KIND:
             raise ValueError(f"{what}: {card!r} is not a card code")
         try:
             pool.remove(card)
         except ValueError:
-            raise ValueError(f"{what}: no copy of {card} left (the deck holds {COUNT[card]})") from None
+            raise ValueError(f"{what}: no copy of {card} left (the deck holds "
+                             f"{COUNT.get(card, 1)})") from None
 
 
 def build_deck(top: Sequence[str] = (), discards: Sequence[str] | None = None,
@@ -132,11 +135,15 @@ def _quiet_pair(pool: list[str]) -> tuple[str, str]:
 class Game:
     """A game under test: its events so far and the engine's state after them."""
 
-    def __init__(self, players: int = 2, target: int | None = None, game_id: str = "scenario"):
+    def __init__(self, players: int = 2, target: int | None = None, game_id: str = "scenario",
+                 ruleset: str | None = None, events: str | None = None):
         self.names = ("Ann", "Ben", "Cid", "Dee")[:players]
         self.events: list[ev.Event] = []
         self.state = State()
-        self.play(ev.GameStarted(players=self.names, game_id=game_id, target=target))
+        self.rules = rules_for(ruleset, events)
+        self.full = Counter(self.rules.cards)
+        self.play(ev.GameStarted(players=self.names, game_id=game_id, target=target,
+                                 ruleset=ruleset, events=events))
 
     @property
     def n(self) -> int:
@@ -172,7 +179,8 @@ class Game:
 
     def start_round(self, hands: dict[int, Sequence[str]] | None = None, then: Sequence[str] = (),
                     discards: Sequence[str] | None = None, bottom: Sequence[str] = (),
-                    first: int | None = None, ordered: bool = True) -> "Game":
+                    first: int | None = None, ordered: bool = True,
+                    event: str | None = None) -> "Game":
         """Start the next round with a chosen deck order and play the deal of ``hands``.
 
         ``first`` defaults to seat 0 in round 1 and to the seat R-SETUP-4 names later. The
@@ -188,7 +196,7 @@ class Game:
         if first is None:
             first = 0 if s.flow.ender is None else (s.flow.ender + 1) % self.n
         order = [(first + i) % self.n for i in range(self.n)]
-        pool = catalog_order()
+        pool = catalog_order(self.full)
         take_out(pool, [c for p in order for c in hands.get(p, ())], "hands")
         take_out(pool, then, "then")
         take_out(pool, bottom, "bottom")
@@ -215,10 +223,10 @@ class Game:
                     plan.append((p, hands[p][k], filler))
                     deal += [hands[p][k], filler]
         deck = tuple(deal) + tuple(then) + tuple(pool) + tuple(bottom)
-        assert len(deck) == 56 and Counter(deck) + Counter(discards) == FULL_DECK
+        assert Counter(deck) + Counter(discards) == self.full
         self.play(ev.RoundStarted(round=s.flow.round + 1, first_player=first,
                                   discards=(discards[0], discards[1]),
-                                  deck=deck if ordered else None))
+                                  deck=deck if ordered else None, event=event))
         for p, want, filler in plan:
             self.play(draw(p, want, filler, keep=want, pile=0), end(p))
         return self

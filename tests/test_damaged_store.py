@@ -191,3 +191,67 @@ def test_verify_reports_an_unreadable_table_and_checks_the_rest(pristine, tmp_pa
     result = runner.invoke(app, ["verify", "--db", str(db), "--no-progress"])
     assert result.exit_code == 1
     assert "damage: the table duos" in result.stdout
+    # SQL that reads the damaged block names the store, as any command does
+    for argv in (["query", "SELECT * FROM duos"], ["stats", "duos"]):
+        result = runner.invoke(app, [*argv, "--db", str(db)])
+        lines = result.stderr.strip().splitlines()
+        assert result.exit_code == 1 and len(lines) == 1, result.stderr
+        assert lines[0].startswith(f"error: the store {db} is damaged"), lines
+
+
+def test_verify_checks_the_games_outside_a_damaged_block_of_events(tmp_path):
+    """Small row groups (4096 events), random bytes over a block that holds only some row
+    groups' events: verify reports exactly the games with an event in those row groups
+    (found from DuckDB's storage layout before the damage) as unreadable, and checks every
+    other game clean."""
+    games = valid_games(80, seed=9)
+    log = write_log(tmp_path / "games.jsonl", games)
+    db = tmp_path / "store.duckdb"
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{db}' AS s (ROW_GROUP_SIZE 4096)")
+    con.execute("USE s")
+    store = Store(con, db, read_only=False)
+    store._migrate()
+    assert import_logs(store, [log], jobs=1).new == len(games)
+    con.close()
+
+    con = duckdb.connect(str(db), read_only=True)
+    layout = con.execute("SELECT row_group_id, block_id FROM pragma_storage_info('events') "
+                         "WHERE block_id >= 0").fetchall()
+    elsewhere = {r[0] for t in ("commits", "games", "seats", "rounds", "round_results", "turns",
+                                "duos", "cards", "store_meta")
+                 for r in con.execute(f"SELECT block_id FROM pragma_storage_info('{t}') "
+                                      "WHERE block_id >= 0").fetchall()}
+    groups_of: dict[int, set[int]] = {}
+    for group, block in layout:
+        groups_of.setdefault(block, set()).add(group)
+    every_group = set().union(*groups_of.values())
+    # a block of events only, that not every row group uses
+    candidates = [b for b, g in sorted(groups_of.items()) if b not in elsewhere and g != every_group]
+    if not candidates:
+        pytest.skip("every block of events holds every row group in this layout")
+    block = candidates[-1]
+    hit = sorted(groups_of[block])
+    damaged = {r[0] for r in con.execute(
+        "SELECT DISTINCT game_id FROM events WHERE rowid // 4096 IN (SELECT unnest(?))",
+        [hit]).fetchall()}
+    all_games = {r[0] for r in con.execute("SELECT DISTINCT game_id FROM events").fetchall()}
+    block_size = con.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
+    con.close()
+    assert damaged and damaged != all_games
+
+    with open(db, "r+b") as fh:
+        fh.seek(3 * 4096 + block * block_size + 64)
+        fh.write(random.Random(3).randbytes(512))
+    with Store.open(db, read_only=True) as store:
+        report = verify_store(store)
+    assert all(d.kind == "damage" for d in report.differences), report.differences[:5]
+    # the scan for game ids fails once (they are found in the other tables too) ...
+    whole = [d for d in report.differences if d.game_id is None]
+    assert [(d.kind, d.table) for d in whole] == [("damage", "events")], whole
+    # ... and each game with an event in the damaged row groups cannot be read
+    assert {d.game_id for d in report.differences} - {None} == damaged
+    assert report.games == len(all_games - damaged)
+    result = runner.invoke(app, ["verify", "--db", str(db), "--no-progress"])
+    assert result.exit_code == 1
+    assert f"verified {len(all_games - damaged)} game(s)" in result.stderr

@@ -56,7 +56,7 @@ def test_an_untouched_store_has_the_format_schema(db):
 
 
 def test_a_dropped_trigger(db):
-    # R-STORE: the events table's guards are part of the format
+    # The events table's guards are part of the format
     tamper(db, "DROP TRIGGER events_refuse_delete ON events")
     assert schema_lines(db) == ["the trigger events_refuse_delete on events is missing"]
     result = runner.invoke(app, ["verify", "--db", str(db), "--no-progress"])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -10,6 +11,8 @@ from rich.table import Table
 
 from seasalt_log.analytics import output as fmt_out
 from seasalt_log.analytics.output import FORMATS, Result, format_for, save_result, write_result
+from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
+                                          TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
 from seasalt_log.analytics.rebuild import rebuild as rebuild_store
 from seasalt_log.analytics.reports import list_reports, run_report
@@ -17,8 +20,8 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, handles_errors, out,
-                  print_json, progress_bar)
+from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
+                  out, print_json, progress_bar)
 
 FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
                             help="table | csv | json | jsonl [default: table on a terminal, else csv]",
@@ -26,6 +29,13 @@ FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
 OutputOption = typer.Option(None, "--output", "-o", metavar="FILE",
                             help="Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
                                  "suffix chooses the format).", show_default=False)
+TimeoutOption = typer.Option(None, "--timeout", metavar="DURATION", show_default=False,
+                             help=f"Stop the query after DURATION (60s, 5m, 500ms; 0: no limit) "
+                                  f"(env {TIMEOUT_ENV}, default {DEFAULT_TIMEOUT})")
+MemoryOption = typer.Option(None, "--memory-limit", metavar="SIZE", show_default=False,
+                            help=f"Most memory the query may use (2GB, 512MB; 0: DuckDB's "
+                                 f"default, 80% of the RAM) (env {MEMORY_ENV}, default "
+                                 f"{DEFAULT_MEMORY_LIMIT})")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -93,6 +103,15 @@ def _read_sql(sql: str | None, file: Path | None) -> str:
     return sql
 
 
+@contextmanager
+def _stoppable():
+    """A query stopped by Ctrl-C: one line and exit code 130 (128 + SIGINT)."""
+    try:
+        yield
+    except QueryInterrupted as exc:
+        fail(str(exc), exc.exit_code)
+
+
 @app.command()
 @handles_errors
 def query(
@@ -101,17 +120,22 @@ def query(
     db: Path = DbOption,
     fmt: str = FormatOption,
     output: Path = OutputOption,
+    timeout: str = TimeoutOption,
+    memory_limit: str = MemoryOption,
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
     The store is opened read-only with file access disabled: statements that change data,
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
-    refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
+    refused. A query runs under a time and a memory limit; Ctrl-C stops it at once.
+    Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
     text = _read_sql(sql, file)
     store = db_path(db)
     if output is not None:      # refused before the query runs, not after
         check_target(output, [store], what="--output")
-    result = run_query(store, text)
+    limits = limits_from(timeout, memory_limit)
+    with _stoppable():
+        result = run_query(store, text, limits=limits)
     emit(result, fmt, output, store)
 
 
@@ -128,8 +152,12 @@ def stats(
     db: Path = DbOption,
     fmt: str = FormatOption,
     output: Path = OutputOption,
+    timeout: str = TimeoutOption,
+    memory_limit: str = MemoryOption,
 ):
-    """Run a named report over the store; without REPORT, list the reports."""
+    """Run a named report over the store; without REPORT, list the reports.
+
+    A report runs under the same time and memory limits as `seasalt query`."""
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
         emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
@@ -137,7 +165,9 @@ def stats(
         return
     if output is not None:
         check_target(output, [db_path(db)], what="--output")
-    result = run_report(db_path(db), report, player=player, players=players)
+    limits = limits_from(timeout, memory_limit)
+    with _stoppable():
+        result = run_report(db_path(db), report, player=player, players=players, limits=limits)
     emit(result, fmt, output, db_path(db))
 
 

@@ -21,11 +21,11 @@ def backup(dest: Path = typer.Argument(..., metavar="DEST", help="The file to wr
                                             "(POST URL/backup) instead of opening the store"),
            token: str = typer.Option(None, "--token", show_default=False,
                                      help="The service's token, with --service [env SEASALT_TOKEN]")):
-    """Copy the store to DEST: every committed event (the write-ahead log's included), as a
-    store that every command opens. While `seasalt serve` runs, pass --service URL.
+    """Copy the store to DEST: every committed event, the WAL's included.
 
-    DEST may not be the store, its write-ahead log or a link to either. The copy is written
-    beside DEST and renamed into place when complete and checked."""
+    The copy is a store every command opens. While `seasalt serve` runs,
+    pass --service URL. DEST may not be the store, its WAL or a link to
+    either. The copy is written beside DEST, checked, then renamed."""
     if service is not None:
         result = backup_from_service(service, dest, token=token or os.environ.get("SEASALT_TOKEN"))
         source = service

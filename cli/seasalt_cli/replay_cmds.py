@@ -85,7 +85,7 @@ def _print_view(view: TableView, last: str | None) -> None:
     for s in view.seats:
         here = "▶" if view.phase == "round" and view.player == s.seat else ""
         hand = f"{s.hand_size} hidden" if s.hand is None else (", ".join(s.hand) or "-")
-        laid = ",\n".join(f"{a} + {b}" for a, b in s.laid) or "-"
+        laid = ",\n".join(" + ".join(u) for u in s.laid) or "-"
         table.add_row(here, str(s.seat), Text(s.name), hand, laid,
                       "?" if s.card_points is None else str(s.card_points), str(s.total))
     out.print(table)

@@ -9,15 +9,13 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from .. import events as ev
-from ..cards import FULL_DECK, KIND
+from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import breakdown, game_winners, round_points
-from .rulings import RULESETS
-from .state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow, State, Table
-from .table import MERMAID, multiset_diff, replace_at, unseen_after, without, without_all
-
-#: the 58 cards as a sorted tuple: a round's deck plus discards must sort to exactly this
-_FULL_SORTED = tuple(sorted(FULL_DECK.elements()))
+from ..scoring import breakdown, extra_breakdown, game_winners, round_points
+from .rulings import DOLPHIN_KINDS, deck_counter, rules_for
+from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
+                    TAKE, Flow, State, Table)
+from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -39,11 +37,14 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
     if s.phase != NEW:
         raise illegal(s, "R-FLOW-GAME", "this game has already started; a new game_started "
                                         "begins another game")
-    ruleset = RULESETS[e.ruleset or "base"]
+    ruleset = rules_for(e.ruleset, e.events)
     n = len(e.players)
-    return replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
-                   target=e.target or ruleset.target_for(n), ruleset=ruleset,
-                   totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+    s = replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
+                target=e.target or ruleset.target_for(n), ruleset=ruleset,
+                totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+    if ruleset.events is not None:                              # R-EV-DECK: all 12 events
+        s = replace(s, held=((),) * n, event_deck=tuple(sorted(ev.EVENT_CODES)))
+    return s
 
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
@@ -60,22 +61,100 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
             raise illegal(s, "R-SETUP-4", f"round {e.round} starts with {seat_name(s, first)}, the "
                                           f"seat after the player who ended round {f.round}, not "
                                           f"seat {e.first_player}")
+    rules = s.ruleset
+    _known_codes(s, e)
     if e.deck is not None:
-        if tuple(sorted((*e.deck, *e.discards))) != _FULL_SORTED:
-            missing, extra = multiset_diff((*e.deck, *e.discards), FULL_DECK)
-            raise illegal(s, "R-SETUP-3", "the deck and the two discards must be the 58 cards"
-                                          f" once each; missing {missing}, extra {extra}")
+        if tuple(sorted((*e.deck, *e.discards))) != rules.cards:
+            missing, extra = multiset_diff((*e.deck, *e.discards), deck_counter(rules.cards))
+            raise illegal(s, rules.setup_rule, f"the deck and the two discards must be the "
+                                               f"{len(rules.cards)} cards once each; missing "
+                                               f"{missing}, extra {extra}")
         deck, ordered = e.deck, True
     else:
-        _, extra = multiset_diff(e.discards, FULL_DECK)
+        full = deck_counter(rules.cards)
+        _, extra = multiset_diff(e.discards, full)
         if extra:
-            raise illegal(s, "R-SETUP-3", f"the discards hold more copies than the deck has: {extra}")
-        deck, ordered = unseen_after(e.discards), False
+            raise illegal(s, rules.setup_rule, f"the discards hold more copies than the deck "
+                                               f"has: {extra}")
+        left = full.copy()
+        left.subtract(e.discards)
+        deck, ordered = tuple(sorted(left.elements())), False
     n = s.n
     table = Table(deck=deck, deck_ordered=ordered, piles=((e.discards[0],), (e.discards[1],)),
                   hands=((),) * n, laid=((),) * n)
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
+    if rules.events is not None:
+        return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
+            table, face_down=(None,) * n)), s, e.event)
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
+
+
+def _event_drawn(s: State, before: State, event: str) -> State:
+    """R-EV-ROUND: the round's table event comes from the event deck."""
+    if before.keep_due is not None:
+        raise illegal(before, "R-EV-AWARD", f"{seat_name(before, before.keep_due)} holds two "
+                                            "events and must choose one first (event_kept)")
+    deck = without(before.event_deck, event)
+    if deck is None:
+        raise illegal(before, "R-EV-ROUND", f"{event} is not in the event deck "
+                                            f"({', '.join(before.event_deck) or 'empty'})")
+    return replace(s, event_deck=deck, table_event=event)
+
+
+# ---------------------------------------------------------------- format checks of the game
+
+def _format(s: State, reason: str, path: str) -> LogFormatError:
+    f = s.flow
+    return LogFormatError(reason, path, game_id=s.game_id, seq=s.seq + 1,
+                          round=f.round or None, turn=f.turn or None)
+
+
+def _known_codes(s: State, e) -> None:
+    """R-X-CARDS-4, LOG_FORMAT_EXTRA: the round's cards and its event exist in this game."""
+    rules = s.ruleset
+    codes = rules.codes
+    for name in ("discards", "deck"):
+        for i, code in enumerate(getattr(e, name) or ()):
+            if code not in codes:
+                raise _format(s, f"unknown card code {code!r} (not a card of the "
+                                 f"{rules.name} ruleset)", f"$.{name}[{i}]")
+    if e.deck is not None and len(e.deck) != rules.round_deck_size:
+        n = rules.round_deck_size
+        raise _format(s, f"Expected `array` of length {'<=' if len(e.deck) > n else '>='} {n}",
+                      "$.deck")
+    if (e.event is None) != (rules.events is None):
+        if e.event is None:
+            raise _format(s, "missing field 'event' (a game with events names each round's "
+                             "table event)", "$")
+        raise _format(s, "unknown field 'event' (this game has no events)", "$")
+
+
+def _unknown_in_game(s: State, e) -> LogFormatError | None:
+    """The format error of an event naming a type, field or card code this game's ruleset
+    does not have (R-X-CARDS-4, LOG_FORMAT_EXTRA), or None."""
+    rules = s.ruleset
+    tag = ev.TAGS[type(e)]
+    if tag not in rules.tags:
+        return _format(s, f"unknown event type {tag!r} (not an event of a {rules.name} game"
+                          f"{' with events' if rules.events else ''})", "$.type")
+    if rules.events is None:
+        for name in _PEPPER_FIELDS:
+            if getattr(e, name, None) is not None:
+                return _format(s, f"unknown field {name!r} (this game has no events)", "$")
+    codes = rules.codes
+    for name in e.__struct_fields__:
+        value = getattr(e, name)
+        values = value if isinstance(value, tuple) else (value,)
+        for i, v in enumerate(values):
+            if isinstance(v, str) and ":" in v and v not in codes:
+                at = f"$.{name}[{i}]" if isinstance(value, tuple) else f"$.{name}"
+                return _format(s, f"unknown card code {v!r} (not a card of the {rules.name} "
+                                  "ruleset)", at)
+    return None
+
+
+#: the fields LOG_FORMAT_EXTRA adds to base events for games with events
+_PEPPER_FIELDS = ("dolphins_drew", "also_drew", "takes")
 
 
 # ---------------------------------------------------------------- shared preambles
@@ -104,6 +183,13 @@ def _in_turn(s: State, e) -> Flow:
 
 def _take_due(s: State, e) -> Flow:
     f = _in_turn(s, e)
+    step = f.step
+    if step == TAKE or step == BOAT_TAKE:
+        return f
+    if step == FORCED or step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
+    if step == ANGEL:
+        _angel_due(s, e)
     if f.step == PLAY:
         if not s.table.can_take():
             raise illegal(s, "R-FLOW-TAKE", "the deck and both discard piles are empty: nothing "
@@ -120,36 +206,71 @@ def _take_done(s: State, e) -> Flow:
     if step == BOAT_TAKE:
         raise illegal(s, "R-DUO-BOAT", "the boat pair's extra take comes next (deck_drawn or "
                                        "discard_taken)")
+    if step == FORCED or step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
+    if step == ANGEL:
+        _angel_due(s, e)
     return f
 
 
+def _angel_due(s: State, e) -> None:
+    raise illegal(s, "R-EV-ANGELFISH", f"the Angelfish take is due: both pile tops are "
+                                       f"{COLOR[s.table.piles[0][-1]]}, so angelfish_taken comes "
+                                       f"next, not {ev.TAGS[type(e)]}")
+
+
+def _not_in_forced_turn(s: State, e) -> None:
+    raise illegal(s, "R-X-JELLYFISH-TURN", f"this is a forced turn (a jellyfish lock): only "
+                                           f"forced_drawn, then turn_ended, not "
+                                           f"{ev.TAGS[type(e)]}")
+
+
 def _after_take(s: State, f: Flow, table: Table) -> State:
+    if s.table_event is not None and _angelfish_due(s, table, f.player):
+        return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
     return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
 
 
+def _angelfish_due(s: State, t: Table, player: int) -> bool:
+    """R-EV-ANGELFISH: after a take step, both piles have cards and their tops share a colour."""
+    p0, p1 = t.piles
+    return bool(p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]
+                and "angelfish" in s.effects(player))
+
+
 def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
-    """The deck after ``cards`` were taken from its top (R-DRAW)."""
+    """The deck after ``cards`` were taken from its top (R-DRAW, R-X-DRAW)."""
     deck = table.deck
     if table.deck_ordered:
         k = len(cards)
         top = deck[:k]
         if top != cards and top != tuple(cards):
-            raise illegal(s, "R-DRAW", f"the deck's top card{'s are' if k > 1 else ' is'} "
+            raise illegal(s, s.ruleset.draw_rule, f"the deck's top card{'s are' if k > 1 else ' is'} "
                                        f"{', '.join(top)} (recorded deck order), not "
                                        f"{', '.join(cards)}")
         return deck[k:]
     for card in cards:
         left = without(deck, card)
         if left is None:
-            raise illegal(s, "R-DRAW", f"{card} cannot come from the deck: every copy has "
-                                       "already been seen this round")
+            rule = s.ruleset.draw_rule
+            raise illegal(s, rule, f"{card} cannot come from the deck: " + (
+                "every copy has already been seen this round" if rule == "R-DRAW" else
+                "no copy of it is in the deck now"))
         deck = left
     return deck
 
 
 # ---------------------------------------------------------------- step 1: take a card
 
+def _no_pepper_field(s: State, e, name: str) -> None:
+    """A field of LOG_FORMAT_EXTRA's events in a game without them is a format error."""
+    if s.ruleset.events is None and getattr(e, name) is not None:
+        raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
+
+
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
+    if e.dolphins_drew is not None:
+        _no_pepper_field(s, e, "dolphins_drew")
     f = _take_due(s, e)
     t = s.table
     left = len(t.deck)
@@ -186,7 +307,23 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid))
+        if s.table_event is not None and KIND[other] in DOLPHIN_KINDS \
+                and "dolphins" in s.effects(e.player):                 # R-EV-DOLPHINS
+            if deck:
+                if e.dolphins_drew is None:
+                    raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
+                                                     f"{other}: dolphins_drew must be the "
+                                                     "deck's top card")
+                deck = _draw_from_deck(s, replace(t, deck=deck), (e.dolphins_drew,))
+                hands = replace_at(hands, e.player, hands[e.player] + (e.dolphins_drew,))
+            elif e.dolphins_drew is not None:
+                raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
+            return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    if e.dolphins_drew is not None:
+        raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
+                                          "seahorse discarded by a two-card draw, for a player "
+                                          "they are in effect for: dolphins_drew must be absent")
+    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -201,39 +338,53 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
         raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
     hands = replace_at(t.hands, e.player, t.hands[e.player] + (card,))
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid))
+    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
 
 
 # ---------------------------------------------------------------- step 2: duos
 
-_PAIR_KINDS = {
-    ev.CrabsPlayed: ("crab", "crab"),
-    ev.BoatsPlayed: ("boat", "boat"),
-    ev.FishPlayed: ("fish", "fish"),
-    ev.SharkPlayed: ("shark", "swimmer"),
-}
+#: the rule a pair of the wrong kinds breaks, by event type (RULES_EXTRA §8)
+_PAIR_RULE = {"lobster_played": "R-X-PAIRS", "jellyfish_played": "R-X-PAIRS"}
 
 
-def _lay_pair(s: State, e) -> Table:
-    """Check the pair (R-DUO-PAIR) and move it from the hand to the laid-down pairs."""
+def _want(kinds: tuple[str, str]) -> str:
+    return " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
+
+
+def _lay_pair(s: State, e, unit: tuple[str, ...] | None = None) -> Table:
+    """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
+    units (``unit``: what is laid, the pair by default)."""
     _take_done(s, e)
     a, b = e.cards
-    kinds = _PAIR_KINDS[type(e)]
+    tag = ev.TAGS[type(e)]
+    allowed = s.ruleset.pair_kinds(tag)
     ka, kb = KIND[a], KIND[b]
-    if (ka, kb) != kinds and (kb, ka) != kinds:
-        want = " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
-        raise illegal(s, "R-DUO-PAIR", f"{ev.TAGS[type(e)]} needs {want}, not {a} and {b}")
+    kinds = (ka, kb) if ka <= kb else (kb, ka)
+    if kinds not in allowed:
+        rule = _PAIR_RULE.get(tag, "R-DUO-PAIR")
+        if tag == "crabs_played" and kinds == ("crab", "lobster"):
+            rule = "R-X-LOBSTER-NOTCRAB"                  # a crab + lobster is no crab pair
+        raise illegal(s, rule, f"{tag} needs {' or '.join(_want(k) for k in allowed)}, not "
+                               f"{a} and {b}")
     t = s.table
     player = e.player
-    hand = without_all(t.hands[player], e.cards)
+    hand = without_all(t.hands[player], unit or e.cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
     return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
-                 replace_at(t.laid, player, t.laid[player] + ((a, b),)))
+                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)), t.face_down)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
+    if e.takes is not None:
+        _no_pepper_field(s, e, "takes")
     t = _lay_pair(s, e)
+    if s.table_event is not None:
+        if "hermit-crab" in s.effects(e.player):
+            return _hermit_crab(s, e, t)
+        if e.takes is not None:
+            raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
+                                                 f"{seat_name(s, e.player)}: takes must be absent")
     piles = t.piles
     if not piles[0] and not piles[1]:
         if e.pile is not None or e.took is not None or e.index is not None:
@@ -246,22 +397,56 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     pile = piles[e.pile]
     if not pile:
         raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} is empty; choose a pile that has cards")
-    if e.index is not None:
-        if e.index >= len(pile):
-            raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} holds {len(pile)} cards; "
-                                           f"index {e.index} is beyond its bottom")
-        pos = len(pile) - 1 - e.index
-        if pile[pos] != e.took:
-            raise illegal(s, "R-DUO-CRAB", f"card {e.index} from the top of discard pile {e.pile} "
-                                           f"is {pile[pos]}, not {e.took}")
-    else:
-        pos = next((i for i in range(len(pile) - 1, -1, -1) if pile[i] == e.took), -1)
-        if pos < 0:
-            raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} holds no {e.took}")
+    pos = _pile_pos(s, pile, e.pile, e.took, e.index, "R-DUO-CRAB")
     player = e.player
     t = replace(t, piles=replace_at(piles, e.pile, pile[:pos] + pile[pos + 1:]),
                 hands=replace_at(t.hands, player, t.hands[player] + (e.took,)))
     return replace(s, table=t, seq=s.seq + 1)
+
+
+def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
+    """R-EV-HERMIT-CRAB: one card of the player's choice from pile 0, then from pile 1, from
+    each pile that has cards."""
+    if e.pile is not None or e.took is not None or e.index is not None:
+        raise illegal(s, "R-EV-HERMIT-CRAB", "under the Hermit Crab the takes are in takes: "
+                                             "pile, took and index must be null")
+    want = [i for i in (0, 1) if t.piles[i]]
+    takes = e.takes or ()
+    got = [x.pile for x in takes]
+    if got != want:
+        if set(want) - set(got) and not (set(got) - set(want)) and len(got) == len(set(got)) \
+                and got == sorted(got):
+            raise illegal(s, "R-X-NOEFFECT", f"the Hermit Crab takes from every pile that has "
+                                             f"cards: piles {want}, pile 0 first")
+        raise illegal(s, "R-EV-HERMIT-CRAB", f"the Hermit Crab takes one card from each pile "
+                                             f"that has cards, pile 0 first: piles {want}, not "
+                                             f"{got}")
+    piles, hand = t.piles, t.hands[e.player]
+    for x in takes:
+        pile = piles[x.pile]
+        pos = _pile_pos(s, pile, x.pile, x.card, x.index, "R-EV-HERMIT-CRAB")
+        piles = replace_at(piles, x.pile, pile[:pos] + pile[pos + 1:])
+        hand = hand + (x.card,)
+    t = replace(t, piles=piles, hands=replace_at(t.hands, e.player, hand))
+    return replace(s, table=t, seq=s.seq + 1)
+
+
+def _pile_pos(s: State, pile, i: int, card: str, index: int | None, rule: str) -> int:
+    """Where ``card`` is in discard pile ``i`` (``index`` from the top, or the copy nearest
+    the top), as R-DUO-CRAB reads it."""
+    if index is not None:
+        if index >= len(pile):
+            raise illegal(s, rule, f"discard pile {i} holds {len(pile)} cards; index {index} "
+                                   "is beyond its bottom")
+        pos = len(pile) - 1 - index
+        if pile[pos] != card:
+            raise illegal(s, rule, f"card {index} from the top of discard pile {i} is "
+                                   f"{pile[pos]}, not {card}")
+        return pos
+    pos = next((k for k in range(len(pile) - 1, -1, -1) if pile[k] == card), -1)
+    if pos < 0:
+        raise illegal(s, rule, f"discard pile {i} holds no {card}")
+    return pos
 
 
 def boats_give_take(s: State, t: Table | None = None) -> bool:
@@ -279,15 +464,32 @@ def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
+    if e.also_drew is not None:
+        _no_pepper_field(s, e, "also_drew")
     t = _lay_pair(s, e)
     if not t.deck:
         if e.drew is not None:
             raise illegal(s, "R-DUO-FISH", "the deck is empty: drew must be null")
+        if e.also_drew is not None:
+            raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
         return replace(s, table=t, seq=s.seq + 1)
     if e.drew is None:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
     t = replace(t, deck=deck, hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.drew,)))
+    if s.table_event is not None and "sunfish" in s.effects(e.player):    # R-EV-SUNFISH
+        if deck:
+            if e.also_drew is None:
+                raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
+                                                 "second card (also_drew)")
+            deck = _draw_from_deck(s, t, (e.also_drew,))
+            t = replace(t, deck=deck, hands=replace_at(t.hands, e.player,
+                                                       t.hands[e.player] + (e.also_drew,)))
+        elif e.also_drew is not None:
+            raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
+    elif e.also_drew is not None:
+        raise illegal(s, "R-EV-SUNFISH", "the Sunfish is not in effect for "
+                                         f"{seat_name(s, e.player)}: also_drew must be absent")
     return replace(s, table=t, seq=s.seq + 1)
 
 
@@ -295,14 +497,18 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
     """Seats the player to act may steal from: others, hand not empty, not revealed (R-LAST-3)."""
     t = t or s.table
     f = s.flow
+    hidden = f.revealed | f.protected                            # R-LAST-3, R-EV-PROTECT
     return [v for v in range(s.n)
-            if v != f.player and t.hands[v] and not f.revealed & (1 << v)]
+            if v != f.player and t.hands[v] and not hidden & (1 << v)]
 
 
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     t = _lay_pair(s, e)
     targets = shark_targets(s, t)
     if not targets:
+        if e.victim is not None and s.flow.protected & (1 << e.victim) and e.victim != e.player:
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, e.victim)} is protected by the "
+                                             "Coral Reef")
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
@@ -312,6 +518,8 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
                                            "must steal (victim and stole)")
     v = e.victim
     if v not in targets:
+        if s.flow.protected & (1 << v) and v != e.player:
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
         why = ("is the player" if v == e.player else "has revealed their hand (R-LAST-3)"
                if s.flow.revealed & (1 << v) else "has an empty hand")
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")
@@ -323,9 +531,326 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
 
 
+# ---------------------------------------------------------------- Extra Salt (RULES_EXTRA §2)
+
+def _allowed(s: State, e) -> None:
+    """A type this game's ruleset lacks is a format error (LOG_FORMAT_EXTRA)."""
+    if s.phase != NEW and ev.TAGS[type(e)] not in s.ruleset.tags:
+        raise _unknown_in_game(s, e)
+
+
+def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
+    """R-X-LOBSTER: look at the top n cards, keep one, the others go back, shuffled."""
+    _allowed(s, e)
+    t = _lay_pair(s, e)
+    rules = s.ruleset
+    n = min(rules.lobster_sees, len(t.deck))
+    given = e.deck
+    if not n:                                                       # R-X-NOEFFECT
+        if e.seen is not None or e.kept is not None or given:
+            raise illegal(s, "R-X-LOBSTER", "the deck is empty: seen and kept must be null "
+                                            "and deck absent")
+        return replace(s, table=t, seq=s.seq + 1)
+    if e.seen is None or e.kept is None:
+        raise illegal(s, "R-X-NOEFFECT", f"the deck has cards, so the lobster must take the "
+                                         f"top {n} and keep one (seen and kept)")
+    if len(e.seen) != n:
+        raise illegal(s, "R-X-LOBSTER", f"the lobster takes the top {n} cards (min of "
+                                        f"{rules.lobster_sees} and the deck), not {len(e.seen)}")
+    if e.kept not in e.seen:
+        raise illegal(s, "R-X-LOBSTER", f"kept {e.kept} is not one of the cards seen "
+                                        f"{list(e.seen)}")
+    rest = _draw_from_deck(s, t, e.seen)                            # R-X-DRAW
+    back = without(tuple(e.seen), e.kept)
+    if not back:                                  # n = 1: nothing went back, no shuffle
+        if given:
+            raise illegal(s, "R-X-LOBSTER", "nothing went back into the deck: deck must be "
+                                            "empty or absent")
+        deck, ordered = rest, t.deck_ordered
+    elif given is not None:
+        if sorted(given) != sorted((*rest, *back)):
+            missing, extra = multiset_diff(given, deck_counter((*rest, *back)))
+            raise illegal(s, "R-X-LOBSTER", f"deck must hold exactly the cards now in the deck;"
+                                            f" missing {missing}, extra {extra}")
+        deck, ordered = tuple(given), True
+    elif t.deck_ordered:
+        raise illegal(s, "R-X-DRAW", "the round's deck order was recorded, so the lobster's "
+                                     "shuffle must give the new order (deck)")
+    else:
+        deck, ordered = tuple(sorted((*rest, *back))), False
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.kept,))
+    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid, t.face_down), seq=s.seq + 1)
+
+
+def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
+    """R-X-JELLYFISH: every other player is locked until this player's next turn."""
+    _allowed(s, e)
+    t = _lay_pair(s, e)
+    f = s.flow
+    return replace(s, table=t, flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
+
+
+def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
+    """R-X-TRIO: a pair the player could lay now and a starfish, one unit, no effect."""
+    _allowed(s, e)
+    _take_done(s, e)
+    rules = s.ruleset
+    a, b = e.cards
+    ka, kb = KIND[a], KIND[b]
+    kinds = (ka, kb) if ka <= kb else (kb, ka)
+    effects = s.effects(e.player)
+    if not any(kinds in allowed and rules.pair_allowed(tag, effects)
+               for tag, allowed in rules.pairs):
+        raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
+                                     "could lay down now")
+    if KIND[e.starfish] != "starfish":
+        raise illegal(s, "R-X-TRIO", f"a trio's third card is a starfish, not {e.starfish}")
+    t = s.table
+    if without(t.hands[e.player], e.starfish) is None:
+        raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
+    hand = without_all(t.hands[e.player], (a, b, e.starfish))
+    if hand is None:
+        raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
+    t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
+              replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)), t.face_down)
+    return replace(s, table=t, seq=s.seq + 1)
+
+
+def _forced_drawn(s: State, e: ev.ForcedDrawn) -> State:
+    """R-X-JELLYFISH-TURN: the forced take, the deck's top card (nothing from an empty deck)."""
+    _allowed(s, e)
+    f = _in_turn(s, e)
+    if f.step == ANGEL:
+        _angel_due(s, e)
+    if f.step != FORCED:
+        raise illegal(s, "R-X-JELLYFISH-TURN", "forced_drawn is only the first event of a "
+                                               "forced turn, and this turn is not forced"
+                      if f.step != FORCED_DONE else "a forced turn takes one card only")
+    t = s.table
+    if not t.deck:
+        if e.card is not None:
+            raise illegal(s, "R-X-JELLYFISH-TURN", "the deck is empty: card must be null")
+        return replace(s, flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
+    if e.card is None:
+        raise illegal(s, "R-X-JELLYFISH-TURN", "the deck has cards: the forced take is its top card")
+    deck = _draw_from_deck(s, t, (e.card,))
+    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.card,))
+    return replace(s, table=replace(t, deck=deck, hands=hands),
+                   flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
+
+
+def forced_turn(s: State, f: Flow, player: int) -> bool:
+    """Whether ``player``'s turn beginning now is forced: a lock by another player lasts
+    (R-X-JELLYFISH-TURN, R-X-JELLYFISH-MANY). ``f.locks`` no longer holds their own lock."""
+    if f.protected & (1 << player):                             # R-EV-PROTECT
+        return False
+    return bool(f.locks & ~(1 << player)) if not s.ruleset.lock_hits_owner else bool(f.locks)
+
+
+# ---------------------------------------------------------------- Extra Pepper (RULES_EXTRA §5)
+
+def _angelfish_taken(s: State, e: ev.AngelfishTaken) -> State:
+    """R-EV-ANGELFISH: one of the two same-colour pile tops, right after the take step."""
+    _allowed(s, e)
+    f = _in_turn(s, e)
+    if f.step == FORCED or f.step == FORCED_DONE:
+        _not_in_forced_turn(s, e)
+    if f.step != ANGEL:
+        raise illegal(s, "R-EV-ANGELFISH", "no Angelfish take is due here (it follows a take "
+                                           "step that leaves two same-colour pile tops)")
+    t = s.table
+    pile = t.piles[e.pile]
+    if pile[-1] != e.card:
+        raise illegal(s, "R-EV-ANGELFISH", f"the top of discard pile {e.pile} is {pile[-1]}, "
+                                           f"not {e.card}")
+    t = replace(t, piles=replace_at(t.piles, e.pile, pile[:-1]),
+                hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.card,)))
+    return replace(s, table=t, flow=replace(f, step=PLAY), seq=s.seq + 1)
+
+
+def _shell_face_down(s: State, e: ev.ShellFaceDown) -> State:
+    """R-EV-CORAL-REEF: a shell from the hand, face down; protected to the round's end."""
+    _allowed(s, e)
+    f = _take_done(s, e)
+    if "coral-reef" not in s.effects(e.player):
+        raise illegal(s, "R-EV-CORAL-REEF", f"the Coral Reef is not in effect for "
+                                            f"{seat_name(s, e.player)}")
+    t = s.table
+    if t.face_down[e.player] is not None:               # (Ruling, BGA) one per round
+        raise illegal(s, "R-EV-CORAL-REEF", "one face-down shell per player per round (Ruling)")
+    if KIND[e.card] != "shell":
+        raise illegal(s, "R-EV-CORAL-REEF", f"only a shell is placed face down, not {e.card}")
+    hand = without(t.hands[e.player], e.card)
+    if hand is None:
+        raise illegal(s, "R-EV-CORAL-REEF", f"{seat_name(s, e.player)} does not hold {e.card}")
+    t = replace(t, hands=replace_at(t.hands, e.player, hand),
+                face_down=replace_at(t.face_down, e.player, e.card))
+    return replace(s, table=t, flow=replace(f, protected=f.protected | (1 << e.player)),
+                   seq=s.seq + 1)
+
+
+def _rodeo_pair(s: State, e) -> Table:
+    """R-EV-WATER-RODEO: the pair is legal only for a player the event is in effect for."""
+    _allowed(s, e)
+    _take_done(s, e)
+    if not s.ruleset.pair_allowed(ev.TAGS[type(e)], s.effects(e.player)):
+        raise illegal(s, "R-EV-WATER-RODEO", f"the Water Rodeo is not in effect for "
+                                             f"{seat_name(s, e.player)}")
+    for c in e.cards:
+        if KIND[c] != ("swimmer" if type(e) is ev.SwimmersPlayed else "shark"):
+            raise illegal(s, "R-X-PAIRS", f"{ev.TAGS[type(e)]} needs two "
+                                          f"{'swimmers' if type(e) is ev.SwimmersPlayed else 'sharks'}"
+                                          f", not {e.cards[0]} and {e.cards[1]}")
+    return _lay_pair(s, e)
+
+
+def swimmer_targets(s: State, t: Table | None = None) -> list[int]:
+    """R-EV-WATER-RODEO-SWIMMERS: others with a hand, not revealed, not protected."""
+    return shark_targets(s, t)
+
+
+def sharks_targets(s: State, t: Table | None = None) -> list[int]:
+    """R-EV-WATER-RODEO-SHARKS: others not revealed, not protected, with a laid-down pair
+    (a trio's pair does not count)."""
+    t = t or s.table
+    f = s.flow
+    hidden = f.revealed | f.protected
+    return [v for v in range(s.n) if v != f.player and not hidden & (1 << v)
+            and any(len(u) == 2 for u in t.laid[v])]
+
+
+def _victim_checks(s: State, e, targets: list[int], revealed_rule: str, rule: str) -> None:
+    v = e.victim
+    if v == e.player:
+        raise illegal(s, rule, "the player cannot choose themselves")
+    if s.flow.protected & (1 << v):
+        raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
+    if s.flow.revealed & (1 << v):
+        raise illegal(s, revealed_rule, f"{seat_name(s, v)} has revealed their hand")
+    if v not in targets:
+        raise illegal(s, rule, f"{seat_name(s, v)} cannot be chosen")
+
+
+def _swimmers_played(s: State, e: ev.SwimmersPlayed) -> State:
+    """R-EV-WATER-RODEO-SWIMMERS: look at a hand, then swap one card or pass."""
+    t = _rodeo_pair(s, e)
+    targets = swimmer_targets(s, t)
+    rule = "R-EV-WATER-RODEO-SWIMMERS"
+    if e.victim is None:
+        if targets:
+            raise illegal(s, "R-X-NOEFFECT", f"seats {targets} can be chosen, so the swimmer "
+                                             "pair must choose one (victim)")
+        if e.gave is not None or e.got is not None:
+            raise illegal(s, rule, "nobody is chosen: gave and got must be null")
+        return replace(s, table=t, seq=s.seq + 1)
+    _victim_checks(s, e, targets, "R-LAST-3", rule)
+    if (e.gave is None) != (e.got is None):
+        raise illegal(s, rule, "gave and got are both null (a pass) or both codes (a swap)")
+    if e.gave is None:
+        return replace(s, table=t, seq=s.seq + 1)
+    mine = without(t.hands[e.player], e.gave)
+    if mine is None:
+        raise illegal(s, rule, f"{seat_name(s, e.player)} does not hold {e.gave} (after laying "
+                               "the swimmers)")
+    theirs = without(t.hands[e.victim], e.got)
+    if theirs is None:
+        raise illegal(s, rule, f"{seat_name(s, e.victim)} does not hold {e.got}")
+    hands = replace_at(t.hands, e.player, mine + (e.got,))
+    hands = replace_at(hands, e.victim, theirs + (e.gave,))
+    return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
+
+
+def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
+    """R-EV-WATER-RODEO-SHARKS: one of the victim's laid-down pairs moves to the player."""
+    t = _rodeo_pair(s, e)
+    targets = sharks_targets(s, t)
+    rule = "R-EV-WATER-RODEO-SHARKS"
+    if e.victim is None:
+        if targets:
+            raise illegal(s, "R-X-NOEFFECT", f"seats {targets} can be chosen, so the shark pair "
+                                             "must take a pair (victim and pair)")
+        if e.pair is not None:
+            raise illegal(s, rule, "nobody is chosen: pair must be null")
+        return replace(s, table=t, seq=s.seq + 1)
+    _victim_checks(s, e, [v for v in range(s.n) if v != e.player], rule, rule)
+    if e.pair is None:
+        raise illegal(s, rule, "a victim is chosen: pair names the laid-down pair taken")
+    want = sorted(e.pair)
+    laid = t.laid[e.victim]
+    k = next((i for i, u in enumerate(laid) if len(u) == 2 and sorted(u) == want), None)
+    if k is None:
+        if any(len(u) == 3 and sorted(u[:2]) == want for u in laid):
+            raise illegal(s, "R-X-TRIO-UNIT", f"{e.pair[0]} and {e.pair[1]} are the pair of a "
+                                              "trio, which stays one unit")
+        raise illegal(s, rule, f"{seat_name(s, e.victim)} has no laid-down pair "
+                               f"{e.pair[0]} and {e.pair[1]}")
+    unit = laid[k]
+    lay = replace_at(t.laid, e.victim, laid[:k] + laid[k + 1:])
+    lay = replace_at(lay, e.player, lay[e.player] + (unit,))
+    return replace(s, table=replace(t, laid=lay), seq=s.seq + 1)
+
+
+def places(totals) -> tuple[int | None, int | None]:
+    """R-EV-PLACE: (first place, last place) by game totals; a tie gives no place."""
+    hi, lo = max(totals), min(totals)
+    first = [p for p, v in enumerate(totals) if v == hi]
+    last = [p for p, v in enumerate(totals) if v == lo]
+    return (first[0] if len(first) == 1 else None, last[0] if len(last) == 1 else None)
+
+
+def _award(s: State) -> ev.EventAwarded:
+    """R-EV-AWARD steps 1 and 2 as the derived ``event_awarded``."""
+    first, last = places(s.totals)
+    place = dict(s.ruleset.places)
+    seat_of = {"first": first, "last": last}
+    discarded = tuple(ev.EventDiscard(player=p, event=code)
+                      for p, held in enumerate(s.held) for code in held
+                      if seat_of[place[code]] != p)
+    return ev.EventAwarded(round=s.flow.round, event=s.table_event,
+                           to=seat_of[place[s.table_event]], discarded=discarded)
+
+
+def _event_awarded(s: State, e: ev.EventAwarded) -> State:
+    _check_derived(s, e)
+    gone = [x.event for x in e.discarded]
+    held = tuple(tuple(c for c in h if c not in gone) for h in s.held)
+    if e.to is None:
+        gone.append(e.event)
+    else:
+        held = replace_at(held, e.to, held[e.to] + (e.event,))
+    discards = s.event_discards + tuple(gone)
+    deck = s.event_deck
+    if not deck:                                                # R-EV-RESHUFFLE (Ruling, BGA)
+        deck, discards = tuple(sorted(discards)), ()
+    keep = e.to if e.to is not None and len(held[e.to]) == 2 else None
+    return replace(s, held=held, event_deck=deck, event_discards=discards, keep_due=keep,
+                   table_event=None, seq=s.seq + 1, flow=replace(s.flow, due=None))
+
+
+def _event_kept(s: State, e: ev.EventKept) -> State:
+    """R-EV-AWARD step 4: the player holding two events keeps one."""
+    _allowed(s, e)
+    _expect_no_derived(s)
+    if s.keep_due is None or s.phase != BETWEEN:
+        raise illegal(s, "R-EV-AWARD", "nobody holds two events: no event_kept is due")
+    if e.player != s.keep_due:
+        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.keep_due)} chooses, not "
+                                       f"{seat_name(s, e.player)}")
+    held = s.held[e.player]
+    if e.event not in held:
+        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, e.player)} holds {', '.join(held)}, not "
+                                       f"{e.event}")
+    other = held[0] if held[1] == e.event else held[1]
+    return replace(s, held=replace_at(s.held, e.player, (e.event,)), keep_due=None,
+                   event_discards=s.event_discards + (other,), seq=s.seq + 1)
+
+
 # ---------------------------------------------------------------- step 3: end the turn
 
 def _turn_ended(s: State, e: ev.TurnEnded) -> State:
+    if s.flow.step == FORCED_DONE and s.phase == ROUND and e.player == s.flow.player:
+        # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
+        return _end_turn(s, None, s.ruleset.mermaid_win_after_forced_turn)
     _take_done(s, e)
     return _end_turn(s, None)
 
@@ -339,22 +864,38 @@ def _called(s: State, e) -> State:
                                      f"(called by {seat_name(s, f.caller)})")
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
-    pts = breakdown(t.hands[e.player], t.laid[e.player]).card_points
-    need = s.ruleset.call_threshold
+    pts = player_points(s, e.player)
+    rules = s.ruleset
+    need = rules.call_threshold
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
                                     f"points; {seat_name(s, e.player)} has {pts}")
+    if s.table_event is not None:
+        effects = s.effects(e.player)
+        need = rules.call_threshold_for(effects)
+        if pts < need:
+            raise illegal(s, "R-EV-TREASURE-CHEST", f"under the Treasure Chest a call needs at "
+                                                    f"least {need} card points; "
+                                                    f"{seat_name(s, e.player)} has {pts}")
+        if call == "stop" and not rules.stop_allowed(effects):
+            raise illegal(s, "R-EV-DIODON-FISH", "under the Diodon Fish the player may not "
+                                                 "call STOP (LAST CHANCE is allowed)")
     return _end_turn(s, call)
 
 
-def _end_turn(s: State, call: str | None) -> State:
+def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     """The turn's last event: mermaid win, then the call, final turns or deck-out."""
     f, t = s.flow, s.table
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    if t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:        # R-MERMAID-WIN
-        return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player))
+    need = (s.ruleset.mermaids_to_win if s.table_event is None
+            else s.ruleset.mermaids_to_win_for(s.effects(player)))  # R-EV-DANCE-OF-THE-MERMAIDS
+    if mermaid_check and t.hands[player].count(MERMAID) >= need:          # R-MERMAID-WIN
+        # a call that ends the turn still reveals the caller's hand (R-END-2)
+        shown = f.revealed | (1 << player) if call is not None else f.revealed
+        return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
+                                                revealed=shown))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
                                                 due="round_scored", ending="stop"))
@@ -375,13 +916,42 @@ def _end_turn(s: State, call: str | None) -> State:
                                                 ending="deck_out"))
     # the deck has cards, so the next turn begins with its take
     player += 1
+    if f.locks:
+        return _next_turn(s, f, player if player < n else 0, seq)
     return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
                                             turn=f.turn + 1, step=TAKE))
 
 
 def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
+    if f.locks:
+        f = replace(f, locks=f.locks & ~(1 << player))   # the player's own lock ends
+        if forced_turn(s, f, player):
+            return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1,
+                                                    step=FORCED))
     step = TAKE if s.table.can_take() or not s.ruleset.skip_impossible_take else PLAY
     return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=step))
+
+
+# ---------------------------------------------------------------- scoring a player
+
+def player_breakdown(s: State, seat: int):
+    """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
+    R-X-SCORE with the events in effect for the seat)."""
+    t = s.table
+    rules = s.ruleset
+    if rules.extra_scoring:
+        if s.table_event is None:
+            return extra_breakdown(t.hands[seat], t.laid[seat],
+                                   hand_starfish=rules.starfish_in_hand_scores)
+        return extra_breakdown(t.hands[seat], t.laid[seat], s.effects(seat),
+                               face_down=int(t.face_down[seat] is not None),
+                               hand_starfish=rules.starfish_in_hand_scores)
+    return breakdown(t.hands[seat], t.laid[seat])
+
+
+def player_points(s: State, seat: int) -> int:
+    """The seat's card points now (what R-END-2 compares with the threshold)."""
+    return player_breakdown(s, seat).card_points
 
 
 # ---------------------------------------------------------------- derived events
@@ -390,8 +960,7 @@ def next_derived(s: State) -> ev.Event | None:
     """The derived event due after ``s`` (``round_scored`` / ``game_ended``), or None."""
     f = s.flow
     if f.due == "round_scored":
-        t = s.table
-        scores = [breakdown(t.hands[p], t.laid[p]) for p in range(s.n)]
+        scores = [player_breakdown(s, p) for p in range(s.n)]
         card_pts = [b.card_points for b in scores]
         bonus = [b.color_bonus for b in scores]
         caller = None if f.ending == "deck_out" else f.caller
@@ -400,6 +969,8 @@ def next_derived(s: State) -> ev.Event | None:
         return ev.RoundScored(round=f.round, ending=f.ending, caller=caller, caller_won=won,
                               card_points=tuple(card_pts), color_bonus=tuple(bonus),
                               points=tuple(points), totals=tuple(totals))
+    if f.due == "event_awarded":
+        return _award(s)
     if f.due == "game_ended":
         if f.mermaid_winner is not None:
             return ev.GameEnded(reason="mermaids", winners=(f.mermaid_winner,), totals=s.totals)
@@ -431,10 +1002,11 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     f = s.flow
     totals, points = tuple(e.totals), tuple(e.points)
     ended = max(totals) >= s.target                                         # R-GAME-1
+    due = "game_ended" if ended else "event_awarded" if s.ruleset.events else None  # R-EV-AWARD
     return replace(s, phase=BETWEEN, totals=totals, last_points=points,
                    rounds_played=s.rounds_played + 1, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
-                             due="game_ended" if ended else None))
+                             due=due))
 
 
 def _game_ended(s: State, e: ev.GameEnded) -> State:
@@ -444,6 +1016,16 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
 
 
 _HANDLERS = {
+    ev.AngelfishTaken: _angelfish_taken,
+    ev.ShellFaceDown: _shell_face_down,
+    ev.SwimmersPlayed: _swimmers_played,
+    ev.SharksPlayed: _sharks_played,
+    ev.EventKept: _event_kept,
+    ev.EventAwarded: _event_awarded,
+    ev.LobsterPlayed: _lobster_played,
+    ev.JellyfishPlayed: _jellyfish_played,
+    ev.StarfishPlayed: _starfish_played,
+    ev.ForcedDrawn: _forced_drawn,
     ev.GameStarted: _game_started,
     ev.RoundStarted: _round_started,
     ev.DeckDrawn: _deck_drawn,
@@ -472,6 +1054,18 @@ def apply(state: State, event: ev.Event) -> State:
         return _HANDLERS[type(event)](state, event)
     except (IndexError, KeyError) as exc:
         raise _malformed(state, event, exc) from None
+    except IllegalMoveError:
+        _raise_if_unknown(state, event)
+        raise
+
+
+def _raise_if_unknown(state: State, event: ev.Event) -> None:
+    """An event naming a card, field or type the game lacks is a format error, not the rule
+    error it ran into (LOG_FORMAT_EXTRA, RULES_EXTRA §8)."""
+    if state.phase != NEW:
+        bad = _unknown_in_game(state, event)
+        if bad is not None:
+            raise bad from None
 
 
 def check(state: State, event: ev.Event) -> None:
@@ -487,6 +1081,9 @@ def fold(events, state: State | None = None) -> State:
             s = _HANDLERS[type(e)](s, e)
     except (IndexError, KeyError) as exc:
         raise _malformed(s, e, exc) from None
+    except IllegalMoveError:
+        _raise_if_unknown(s, e)
+        raise
     return s
 
 
@@ -508,7 +1105,7 @@ def with_derived(events):
             while (d := next_derived(s)) is not None:
                 s = _HANDLERS[type(d)](s, d)
                 yield d, s
-        s = _HANDLERS[type(e)](s, e)
+        s = apply(s, e)
         yield e, s
     while (d := next_derived(s)) is not None:
         s = _HANDLERS[type(d)](s, d)

@@ -11,8 +11,11 @@ from __future__ import annotations
 from .. import events as ev
 from ..cards import KIND
 from ..scoring import card_points
-from .core import shark_targets
-from .state import BOAT_TAKE, ROUND, TAKE, State
+from msgspec.structs import replace
+
+from .core import player_points, shark_targets, sharks_targets, swimmer_targets
+from .rulings import DOLPHIN_KINDS
+from .state import ANGEL, BETWEEN, BOAT_TAKE, FORCED, FORCED_DONE, ROUND, TAKE, State
 
 _DeckDrawn, _DiscardTaken = ev.DeckDrawn, ev.DiscardTaken
 _CrabsPlayed, _BoatsPlayed, _FishPlayed, _SharkPlayed = (
@@ -61,11 +64,38 @@ def take_moves(state: State) -> list[ev.Event]:
             for kept in ((a,) if a == b else (a, b) if a < b else (b, a)):
                 for i in piles:
                     moves.append(_DeckDrawn(player=p, cards=cards, kept=kept, discard_pile=i))
+    if state.table_event is not None and "dolphins" in state.effects(p):
+        moves = _with_dolphins(state, moves)
     if p0:
         moves.append(_DiscardTaken(player=p, pile=0, card=p0[-1]))
     if p1:
         moves.append(_DiscardTaken(player=p, pile=1, card=p1[-1]))
     return moves
+
+
+def _with_dolphins(state: State, draws: list[ev.Event]) -> list[ev.Event]:
+    """Deck draws with the Dolphins' card where they trigger (R-EV-DOLPHINS)."""
+    out: list[ev.Event] = []
+    deck = state.table.deck
+    for m in draws:
+        if m.discard_pile is None:
+            out.append(m)
+            continue
+        a, b = m.cards
+        other = b if a == m.kept else a
+        if KIND[other] not in DOLPHIN_KINDS:
+            out.append(m)
+            continue
+        rest = list(deck)
+        if state.table.deck_ordered:
+            rest = rest[2:]
+            options = rest[:1]
+        else:
+            rest.remove(a)
+            rest.remove(b)
+            options = _distinct(rest)
+        out += [replace(m, dolphins_drew=c) for c in options] or [m]
+    return out
 
 
 _DUO_KINDS = frozenset(("crab", "boat", "fish", "shark", "swimmer"))
@@ -110,7 +140,130 @@ def duo_moves(state: State) -> list[ev.Event]:
             for b in ss:
                 cards = (a, b)
                 moves += [_SharkPlayed(player=p, cards=cards, victim=v, stole=c) for v, c in steals]
+    rules = state.ruleset
+    if rules.trios:                     # the Extra Salt cards are in the game
+        moves += extra_salt_moves(state, by_kind)
+    if state.table_event is not None:
+        moves = pepper_moves(state, by_kind, moves)
     return moves
+
+
+def pepper_moves(state: State, by_kind: dict[str, list[str]], moves: list[ev.Event]
+                 ) -> list[ev.Event]:
+    """The play-step moves as the events in effect for the player change them (R-EV-*):
+    Hermit Crab takes, Sunfish draws, Water Rodeo pairs, the face-down shell."""
+    t, p, rules = state.table, state.flow.player, state.ruleset
+    effects = state.effects(p)
+    out: list[ev.Event] = []
+    for m in moves:
+        if type(m) is _CrabsPlayed and "hermit-crab" in effects:
+            if m.pile == 0 or m.pile is None:
+                per_pile = [[ev.HermitTake(pile=i, card=c) for c in _distinct(t.piles[i])]
+                            for i in (0, 1) if t.piles[i]]
+                combos = [()]
+                for options in per_pile:
+                    combos = [c + (x,) for c in combos for x in options]
+                out += [_CrabsPlayed(player=p, cards=m.cards, pile=None, took=None,
+                                     takes=c) for c in combos]
+        elif type(m) is _FishPlayed and "sunfish" in effects and m.drew is not None:
+            rest = list(t.deck)
+            if t.deck_ordered:
+                options = rest[1:2]
+            else:
+                rest.remove(m.drew)
+                options = _distinct(rest)
+            out += [replace(m, also_drew=c) for c in options] or [m]
+        elif type(m) is ev.StarfishPlayed and not all(
+                rules.pair_allowed(tag, effects) for tag, allowed in rules.pairs
+                if tuple(sorted(KIND[c] for c in m.cards)) in allowed):
+            continue
+        else:
+            out.append(m)
+    if "water-rodeo" in effects:
+        swimmers, sharks = by_kind.get("swimmer", []), by_kind.get("shark", [])
+        for cards in _same_kind_pairs(list(swimmers)) if len(swimmers) >= 2 else []:
+            hand = list(t.hands[p])
+            hand.remove(cards[0])
+            hand.remove(cards[1])
+            targets = swimmer_targets(state)
+            if not targets:
+                out.append(ev.SwimmersPlayed(player=p, cards=cards, victim=None, gave=None, got=None))
+            for v in targets:
+                out.append(ev.SwimmersPlayed(player=p, cards=cards, victim=v, gave=None, got=None))
+                out += [ev.SwimmersPlayed(player=p, cards=cards, victim=v, gave=g, got=c)
+                        for g in _distinct(hand) for c in _distinct(t.hands[v])]
+        for cards in _same_kind_pairs(list(sharks)) if len(sharks) >= 2 else []:
+            targets = sharks_targets(state)
+            if not targets:
+                out.append(ev.SharksPlayed(player=p, cards=cards, victim=None, pair=None))
+            for v in targets:
+                pairs = sorted({tuple(sorted(u)) for u in t.laid[v] if len(u) == 2})
+                out += [ev.SharksPlayed(player=p, cards=cards, victim=v, pair=pr) for pr in pairs]
+    if ("coral-reef" in effects and t.face_down[p] is None
+            and not state.flow.protected & (1 << p)):
+        out += [ev.ShellFaceDown(player=p, card=c)
+                for c in _distinct(c for c in t.hands[p] if KIND[c] == "shell")]
+    return out
+
+
+def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Event]:
+    """The lobster and jellyfish pairs and the trios open to the player (R-X-PAIRS,
+    R-X-TRIO). Chance: with a recorded deck order the lobster sees the top cards and the
+    move gives one new order (the remaining deck, then the returned cards); without one,
+    one ``seen`` per card that may be kept (that card, then the next cards of the sorted
+    deck)."""
+    t, p, rules = state.table, state.flow.player, state.ruleset
+    hand = t.hands[p]
+    moves: list[ev.Event] = []
+    crabs, lobsters = by_kind.get("crab", ()), [c for c in hand if KIND[c] == "lobster"]
+    if lobsters and crabs and rules.pair_kinds("lobster_played"):
+        n = min(rules.lobster_sees, len(t.deck))
+        for crab in _distinct(crabs):
+            cards = (crab, lobsters[0])
+            if not n:
+                moves.append(ev.LobsterPlayed(player=p, cards=cards, seen=None, kept=None))
+                continue
+            if t.deck_ordered:
+                seen = t.deck[:n]
+                for kept in _distinct(seen):
+                    back = list(seen)
+                    back.remove(kept)
+                    deck = (t.deck[n:] + tuple(back)) if back else None
+                    moves.append(ev.LobsterPlayed(player=p, cards=cards, seen=seen, kept=kept,
+                                                  deck=deck))
+            else:
+                for kept in _distinct(t.deck):
+                    rest = list(t.deck)
+                    rest.remove(kept)
+                    moves.append(ev.LobsterPlayed(player=p, cards=cards,
+                                                  seen=(kept, *rest[:n - 1]), kept=kept))
+    jellies = [c for c in hand if KIND[c] == "jellyfish"]
+    swimmers = by_kind.get("swimmer")
+    if jellies and swimmers and rules.pair_kinds("jellyfish_played"):
+        moves += [ev.JellyfishPlayed(player=p, cards=(a, b))
+                  for a in _distinct(swimmers) for b in _distinct(jellies)]
+    stars = _distinct(c for c in hand if KIND[c] == "starfish")
+    if stars and rules.trios:
+        pairs = set()
+        for _, allowed in rules.pairs:
+            for ka, kb in allowed:
+                for a in hand:
+                    if KIND[a] != ka:
+                        continue
+                    for b in hand:
+                        if KIND[b] == kb and (a != b or hand.count(a) > 1):
+                            pairs.add((a, b) if a <= b else (b, a))
+        moves += [ev.StarfishPlayed(player=p, cards=pair, starfish=star)
+                  for pair in sorted(pairs) for star in stars]
+    return moves
+
+
+def forced_moves(state: State) -> list[ev.Event]:
+    """A forced turn's take: the deck's top card, or null from an empty deck (R-X-JELLYFISH-TURN)."""
+    p = state.flow.player
+    if not state.table.deck:
+        return [ev.ForcedDrawn(player=p, card=None)]
+    return [ev.ForcedDrawn(player=p, card=c[0]) for c in _deck_outcomes(state, 1)]
 
 
 # card points (R-SCORE, as scoring.breakdown computes them), fast: only the call check
@@ -121,8 +274,17 @@ def end_moves(state: State) -> list[ev.Event]:
     p = f.player
     moves: list[ev.Event] = [ev.TurnEnded(player=p)]
     rs = state.ruleset
+    if state.table_event is not None:
+        effects = state.effects(p)
+        if (f.call is None and (t.deck or rs.call_before_deck_out)
+                and player_points(state, p) >= rs.call_threshold_for(effects)):
+            if rs.stop_allowed(effects):
+                moves.append(ev.StopCalled(player=p))
+            moves.append(ev.LastChanceCalled(player=p))
+        return moves
     if (f.call is None and (t.deck or rs.call_before_deck_out)
-            and card_points(t.hands[p], t.laid[p]) >= rs.call_threshold):
+            and (card_points(t.hands[p], t.laid[p]) if not rs.extra_scoring
+                 else player_points(state, p)) >= rs.call_threshold):
         moves += [ev.StopCalled(player=p), ev.LastChanceCalled(player=p)]
     return moves
 
@@ -131,7 +293,19 @@ def legal_moves(state: State) -> list[ev.Event]:
     """Every input event the player to act may send now; empty when none is theirs to send
     (before a round starts, while a derived event is due, after the game)."""
     if state.phase != ROUND or state.flow.due:
+        if state.phase == BETWEEN and state.keep_due is not None and not state.flow.due:
+            p = state.keep_due                                   # R-EV-AWARD step 4
+            return [ev.EventKept(player=p, event=c) for c in state.held[p]]
         return []
-    if state.flow.step in (TAKE, BOAT_TAKE):
+    step = state.flow.step
+    if step == ANGEL:                                           # R-EV-ANGELFISH
+        piles = state.table.piles
+        return [ev.AngelfishTaken(player=state.flow.player, pile=i, card=piles[i][-1])
+                for i in (0, 1) if i == 0 or piles[1][-1] != piles[0][-1]]
+    if step in (TAKE, BOAT_TAKE):
         return take_moves(state)
+    if step == FORCED:
+        return forced_moves(state)
+    if step == FORCED_DONE:
+        return [ev.TurnEnded(player=state.flow.player)]
     return duo_moves(state) + end_moves(state)

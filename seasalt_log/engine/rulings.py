@@ -1,17 +1,44 @@
-"""The project's rulings (RULES.md, marked **Ruling**) and tunable numbers, in one place.
+"""The rulesets as data (RULES.md, RULES_EXTRA.md): one frozen :class:`Ruleset` per game,
+chosen by ``game_started.ruleset`` and ``game_started.events``, made once and carried in the
+state. It holds the catalog, the legal pairs and trios, the scoring choice, the thresholds,
+the rule ids an error names, and every ruling (marked **Ruling** in the rules), so that a
+later ruleset changes the game by changing a value, not the engine code.
 
-A later ruleset changes the game by changing a :class:`Ruleset` value, not the engine code.
+The engine asks the ruleset what holds; it never asks which ruleset a game plays.
 """
 
 from __future__ import annotations
 
+from collections import Counter
+from functools import lru_cache
+
 from msgspec import Struct
+
+from .. import events as ev
+from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK
+
+#: event type tag -> the kind pairs it may lay down (each as a sorted pair of kinds)
+PairTable = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+
+_BASE_PAIRS: PairTable = (
+    ("crabs_played", (("crab", "crab"),)),
+    ("boats_played", (("boat", "boat"),)),
+    ("fish_played", (("fish", "fish"),)),
+    ("shark_played", (("shark", "swimmer"),)),
+)
+#: R-X-PAIRS: the pairs of an ``extra-salt`` game
+_EXTRA_SALT_PAIRS: PairTable = _BASE_PAIRS + (
+    ("lobster_played", (("crab", "lobster"),)),
+    ("jellyfish_played", (("jellyfish", "swimmer"),)),
+)
 
 
 class Ruleset(Struct, frozen=True):
-    """The numbers and rulings the engine consults."""
+    """What a game's rules are: the engine consults this value, never the ruleset's name."""
 
     name: str = "base"
+    #: R-X-RULESET-2: the event setting (None: no events; "pepper": RULES_EXTRA §5)
+    events: str | None = None
     #: R-SETUP-2: target score by player count
     targets: tuple[tuple[int, int], ...] = ((2, 40), (3, 35), (4, 30))
     #: R-END-2: card points needed to call STOP or LAST CHANCE
@@ -31,9 +58,161 @@ class Ruleset(Struct, frozen=True):
     #: R-LAST-2 (Ruling): no deck-out during the final turns of LAST CHANCE
     deck_out_in_final_turns: bool = False
 
+    # ---- the catalog (R-CARDS, R-X-CARDS)
+    #: every card of the game, sorted: a round's deck plus discards is exactly this
+    cards: tuple[str, ...] = tuple(sorted(FULL_DECK.elements()))
+    #: the card codes this game knows; any other is a format error (R-X-CARDS-4)
+    codes: frozenset[str] = frozenset(CODES)
+    #: the event types (tags) of this game; any other is a format error (LOG_FORMAT_EXTRA)
+    tags: frozenset[str] = frozenset(ev.TAGS[t] for t in ev.BASE_TYPES)
+    #: the rule a bad ``round_started`` deck breaks (R-SETUP-3 / R-X-SETUP)
+    setup_rule: str = "R-SETUP-3"
+    #: the rule a draw that does not match the deck breaks (R-DRAW / R-X-DRAW)
+    draw_rule: str = "R-DRAW"
+
+    # ---- pairs and trios (R-DUO-PAIR, R-X-PAIRS, R-X-TRIO)
+    pairs: PairTable = _BASE_PAIRS
+    #: R-X-TRIO: a starfish may join a pair laid down as a trio
+    trios: bool = False
+    #: the scoring of RULES_EXTRA §3 (R-X-SCORE) instead of RULES.md §4
+    extra_scoring: bool = False
+
+    # ---- Extra Salt rulings (RULES_EXTRA §9)
+    #: R-X-LOBSTER: cards the lobster looks at; (Ruling, BGA) all of them when fewer are left
+    lobster_sees: int = 5
+    #: R-X-JELLYFISH-TURN (Ruling, text not BGA): the mermaid win is checked after a forced turn
+    mermaid_win_after_forced_turn: bool = True
+    #: R-X-JELLYFISH-SELF (Ruling, text not BGA): a lock never forces its owner's own takes
+    lock_hits_owner: bool = False
+    #: R-X-SCORE-STARFISH (Ruling, BGA): starfish in hand score with the pairs in hand
+    starfish_in_hand_scores: bool = True
+
+    # ---- Extra Pepper (RULES_EXTRA §5): what an event changes for the players it is in
+    # effect for (R-EV-APPLY), read through the methods below
+    #: pair event types legal only under an event: (tag, event code) (R-EV-WATER-RODEO)
+    event_pairs: tuple[tuple[str, str], ...] = ()
+    #: R-EV-TREASURE-CHEST: the call threshold an event raises it to
+    threshold_events: tuple[tuple[str, int], ...] = ()
+    #: R-EV-DANCE-OF-THE-MERMAIDS (Ruling, text not BGA): at least this many mermaids win
+    mermaid_events: tuple[tuple[str, int], ...] = ()
+    #: R-EV-DIODON-FISH: the events under which STOP may not be called
+    no_stop_events: frozenset[str] = frozenset()
+    #: R-EV-CARDS: event code -> "first" or "last" place
+    places: tuple[tuple[str, str], ...] = ()
+
+    def pair_allowed(self, tag: str, effects: frozenset[str]) -> bool:
+        """Whether a pair event type is legal for a player with these events in effect."""
+        for t, code in self.event_pairs:
+            if t == tag:
+                return code in effects
+        return True
+
+    def call_threshold_for(self, effects: frozenset[str]) -> int:
+        """R-END-2 with R-EV-TREASURE-CHEST."""
+        return max([self.call_threshold] + [n for code, n in self.threshold_events
+                                            if code in effects])
+
+    def mermaids_to_win_for(self, effects: frozenset[str]) -> int:
+        """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS."""
+        return min([self.mermaids_to_win] + [n for code, n in self.mermaid_events
+                                             if code in effects])
+
+    def stop_allowed(self, effects: frozenset[str]) -> bool:
+        """R-END-2 with R-EV-DIODON-FISH."""
+        return not (self.no_stop_events & effects)
+
     def target_for(self, players: int) -> int:
         return dict(self.targets)[players]
 
+    @property
+    def round_deck_size(self) -> int:
+        """Cards in a round's deck once the two discards are turned up (R-SETUP-3)."""
+        return len(self.cards) - 2
+
+    def pair_kinds(self, tag: str) -> tuple[tuple[str, str], ...]:
+        """The kind pairs an event type lays down (empty: not a pair of this game)."""
+        for t, kinds in self.pairs:
+            if t == tag:
+                return kinds
+        return ()
+
+
+#: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
+DOLPHIN_KINDS = frozenset(("shell", "octopus", "penguin", "sailor", "seahorse"))
+
+#: R-EV-CARDS: each event's place
+EVENT_PLACES: tuple[tuple[str, str], ...] = (
+    ("hermit-crab", "last"), ("sunfish", "last"), ("water-rodeo", "last"),
+    ("dance-of-the-shells", "last"), ("kraken", "first"), ("tornado", "first"),
+    ("dance-of-the-mermaids", "last"), ("treasure-chest", "first"), ("diodon-fish", "first"),
+    ("angelfish", "last"), ("dolphins", "last"), ("coral-reef", "last"))
 
 BASE = Ruleset()
-RULESETS = {"base": BASE}
+#: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES_EXTRA §1-§4
+EXTRA_SALT = Ruleset(
+    name="extra-salt", cards=tuple(sorted(EXTRA_SALT_DECK.elements())),
+    codes=frozenset(CODES + EXTRA_CODES), setup_rule="R-X-SETUP", draw_rule="R-X-DRAW",
+    pairs=_EXTRA_SALT_PAIRS, trios=True, extra_scoring=True,
+    tags=BASE.tags | {ev.TAGS[t] for t in ev.EXTRA_SALT_TYPES})
+RULESETS = {"base": BASE, "extra-salt": EXTRA_SALT}
+
+
+@lru_cache(maxsize=None)
+def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
+    """The one :class:`Ruleset` of a game's ``ruleset`` and ``events`` (R-X-RULESET)."""
+    from msgspec.structs import replace
+    rules = RULESETS[ruleset or "base"]
+    if events is not None:
+        # R-X-SCORE: any game with events scores by RULES_EXTRA §3; R-X-DRAW replaces R-DRAW
+        rules = replace(
+            rules, events=events, extra_scoring=True, draw_rule="R-X-DRAW",
+            tags=rules.tags | {ev.TAGS[t] for t in ev.PEPPER_TYPES},
+            pairs=rules.pairs + (("swimmers_played", (("swimmer", "swimmer"),)),
+                                 ("sharks_played", (("shark", "shark"),))),
+            event_pairs=(("swimmers_played", "water-rodeo"), ("sharks_played", "water-rodeo")),
+            threshold_events=(("treasure-chest", 10),), mermaid_events=(("dance-of-the-mermaids", 3),),
+            no_stop_events=frozenset({"diodon-fish"}), places=EVENT_PLACES)
+    return rules
+
+
+@lru_cache(maxsize=None)
+def deck_counter(cards: tuple[str, ...]) -> Counter:
+    """A ruleset's ``cards`` as a multiset."""
+    return Counter(cards)
+
+
+#: Every ruling of RULES_EXTRA (§9) and those this project added where the rules are silent,
+#: with where it is decided: a field of :class:`Ruleset` (flip it there) or the one function
+#: that implements it.
+RULINGS: tuple[tuple[str, str, str], ...] = (
+    ("R-X-RULESET-2", "events are a separate setting, game_started.events", "rules_for"),
+    ("R-X-LOBSTER", "with fewer than 5 cards in the deck the lobster sees them all",
+     "Ruleset.lobster_sees"),
+    ("R-X-JELLYFISH-TURN", "the mermaid win is checked after a forced turn",
+     "Ruleset.mermaid_win_after_forced_turn"),
+    ("R-X-JELLYFISH-SELF", "a lock never hits its owner; a boat take after it is normal",
+     "Ruleset.lock_hits_owner"),
+    ("R-X-SCORE-DUO", "Water Rodeo pairs count in the hand too", "scoring.hand_pairs"),
+    ("R-X-SCORE-STARFISH", "starfish in hand score with the pairs in hand only",
+     "Ruleset.starfish_in_hand_scores"),
+    ("R-X-SCORE-SEAHORSE", "the seahorse joins the kind worth most (ties: shell, octopus, "
+     "penguin, sailor in that order) and no multiplier counts it", "scoring.extra_breakdown"),
+    ("R-EV-PLACE", "places by game totals after the round; a tie gives no place",
+     "core.places"),
+    ("R-EV-RESHUFFLE", "an empty event deck takes the discards as they stand at step 3, "
+     "before the event_kept discard", "core._event_awarded"),
+    ("R-EV-HERMIT-CRAB", "pile 0 then pile 1, both mandatory", "core._hermit_crab"),
+    ("R-EV-WATER-RODEO-SHARKS", "a revealed hand is never a target, even an empty one",
+     "core.sharks_targets"),
+    ("R-EV-DANCE-OF-THE-MERMAIDS", "at least 3 mermaids win", "Ruleset.mermaid_events"),
+    ("R-EV-ANGELFISH", "after every take step (a one-card draw and a boat's take too), "
+     "mandatory, once", "core._angelfish_due"),
+    ("R-EV-DOLPHINS", "mandatory", "core._deck_drawn"),
+    ("R-EV-CORAL-REEF", "one face-down shell per player per round", "core._shell_face_down"),
+    ("R-X-DRAW", "a deck of a wrong length is a format error in both rulesets, as in base",
+     "core._known_codes"),
+    ("R-EV-AWARD", "a round_started while event_kept is due is R-EV-AWARD, checked after the "
+     "round number and R-SETUP-4", "core._event_drawn"),
+    ("R-X-FLOW-FORCED", "an angelfish_taken in a forced turn is R-X-JELLYFISH-TURN; a "
+     "forced_drawn while the Angelfish take is due is R-EV-ANGELFISH", "core"),
+)

@@ -8,12 +8,15 @@ from msgspec import Struct
 from .rulings import BASE, Ruleset
 
 Hand = tuple[str, ...]
-Pair = tuple[str, str]
+Pair = tuple[str, ...]   # a laid-down unit: a pair, or a trio (the pair, then the starfish)
 
 # Flow.step values
 TAKE = "take"            # the turn's take is due (R-FLOW-TAKE)
 BOAT_TAKE = "boat_take"  # the take given by a boat pair is due (R-DUO-BOAT)
 PLAY = "play"            # duos, then end the turn
+FORCED = "forced"        # a forced turn's take is due (R-X-JELLYFISH-TURN)
+FORCED_DONE = "forced_done"  # a forced turn has taken: only turn_ended may follow
+ANGEL = "angel"          # the Angelfish take is due (R-EV-ANGELFISH)
 
 # State.phase values
 NEW = "new"              # before game_started
@@ -35,6 +38,8 @@ class Table(Struct, frozen=True, gc=False):
     piles: tuple[Hand, Hand] = ((), ())
     hands: tuple[Hand, ...] = ()
     laid: tuple[tuple[Pair, ...], ...] = ()
+    #: per seat, the shell placed face down, if any (R-EV-CORAL-REEF); empty without events
+    face_down: tuple[str | None, ...] = ()
 
     def can_take(self) -> bool:
         """Whether anything can be taken (R-TAKE-4)."""
@@ -56,6 +61,8 @@ class Flow(Struct, frozen=True, gc=False):
     due: str | None = None             # derived event owed: "round_scored" | "game_ended"
     ending: str | None = None          # how the last round ended (stop/last_chance/deck_out)
     mermaid_winner: int | None = None  # R-MERMAID-WIN
+    locks: int = 0                     # bitmask of seats whose jellyfish lock lasts (R-X-JELLYFISH)
+    protected: int = 0                 # bitmask of protected seats (R-EV-PROTECT)
 
 
 class State(Struct, frozen=True, gc=False):
@@ -74,6 +81,22 @@ class State(Struct, frozen=True, gc=False):
     reason: str | None = None
     flow: Flow = Flow()
     table: Table = Table()
+    # ---- Extra Pepper (RULES_EXTRA §5); empty in a game without events
+    #: per seat, the events held (one between rounds, two until event_kept)
+    held: tuple[tuple[str, ...], ...] = ()
+    #: the event deck as a set (sorted; its order is secret) and the event discard pile
+    event_deck: tuple[str, ...] = ()
+    event_discards: tuple[str, ...] = ()
+    #: the round's table event (R-EV-ROUND)
+    table_event: str | None = None
+    #: the seat that must send event_kept (R-EV-AWARD step 4)
+    keep_due: int | None = None
+
+    def effects(self, seat: int) -> frozenset[str]:
+        """The events in effect for ``seat`` this round (R-EV-APPLY)."""
+        if self.table_event is None:
+            return frozenset()
+        return frozenset((self.table_event, *self.held[seat]))
 
     @property
     def n(self) -> int:

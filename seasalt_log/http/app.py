@@ -27,6 +27,7 @@ from .. import events as ev
 from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
+from ..identifiers import MAX_LINE_BYTES
 from ..store.backup import StoreIdentity
 from ..view import table_view
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
@@ -171,6 +172,9 @@ def _if_match(request: Request) -> tuple[bool, int | None]:
 
 def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
     try:
+        if len(raw) > MAX_LINE_BYTES:       # what a log line may hold, an event may hold
+            raise LogFormatError(f"an event may take at most {MAX_LINE_BYTES:,} bytes of "
+                                 f"JSON (a log line's limit); this one takes {len(raw):,}")
         return ev.decode(raw)
     except RecursionError:
         raise ApiError(400, "bad_request", "the event is nested too deeply", index=index) from None

@@ -32,6 +32,7 @@ from .. import events as ev
 from ..engine.state import ENDED, State
 from ..errors import SeasaltError, StreamConflictError, UnknownGameError
 from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
+from ..analytics.limits import limits_from
 from ..store import Store
 from ..store.backup import copy_while_quiet
 
@@ -96,6 +97,9 @@ class LiveStore:
         """Open the store (on the writer thread) and start the writer."""
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
+        memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
+        if memory is not None:
+            self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
         self.closing = asyncio.Event()

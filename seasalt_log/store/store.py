@@ -165,7 +165,13 @@ def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckd
 def store_failure(path: Path, exc: Exception) -> SeasaltError:
     """The one-line error for a DuckDB failure to open or read the store at ``path``:
     :class:`StoreDamagedError` naming the file at fault when the file or its write-ahead
-    log is damaged, else a plain :class:`SeasaltError`."""
+    log is damaged (:func:`damage_error`), else a plain :class:`SeasaltError`."""
+    return damage_error(path, exc) or SeasaltError(f"cannot open the store {path}: {_first_line(exc)}")
+
+
+def damage_error(path: Path, exc: Exception) -> StoreDamagedError | None:
+    """:class:`StoreDamagedError` saying what is wrong with the store at ``path`` or its
+    write-ahead log when DuckDB's error ``exc`` says one of them is damaged, else None."""
     text = _first_line(exc)
     low = text.lower()
     wal = wal_path(path)
@@ -184,7 +190,7 @@ def store_failure(path: Path, exc: Exception) -> SeasaltError:
                                                      duckdb.SerializationException))):
         return StoreDamagedError(f"the store {path} is damaged (truncated or overwritten): "
                                  f"{text}; restore it from a backup (`seasalt backup`)")
-    return SeasaltError(f"cannot open the store {path}: {text}")
+    return None
 
 
 def _first_line(exc: Exception) -> str:
@@ -211,8 +217,10 @@ class Store:
     def open(cls, path: str | Path, *, read_only: bool = False) -> "Store":
         """Open (and for writing, create or migrate) the store at ``path``.
 
-        Raises :class:`StoreBusyError` when another process holds the file, and
-        :class:`UnknownGameError`-free :class:`SeasaltError` when a read-only store is missing.
+        The write-ahead log is folded into the file first (see :func:`connect`). Raises
+        :class:`StoreBusyError` when another process holds the file,
+        :class:`StoreDamagedError` when the file or its write-ahead log cannot be read, and
+        :class:`SeasaltError` when a read-only store is missing or not a store of this format.
         """
         path = Path(path)
         con = connect(path, read_only=read_only)

@@ -1,0 +1,93 @@
+"""RULES_EXTRA §3 (R-X-SCORE): every worked check of the table, worked by hand, one row each,
+plus the breakdown's parts (trios, the seahorse's kind, the cast of crabs, Water Rodeo pairs,
+event tables, face-down shells)."""
+
+from __future__ import annotations
+
+import pytest
+
+from seasalt_log.scoring import breakdown, extra_breakdown
+
+# (hand, laid units, events in effect, card points) -- RULES_EXTRA §3 "Worked checks"
+WORKED = [
+    (["crab:black", "lobster:black"], [], [], 1),
+    (["crab:black", "crab:yellow", "crab:grey", "lobster:black", "castofcrabs:green"], [], [], 5),
+    (["boat:black", "boat:yellow", "starfish:yellow"], [], [], 3),
+    (["boat:black", "boat:yellow", "starfish:yellow", "starfish:dark-blue"], [], [], 3),
+    (["starfish:yellow"], [("crab:black", "crab:yellow")], [], 1),
+    ([], [("fish:black", "fish:green", "starfish:yellow")], [], 3),
+    (["seahorse:white"], [], [], 0),
+    (["seahorse:white", "sailor:pink", "captain:light-orange"], [], [], 8),
+    (["seahorse:white"] + [f"shell:{c}" for c in ("dark-blue", "light-blue", "black", "yellow",
+                                                  "green")] + ["octopus:green"], [], [], 11),
+    (["seahorse:white"] + [f"shell:{c}" for c in ("dark-blue", "light-blue", "black", "yellow",
+                                                  "green", "grey")], [], [], 10),
+    (["seahorse:white", "penguin:purple", "penguin:pink", "colony:green"], [], [], 9),
+    (["mermaid:white", "seahorse:white", "crab:black"], [], [], 2),
+    (["jellyfish:pink", "swimmer:black", "shark:green"], [], [], 1),
+    (["swimmer:black", "swimmer:yellow"], [], ["water-rodeo"], 1),
+    (["shark:black", "shark:green", "shark:purple", "swimmer:yellow"], [], ["water-rodeo"], 2),
+    (["jellyfish:pink", "swimmer:black", "swimmer:yellow", "swimmer:dark-blue"], [],
+     ["water-rodeo"], 2),
+    (["shell:grey", "shell:black", "shell:green"], [], ["dance-of-the-shells"], 6),
+    (["shell:grey", "shell:black", "shell:green", "seahorse:white"], [], ["dance-of-the-shells"], 8),
+    (["octopus:green"], [], ["kraken"], 1),
+    (["octopus:green", "octopus:grey", "octopus:yellow"], [], ["kraken"], 3),
+    (["mermaid:white", "mermaid:white", "fish:light-blue", "crab:light-blue", "boat:light-blue"],
+     [], ["tornado"], 0),
+]
+
+
+@pytest.mark.parametrize("hand,laid,effects,points", WORKED)
+def test_r_x_score_worked_checks(hand, laid, effects, points):
+    """R-X-SCORE-DUO, R-X-SCORE-STARFISH, R-X-SCORE-SEAHORSE, R-X-SCORE-CAST,
+    R-X-SCORE-COLOUR, R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO, R-EV-WATER-RODEO."""
+    assert extra_breakdown(hand, laid, effects).card_points == points
+
+
+def test_without_the_new_cards_the_extra_scoring_is_the_base_scoring():
+    """R-X-SCORE extends R-SCORE: the same holdings of base cards score the same."""
+    hands = [
+        (["crab:black", "crab:yellow", "shark:green", "swimmer:black", "mermaid:white",
+          "shell:grey", "shell:black", "lighthouse:purple", "boat:black"], [("boat:yellow", "boat:dark-blue")]),
+        (["penguin:pink", "penguin:purple", "colony:green", "sailor:pink", "captain:light-orange",
+          "sailor:orange", "mermaid:white", "mermaid:white"], []),
+        (["fish:black", "fish:green", "fish:black", "shoal:grey", "octopus:green"], []),
+    ]
+    for hand, laid in hands:
+        base, extra = breakdown(hand, laid), extra_breakdown(hand, laid)
+        assert (extra.card_points, extra.color_bonus) == (base.card_points, base.color_bonus)
+
+
+def test_breakdown_names_its_parts():
+    """R-X-SCORE-SEAHORSE (the kind joined), R-X-SCORE-CAST, R-X-TRIO, R-X-SCORE-COLOUR."""
+    b = extra_breakdown(["seahorse:white", "octopus:green", "crab:grey", "castofcrabs:green"],
+                        [("crab:black", "crab:yellow", "starfish:yellow")], face_down=1)
+    # crab:grey in hand makes no pair; the trio is 1 + 2; octopuses 2 with the seahorse = 3;
+    # the cast counts 3 crabs (the trio's two and the hand's one)
+    assert (b.pairs, b.trios, b.starfish) == (1, 1, 2)
+    assert (b.seahorse, b.seahorse_points, b.collectors) == ("octopus", 3, 3)
+    assert (b.cast, b.multipliers) == (3, 3)
+    assert b.card_points == 1 + 2 + 3 + 3
+    # colours: white 1 (seahorse), green 2 (octopus, cast), yellow 2, black 1, grey 1
+    assert b.color_bonus == 2 and b.face_down == 1
+
+
+def test_the_seahorse_is_never_counted_by_a_multiplier():
+    """R-X-SCORE-SEAHORSE: counted as a sailor it gets nothing from the captain."""
+    b = extra_breakdown(["seahorse:white", "sailor:orange", "captain:light-orange"])
+    assert (b.seahorse, b.collectors, b.multipliers) == ("sailor", 5, 3)
+
+
+def test_the_seahorse_needs_a_kind_below_its_maximum():
+    """R-X-SCORE-SEAHORSE: 3 penguins is the maximum, so it joins nothing."""
+    b = extra_breakdown(["seahorse:white", "penguin:pink", "penguin:purple", "penguin:light-orange"])
+    assert (b.seahorse, b.seahorse_points, b.card_points) == (None, 0, 5)
+
+
+def test_rodeo_pairs_and_tables_are_reported():
+    """R-EV-WATER-RODEO, R-EV-KRAKEN, R-EV-TORNADO: the breakdown says what changed."""
+    b = extra_breakdown(["swimmer:black", "swimmer:yellow", "octopus:green", "mermaid:white"],
+                        effects=["water-rodeo", "kraken", "tornado"])
+    assert (b.pairs, b.rodeo_pairs, b.collectors, b.mermaids) == (1, 1, 1, 0)
+    assert set(b.tables) == {"kraken", "tornado"}
