@@ -97,6 +97,19 @@ def check_stdout(stores: StorePaths) -> None:
                              "redirect the output elsewhere")
 
 
+def _fsync_dir(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
 def _umask() -> int:
     mask = os.umask(0o022)
     os.umask(mask)
@@ -145,6 +158,7 @@ def atomic_path(target: str | Path, stores: StorePaths = (), *,
         os.chmod(tmp, stat.S_IMODE(old.st_mode) if old else 0o666 & ~_umask())
         check_target(target, stores, what=what)      # nothing has become the store meanwhile
         os.replace(tmp, real)
+        _fsync_dir(real.parent)                      # the rename itself on disk
     except OSError as exc:
         _remove(tmp)
         raise _cannot(target, exc) from None
@@ -190,10 +204,12 @@ def atomic_dir(target: str | Path, stores: StorePaths = (), *, what: str = "outp
     above = next(p for p in real.parents if p.exists())
     if not above.is_dir():
         raise UsageError(f"{what} {target}: {above} is not a directory")
+    made = [p for p in real.parents if not p.exists()]       # removed again on failure
     try:
         real.parent.mkdir(parents=True, exist_ok=True)
         tmp = tempfile.mkdtemp(prefix=f".{real.name}.", suffix=".tmp", dir=real.parent)
     except OSError as exc:
+        _rmdirs(made)
         raise _cannot(target, exc) from None
     aside = None
     try:
@@ -212,10 +228,22 @@ def atomic_dir(target: str | Path, stores: StorePaths = (), *, what: str = "outp
             raise
     except OSError as exc:
         _remove(tmp)
+        _rmdirs(made)
         raise _cannot(target, exc) from None
     except BaseException:
         _remove(tmp)
+        _rmdirs(made)
         raise
     finally:
         if aside is not None:
             _remove(aside)
+    _fsync_dir(real.parent)
+
+
+def _rmdirs(directories: list[Path]) -> None:
+    """Remove ``directories`` (deepest first) as far as they are empty."""
+    for d in directories:
+        try:
+            d.rmdir()
+        except OSError:
+            return

@@ -48,11 +48,16 @@ class WorkerError(SeasaltError):
     """A worker process failed (its message is the worker's error), or died."""
 
 
-def scratch_failure(exc: OSError, where: str | None = None) -> SeasaltError:
-    """A failure to write temporary files (``where``, else the temporary directory), said in
-    one line with what to do: a full or read-only TMPDIR is the usual cause."""
-    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc))
-    where = where or exc.filename or os.environ.get("TMPDIR") or tempfile.gettempdir()
+def scratch_failure(exc: Exception, where: str | None = None) -> SeasaltError:
+    """A failure (an OSError, or DuckDB's IO error) to write temporary files in ``where``,
+    else the temporary directory, said in one line with what to do: a full or read-only
+    TMPDIR is the usual cause."""
+    if isinstance(exc, OSError):
+        reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc))
+        where = where or exc.filename
+    else:
+        reason = " ".join(str(exc).split())
+    where = where or os.environ.get("TMPDIR") or tempfile.gettempdir()
     return SeasaltError(f"cannot write temporary files in {where}: {reason} (TMPDIR chooses "
                         "the directory: point it at one with more room)")
 

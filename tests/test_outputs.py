@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import pytest
@@ -176,10 +177,25 @@ def test_outputs_are_complete_and_readable(store, tmp_path):
     assert run("export", "--all", "--out", "link.jsonl").exit_code == 0
     assert (tmp_path / "link.jsonl").is_symlink()
     assert (tmp_path / "real.jsonl").read_bytes() == full.stdout_bytes
-    # a device is written in place, never replaced
-    assert run("export", "--all", "--out", os.devnull).exit_code == 0
-    assert stat.S_ISCHR(os.stat(os.devnull).st_mode)
+    # a FIFO (like a device: never /dev/null itself, which a bug would replace) is written
+    # in place, never replaced
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(fifo.read_bytes()))
+    reader.start()
+    assert run("export", "--all", "--out", fifo).exit_code == 0
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and got == [full.stdout_bytes]
     assert leftovers(tmp_path) == []
+
+
+def test_backup_never_replaces_a_device_or_fifo(store, tmp_path):
+    """As root, renaming a backup over /dev/null replaced the device with a file."""
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    one_line(run("backup", fifo), "is not a regular file")
+    assert stat.S_ISFIFO(os.stat(fifo).st_mode) and leftovers(tmp_path) == []
 
 
 def _full_disk_after(limit: int, real_open=open):
@@ -252,8 +268,8 @@ def test_a_failing_parquet_export_leaves_the_old_directory(store, tmp_path, monk
     monkeypatch.setattr(parquet, "_copy_tables", half)
     one_line(run("export", "--parquet", out), f"cannot write {out}: No space left on device")
     assert tree(out) == before and leftovers(tmp_path) == []
-    one_line(run("export", "--parquet", tmp_path / "new"), "No space left on device")
-    assert not (tmp_path / "new").exists() and leftovers(tmp_path) == []
+    one_line(run("export", "--parquet", tmp_path / "new" / "deeper" / "pq"), "No space left on device")
+    assert not (tmp_path / "new").exists() and leftovers(tmp_path) == []   # parents made, removed
 
 
 # ---------------------------------------------------------------- one line, never a traceback
@@ -273,7 +289,7 @@ def test_export_into_missing_not_a_directory_or_read_only(store, tmp_path, monke
     one_line(run("export", "--all", "--out", "e.jsonl"), "cannot write e.jsonl: Read-only file system")
     one_line(run("export", "--parquet", "ro/pq"), "cannot write ro/pq: Read-only file system")
     one_line(run("query", "SELECT 1", "--output", "q.parquet"), "Read-only file system")
-    assert leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == [] and not (tmp_path / "ro").exists()
 
 
 @pytest.mark.skipif(os.geteuid() == 0, reason="root writes into a read-only directory")
@@ -373,6 +389,8 @@ PRINTING = {
     "validate --json": ["validate", "log.jsonl", "--json"],
     "import --json": ["import", "log.jsonl", "--json", "--db", "other.duckdb"],
     "rebuild --json": ["rebuild", "--json"],
+    "rules": ["rules"],
+    "rules ID": ["rules", "R-TAKE"],
 }
 
 
@@ -402,3 +420,41 @@ def test_a_closed_pipe_ends_quietly(store, args):
     p.stdout.close()
     assert p.wait(timeout=120) == 0
     assert p.stderr.read() == b""
+
+
+def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
+    """A number read from the network goes through the same ASCII-digits check."""
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Odd(BaseHTTPRequestHandler):
+        def do_POST(self):
+            self.send_response(200)
+            self.send_header("X-Seasalt-Store", "1:2 3:4 - seasalt.duckdb")
+            self.send_header("X-Seasalt-Events", "²")
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+        def log_message(self, *args):
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Odd)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}"
+        one_line(run("backup", tmp_path / "b.duckdb", "--service", url),
+                 "did not answer as a seasalt service")
+    finally:
+        server.shutdown()
+    assert not (tmp_path / "b.duckdb").exists()
+
+
+def test_a_full_temporary_directory_during_a_rebuild(store, tmp_path, monkeypatch):
+    """DuckDB's failure to write the rebuild's temporary files is TMPDIR's, not the store's."""
+    import importlib
+    rebuild_mod = importlib.import_module("seasalt_log.analytics.rebuild")
+    (tmp_path / "afile").write_text("x")
+    monkeypatch.setattr(rebuild_mod.tempfile, "mkdtemp", lambda **k: str(tmp_path / "afile" / "t"))
+    before = digest(store)
+    line = one_line(run("rebuild", "--jobs", 2), "cannot write temporary files", "TMPDIR")
+    assert "store" not in line.split("(TMPDIR")[0]
+    still_whole(store, before)

@@ -125,17 +125,14 @@ def _oserror(exc: OSError) -> str:
 
 
 def one_line_error(exc: BaseException) -> str:
-    """A failure no library code turned into a :class:`SeasaltError`, said in one line."""
-    import duckdb
+    """A failure no library code turned into a :class:`SeasaltError` (nor a DuckDB error,
+    which :func:`handles_errors` reports as the store's), said in one line."""
     if isinstance(exc, OSError):
         return _oserror(exc)
     if isinstance(exc, UnicodeError):
         return f"not UTF-8 text: {exc}"
     if isinstance(exc, MemoryError):
         return "out of memory"
-    if isinstance(exc, duckdb.Error):
-        from seasalt_log.analytics.output import one_line
-        return f"DuckDB: {one_line(str(exc))}"
     return (f"unexpected {type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'} "
             "(a bug: set SEASALT_DEBUG=1 for the traceback, and please report it)")
 

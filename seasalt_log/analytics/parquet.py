@@ -152,5 +152,6 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         if isinstance(exc, SeasaltError):
             raise
         from .output import one_line
-        raise SeasaltError(f"cannot export to {target}: {one_line(str(exc))}") from None
+        message = one_line(str(exc)).replace(str(directory), str(target))   # not the temporary's name
+        raise SeasaltError(f"cannot export to {target}: {message}") from None
     return rows

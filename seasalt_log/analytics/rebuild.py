@@ -20,6 +20,7 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
+import duckdb
 from msgspec import Struct
 
 from .. import workers
@@ -177,12 +178,18 @@ def _project_partition(con, src: Path, sink: RowSink) -> tuple[int, int]:
 def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,
                       workdir: str | Path | None) -> tuple[int, dict[str, int]]:
     buckets = jobs * 4
-    tmp = Path(tempfile.mkdtemp(prefix="seasalt-rebuild-", dir=workdir))
+    try:
+        tmp = Path(tempfile.mkdtemp(prefix="seasalt-rebuild-", dir=workdir))
+    except OSError as exc:
+        raise workers.scratch_failure(exc, str(workdir) if workdir else None) from None
     try:
         in_dir, out_dir = tmp / "in", tmp / "out"
-        out_dir.mkdir()
-        con.execute(f"COPY (SELECT game_id, seq, event, hash(game_id) % {buckets} AS bucket "
-                    f"FROM events) TO {sql_literal(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
+        try:
+            out_dir.mkdir()
+            con.execute(f"COPY (SELECT game_id, seq, event, hash(game_id) % {buckets} AS bucket "
+                        f"FROM events) TO {sql_literal(in_dir)} (FORMAT parquet, PARTITION_BY (bucket))")
+        except (OSError, duckdb.IOException) as exc:     # not the store's fault: TMPDIR's
+            raise workers.scratch_failure(exc, str(tmp.parent)) from None
         games = done = 0
         counts = {t: 0 for t in TABLES}
         with workers.Pool(jobs) as pool:

@@ -22,6 +22,7 @@ from typing import BinaryIO, Callable, NamedTuple
 
 import duckdb
 
+from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
 from .store import Store, connect, store_failure, wal_path
 
@@ -67,11 +68,14 @@ class BackupResult(NamedTuple):
 
 def check_destination(dest: Path, store: StoreIdentity) -> None:
     """Refuse a destination that is the store, its write-ahead log or a link to either, a
-    directory, or has a write-ahead log of its own beside it (it would be replayed into
+    directory or anything else but a regular file, or has a write-ahead log of its own beside it (it would be replayed into
     the copy when it is opened); raise :class:`SeasaltError` saying which."""
     real = Path(os.path.realpath(dest))
     if real.is_dir():
         raise SeasaltError(f"the backup destination {dest} is a directory: name the file to write")
+    if real.exists() and not real.is_file():    # renaming over /dev/null would replace it
+        raise SeasaltError(f"the backup destination {dest} is not a regular file (a device, "
+                           "FIFO or socket): name a file to write")
     parent = _ident(real.parent)
     if parent is None:
         raise SeasaltError(f"the backup destination's directory {real.parent} does not exist")
@@ -147,7 +151,7 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
     with response:
         ident = response.headers.get("X-Seasalt-Store")
         events = response.headers.get("X-Seasalt-Events")
-        if ident is None or events is None or not events.isdigit():
+        if ident is None or events is None or not is_digits(events):
             raise SeasaltError(f"{url} did not answer as a seasalt service (no backup headers)")
         check_destination(dest, StoreIdentity.from_header(ident))
 
