@@ -97,7 +97,8 @@ def check_stdout(stores: StorePaths) -> None:
                              "redirect the output elsewhere")
 
 
-def _fsync_dir(directory: Path) -> None:
+def fsync_dir(directory: Path) -> None:
+    """Make a rename inside ``directory`` durable (best effort: errors are ignored)."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:
@@ -158,7 +159,7 @@ def atomic_path(target: str | Path, stores: StorePaths = (), *,
         os.chmod(tmp, stat.S_IMODE(old.st_mode) if old else 0o666 & ~_umask())
         check_target(target, stores, what=what)      # nothing has become the store meanwhile
         os.replace(tmp, real)
-        _fsync_dir(real.parent)                      # the rename itself on disk
+        fsync_dir(real.parent)                      # the rename itself on disk
     except OSError as exc:
         _remove(tmp)
         raise _cannot(target, exc) from None
@@ -237,7 +238,7 @@ def atomic_dir(target: str | Path, stores: StorePaths = (), *, what: str = "outp
     finally:
         if aside is not None:
             _remove(aside)
-    _fsync_dir(real.parent)
+    fsync_dir(real.parent)
 
 
 def _rmdirs(directories: list[Path]) -> None:

@@ -24,6 +24,7 @@ import duckdb
 
 from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
+from ..outputs import fsync_dir
 from .store import Store, connect, store_failure, wal_path
 
 _COPY_BUFFER = 1 << 20
@@ -203,7 +204,7 @@ def write_copy(dest: Path, fill: Callable[[BinaryIO], None], events: int | None)
                                f"{events}; {dest} was left as it was")
         size = tmp.stat().st_size
         os.replace(tmp, real)
-        _fsync_dir(real.parent)
+        fsync_dir(real.parent)
     except OSError as exc:
         raise SeasaltError(f"cannot write the backup {dest}: {exc.strerror or exc}") from None
     except duckdb.Error as exc:
@@ -224,16 +225,3 @@ def _ident(path: Path) -> tuple[int, int] | None:
     except OSError:
         return None
     return (st.st_dev, st.st_ino)
-
-
-def _fsync_dir(directory: Path) -> None:
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
