@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import typer
 from rich.table import Table
 
-from seasalt_log.cards import check_counts, parse_card
-from seasalt_log.scoring import breakdown
+from seasalt_log.hand import score_hand
 
 from .app import JsonOption, app, handles_errors, out, print_json
 
@@ -21,19 +22,12 @@ def score(
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
     card points and colour bonus (RULES.md §4)."""
-    hand = [parse_card(c) for c in cards]
-    pairs = []
-    for p in laid:
-        codes = [parse_card(c.strip()) for c in p.split(",")]
-        if len(codes) != 2:
-            from seasalt_log.errors import UsageError
-            raise UsageError(f"--laid takes two codes joined by a comma, not {p!r}")
-        pairs.append(tuple(codes))
-    check_counts(hand + [c for p in pairs for c in p])
-    b = breakdown(hand, pairs)
+    result = score_hand(cards, laid)
     if as_json:
-        print_json({"cards": hand, "laid": pairs, **{f: getattr(b, f) for f in b.__struct_fields__}})
+        print_json(result)
         return
+    b = SimpleNamespace(**result)
+    hand, pairs = result["cards"], result["laid"]
     table = Table(title=f"{len(hand) + 2 * len(pairs)} cards")
     table.add_column("source")
     table.add_column("points", justify="right")
