@@ -68,10 +68,10 @@ def layout(title: str, body: str, *, nav: bool = True) -> str:
     links = "".join(f'<a href="{href}">{escape(text)}</a>' for href, text in NAV) if nav else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
-        '<meta name="viewport" content="width=device-width,initial-scale=1">'
+        '<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">'
         f"<title>{escape(title)} — seasalt</title><style>{_static('app.css')}</style></head>"
         '<body><a class="skip" href="#main">Skip to content</a>'
-        f'<header class="top"><span aria-hidden="true">🂠</span><strong>seasalt</strong>'
+        '<header class="top"><strong>seasalt</strong>'
         f'<nav aria-label="Site">{links}</nav></header>'
         f'{sprite()}<main id="main">{body}</main>'
         f"<script>{_static('viewer.js')}</script></body></html>")
@@ -223,10 +223,10 @@ def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: int | 
     live = '<p id="live" class="muted" role="status"></p>'
     controls = (
         '<div class="controls" role="group" aria-label="Step through the game">'
-        '<button id="first" type="button">⏮ First</button>'
+        '<button id="first" type="button">« First</button>'
         '<button id="prev" type="button">◀ Previous</button>'
         '<button id="next" type="button">Next ▶</button>'
-        '<button id="last" type="button">Last ⏭</button>'
+        '<button id="last" type="button">Last »</button>'
         '<label for="slider" class="muted">Event</label>'
         '<input id="slider" type="range" min="0" max="0" value="0">'
         "</div>"
