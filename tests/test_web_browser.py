@@ -296,8 +296,8 @@ def test_player_view_has_no_hidden_card(world, browser):
     page_html = [b for b in p.bodies if b.startswith(b"<!doctype html>")]
     assert page_html, "the page's HTML was not recorded"
     assert len(p.bodies) == 1                     # the page asked for nothing else
-    data = json.loads(p.page.evaluate("document.getElementById('game-data').textContent"))
-    assert p.bodies[0].decode().count(data["frames"][-1]["text"]) == 1
+    data = {"frames": p.page.evaluate("window.seasaltViewer.frames")}    # rebuilt from the page
+    assert p.bodies[0].decode().count(json.dumps(data["frames"][-1]["text"])) == 1
     assert len(data["frames"]) == len(events)
     assert _hidden_cards_in(data["frames"], states, viewer) == []
     hidden = _hidden_words(events, viewer)
@@ -308,7 +308,7 @@ def test_player_view_has_no_hidden_card(world, browser):
     # the oracle itself can fail: the everyone view does show the hidden hands
     everyone = Page(browser)
     everyone.page.goto(f"{world['url']}/play/{gid}")
-    all_data = json.loads(everyone.page.evaluate("document.getElementById('game-data').textContent"))
+    all_data = {"frames": everyone.page.evaluate("window.seasaltViewer.frames")}
     assert _hidden_cards_in(all_data["frames"], states, viewer)
     everyone.close()
     p.close()

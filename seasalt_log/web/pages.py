@@ -251,10 +251,10 @@ def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: int | 
 def export_html(events, summary: GameSummary) -> str:
     """A game as one self-contained HTML file: the replay viewer (as everyone sees it after
     the game) and the score sheet; it needs no network to open."""
-    from .timeline import frames, last_frame_of_rounds, round_reports
+    from .timeline import deltas, frames, last_frame_of_rounds, round_reports
     gid = summary.game.game_id
     fr = frames(events, game_id=gid)
-    data = {"game_id": gid, "frames": fr, "live": None,
+    data = {"game_id": gid, "frames": deltas(fr), "live": None,
             "reports": round_reports(events, game_id=gid, last_frames=last_frame_of_rounds(fr))}
     return game_page(summary.game, score_sheet(summary), data, viewer=None, exported=True)
 

@@ -21,7 +21,7 @@ from .. import queries
 from ..errors import SeasaltError, UnknownGameError
 from ..hand import score_hand
 from . import pages
-from .timeline import frames, last_frame_of_rounds, round_reports, viewer_of
+from .timeline import deltas, frames, last_frame_of_rounds, round_reports, viewer_of
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
 
@@ -97,9 +97,9 @@ async def _game_data(live, gid: str, who: str | None, after: int = 0) -> tuple[A
     def compute():
         fr = frames(events, viewer, game_id=gid)
         reports = round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
-        return fr[after:], reports
-    fr, reports = await asyncio.to_thread(compute)
-    return events, viewer, fr, reports
+        return fr[after:], deltas(fr, after), reports
+    new, changes, reports = await asyncio.to_thread(compute)
+    return events, viewer, new, changes, reports
 
 
 async def game(request: Request) -> Response:
@@ -108,7 +108,7 @@ async def game(request: Request) -> Response:
     live = request.app.state.live
     who = request.query_params.get("as") or None
     summary = await live.read(lambda s: queries.game_summary(s, gid))
-    events, viewer, fr, reports = await _game_data(live, gid, who)
+    events, viewer, _, fr, reports = await _game_data(live, gid, who)
     stream = None
     if summary.game.status != "ended":
         stream = f"/play/{pages.quote(gid, safe='')}/live"
@@ -137,15 +137,15 @@ async def game_live(request: Request) -> Response:
             waiter = live.waiter(gid)                # taken before reading: no append missed
             events = await live.events(gid)
             if len(events) > after:
-                _, _, fr, reports = await _game_data(live, gid, who, after)
+                _, _, new, fr, reports = await _game_data(live, gid, who, after)
                 sheet = None
-                if any(f["type"] in ("round_scored", "game_ended") for f in fr):
+                if any(f["type"] in ("round_scored", "game_ended") for f in new):
                     summary = await live.read(lambda s: queries.game_summary(s, gid))
                     sheet = pages.score_sheet(summary)
                 after = len(events)
                 body = _json.encode({"frames": fr, "reports": reports, "sheet": sheet})
                 yield b"id: %d\ndata: %s\n\n" % (after, body)
-                if fr and fr[-1]["phase"] == "ended":
+                if new and new[-1]["phase"] == "ended":
                     yield b"event: end\ndata: {}\n\n"
                     return
             if live.closing is not None and live.closing.is_set():

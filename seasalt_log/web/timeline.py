@@ -52,6 +52,24 @@ def frames(events: Sequence[ev.Event], viewer: int | None = None, *, after: int 
             for st in steps(events, game_id=game_id) if st.seq > after]
 
 
+def deltas(all_frames: Sequence[dict], after: int = 0) -> list[dict[str, Any]]:
+    """The frames after the first ``after`` as changes: each frame keeps only the fields that
+    differ from the frame before it, and ``seats`` has None for a seat that did not change
+    (the viewer script rebuilds the frames; a game page is a fifth of the size)."""
+    out = []
+    for k in range(after, len(all_frames)):
+        f = all_frames[k]
+        if k == 0:
+            out.append(f)
+            continue
+        prev = all_frames[k - 1]
+        d = {key: v for key, v in f.items() if key != "seats" and prev.get(key) != v}
+        d["seq"] = f["seq"]
+        d["seats"] = [None if s == p else s for s, p in zip(f["seats"], prev["seats"])]
+        out.append(d)
+    return out
+
+
 def round_reports(events: Sequence[ev.Event], viewer: int | None = None, *,
                   game_id: str | None = None, last_frames: dict[int, dict] | None = None
                   ) -> dict[int, dict[str, Any]]:

@@ -98,12 +98,21 @@
   }
   window.seasaltDrawTable = drawTable;
 
+  // frames travel as changes (timeline.deltas): rebuild each from the one before it
+  function expand(prev, d) {
+    if (!prev) return d;
+    var f = Object.assign({}, prev, d);
+    f.seats = d.seats.map(function (s, k) { return s || prev.seats[k]; });
+    return f;
+  }
+
   function start() {
     decorate(document);
     var dataEl = document.getElementById("game-data");
     if (!dataEl) return;
     var data = JSON.parse(dataEl.textContent);
-    var frames = data.frames, reports = data.reports || {};
+    var frames = [], reports = data.reports || {};
+    data.frames.forEach(function (d) { frames.push(expand(frames[frames.length - 1], d)); });
     var $ = function (id) { return document.getElementById(id); };
     var table = $("table"), slider = $("slider"), pos = $("pos");
     var i = 0;
@@ -161,7 +170,8 @@
       var src = new EventSource(data.live + (data.live.indexOf("?") < 0 ? "?" : "&") + "after=" + frames[frames.length - 1].seq);
       src.onmessage = function (m) {
         var d = JSON.parse(m.data), atEnd = i === frames.length - 1;
-        d.frames.forEach(function (f) { if (f.seq === frames.length + 1) frames.push(f); });
+        d.frames.forEach(function (f) {
+          if (f.seq === frames.length + 1) frames.push(expand(frames[frames.length - 1], f)); });
         for (var r in d.reports || {}) reports[r] = d.reports[r];
         if (d.sheet != null) { $("sheet").innerHTML = d.sheet; }
         live.textContent = "Live: " + frames.length + " events so far";
