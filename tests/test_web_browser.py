@@ -24,8 +24,9 @@ import httpx
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.engine.state import ROUND
 from seasalt_log.replay import steps
+
+from .web_oracle import hidden_cards_in, hidden_moves, visible_to_others
 
 CHROMIUM = os.environ.get("SEASALT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -167,17 +168,6 @@ def truth(state, viewer: int | None = None) -> dict:
     return {"seats": seats, "tops": tops, "deck": len(t.deck)}
 
 
-def visible_to_others(state, seat: int) -> bool:
-    """R-VIEW, written from the rules: a hand is seen by the others once revealed (its
-    player called, or revealed for the final turns of a LAST CHANCE, R-LAST-3) or once the
-    round is scored, except after a deck-out (nobody reveals)."""
-    f = state.flow
-    if f.revealed & (1 << seat) or f.caller == seat:
-        return True
-    scored = state.phase != ROUND                  # round_scored (or a mermaid win) applied
-    return scored and f.ending != "deck_out" and state.table.hands != ()
-
-
 def shown(page) -> dict:
     d = page.evaluate(READ_TABLE)
     return d
@@ -245,40 +235,6 @@ def test_link_with_a_position_opens_there(world, browser):
     p.close()
 
 
-def _hidden_cards_in(frames, states, viewer) -> list[str]:
-    """The places where a frame shows a card the viewer could not see (R-VIEW)."""
-    bad = []
-    for f in frames:
-        state = states[f["seq"] - 1]
-        for s in f["seats"]:
-            if s["seat"] != viewer and s["hand"] and not visible_to_others(state, s["seat"]):
-                bad.append(f"seq {f['seq']}: seat {s['seat']}'s hand")
-        if "deck" in f and f["deck"] is not None:
-            bad.append(f"seq {f['seq']}: the deck order")
-        for pile in f["piles"]:
-            if pile.get("cards"):
-                bad.append(f"seq {f['seq']}: cards under a pile top")
-    return bad
-
-
-def _hidden_words(events, viewer) -> list[tuple[int, str, str]]:
-    """(seq, a card the viewer may not learn from that event, the cards the event shows
-    everyone): another player's kept draw, crab take, fish draw, or a steal between two
-    others (R-VIEW)."""
-    out = []
-    for seq, e in enumerate(events, 1):
-        if isinstance(e, ev.DeckDrawn) and e.player != viewer and len(e.cards) == 2:
-            other = e.cards[1] if e.cards[0] == e.kept else e.cards[0]
-            out.append((seq, e.kept, other))
-        elif isinstance(e, ev.CrabsPlayed) and e.player != viewer and e.took:
-            out.append((seq, e.took, " ".join(e.cards)))
-        elif isinstance(e, ev.FishPlayed) and e.player != viewer and e.drew:
-            out.append((seq, e.drew, " ".join(e.cards)))
-        elif isinstance(e, ev.SharkPlayed) and e.stole and viewer not in (e.player, e.victim):
-            out.append((seq, e.stole, " ".join(e.cards)))
-    return out
-
-
 def test_player_view_has_no_hidden_card(world, browser):
     gid = world["ids"][1]
     events = world["games"][gid]
@@ -299,8 +255,8 @@ def test_player_view_has_no_hidden_card(world, browser):
     data = {"frames": p.page.evaluate("window.seasaltViewer.frames")}    # rebuilt from the page
     assert p.bodies[0].decode().count(json.dumps(data["frames"][-1]["text"])) == 1
     assert len(data["frames"]) == len(events)
-    assert _hidden_cards_in(data["frames"], states, viewer) == []
-    hidden = _hidden_words(events, viewer)
+    assert hidden_cards_in(data["frames"], states, viewer) == []
+    hidden = hidden_moves(events, viewer)
     assert hidden                                 # the game has hidden moves to test
     for seq, card, public in hidden:
         text = data["frames"][seq - 1]["text"]
@@ -309,7 +265,7 @@ def test_player_view_has_no_hidden_card(world, browser):
     everyone = Page(browser)
     everyone.page.goto(f"{world['url']}/play/{gid}")
     all_data = {"frames": everyone.page.evaluate("window.seasaltViewer.frames")}
-    assert _hidden_cards_in(all_data["frames"], states, viewer)
+    assert hidden_cards_in(all_data["frames"], states, viewer)
     everyone.close()
     p.close()
 
