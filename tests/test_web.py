@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import html
 import json
-from pathlib import Path
 
 import httpx
 import pytest

@@ -167,7 +167,7 @@ READ_TABLE = """() => {
 def truth(state, viewer: int | None = None) -> dict:
     """What the table holds in the engine's state (hands sorted, as drawn), and, for a
     viewer, the other hands face down (None per card) unless revealed (R-VIEW)."""
-    t, f = state.table, state.flow
+    t = state.table
     seats = []
     for s in range(state.n):
         hand = sorted(t.hands[s]) if t.hands else []

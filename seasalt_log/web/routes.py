@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+from collections import OrderedDict
 from typing import Any
 
 import msgspec
@@ -90,16 +91,28 @@ async def games(request: Request) -> Response:
     return HTMLResponse(html)
 
 
+#: the frames and reports of recently shown (game, viewer, events) — a stored game's first
+#: N events never change (the store is append-only), so they stay right
+_CACHE: OrderedDict[tuple, tuple] = OrderedDict()
+CACHED_VIEWS = 32
+
+
 async def _game_data(live, gid: str, who: str | None, after: int = 0) -> tuple[Any, ...]:
     events = await live.events(gid)
     viewer = viewer_of(events, who)
+    key = (gid, viewer, len(events))
 
     def compute():
         fr = frames(events, viewer, game_id=gid)
-        reports = round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
-        return fr[after:], deltas(fr, after), reports
-    new, changes, reports = await asyncio.to_thread(compute)
-    return events, viewer, new, changes, reports
+        return fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
+    if key in _CACHE:
+        _CACHE.move_to_end(key)
+        fr, reports = _CACHE[key]
+    else:
+        fr, reports = _CACHE[key] = await asyncio.to_thread(compute)
+        while len(_CACHE) > CACHED_VIEWS:
+            _CACHE.popitem(last=False)
+    return events, viewer, fr[after:], deltas(fr, after), reports
 
 
 async def game(request: Request) -> Response:

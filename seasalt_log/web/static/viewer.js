@@ -11,18 +11,25 @@
     (kids || []).forEach(function (c) { if (c) e.appendChild(c); });
     return e;
   }
-  // one card, drawn from its code kind:colour (symbol from the page's sprite, colour fill)
+  // one card, drawn from its code kind:colour (symbol from the page's sprite, colour fill);
+  // each code is built once and cloned after that
+  var drawn = {};
   function card(code, extra) {
     if (code == null) {
       return el("span", {"class": "card back", role: "img", "aria-label": "face-down card"});
     }
-    var kc = code.split(":"), kind = kc[0], colour = kc[1];
-    var e = el("span", {"class": "card" + (DARK[colour] ? " dark" : "") + (extra ? " " + extra : ""),
-      role: "img", "aria-label": kind + ", " + colour, "data-code": code,
-      style: "--c:var(--" + colour + ")"});
-    e.innerHTML = '<svg aria-hidden="true" viewBox="0 0 32 32"><use href="#k-' + kind +
-      '"></use></svg><span class="k">' + kind + "</span>";
-    return e;
+    if (!drawn[code]) {
+      var kc = code.split(":"), kind = kc[0], colour = kc[1];
+      var e = el("span", {"class": "card" + (DARK[colour] ? " dark" : ""),
+        role: "img", "aria-label": kind + ", " + colour, "data-code": code,
+        style: "--c:var(--" + colour + ")"});
+      e.innerHTML = '<svg aria-hidden="true" viewBox="0 0 32 32"><use href="#k-' + kind +
+        '"></use></svg><span class="k">' + kind + "</span>";
+      drawn[code] = e;
+    }
+    var c = drawn[code].cloneNode(true);
+    if (extra) c.classList.add(extra);
+    return c;
   }
   window.seasaltCard = card;
   // decorate server-rendered placeholders <span data-card="kind:colour">
