@@ -240,7 +240,7 @@ def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: int | 
         f"target {game.target}. Shown as {escape(who)} saw it"
         f'{"" if viewer is None else " then (hidden cards face down)"}.</p>{switch}'
         f'<section class="viewer" aria-labelledby="vh"><h2 id="vh">Replay</h2>{controls}'
-        f'<p id="pos" class="pos" aria-live="polite"></p>{live}'
+        f'<p id="pos" class="pos"></p><p id="said" class="sr-only" aria-live="polite"></p>{live}'
         f'<div id="table"></div><p class="muted">Keys: ← → step, Home / End first and last.</p>'
         f"</section>"
         f'<section aria-labelledby="sh"><h2 id="sh">Score sheet</h2><div id="sheet">{sheet}</div></section>'

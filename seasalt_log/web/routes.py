@@ -91,27 +91,30 @@ async def games(request: Request) -> Response:
     return HTMLResponse(html)
 
 
-#: the frames and reports of recently shown (game, viewer, events) — a stored game's first
-#: N events never change (the store is append-only), so they stay right
-_CACHE: OrderedDict[tuple, tuple] = OrderedDict()
+#: how many (game, viewer, length) frame sets an app keeps: a stored game's first N events
+#: never change (the store is append-only), so the frames computed for them stay right
 CACHED_VIEWS = 32
 
 
-async def _game_data(live, gid: str, who: str | None, after: int = 0) -> tuple[Any, ...]:
+async def _game_data(app, gid: str, who: str | None, after: int = 0) -> tuple[Any, ...]:
+    live = app.state.live
     events = await live.events(gid)
     viewer = viewer_of(events, who)
     key = (gid, viewer, len(events))
+    cache = getattr(app.state, "web_frames", None)
+    if cache is None:
+        cache = app.state.web_frames = OrderedDict()
 
     def compute():
         fr = frames(events, viewer, game_id=gid)
         return fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
-    if key in _CACHE:
-        _CACHE.move_to_end(key)
-        fr, reports = _CACHE[key]
+    if key in cache:
+        cache.move_to_end(key)
+        fr, reports = cache[key]
     else:
-        fr, reports = _CACHE[key] = await asyncio.to_thread(compute)
-        while len(_CACHE) > CACHED_VIEWS:
-            _CACHE.popitem(last=False)
+        fr, reports = cache[key] = await asyncio.to_thread(compute)
+        while len(cache) > CACHED_VIEWS:
+            cache.popitem(last=False)
     return events, viewer, fr[after:], deltas(fr, after), reports
 
 
@@ -121,7 +124,7 @@ async def game(request: Request) -> Response:
     live = request.app.state.live
     who = request.query_params.get("as") or None
     summary = await live.read(lambda s: queries.game_summary(s, gid))
-    events, viewer, _, fr, reports = await _game_data(live, gid, who)
+    events, viewer, _, fr, reports = await _game_data(request.app, gid, who)
     stream = None
     if summary.game.status != "ended":
         stream = f"/play/{pages.quote(gid, safe='')}/live"
@@ -150,7 +153,7 @@ async def game_live(request: Request) -> Response:
             waiter = live.waiter(gid)                # taken before reading: no append missed
             events = await live.events(gid)
             if len(events) > after:
-                _, _, new, fr, reports = await _game_data(live, gid, who, after)
+                _, _, new, fr, reports = await _game_data(request.app, gid, who, after)
                 sheet = None
                 if any(f["type"] in ("round_scored", "game_ended") for f in new):
                     summary = await live.read(lambda s: queries.game_summary(s, gid))

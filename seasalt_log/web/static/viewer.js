@@ -97,7 +97,7 @@
       pileBox(f.piles[0]), pileBox(f.piles[1]),
       el("div", {text: "Totals: " + f.seats.map(function (s) { return s.name + " " + s.total; }).join(", ") +
         " (target " + f.target + ")"})]);
-    var kids = [el("p", {"class": "said", role: "status", "aria-live": "polite", text: f.text}),
+    var kids = [el("p", {"class": "said", text: f.text}),
       el("div", {"class": "muted", text: status}), mid,
       el("div", {"class": "seats"}, f.seats.map(function (s) { return seatBox(s, f); }))];
     if (report) kids.push(reportBox(report));
@@ -136,6 +136,7 @@
       slider.value = i;
       slider.setAttribute("aria-valuetext", "event " + f.seq + " of " + frames.length);
       pos.textContent = "Event " + f.seq + " of " + frames.length + " — round " + f.round + ", turn " + f.turn;
+      $("said").textContent = f.text;          // read out by screen readers (a live region)
       $("first").disabled = $("prev").disabled = i === 0;
       $("next").disabled = $("last").disabled = i === frames.length - 1;
       if (!fromHash) history.replaceState(null, "", "#seq=" + f.seq);
