@@ -133,8 +133,9 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
     body = []
     for g in rows:
         winners = ", ".join(g.players[w] for w in g.winners or ())
-        body.append((f'<a href="/play/{quote(g.game_id, safe="")}">{escape(g.game_id)}</a>',
-                     escape(", ".join(g.players)), g.rounds_played, g.events,
+        body.append((f'<a class="nw" href="/play/{quote(g.game_id, safe="")}">{escape(g.game_id)}</a>',
+                     ", ".join(f'<span class="nw">{escape(p)}</span>' for p in g.players),
+                     g.rounds_played, g.events,
                      escape(g.status.replace("_", " ")), escape(winners),
                      escape(" ".join(map(str, g.totals)))))
     pages = max(1, -(-total // PAGE_SIZE))
