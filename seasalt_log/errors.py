@@ -134,3 +134,11 @@ class UsageError(SeasaltError, ValueError):
 
     def __str__(self) -> str:
         return self.args[0]
+
+
+class StoreDamagedError(SeasaltError):
+    """The store file (or its write-ahead log) cannot be read: truncated, overwritten, not
+    a DuckDB database, a directory, or a write-ahead log that belongs to another file."""
+
+    def __str__(self) -> str:
+        return self.args[0]

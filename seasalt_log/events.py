@@ -1,19 +1,23 @@
 """The event types of the log format (LOG_FORMAT.md), one closed union of tagged Structs.
 
 Decoding checks the shape (types, ranges, card codes); :func:`validate` checks what depends
-on the game (seats in range). Both raise :class:`LogFormatError` with the JSON path.
+on the game (seats in range) and what the format allows as game ids, player names and
+``meta``. Both raise :class:`LogFormatError` with the JSON path.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Annotated, Any, Literal, Union
 
 import msgspec
-from msgspec import Meta, Struct
+from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
 from .cards import CODES, suggest
 from .errors import LogFormatError
+from .identifiers import (GAME_ID_PATTERN, PLAYER_NAME_MAX, game_id_problem,
+                          player_name_problem, QUOTE_MAX, quote as _quote)
 
 Card = Literal[CODES]  # type: ignore[valid-type]
 Seat = Annotated[int, Meta(ge=0, le=3, description="0-based seat index into players")]
@@ -21,8 +25,13 @@ Pile = Annotated[int, Meta(ge=0, le=1, description="discard pile 0 or 1")]
 Timestamp = Annotated[str, Meta(
     pattern=r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$",
     description="RFC 3339 timestamp")]
-PlayerName = Annotated[str, Meta(min_length=1, max_length=100)]
-GameId = Annotated[str, Meta(min_length=1, max_length=200)]
+# validate() applies the identifier rules (seasalt_log.identifiers) to input; decoding
+# bounds only the length, so that stored games keep decoding
+PlayerName = Annotated[str, Meta(min_length=1, max_length=PLAYER_NAME_MAX)]
+GameId = Annotated[str, Meta(min_length=1, max_length=200,
+                             extra_json_schema={"pattern": GAME_ID_PATTERN})]
+#: the producer's own JSON object, kept as its text (see :func:`decode`)
+MetaObject = Annotated[Raw, Meta(extra_json_schema={"type": "object"})]
 #: above this, a game could not be stored (the read models keep scores as SMALLINT)
 MAX_TARGET = 10_000
 #: ``meta`` may nest this deep, no deeper (deeper input could exhaust the decoder's stack)
@@ -45,7 +54,7 @@ class GameStarted(Event, tag="game_started"):
     game_id: GameId | None = None
     target: Annotated[int, Meta(ge=1, le=MAX_TARGET)] | None = None
     ruleset: Literal["base"] | None = None
-    meta: dict[str, Any] | None = None
+    meta: MetaObject | UnsetType = UNSET
 
 
 class RoundStarted(Event, tag="round_started"):
@@ -142,8 +151,6 @@ _CHECKED_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     t: (tuple(f for f in _SEAT_FIELDS if f in t.__struct_fields__),
         tuple(f for f in _PER_SEAT if f in t.__struct_fields__)) for t in EVENT_TYPES}
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
-_CONTROL_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_QUOTE_MAX = 40
 
 
 def encode(event: Event) -> bytes:
@@ -157,22 +164,68 @@ def encode_lines(events) -> bytes:
 
 
 def decode(line: bytes | str) -> Event:
-    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`."""
+    """Decode one JSON line into its typed event, or raise :class:`LogFormatError`. A
+    ``game_started``'s ``meta`` is kept as its JSON text less the whitespace between tokens
+    (``null``: no meta); :func:`validate` checks it."""
     try:
-        return _decoder.decode(line)
+        e = _decoder.decode(line)
     except msgspec.ValidationError as exc:
         raise _format_error(str(exc)) from None
     except msgspec.DecodeError as exc:
         raise LogFormatError(f"not valid JSON ({exc})") from None
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
+    if type(e) is GameStarted and e.meta is not UNSET:
+        raw = bytes(e.meta)
+        if raw == b"null":
+            return msgspec.structs.replace(e, meta=UNSET)
+        compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
+        if compact != raw:
+            return msgspec.structs.replace(e, meta=Raw(compact))
+    return e
 
 
-def _quote(value: str) -> str:
-    """``value`` quoted for a message, cut short when long (a message quotes, never echoes)."""
-    if len(value) <= _QUOTE_MAX:
-        return repr(value)
-    return repr(value[:_QUOTE_MAX]) + f"... ({len(value)} characters)"
+_JSON_SPACE = re.compile(rb'("(?:[^"\\]+|\\.)*")|[ \t\r\n]+', re.S)
+
+
+def _check_meta(meta: Raw) -> None:
+    """``meta`` must be one JSON object, valid UTF-8, with no key twice in one object, and
+    nest at most :data:`MAX_META_DEPTH` levels."""
+    raw = bytes(meta)
+    if raw[:1] != b"{":
+        raise LogFormatError("meta must be a JSON object", "$.meta")
+    try:
+        value = json.loads(raw.decode(), object_pairs_hook=_unique_keys, parse_int=_zero,
+                           parse_float=_zero)   # the structure matters, not the values
+    except UnicodeDecodeError:
+        raise LogFormatError("meta is not valid UTF-8", "$.meta") from None
+    except RecursionError:
+        value = None
+    except _DuplicateKey as dup:
+        raise LogFormatError(f"meta has the key {_quote(dup.args[0])} twice in one object",
+                             "$.meta") from None
+    if value is None or _depth(value, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
+        raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
+                             "$.meta")
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _zero(_: str) -> int:
+    return 0
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out = dict(pairs)
+    if len(out) != len(pairs):
+        seen: set[str] = set()
+        for k, _ in pairs:
+            if k in seen:
+                raise _DuplicateKey(k)
+            seen.add(k)
+    return out
 
 
 def _format_error(msg: str) -> LogFormatError:
@@ -190,7 +243,7 @@ def _format_error(msg: str) -> LogFormatError:
         elif path in ("$.ending", "$.reason"):
             reason = f"invalid value {_quote(value)}"
         else:
-            close = suggest(value) if len(value) <= _QUOTE_MAX else []
+            close = suggest(value) if len(value) <= QUOTE_MAX else []
             reason = f"unknown card code {_quote(value)}" + (
                 "; did you mean " + ", ".join(close) + "?" if close else "")
     elif reason.startswith("Object missing required field"):
@@ -206,15 +259,12 @@ def validate(event: Event, n_players: int | None) -> None:
         if len(set(event.players)) != len(event.players):
             raise LogFormatError("players must have distinct names", "$.players")
         for i, name in enumerate(event.players):
-            if _CONTROL_RE.search(name):
-                raise LogFormatError("a player name may not hold control characters or line breaks",
-                                     f"$.players[{i}]")
-        if event.game_id is not None and _CONTROL_RE.search(event.game_id):
-            raise LogFormatError("a game_id may not hold control characters or line breaks",
-                                 "$.game_id")
-        if event.meta is not None and _depth(event.meta, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
-            raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
-                                 "$.meta")
+            if (problem := player_name_problem(name)) is not None:
+                raise LogFormatError(problem, f"$.players[{i}]")
+        if event.game_id is not None and (problem := game_id_problem(event.game_id)) is not None:
+            raise LogFormatError(problem, "$.game_id")
+        if event.meta is not UNSET:
+            _check_meta(event.meta)
         return
     if n_players is None:
         raise LogFormatError(f"{TAGS[type(event)]} before any game_started", "$.type")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from typing import Annotated, Any
+
 import msgspec
-from msgspec import Struct
+from msgspec import Meta, Struct
 
 from .errors import UnknownGameError
 from .store import Store
@@ -23,7 +25,9 @@ class GameRow(Struct):
     end_reason: str | None
     winners: list[int] | None
     totals: list[int]
-    meta: dict | None = None
+    #: game_started's meta as its JSON text (msgspec.Raw), encoded as it was given
+    meta: Annotated[Any, Meta(extra_json_schema={"anyOf": [{"type": "object"},
+                                                            {"type": "null"}]})] = None
 
 
 class RoundRow(Struct):
@@ -52,7 +56,7 @@ _GAME_COLS = "game_id, players, n_players, target, status, rounds_played, events
 
 def _game_row(row) -> GameRow:
     *head, meta = row
-    return GameRow(*head, meta=msgspec.json.decode(meta) if meta else None)
+    return GameRow(*head, meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
 def list_games(store: Store, *, player: str | None = None, players: int | None = None) -> list[GameRow]:

@@ -25,6 +25,7 @@ from typing import Iterable, Iterator, Sequence
 
 from msgspec import Struct
 
+from .digits import is_digits
 from . import events as ev
 from .engine import RULESETS, State, apply, boats_give_take
 from .engine.state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow
@@ -671,7 +672,7 @@ def resolve_seat(state: State, who: str) -> int:
     names = state.players
     if who in names:
         return names.index(who)
-    if who.strip().isdigit() and int(who) < len(names):
+    if is_digits(who.strip()) and int(who) < len(names):
         return int(who)
     folded = [i for i, n in enumerate(names) if n.casefold() == who.strip().casefold()]
     if len(folded) == 1:

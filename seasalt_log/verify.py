@@ -32,9 +32,10 @@ import duckdb
 from msgspec import Struct
 
 from . import events as ev
-from .engine import State, apply, next_derived
-from .errors import IllegalMoveError, LogFormatError, SeasaltError
+from .batch import fold_game
+from .engine import State
 from .importers.jsonl import derive_game_id
+from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store, chain_links, event_rows
 
@@ -57,8 +58,9 @@ class Difference(Struct, omit_defaults=True):
     ``format`` (an event that does not decode), ``rule`` (an illegal event), ``derived`` (a
     derived event that differs from the engine's, or is missing), ``event_row`` (a column
     of the events table that does not match its event), ``game_id``, ``projection`` (a read
-    model row missing, extra or changed) and ``schema`` (a read-model table or column
-    missing). ``seq`` is the event the difference is about, when there is one.
+    model row missing, extra or changed), ``schema`` (a table, column, constraint, view,
+    trigger or index not as the store format defines it) and ``damage`` (a part of the
+    store that could not be read: the file is damaged there). ``seq`` is the event the difference is about, when there is one.
     """
 
     kind: str
@@ -99,25 +101,94 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     Works on a read-only store: it only reads.
     """
     report = VerifyReport()
-    tables = _table_columns(store, report)
-    for number, ids in store.con.execute(
-            "SELECT game, list(DISTINCT game_id ORDER BY game_id) FROM commits GROUP BY game "
-            "HAVING count(DISTINCT game_id) > 1 ORDER BY game").fetchall():
+    if game_ids is None:
+        _check_schema(store, report)
+    tables = _readable(report, "the schema", lambda: _table_columns(store), {})
+    shared = _readable(report, "the commits table (game numbers)", lambda: store.con.execute(
+        "SELECT game, list(DISTINCT game_id ORDER BY game_id) FROM commits GROUP BY game "
+        "HAVING count(DISTINCT game_id) > 1 ORDER BY game").fetchall(), [], table="commits")
+    for number, ids in shared:
         if game_ids is None or set(ids) & set(game_ids):
             report.differences.append(Difference(
                 "number", f"games {', '.join(ids)} share the number {number}"))
     if game_ids is None:
         _check_cards(store, report)
-        ids = _all_game_ids(store, tables)
+        ids = _all_game_ids(store, tables, report)
     else:
         ids = list(dict.fromkeys(game_ids))
     total = len(ids)
     for start in range(0, total, CHUNK_GAMES):
         chunk = ids[start:start + CHUNK_GAMES]
-        _check_chunk(store, chunk, tables, report)
+        if not _check_readable_chunk(store, chunk, tables, report):
+            left = total - start
+            report.differences.append(Difference(
+                "damage", f"the store can no longer be read: {left} game(s) not checked"))
+            break
         if progress is not None:
             progress(min(start + CHUNK_GAMES, total), total)
     return report
+
+
+def _readable(report: VerifyReport, what: str, read, default, table: str | None = None):
+    """``read()``, or ``default`` with a ``damage`` difference when the store fails it."""
+    try:
+        return read()
+    except duckdb.Error as exc:
+        report.differences.append(Difference("damage", f"{what} could not be read: "
+                                                       f"{_first_line(exc)}", table=table))
+        return default
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
+def _alive(store: Store) -> bool:
+    try:
+        store.con.execute("SELECT 1").fetchall()
+        return True
+    except duckdb.Error:
+        return False
+
+
+def _check_readable_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
+                          report: VerifyReport) -> bool:
+    """:func:`_check_chunk`; when the store fails to read the chunk (a damaged file), the
+    games one by one, each unreadable one a ``damage`` difference. False when the store
+    cannot be read at all any more."""
+    try:
+        _check_chunk(store, ids, tables, report)
+        return True
+    except duckdb.Error as exc:
+        if not _alive(store):
+            return False
+        if len(ids) == 1:
+            return _check_damaged_game(store, ids[0], tables, report, exc)
+    for gid in ids:
+        if not _check_readable_chunk(store, [gid], tables, report):
+            return False
+    return True
+
+
+def _check_damaged_game(store: Store, gid: str, tables: dict[str, tuple[str, ...]],
+                        report: VerifyReport, exc: duckdb.Error) -> bool:
+    """One game whose rows could not be read with the others': again by its number (its
+    events' own row groups only); a ``damage`` difference when that fails too. (A row
+    whose number was changed is then not read: the game is checked as damaged anyway.)"""
+    try:
+        numbers = store.con.execute("SELECT DISTINCT game FROM commits WHERE game_id = ?",
+                                    [gid]).fetchall()
+        if len(numbers) == 1:
+            _check_chunk(store, [gid], tables, report, number=numbers[0][0])
+            return True
+    except duckdb.Error as again:
+        exc = again
+        if not _alive(store):
+            return False
+    report.differences.append(Difference(
+        "damage", f"its events could not be read: {_first_line(exc)}", game_id=gid))
+    return True
 
 
 def verify_game(store: Store, game_id: str) -> list[Difference]:
@@ -127,29 +198,24 @@ def verify_game(store: Store, game_id: str) -> list[Difference]:
 
 # ---------------------------------------------------------------- the store's layout
 
-def _table_columns(store: Store, report: VerifyReport) -> dict[str, tuple[str, ...]]:
+def _check_schema(store: Store, report: VerifyReport) -> None:
+    """The store's tables (columns, types, constraints), views, triggers and indexes
+    against those its format defines (:mod:`seasalt_log.store.layout`)."""
+    found = _readable(report, "the schema", lambda: schema_differences(store.con), [])
+    for d in found:
+        report.differences.append(Difference("schema", d.message, table=d.table))
+
+
+def _table_columns(store: Store) -> dict[str, tuple[str, ...]]:
     """The read-model tables to compare: those of TABLES that the store has with all their
-    columns; a missing table or column is itself a difference."""
+    columns (a missing table or column is reported by the schema check)."""
     have: dict[str, set[str]] = {}
     for table, column in store.con.execute(
             "SELECT table_name, column_name FROM duckdb_columns() WHERE NOT internal "
             "AND database_name = current_database()").fetchall():
         have.setdefault(table, set()).add(column)
-    out = {}
-    for table, cols in TABLES.items():
-        if table not in have:
-            report.differences.append(Difference(
-                "schema", f"the read-model table {table} is missing (rebuild the read models)",
-                table=table))
-            continue
-        missing = [c for c in cols if c not in have[table]]
-        if missing:
-            report.differences.append(Difference(
-                "schema", f"the read-model table {table} lacks column(s) {', '.join(missing)} "
-                          "(rebuild the read models)", table=table))
-            continue
-        out[table] = cols
-    return out
+    return {table: cols for table, cols in TABLES.items()
+            if table in have and all(c in have[table] for c in cols)}
 
 
 def _check_cards(store: Store, report: VerifyReport) -> None:
@@ -157,10 +223,13 @@ def _check_cards(store: Store, report: VerifyReport) -> None:
     cols = CARDS.order + tuple(c.name for c in CARDS.columns if c.name not in CARDS.order)
     try:
         rows = store.con.execute(f"SELECT {', '.join(cols)} FROM cards").fetchall()
-    except duckdb.Error:
-        report.differences.append(Difference("schema", "the table cards is missing or lacks "
-                                                       "columns (rebuild the read models)",
-                                             table="cards"))
+    except duckdb.CatalogException:
+        return                  # the table or a column is missing: the schema check says so
+    except duckdb.BinderException:
+        return
+    except duckdb.Error as exc:
+        report.differences.append(Difference("damage", f"the table could not be read: "
+                                                       f"{_first_line(exc)}", table="cards"))
         return
     names = [c.name for c in CARDS.columns]
     want = {r[0]: tuple(r[names.index(c)] for c in cols) for r in cards_rows()}
@@ -184,22 +253,31 @@ def _check_cards(store: Store, report: VerifyReport) -> None:
         report.differences.append(Difference("projection", message, table="cards"))
 
 
-def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]]) -> list[str]:
-    """Every game id found in the events table or in any read model, sorted."""
-    parts = ["SELECT DISTINCT game_id FROM events", "SELECT DISTINCT game_id FROM commits"]
-    parts += [f"SELECT DISTINCT game_id FROM {t}" for t in tables]
-    rows = store.con.execute(" UNION ".join(parts) + " ORDER BY 1").fetchall()
-    return [r[0] for r in rows]
+def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]],
+                  report: VerifyReport) -> list[str]:
+    """Every game id found in the events table or in any read model, sorted (a table the
+    store fails to read is a ``damage`` difference, and its ids are left out)."""
+    found: set[str] = set()
+    for t in ("events", "commits", *tables):
+        found.update(_readable(report, f"the table {t}", lambda t=t: [r[0] for r in store.con.execute(
+            f"SELECT DISTINCT game_id FROM {t}").fetchall()], [], table=t))
+    return sorted(found)
 
 
 # ---------------------------------------------------------------- one chunk of games
 
 def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
-                 report: VerifyReport) -> None:
+                 report: VerifyReport, number: int | None = None) -> None:
+    """Check the games ``ids``. With ``number`` (one game, on a damaged store) its events
+    are read by its number too, so DuckDB skips the row groups of other games, and reads
+    only the blocks of this one."""
     con = store.con
-    rows = con.execute(
-        "SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR), event "
-        "FROM events WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq", [ids]).fetchall()
+    select = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR), event "
+              "FROM events WHERE game_id IN (SELECT unnest(?))")
+    if number is None:
+        rows = con.execute(select + " ORDER BY game_id, seq", [ids]).fetchall()
+    else:
+        rows = con.execute(select + " AND game = ? ORDER BY game_id, seq", [ids, number]).fetchall()
     by_game: dict[str, list[tuple]] = {}
     for r in rows:
         by_game.setdefault(r[0], []).append(r)
@@ -234,8 +312,12 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
             if table in expected:
                 expected[table].extend(table_rows)
     for table, cols in tables.items():
-        stored = con.execute(f"SELECT {', '.join(cols)} FROM {table} "
-                             "WHERE game_id IN (SELECT unnest(?))", [ids]).fetchall()
+        stored = _readable(report, f"the table {table} (games {ids[0]}..{ids[-1]})",
+                           lambda: con.execute(f"SELECT {', '.join(cols)} FROM {table} "
+                                               "WHERE game_id IN (SELECT unnest(?))",
+                                               [ids]).fetchall(), None, table=table)
+        if stored is None:
+            continue
         # compare the rows of games that fold, and flag rows of games with no events at all
         stored = [r for r in stored if r[0] in anchors or r[0] not in with_events]
         _compare_table(table, cols, expected[table], stored, anchors, report)
@@ -259,46 +341,13 @@ def _check_events(gid: str, rows: list[tuple], commits: list[tuple], out: list[D
         want = seq + 1
     _check_chain(gid, rows, commits, out)
     number = commits[0][1] if commits else rows[0][2]
-    # decode and fold
-    events: list[ev.Event] = []
-    states: list[State] = []
-    s = State()
-    n_players = None
-    folded = True
-    for r in rows:
-        seq, data = r[1], r[7]
-        try:
-            e = ev.decode(data)
-            if isinstance(e, ev.GameStarted):
-                if events:
-                    raise LogFormatError("a second game_started inside the game", "$.type")
-                n_players = len(e.players)
-            ev.validate(e, n_players)
-        except LogFormatError as exc:
-            out.append(Difference("format", _reason(exc), game_id=gid, seq=seq))
-            folded = False
-            break
-        try:
-            if type(e) not in ev.DERIVED_TYPES:
-                d = next_derived(s)
-                if d is not None:
-                    raise IllegalMoveError("R-DERIVED", f"{ev.TAGS[type(d)]} is missing before "
-                                                        "this event")
-            s = apply(s, e)
-        except SeasaltError as exc:
-            rule = getattr(exc, "rule", None)
-            out.append(Difference("derived" if rule == "R-DERIVED" else "rule", _reason(exc),
-                                  game_id=gid, seq=seq))
-            folded = False
-            break
-        events.append(e)
-        states.append(s)
-    if not folded:
-        return None
-    d = next_derived(s)
-    if d is not None:
-        out.append(Difference("derived", f"{ev.TAGS[type(d)]} is missing at the end of the game",
-                              game_id=gid, seq=len(rows) + 1))
+    events, states, failure = fold_game([r[7] for r in rows])
+    if failure is not None:
+        at = failure.index
+        out.append(Difference(failure.kind, failure.message, game_id=gid,
+                              seq=rows[at][1] if at < len(rows) else len(rows) + 1))
+        if at < len(rows):
+            return None
     # the game id
     start = events[0] if events else None
     if isinstance(start, ev.GameStarted):
@@ -359,14 +408,6 @@ def _check_chain(gid: str, rows: list[tuple], commits: list[tuple], out: list[Di
         out.append(Difference("hash", f"seqs {after + 1}..{last} are stored but no write of "
                                       "them is recorded in the commits table",
                               game_id=gid, seq=after + 1))
-
-
-def _reason(exc: SeasaltError) -> str:
-    if isinstance(exc, LogFormatError):
-        return f"{exc.rule}: {exc.reason}" + (f" at {exc.path}" if exc.path else "")
-    if isinstance(exc, IllegalMoveError):
-        return f"{exc.rule}: {exc.reason}"
-    return str(exc)
 
 
 def _show_hash(value: int) -> str:

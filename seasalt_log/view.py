@@ -57,14 +57,16 @@ def table_view(state: State, viewer: int | None = None) -> TableView:
     """The state as ``viewer`` (a seat) may see it, or everything when ``viewer`` is None."""
     t, f = state.table, state.flow
     in_round = state.phase == "round"
+    # a round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
+    # deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)
+    scored_shown = (not in_round and f.mermaid_winner is None
+                    and f.ending in ("stop", "last_chance"))
     seats = []
     for s in range(state.n):
         hand = t.hands[s] if t.hands else ()
         laid = t.laid[s] if t.laid else ()
         revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
-        # once a round is scored every hand is shown, except after a deck-out (nobody reveals)
-        visible = (viewer is None or viewer == s or revealed
-                   or (not in_round and f.ending != "deck_out"))
+        visible = viewer is None or viewer == s or revealed or scored_shown
         seats.append(SeatView(
             seat=s, name=state.players[s], hand_size=len(hand),
             hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,

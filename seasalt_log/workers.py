@@ -17,6 +17,7 @@ import pickle
 import queue
 import subprocess
 import sys
+import tempfile
 import threading
 import traceback
 from collections import deque
@@ -47,6 +48,15 @@ class WorkerError(SeasaltError):
     """A worker process failed (its message is the worker's error), or died."""
 
 
+def scratch_failure(exc: OSError, where: str | None = None) -> SeasaltError:
+    """A failure to write temporary files (``where``, else the temporary directory), said in
+    one line with what to do: a full or read-only TMPDIR is the usual cause."""
+    reason = exc.strerror or (os.strerror(exc.errno) if exc.errno else str(exc))
+    where = where or exc.filename or os.environ.get("TMPDIR") or tempfile.gettempdir()
+    return SeasaltError(f"cannot write temporary files in {where}: {reason} (TMPDIR chooses "
+                        "the directory: point it at one with more room)")
+
+
 class Pool:
     """``jobs`` worker processes that run ``initializer(*initargs)`` first (with the cyclic
     garbage collector off: folding games makes many small acyclic objects, which the
@@ -70,21 +80,29 @@ class Pool:
                 self.threads.append(t)
             inbox.put((initializer, initargs))
 
-    def map(self, fn: Callable[[Any], Any], items: Iterable[Any]) -> Iterator[tuple[Any, Any]]:
+    def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
+            weight: Callable[[Any], int] | None = None, budget: int = 0
+            ) -> Iterator[tuple[Any, Any]]:
         """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs,
-        at most ``ahead`` items per worker waiting. A failure in a worker raises here."""
+        at most ``ahead`` items per worker waiting (and with ``weight``, items of at most
+        ``budget`` in all, beyond the oldest). A failure in a worker raises here."""
         pending: deque = deque()
         jobs = len(self.procs)
+        self._load = 0
         for k, item in enumerate(items):
+            w = weight(item) if weight is not None else 0
             self.inboxes[k % jobs].put((fn, item))
-            pending.append((item, k % jobs))
-            while len(pending) > jobs * self.ahead:
+            pending.append((item, k % jobs, w))
+            self._load += w
+            while len(pending) > jobs * self.ahead or (len(pending) > 1 and self._load > budget
+                                                       and weight is not None):
                 yield self._result(pending)
         while pending:
             yield self._result(pending)
 
     def _result(self, pending: deque) -> tuple[Any, Any]:
-        item, w = pending.popleft()
+        item, w, size = pending.popleft()
+        self._load -= size
         kind, value = self.outboxes[w].get()
         if kind == "ok":
             return item, value
@@ -146,8 +164,13 @@ def _serve() -> None:
             out = ("ok", fn(arg))
         except SeasaltError as exc:
             out = ("error", str(exc))
-        except Exception:
-            out = ("error", "a worker process failed:\n" + traceback.format_exc())
+        except OSError as exc:        # its temporary files: a full or read-only TMPDIR
+            out = ("error", str(scratch_failure(exc)))
+        except Exception as exc:      # a bug: one line (SEASALT_DEBUG=1: the traceback too)
+            if os.environ.get("SEASALT_DEBUG"):
+                traceback.print_exc()
+            out = ("error", f"a worker process failed: {type(exc).__name__}: "
+                            f"{' '.join(str(exc).split())}")
         try:
             pickle.dump(out, results, protocol=pickle.HIGHEST_PROTOCOL)
             results.flush()

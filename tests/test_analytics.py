@@ -27,9 +27,11 @@ from seasalt_log.store.schema import full_ddl
 
 try:
     from . import analytics_games as fx
+    from .parquet_checks import assert_export_keeps_games_whole
     from .randomplay import play_random_game
 except ImportError:      # tests/ run as a plain directory
     import analytics_games as fx  # type: ignore[no-redef]
+    from parquet_checks import assert_export_keeps_games_whole  # type: ignore[no-redef]
     from randomplay import play_random_game  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -373,16 +375,19 @@ def test_rebuild_gives_the_incremental_rows(mixed_db, jobs):
 def test_rebuild_failure_changes_nothing(mixed_db, monkeypatch):
     calls = []
 
-    def failing(game_id, events_json):
-        calls.append(game_id)
-        if len(calls) == 5:
-            raise SeasaltError("boom")
-        return real(game_id, events_json)
+    def failing(games, **kw):
+        def counted():
+            for game in games:
+                calls.append(game[0])
+                if len(calls) == 5:
+                    raise SeasaltError("boom")
+                yield game
+        return real(counted(), **kw)
 
-    real = rebuild_mod.fold_game
+    real = rebuild_mod.fold_games
     with Store.open(mixed_db) as store:
         before = snapshot(store.con)
-        monkeypatch.setattr(rebuild_mod, "fold_game", failing)
+        monkeypatch.setattr(rebuild_mod, "fold_games", failing)
         with pytest.raises(SeasaltError, match="boom"):
             rebuild(store, jobs=1)
         assert snapshot(store.con) == before
@@ -427,8 +432,10 @@ def test_export_parquet(fixture_db, tmp_path):
                             f"'{out}/events/*/*.parquet', hive_partitioning = true) GROUP BY ALL "
                             "ORDER BY ALL").fetchall()
     assert by_players == [(2, 3, 151), (3, 1, 23)] and 151 + 23 == events
+    assert_export_keeps_games_whole(out, fixture_db)
     # again into the same directory: replaced; a directory with other files: refused
     assert cli("export", "--parquet", out, "--db", fixture_db).exit_code == 0
+    assert_export_keeps_games_whole(out, fixture_db)
     (out / "notes.txt").write_text("mine")
     r = cli("export", "--parquet", out, "--db", fixture_db)
     assert r.exit_code == 1 and "holds other files" in r.stderr and (out / "notes.txt").exists()
@@ -441,6 +448,18 @@ def test_export_parquet_library_counts(fixture_db, tmp_path):
         done = export_parquet(store, tmp_path / "x")
     assert done.rows["games"] == 4 and done.rows["cards"] == 46
     assert "games.parquet" in done.files and "events/n_players=3/data_0.parquet" in done.files
+    assert_export_keeps_games_whole(tmp_path / "x", fixture_db)
+
+
+def test_export_parquet_keeps_games_whole_across_buckets(mixed_db, tmp_path, monkeypatch):
+    """Many buckets (a few hundred events each): still every game whole in one file, in the
+    bucket its id's MD5 gives (R-none: the export's own promise, docs/SQL.md)."""
+    from seasalt_log.analytics import parquet
+    monkeypatch.setattr(parquet, "BUCKET_EVENTS", 300)
+    with Store.open(mixed_db, read_only=True) as store:
+        done = export_parquet(store, tmp_path / "x")
+    assert len([f for f in done.files if f.startswith("events/")]) > 3
+    assert_export_keeps_games_whole(tmp_path / "x", mixed_db)
 
 
 # ---------------------------------------------------------------- generated files

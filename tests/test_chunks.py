@@ -46,7 +46,7 @@ def test_a_chunk_is_never_cut_at_a_line_that_only_mentions_game_started():
     """A player name, a meta value or a broken line holding the words is no game start."""
     g = GAMES[0]
     named = [msgspec.structs.replace(g[0], players=["game_started", *g[0].players[1:]],
-                                     meta={"note": "game_started"})] + g[1:]
+                                     meta=msgspec.Raw(b'{"note":"game_started"}'))] + g[1:]
     data = (_log_bytes([named]) + b'{"type":"game_started",\n'    # broken: not a start
             + _log_bytes(GAMES[1:2]))
     chunks = list(split(io.BytesIO(data), "x", size=1))

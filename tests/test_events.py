@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import msgspec
 import pytest
 
 from seasalt_log import events as ev
@@ -16,7 +17,7 @@ CB, CY = "crab:black", "crab:yellow"
 # one full example of every event type (every optional field set) ...
 FULL = [
     ev.GameStarted(players=("Ann", "Ben", "Cid"), game_id="g-1", target=35, ruleset="base",
-                   meta={"seed": 7, "bots": ["a", "b"], "nested": {"x": None}},
+                   meta=msgspec.Raw(b'{"seed":7,"bots":["a","b"],"nested":{"x":null}}'),
                    at="2024-05-01T10:00:00Z"),
     ev.RoundStarted(round=2, first_player=1, discards=("shell:grey", "mermaid:white"),
                     deck=tuple(["crab:dark-blue"] * 56), at="2024-05-01T10:00:01.5+02:00"),
@@ -154,7 +155,7 @@ def test_unknown_field():
 def test_unknown_field_in_nested_position_is_not_an_option():
     # meta is the producer's own object and may hold anything
     e = ev.decode('{"type":"game_started","players":["a","b"],"meta":{"anything":[1,{"x":2}]}}')
-    assert e.meta == {"anything": [1, {"x": 2}]}
+    assert bytes(e.meta) == b'{"anything":[1,{"x":2}]}'
 
 
 @pytest.mark.parametrize("line, field", [
@@ -179,7 +180,6 @@ def test_missing_field(line, field):
     ('{"type":"deck_drawn","player":0,"cards":["crab:black",3],"kept":"crab:black"}', "$.cards[1]"),
     ('{"type":"game_started","players":["a",7]}', "$.players[1]"),
     ('{"type":"game_started","players":["a","b"],"target":"40"}', "$.target"),
-    ('{"type":"game_started","players":["a","b"],"meta":[1]}', "$.meta"),
     ('{"type":"round_scored","round":1,"ending":"stop","caller":0,"caller_won":"no",'
      '"card_points":[1,2],"color_bonus":[1,2],"points":[1,2],"totals":[1,2]}', "$.caller_won"),
     ('{"type":"turn_ended","player":0,"at":"yesterday"}', "$.at"),

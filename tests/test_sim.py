@@ -64,7 +64,7 @@ def test_game_shape_and_engine_acceptance():
             start = game[0]
             assert type(start) is ev.GameStarted
             assert start.game_id == f"sim-11-{i}"
-            assert start.meta == {"seed": 11, "game": i, "bots": lineup(DEFAULT_BOTS, players, i)}
+            assert json.loads(bytes(start.meta)) == {"seed": 11, "game": i, "bots": lineup(DEFAULT_BOTS, players, i)}
             assert len(start.players) == players
             rounds = [e for e in game if type(e) is ev.RoundStarted]
             assert rounds and all(len(r.deck) == 56 for r in rounds)
@@ -256,7 +256,7 @@ def test_memoised_and_count_points_equal_the_breakdown():
 def test_each_bot_plays_whole_games_alone():
     for name in BOTS:
         for game in simulate(3, 2, 1, [name]):
-            assert game[0].meta["bots"] == [name, name]
+            assert json.loads(bytes(game[0].meta))["bots"] == [name, name]
             assert type(game[-1]) is ev.GameEnded
 
 

@@ -15,6 +15,7 @@ from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store, chain, genesis_hash
+from seasalt_log.store.schema import EVENTS_DDL
 from seasalt_log.verify import verify_store
 
 from .reliability_helpers import seasalt_argv, valid_games, write_log
@@ -48,13 +49,23 @@ def db(pristine, tmp_path):
     return path
 
 
-def attacker(path):
-    """A plain duckdb connection with the append-only triggers dropped."""
-    con = duckdb.connect(str(path))
-    for name, table in con.execute("SELECT trigger_name, table_name FROM duckdb_triggers()"
-                                   ).fetchall():
-        con.execute(f"DROP TRIGGER {name} ON {table}")
-    return con
+class attacker:
+    """A plain duckdb connection with the append-only triggers dropped; ``close()`` puts
+    them back, as a careful attacker would (a missing trigger is a schema difference of its
+    own: test_schema_tampering.py), so that each test sees only the edit it makes."""
+
+    def __init__(self, path):
+        self.con = duckdb.connect(str(path))
+        for name, table in self.con.execute("SELECT trigger_name, table_name FROM "
+                                            "duckdb_triggers()").fetchall():
+            self.con.execute(f"DROP TRIGGER {name} ON {table}")
+
+    def __getattr__(self, name):
+        return getattr(self.con, name)
+
+    def close(self):
+        self.con.execute(EVENTS_DDL)        # CREATE ... IF NOT EXISTS: the guards again
+        self.con.close()
 
 
 def chain_through(con, gid, seq, edits=None) -> int:

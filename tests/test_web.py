@@ -149,7 +149,9 @@ def test_export_html(tmp_path):
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
     for args, words in ((["export", gid, gid, "--html", str(out)], "--html writes one game"),
                         (["export", "nope", "--html", str(tmp_path / "x.html")], "no game with id 'nope'"),
-                        (["export", gid, "--html", str(tmp_path / "no" / "x.html")], "does not exist")):
+                        (["export", gid, "--html", str(tmp_path / "no" / "x.html")], "cannot write"),
+                        (["export", gid, "--html", db], "--html")):      # never onto the store
         r = run(app, [*args, "--db", db])
         assert r.exit_code == 1 and words in r.output and "Traceback" not in r.output
     assert not (tmp_path / "x.html").exists()
+    assert run(app, ["export", gid, "--db", db]).exit_code == 0              # the store is intact

@@ -76,3 +76,20 @@ def test_a_script_without_a_main_guard_imports_in_parallel(tmp_path):
                           timeout=300, cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["6", "0"]
+
+
+def test_a_byte_budget_bounds_the_items_waiting_whatever_their_count():
+    produced = []
+
+    def items():
+        for k in range(12):
+            produced.append(k)
+            yield k
+    waiting = []
+    with Pool(1, ahead=6) as pool:
+        for k, (item, _) in enumerate(pool.map(_shifted, items(), weight=lambda x: 10,
+                                               budget=25)):
+            waiting.append(len(produced) - (k + 1))     # sent, not yet given back
+            assert item == k
+    # 10 bytes each within 25: two wait beside the one given back (six by count alone)
+    assert max(waiting) == 2

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from contextlib import contextmanager
 from pathlib import Path
 
 import typer
@@ -10,14 +11,17 @@ from rich.table import Table
 
 from seasalt_log.analytics import output as fmt_out
 from seasalt_log.analytics.output import FORMATS, Result, format_for, save_result, write_result
+from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
+                                          TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
 from seasalt_log.analytics.rebuild import rebuild as rebuild_store
 from seasalt_log.analytics.reports import list_reports, run_report
 from seasalt_log.errors import UsageError
+from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, handles_errors, out,
-                  print_json, progress_bar)
+from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
+                  out, print_json, progress_bar)
 
 FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
                             help="table | csv | json | jsonl [default: table on a terminal, else csv]",
@@ -25,6 +29,13 @@ FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
 OutputOption = typer.Option(None, "--output", "-o", metavar="FILE",
                             help="Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
                                  "suffix chooses the format).", show_default=False)
+TimeoutOption = typer.Option(None, "--timeout", metavar="DURATION", show_default=False,
+                             help=f"Stop the query after DURATION (60s, 5m, 500ms; 0: no limit) "
+                                  f"(env {TIMEOUT_ENV}, default {DEFAULT_TIMEOUT})")
+MemoryOption = typer.Option(None, "--memory-limit", metavar="SIZE", show_default=False,
+                            help=f"Most memory the query may use (2GB, 512MB; 0: DuckDB's "
+                                 f"default, 80% of the RAM) (env {MEMORY_ENV}, default "
+                                 f"{DEFAULT_MEMORY_LIMIT})")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -46,8 +57,9 @@ def _print_table(result: Result) -> None:
     out.print(table)
 
 
-def emit(result: Result, fmt: str | None, output: Path | None) -> None:
-    """Print or save ``result`` as asked (shared by query and stats)."""
+def emit(result: Result, fmt: str | None, output: Path | None, store: Path) -> None:
+    """Print or save ``result`` as asked (shared by query and stats); an ``output`` that is
+    ``store``, its write-ahead log or a link to either is refused."""
     if fmt is not None and fmt not in FORMATS:
         raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
     if output is not None:
@@ -55,7 +67,7 @@ def emit(result: Result, fmt: str | None, output: Path | None) -> None:
         if fmt is not None and fmt != kind:
             raise UsageError(f"--format {fmt} does not match --output {output.name} "
                              f"(its suffix means {kind}); give one of them")
-        save_result(result, output)
+        save_result(result, output, [store])
         err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
         return
     if fmt is None:
@@ -68,19 +80,36 @@ def emit(result: Result, fmt: str | None, output: Path | None) -> None:
         sys.stdout.flush()
 
 
+def _utf8(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{where}: the SQL is not UTF-8 text (byte 0x{data[exc.start]:02x} "
+                         f"at offset {exc.start})") from None
+
+
 def _read_sql(sql: str | None, file: Path | None) -> str:
     if sql is not None and file is not None:
         raise UsageError("give the SQL as an argument or with --file, not both")
     if file is not None:
         try:
-            return file.read_text(encoding="utf-8")
+            return _utf8(file.read_bytes(), f"--file {file}")
         except OSError as exc:
             raise UsageError(f"--file {file}: {exc.strerror or exc}") from None
     if sql is None:
         raise UsageError("give the SQL as an argument, with --file FILE, or - to read it from stdin")
     if sql == "-":
-        return sys.stdin.read()
+        return _utf8(sys.stdin.buffer.read(), "standard input")
     return sql
+
+
+@contextmanager
+def _stoppable():
+    """A query stopped by Ctrl-C: one line and exit code 130 (128 + SIGINT)."""
+    try:
+        yield
+    except QueryInterrupted as exc:
+        fail(str(exc), exc.exit_code)
 
 
 @app.command()
@@ -91,15 +120,23 @@ def query(
     db: Path = DbOption,
     fmt: str = FormatOption,
     output: Path = OutputOption,
+    timeout: str = TimeoutOption,
+    memory_limit: str = MemoryOption,
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
     The store is opened read-only with file access disabled: statements that change data,
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
-    refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
+    refused. A query runs under a time and a memory limit; Ctrl-C stops it at once.
+    Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
     text = _read_sql(sql, file)
-    result = run_query(db_path(db), text)
-    emit(result, fmt, output)
+    store = db_path(db)
+    if output is not None:      # refused before the query runs, not after
+        check_target(output, [store], what="--output")
+    limits = limits_from(timeout, memory_limit)
+    with _stoppable():
+        result = run_query(store, text, limits=limits)
+    emit(result, fmt, output, store)
 
 
 @app.command()
@@ -115,15 +152,23 @@ def stats(
     db: Path = DbOption,
     fmt: str = FormatOption,
     output: Path = OutputOption,
+    timeout: str = TimeoutOption,
+    memory_limit: str = MemoryOption,
 ):
-    """Run a named report over the store; without REPORT, list the reports."""
+    """Run a named report over the store; without REPORT, list the reports.
+
+    A report runs under the same time and memory limits as `seasalt query`."""
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
         emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
-             fmt, output)
+             fmt, output, db_path(db))
         return
-    result = run_report(db_path(db), report, player=player, players=players)
-    emit(result, fmt, output)
+    if output is not None:
+        check_target(output, [db_path(db)], what="--output")
+    limits = limits_from(timeout, memory_limit)
+    with _stoppable():
+        result = run_report(db_path(db), report, player=player, players=players, limits=limits)
+    emit(result, fmt, output, db_path(db))
 
 
 @app.command()

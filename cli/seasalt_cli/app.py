@@ -8,6 +8,7 @@ import os
 import sys
 from pathlib import Path
 
+import duckdb
 import msgspec
 import typer
 from rich.console import Console
@@ -62,18 +63,134 @@ def progress_bar(what: str, *, unit: str = "items", enabled: bool = True, total:
         yield lambda done, of=total: bar.update(task, completed=done, total=of)
 
 
+class StdoutError(Exception):
+    """Standard output could not be written (``oserror`` says why)."""
+
+    def __init__(self, oserror: OSError):
+        super().__init__(oserror)
+        self.oserror = oserror
+
+
+class _Guarded:
+    """A proxy of a stream (standard output, or its binary buffer) whose writes raise
+    :class:`StdoutError` instead of a bare OSError that would not say which file failed."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, data):
+        try:
+            return self._stream.write(data)
+        except OSError as exc:
+            raise StdoutError(exc) from None
+
+    def flush(self):
+        try:
+            return self._stream.flush()
+        except OSError as exc:
+            raise StdoutError(exc) from None
+
+    @property
+    def buffer(self):
+        return _Guarded(self._stream.buffer)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
+
+
+@contextmanager
+def _guarded_stdout():
+    real = sys.stdout
+    sys.stdout = _Guarded(real)
+    try:
+        yield
+    finally:
+        sys.stdout = real
+
+
+def _silence_stdout() -> None:
+    """Point standard output at /dev/null, so that the interpreter's last flush of a
+    broken stdout (closed pipe, full disk) does not print a traceback of its own."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError):
+        pass
+
+
+def _oserror(exc: OSError) -> str:
+    what = exc.strerror or str(exc)
+    return f"{exc.filename}: {what}" if exc.filename else what
+
+
+def one_line_error(exc: BaseException) -> str:
+    """A failure no library code turned into a :class:`SeasaltError`, said in one line."""
+    import duckdb
+    if isinstance(exc, OSError):
+        return _oserror(exc)
+    if isinstance(exc, UnicodeError):
+        return f"not UTF-8 text: {exc}"
+    if isinstance(exc, MemoryError):
+        return "out of memory"
+    if isinstance(exc, duckdb.Error):
+        from seasalt_log.analytics.output import one_line
+        return f"DuckDB: {one_line(str(exc))}"
+    return (f"unexpected {type(exc).__name__}: {' '.join(str(exc).split()) or 'no message'} "
+            "(a bug: set SEASALT_DEBUG=1 for the traceback, and please report it)")
+
+
 def handles_errors(fn):
-    """Turn library errors into a one-line message and a non-zero exit code."""
+    """The CLI's error boundary: whatever goes wrong in a command becomes one line on
+    stderr and exit code 1 (130 on Ctrl-C), never a traceback. Standard output is flushed
+    inside the boundary, so a full disk or closed pipe behind it is caught here too; a
+    closed pipe (`seasalt export --all | head`) ends quietly with exit code 0. Standard
+    output redirected into the store is refused before the command runs."""
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
         try:
-            return fn(*args, **kwargs)
+            with _guarded_stdout():
+                if "db" in kwargs:
+                    from seasalt_log.outputs import check_stdout
+                    check_stdout([db_path(kwargs["db"])])
+                result = fn(*args, **kwargs)
+                sys.stdout.flush()
+            return result
+        except (typer.Exit, typer.Abort, typer.TyperException):
+            raise
         except SeasaltError as exc:
             fail(str(exc), 1)
-        except BrokenPipeError:  # e.g. `seasalt export --all | head`
-            sys.stderr.close()
-            raise typer.Exit(0)
+        except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
+            from seasalt_log.store.store import store_failure
+            fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
+        except StdoutError as exc:
+            _silence_stdout()
+            if isinstance(exc.oserror, BrokenPipeError):  # `seasalt export --all | head`
+                raise typer.Exit(0)
+            fail(f"cannot write to standard output: {exc.oserror.strerror or exc.oserror}", 1)
+        except KeyboardInterrupt:
+            fail("interrupted", 130)
+        except Exception as exc:
+            if os.environ.get("SEASALT_DEBUG"):
+                raise
+            fail(one_line_error(exc), 1)
     return wrapper
+
+
+def main() -> None:
+    """The ``seasalt`` console script: :data:`app` with standard output guarded as in
+    :func:`handles_errors`, so that what Typer prints outside any command (``--help``, a
+    usage error) also fails in one line on a full disk or a closed pipe."""
+    try:
+        with _guarded_stdout():
+            app()
+    except StdoutError as exc:
+        _silence_stdout()
+        if isinstance(exc.oserror, BrokenPipeError):
+            sys.exit(0)
+        err.print(f"error: cannot write to standard output: {exc.oserror.strerror or exc.oserror}",
+                  markup=False)
+        sys.exit(1)
 
 
 def print_json(data) -> None:

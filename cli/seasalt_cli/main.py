@@ -5,7 +5,7 @@ Each command group lives in its own module and registers itself on :data:`app`.
 
 from __future__ import annotations
 
-from .app import app  # noqa: F401
+from .app import app, main  # noqa: F401
 from . import score_cmd  # noqa: F401  (registers commands)
 from . import store_cmds  # noqa: F401
 from . import analytics_cmds  # noqa: F401
@@ -14,5 +14,7 @@ from . import replay_cmds  # noqa: F401
 from . import serve_cmd  # noqa: F401
 from . import sim_cmd  # noqa: F401
 from . import rules_cmd  # noqa: F401
+from . import backup_cmd  # noqa: F401
+from . import archive_cmds  # noqa: F401
 
-__all__ = ["app"]
+__all__ = ["app", "main"]

@@ -34,6 +34,7 @@ def serve(
     The service is the store's only writer while it runs. Ctrl-C or SIGTERM stops it
     cleanly: every answered append is committed. The API is described in docs/HTTP.md and
     at /openapi.json."""
+    from seasalt_log.analytics.limits import limits_from
     from seasalt_log.http import DEFAULT_MAX_BODY, create_app, is_loopback, make_server
     from seasalt_log.store import Store
 
@@ -41,6 +42,7 @@ def serve(
     if token is None and not is_loopback(host):
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could "
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
+    limits_from()                 # a bad SEASALT_QUERY_TIMEOUT / _MEMORY fails here, in one line
     path = db_path(db)
     Store.open(path).close()      # a busy or broken store fails here, with a clear message
     app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,

@@ -14,10 +14,11 @@ from seasalt_log.sim.runner import check_args
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
 
 from seasalt_log.errors import UsageError
+from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import JsonOption, app, err, handles_errors, out, print_json, progress_bar
+from .app import JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
 from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
@@ -67,6 +68,8 @@ def simulate(
     check_args(players, names, games)
     if db is not None and out_file is not None:
         raise UsageError("--db and --out are exclusive: store the games, or write a log")
+    if out_file is not None:    # refused before any game is played
+        check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
         if db is not None:
             with Store.open(db) as store:
@@ -77,7 +80,7 @@ def simulate(
             _write(sys.stdout.buffer, games, players, seed, names, tick)
             sys.stdout.flush()
         else:
-            with open(out_file, "wb") as fh:
+            with atomic_file(out_file, [db_path(None)], what="--out") as fh:
                 _write(fh, games, players, seed, names, tick)
             err.print(f"{games} game{'s' if games != 1 else ''} written to {out_file}", markup=False)
 

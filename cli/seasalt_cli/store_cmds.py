@@ -11,6 +11,7 @@ from rich.table import Table
 
 from seasalt_log import queries
 from seasalt_log.errors import UsageError
+from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
@@ -145,50 +146,33 @@ def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Ga
         return export_html_cmd(db_path(db), games, all_, output, html)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
-    with Store.open(db_path(db), read_only=True) as store:
+    store_path = db_path(db)
+    if output is not None:
+        check_target(output, [store_path], what="--out")
+    with Store.open(store_path, read_only=True) as store:
         ids = store.game_ids() if all_ else games
         for gid in ids:
             if not store.exists(gid):
                 fail(f"no game with id {gid!r} in the store")
-        sink = open(output, "wb") if output else sys.stdout.buffer
-        try:
+        with (atomic_file(output, [store_path], what="--out") if output
+              else contextlib.nullcontext(sys.stdout.buffer)) as sink:
             for line in export_lines(store, ids):
                 sink.write(line)
-        finally:
-            if output:
-                sink.close()
-            else:
-                sink.flush()
 
 
 def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path | None,
                     html: Path) -> None:
-    """``export GAME --html FILE``: the game page as one file, written atomically (a
-    temporary file beside FILE, renamed over it once complete)."""
-    import os
-    import tempfile
-
+    """``export GAME --html FILE``: the game page as one file, written atomically
+    (:func:`~seasalt_log.outputs.atomic_file`: FILE is replaced only once complete)."""
     from seasalt_log.web import export_html
     if all_ or output is not None or not games or len(games) != 1:
         raise UsageError("--html writes one game: seasalt export GAME --html FILE")
     gid = games[0]
+    check_target(html, [db], what="--html")
     with Store.open(db, read_only=True) as store:
         if not store.exists(gid):
             fail(f"no game with id {gid!r} in the store")
         page = export_html(store.read_events(gid), queries.game_summary(store, gid))
-    folder = html.parent if str(html.parent) else Path(".")
-    if not folder.is_dir():
-        fail(f"cannot write {html}: the folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(prefix=f".{html.name}.", suffix=".tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(page)
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)           # mkstemp makes it private; a page is shared
-        os.replace(tmp, html)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    with atomic_file(html, [db], what="--html", text=True) as fh:
+        fh.write(page)
     err.print(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)", markup=False)

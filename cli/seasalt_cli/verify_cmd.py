@@ -6,11 +6,12 @@ from pathlib import Path
 
 import typer
 
-from seasalt_log.errors import UnknownGameError
+from seasalt_log.errors import StoreDamagedError, UnknownGameError
 from seasalt_log.store import Store
 from seasalt_log.verify import summary_line, verify_store
 
-from .app import DbOption, JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
+from .app import (DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json,
+                  progress_bar)
 
 
 @app.command()
@@ -25,7 +26,11 @@ def verify(games: list[str] = typer.Argument(None, metavar="[GAME...]",
 
     Prints one line per difference (game, event seq, what differs). Exit code 1 when
     anything differs."""
-    with Store.open(db_path(db), read_only=True) as store, progress_bar("verifying", enabled=progress) as cb:
+    try:
+        opened = Store.open(db_path(db), read_only=True)
+    except StoreDamagedError as exc:
+        fail(f"{exc}; nothing could be verified", 1)
+    with opened as store, progress_bar("verifying", enabled=progress) as cb:
         for gid in games or ():
             if not store.head(gid)[0] and not store.exists(gid):
                 raise UnknownGameError(gid)

@@ -14,13 +14,14 @@ import decimal
 import io
 import uuid
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Iterable
 
 import duckdb
 import msgspec
 from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
+from ..outputs import atomic_file, atomic_path
 from ..store.schema import sql_literal
 
 #: the text formats of ``--format``
@@ -126,18 +127,19 @@ def format_for(path: str | Path) -> str:
     return SUFFIXES[suffix]
 
 
-def save_result(result: Result, path: str | Path) -> str:
-    """Write ``result`` to ``path`` in the format its suffix names; returns that format."""
+def save_result(result: Result, path: str | Path, stores: Iterable[str | Path | None] = ()) -> str:
+    """Write ``result`` to ``path`` in the format its suffix names; returns that format.
+
+    The file is written beside ``path`` and renamed into place when complete; a path that
+    is one of ``stores``, its write-ahead log or a link to either is refused
+    (:mod:`seasalt_log.outputs`)."""
     fmt = format_for(path)
-    path = Path(path)
-    try:
-        if fmt == "parquet":
-            write_parquet(result, path)
-        else:
-            with open(path, "w", encoding="utf-8", newline="") as fh:
-                write_result(result, fmt, fh)
-    except OSError as exc:
-        raise SeasaltError(f"cannot write {path}: {exc.strerror or exc}") from None
+    if fmt == "parquet":
+        with atomic_path(path, stores, what="--output") as tmp:
+            write_parquet(result, tmp, shown=path)
+    else:
+        with atomic_file(path, stores, what="--output", text=True) as fh:
+            write_result(result, fmt, fh)
     return fmt
 
 
@@ -155,11 +157,12 @@ def _quote(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def write_parquet(result: Result, path: Path) -> None:
+def write_parquet(result: Result, path: Path, shown: str | Path | None = None) -> None:
     """Write ``result`` as a Parquet file through a fresh in-memory DuckDB connection.
 
     The rows are appended to a table of the result's column types, then ``COPY ... TO``
-    writes the file; the connection that ran the query is not involved.
+    writes the file; the connection that ran the query is not involved. ``shown`` is the
+    name errors give (the target, when ``path`` is its temporary file).
     """
     con = duckdb.connect(config={"autoinstall_known_extensions": False,
                                  "autoload_known_extensions": False})
@@ -172,7 +175,7 @@ def write_parquet(result: Result, path: Path) -> None:
                 a.append_rows(result.rows)
         con.execute(f"COPY result TO {sql_literal(path)} (FORMAT parquet)")
     except duckdb.Error as exc:
-        raise SeasaltError(f"cannot write {path} as Parquet: {one_line(str(exc))}") from None
+        raise SeasaltError(f"cannot write {shown or path} as Parquet: {one_line(str(exc))}") from None
     finally:
         con.close()
 

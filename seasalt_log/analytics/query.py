@@ -17,7 +17,8 @@ from typing import Any
 import duckdb
 
 from ..errors import SeasaltError
-from ..store.store import connect
+from ..store.store import connect, damage_error
+from .limits import Limits, guarded
 from .output import Result, one_line
 
 #: the settings of every query connection
@@ -54,10 +55,14 @@ class QueryError(SeasaltError):
         return self.args[0]
 
 
-def connect_readonly(path: str | Path) -> duckdb.DuckDBPyConnection:
-    """A read-only connection to the store at ``path`` with external access disabled."""
+def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.DuckDBPyConnection:
+    """A read-only connection to the store at ``path`` with external access disabled (and
+    ``limits.memory_limit``, if given, as DuckDB's memory limit)."""
     path = Path(path)
-    con = connect(path, read_only=True, config=dict(SAFE_CONFIG))
+    config = dict(SAFE_CONFIG)
+    if limits is not None and limits.memory_limit is not None:
+        config["memory_limit"] = limits.memory_limit
+    con = connect(path, read_only=True, config=config)
     try:
         for sql in _SESSION:
             con.execute(sql)
@@ -85,8 +90,9 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
 
 
 def execute(con: duckdb.DuckDBPyConnection, sql: str,
-            params: dict[str, Any] | None = None) -> Result:
-    """Check and run ``sql`` on a connection from :func:`connect_readonly`."""
+            params: dict[str, Any] | None = None, *, path: str | Path | None = None) -> Result:
+    """Check and run ``sql`` on a connection from :func:`connect_readonly` (to the store at
+    ``path``: a damaged block it reads is then reported as the store's damage)."""
     check_sql(con, sql)
     try:
         cur = con.execute(sql, params) if params else con.execute(sql)
@@ -102,14 +108,19 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
             raise QueryRefusedError(f"query refused: {msg}") from None
         raise QueryError(f"SQL: {msg}") from None
     except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+        damaged = damage_error(Path(path), exc) if path is not None else None
+        raise damaged or QueryError(f"SQL: {one_line(str(exc))}") from None
     return Result(columns=columns, types=types, rows=rows)
 
 
-def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None) -> Result:
-    """Run one reading statement on the store at ``path`` (see the module's locks)."""
-    con = connect_readonly(path)
+def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None,
+              limits: Limits | None = None) -> Result:
+    """Run one reading statement on the store at ``path`` (see the module's locks), under
+    ``limits`` (time, memory, Ctrl-C: :mod:`.limits`) when given."""
+    con = connect_readonly(path, limits)
     try:
-        return execute(con, sql, params)
+        if limits is None:
+            return execute(con, sql, params, path=path)
+        return guarded(con, lambda: execute(con, sql, params, path=path), limits)
     finally:
         con.close()

@@ -1,9 +1,9 @@
 """``seasalt rebuild``: drop every read model and recompute it from the events table alone.
 
-Each game's stored events are decoded in seq order and folded by the engine
-(:func:`seasalt_log.engine.apply`); :func:`seasalt_log.store.projections.project` turns the
-events and states into rows, which go in as Arrow batches. Everything happens in
-one transaction: a failure leaves the read models as they were.
+Each game's stored events are decoded in seq order and folded by the engine with
+:func:`seasalt_log.batch.fold_games` (the fold of ``verify`` and ``archive`` too), which gives
+the read-model rows of :func:`seasalt_log.store.projections.project`; they go in as Arrow
+batches. Everything happens in one transaction: a failure leaves the read models as they were.
 
 Large stores are rebuilt by several worker processes: the events are exported (inside the
 transaction, so from the same snapshot) to Parquet partitions by a hash of the game id; each
@@ -20,15 +20,12 @@ from functools import partial
 from pathlib import Path
 from typing import Callable, Iterator
 
-import msgspec
 from msgspec import Struct
 
-from .. import events as ev
 from .. import workers
-from ..engine import State, apply
+from ..batch import fold_games, split_games
 from ..errors import SeasaltError, UsageError
-from ..store.projections import (DROP_DDL, PROJECTIONS_DDL, TABLES, project,
-                                 set_version)
+from ..store.projections import DROP_DDL, PROJECTIONS_DDL, TABLES, set_version
 from ..store.arrow_rows import RowSink, insert, read_file
 from ..store.schema import sql_literal
 from ..workers import no_gc
@@ -38,8 +35,6 @@ PARALLEL_FROM = 300_000
 FETCH = 50_000                 # rows fetched from DuckDB at a time
 
 Progress = Callable[[int, int], None]      # (events done, events in all)
-
-_decode_game = msgspec.json.Decoder(list[ev.AnyEvent]).decode
 
 
 class RebuildSummary(Struct):
@@ -117,37 +112,31 @@ def iter_games(cursor) -> Iterator[tuple[str, list[str]]]:
         yield gid, events
 
 
-def fold_game(game_id: str, events_json: list[str]) -> dict[str, list[tuple]]:
-    """Decode one stored game, fold it with the engine, and project it."""
-    try:
-        events = _decode_game("[" + ",".join(events_json) + "]")
-    except msgspec.ValidationError as exc:
-        raise SeasaltError(f"game {game_id}: a stored event does not decode: {exc}") from None
-    states = []
-    s = State()
-    try:
-        for e in events:
-            s = apply(s, e)
-            states.append(s)
-    except SeasaltError as exc:
-        if hasattr(exc, "locate"):
-            exc.locate(game_id=game_id)
-        raise
-    return project(game_id, events, states)
+def _fold_into(sink: RowSink, games) -> tuple[int, int]:
+    """Fold ``games`` (see :func:`seasalt_log.batch.fold_games`) into ``sink``; (games,
+    events). An illegal or undecodable game stops the rebuild: nothing is changed."""
+    batch = fold_games(games, read_models=sink.add, strict=False)
+    first = batch.first_error()
+    if first is not None:
+        raise SeasaltError(f"{first}; the read models were not changed")
+    return batch.games, batch.events
 
 
 def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, dict[str, int]]:
     cur = con.cursor()
     cur.execute("SELECT game_id, event FROM events ORDER BY game_id, seq")
     sink = RowSink(con=con)
-    games = done = 0
-    try:
-        for gid, events_json in iter_games(cur):
-            sink.add(fold_game(gid, events_json))
-            games += 1
+    done = 0
+
+    def games():
+        nonlocal done
+        for k, (gid, events_json) in enumerate(iter_games(cur), 1):
+            yield gid, events_json, None
             done += len(events_json)
-            if progress is not None and games % 200 == 0:
+            if progress is not None and k % 200 == 0:
                 progress(done, total)
+    try:
+        games, _ = _fold_into(sink, games())
     finally:
         cur.close()
     sink.close()
@@ -180,16 +169,9 @@ def _work_bucket(in_dir: str, out_dir: str, bucket: int
 
 def _project_partition(con, src: Path, sink: RowSink) -> tuple[int, int]:
     """Fold every game of the partition ``src`` and give its rows to ``sink``."""
-    games = events = 0
-    cur = con.cursor()
-    cur.execute(f"SELECT game_id, event FROM read_parquet({sql_literal(src / '*.parquet')}) "
-                "ORDER BY game_id, seq")
-    for gid, events_json in iter_games(cur):
-        sink.add(fold_game(gid, events_json))
-        games += 1
-        events += len(events_json)
-    cur.close()
-    return games, events
+    table = con.sql(f"SELECT game_id, seq, event FROM read_parquet("
+                        f"{sql_literal(src / '*.parquet')}) ORDER BY game_id, seq").to_arrow_table()
+    return _fold_into(sink, split_games(table))
 
 
 def _rebuild_parallel(con, jobs: int, total: int, progress: Progress | None,

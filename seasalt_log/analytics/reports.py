@@ -17,6 +17,7 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError
 from ..store.projections import PROJECTIONS_VERSION, stored_version
 from .output import Result
+from .limits import Limits, guarded
 from .query import connect_readonly, execute
 
 
@@ -66,8 +67,9 @@ def check_fresh(con) -> None:
 
 
 def run_report_on(con, name: str, *, player: str | None = None,
-                  players: int | None = None) -> Result:
-    """Run report ``name`` on a connection from :func:`connect_readonly`."""
+                  players: int | None = None, path: str | Path | None = None) -> Result:
+    """Run report ``name`` on a connection from :func:`connect_readonly` (to the store at
+    ``path``, named when it is damaged)."""
     report = get_report(name)
     if players is not None and players not in (2, 3, 4):
         raise UsageError(f"--players must be 2, 3 or 4, not {players}")
@@ -75,14 +77,18 @@ def run_report_on(con, name: str, *, player: str | None = None,
     if player is not None and not con.execute(
             "SELECT count(*) FROM seats WHERE name = ?", [player]).fetchone()[0]:
         raise UsageError(f"no player named {player!r} in the store")
-    return execute(con, report.sql, {"player": player, "players": players})
+    return execute(con, report.sql, {"player": player, "players": players}, path=path)
 
 
 def run_report(path: str | Path, name: str, *, player: str | None = None,
-               players: int | None = None) -> Result:
-    """Run report ``name`` on the store at ``path`` with the given filters."""
-    con = connect_readonly(path)
+               players: int | None = None, limits: Limits | None = None) -> Result:
+    """Run report ``name`` on the store at ``path`` with the given filters (under
+    ``limits`` when given, as :func:`.query.run_query`)."""
+    con = connect_readonly(path, limits)
     try:
-        return run_report_on(con, name, player=player, players=players)
+        if limits is None:
+            return run_report_on(con, name, player=player, players=players, path=path)
+        return guarded(con, lambda: run_report_on(con, name, player=player, players=players,
+                                                  path=path), limits)
     finally:
         con.close()

@@ -354,7 +354,10 @@ def _end_turn(s: State, call: str | None) -> State:
     player = f.player
     seq = s.seq + 1
     if t.hands[player].count(MERMAID) >= s.ruleset.mermaids_to_win:        # R-MERMAID-WIN
-        return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player))
+        # a call that ends the turn still reveals the caller's hand (R-END-2)
+        shown = f.revealed | (1 << player) if call is not None else f.revealed
+        return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
+                                                revealed=shown))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
                                                 due="round_scored", ending="stop"))

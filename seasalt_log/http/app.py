@@ -9,10 +9,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hmac
+import os
 import re
 from typing import Any
 from urllib.parse import quote
 
+import duckdb
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -20,10 +22,13 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
+from ..digits import is_digits
 from .. import events as ev
 from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
+from ..identifiers import MAX_LINE_BYTES
+from ..store.backup import StoreIdentity
 from ..view import table_view
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
 
@@ -110,7 +115,7 @@ async def _body(request: Request) -> bytes:
     limit = request.app.state.max_body
     length = request.headers.get("content-length")
     if length is not None:
-        if not length.isdigit():
+        if not is_digits(length):
             raise ApiError(400, "bad_request", "Content-Length is not a number")
         if int(length) > limit:
             raise _too_large(limit)
@@ -167,6 +172,9 @@ def _if_match(request: Request) -> tuple[bool, int | None]:
 
 def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
     try:
+        if len(raw) > MAX_LINE_BYTES:       # what a log line may hold, an event may hold
+            raise LogFormatError(f"an event may take at most {MAX_LINE_BYTES:,} bytes of "
+                                 f"JSON (a log line's limit); this one takes {len(raw):,}")
         return ev.decode(raw)
     except RecursionError:
         raise ApiError(400, "bad_request", "the event is nested too deeply", index=index) from None
@@ -355,7 +363,7 @@ async def follow(request: Request) -> Response:
     after = _int_param(request, "after", minimum=0)
     last_id = request.headers.get("last-event-id")
     if last_id is not None and last_id.strip():
-        if not last_id.strip().isdigit():
+        if not is_digits(last_id.strip()):
             raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id!r}")
         after = int(last_id)
     after = after or 0
@@ -418,6 +426,33 @@ async def health(request: Request) -> Response:
                            "writer_seconds": round(live.writer_seconds, 3)})
 
 
+async def post_backup(request: Request) -> Response:
+    """POST /backup: a consistent copy of the store file (every append answered before it
+    is in it), as ``application/octet-stream``; with a token, the token is needed. Headers:
+    ``X-Seasalt-Events`` (events in the copy, for the client's check) and ``X-Seasalt-Store``
+    (the store's identity, so that a client on the same machine refuses to write the copy
+    onto the store). ``seasalt backup DEST --service URL`` is its client."""
+    _check_token(request)
+    live = _live(request)
+    try:
+        tmp, events = await live.backup_copy()
+    except (OSError, duckdb.Error) as exc:     # a full disk beside the store, a damaged store
+        raise ApiError(500, "backup_failed", "the service could not copy the store: "
+                       f"{getattr(exc, 'strerror', None) or str(exc).splitlines()[0]}") from None
+
+    async def chunks():
+        try:
+            with open(tmp, "rb") as fh:
+                while block := await asyncio.to_thread(fh.read, 1 << 20):
+                    yield block
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+    headers = {"Content-Length": str(os.path.getsize(tmp)), "X-Seasalt-Events": str(events),
+               "X-Seasalt-Store": StoreIdentity.of(live.path).header()}
+    return StreamingResponse(chunks(), media_type="application/octet-stream", headers=headers)
+
+
 # ---------------------------------------------------------------- the app
 
 ROUTES = [
@@ -433,6 +468,7 @@ ROUTES = [
     Route("/stats/{report}", get_stats, methods=["GET"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
+    Route("/backup", post_backup, methods=["POST"]),
 ]
 
 

@@ -21,8 +21,10 @@ from __future__ import annotations
 
 import asyncio
 import queue
+import threading
 import time
 from collections import OrderedDict
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
@@ -30,7 +32,9 @@ from .. import events as ev
 from ..engine.state import ENDED, State
 from ..errors import SeasaltError, StreamConflictError, UnknownGameError
 from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
+from ..analytics.limits import limits_from
 from ..store import Store
+from ..store.backup import copy_while_quiet
 
 #: appends stored together in one transaction at most
 MAX_BATCH = 512
@@ -77,6 +81,9 @@ class LiveStore:
         self._written: OrderedDict[str, GameCache] = OrderedDict()
         self._waiters: dict[str, asyncio.Event] = {}
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        #: held by the writer while it checks and commits a batch, and by a backup while
+        #: it copies the file: no write lands in the middle of a copy
+        self._quiet = threading.Lock()
         self._writer: asyncio.Future | None = None      # the writer thread's loop, running
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closing: asyncio.Event | None = None
@@ -90,6 +97,9 @@ class LiveStore:
         """Open the store (on the writer thread) and start the writer."""
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
+        memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
+        if memory is not None:
+            self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
         self.closing = asyncio.Event()
@@ -166,7 +176,8 @@ class LiveStore:
                 batch.append(job)
             t0 = time.perf_counter()
             try:
-                outcome = self._process(batch)
+                with self._quiet:
+                    outcome = self._process(batch)
             except BaseException as exc:           # pragma: no cover - _process catches
                 outcome = ([exc] * len(batch), {}, {j.game_id for j in batch})
                 for gid in outcome[2]:
@@ -255,6 +266,26 @@ class LiveStore:
             w = self._waiters.pop(gid, None)
             if w is not None:
                 w.set()
+
+    # ------------------------------------------------------------ backups
+
+    async def backup_copy(self) -> tuple[Path, int]:
+        """A consistent copy of the store in a temporary file beside it (the caller removes
+        it) and its number of events: every append answered so far is in it. Writes wait
+        while the file is copied; reads do not."""
+        store = self.store
+        if store is None or self._writer is None:
+            raise ServiceClosed("the service is not running")
+        path = Path(store.path)
+
+        def copy() -> tuple[Path, int]:
+            with self._quiet:
+                cur = store.con.cursor()
+                try:
+                    return copy_while_quiet(cur, path, path.resolve().parent)
+                finally:
+                    cur.close()
+        return await asyncio.get_running_loop().run_in_executor(None, copy)
 
     # ------------------------------------------------------------ reads
 

@@ -223,6 +223,19 @@ def spec() -> dict[str, Any]:
             "get": {"summary": "200 while the service runs",
                     "responses": {"200": {"description": "ok", **_json({"type": "object"})}}},
         },
+        "/backup": {
+            "post": {"summary": "A consistent copy of the store file (seasalt backup --service)",
+                     "description": "Every append answered before the request is in the copy. "
+                                    "Headers: X-Seasalt-Events (events in the copy), "
+                                    "X-Seasalt-Store (the store's identity: directory, file "
+                                    "and write-ahead log as device:inode, and its name).",
+                     "security": AUTH,
+                     "responses": {"200": {"description": "the DuckDB file",
+                                           "content": {"application/octet-stream": {
+                                               "schema": {"type": "string",
+                                                          "format": "binary"}}}},
+                                   "401": _err("A token is needed, or it is wrong")}},
+        },
     }
     return {
         "openapi": "3.1.0",

@@ -1,11 +1,15 @@
 """``GET /stats`` and ``GET /stats/{report}``: the packaged analytics reports, run on the
 service's reader connection (the service holds the store, so no second process may open it).
+
+A report runs under the time limit of ``seasalt query`` (``SEASALT_QUERY_TIMEOUT``); the
+service's DuckDB memory limit (``SEASALT_QUERY_MEMORY``) is set when it opens the store.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ..digits import is_digits
 from ..errors import UsageError
 from ..store import Store
 
@@ -43,11 +47,16 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
                        + ", ".join(r.name for r in reports.list_reports()))
     players = params.get("players") or None
     if players is not None:
-        if not players.isdigit():
+        if not is_digits(players):
             raise UsageError(f"players must be 2, 3 or 4, not {players!r}")
         players = int(players)
-    result = reports.run_report_on(store.con, name, player=params.get("player") or None,
-                                   players=players)
+    from ..analytics.limits import (QueryMemoryError, QueryTimeoutError, guarded,
+                                    limits_from)
+    try:
+        result = guarded(store.con, lambda: reports.run_report_on(
+            store.con, name, player=params.get("player") or None, players=players), limits_from())
+    except (QueryTimeoutError, QueryMemoryError) as exc:
+        raise ApiError(503, "report_limit", f"report {name}: {exc}") from None
     report = reports.get_report(name)
     return {"report": name, "description": report.description, "columns": result.columns,
             "rows": json_rows(result)}

@@ -23,13 +23,38 @@ from typing import BinaryIO, Iterable, Iterator
 import msgspec
 from msgspec import Struct
 
+from ..digits import is_digits
 from .. import events as ev
 from .. import workers
-from ..errors import SeasaltError
-from .jsonl import check_game, read_games
+from ..errors import LogFormatError, SeasaltError
+from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
+from ..engine.state import ENDED
+from .jsonl import RawGame, check_game, read_games
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
 AHEAD = 6                      # chunks per worker process checked ahead of the importer
+AHEAD_BYTES = 64 << 20         # ... and the bytes of log they may hold in all (a chunk can
+                               # be as large as a game: MAX_GAME_BYTES)
+
+
+class Cut(Struct):
+    """Where a chunk's log was cut short: at ``line``, the game in progress took more than
+    :data:`MAX_GAME_BYTES` (``kind`` "game": the rest of it was skipped), or the line was
+    longer than :data:`MAX_LINE_BYTES` (``kind`` "line": the rest of the file was not read)."""
+
+    line: int
+    kind: str
+    limit: int
+
+    def error(self, source: str) -> LogFormatError:
+        """The LOG-FORMAT error this cut reports."""
+        if self.kind == "line":
+            reason = (f"a line may hold at most {self.limit:,} bytes; line {self.line} is longer "
+                      f"(the rest of {source} is not read)")
+        else:
+            reason = (f"a game may take at most {self.limit:,} bytes of log; this one takes more "
+                      f"at line {self.line} (its lines up to the next game_started are skipped)")
+        return LogFormatError(reason, file=source, line=self.line)
 
 
 class Chunk(Struct):
@@ -40,6 +65,7 @@ class Chunk(Struct):
     first_line: int           # the line number of the first line of ``data``
     data: bytes
     spilled: str | None = None    # the file holding ``data`` once it left memory
+    cut: Cut | None = None    # the log was cut short after ``data``
 
     def lines(self, first: int, last: int) -> list[bytes]:
         """Lines ``first`` .. ``last`` (line numbers of the log) of this chunk."""
@@ -49,7 +75,11 @@ class Chunk(Struct):
     def spill(self, directory: str) -> None:
         """Move ``data`` to a file in ``directory`` (:meth:`lines` reads it from there)."""
         path = Path(directory) / f"chunk-{self.index}.jsonl"
-        path.write_bytes(self.data)
+        try:
+            path.write_bytes(self.data)
+        except OSError as exc:
+            path.unlink(missing_ok=True)
+            raise workers.scratch_failure(exc, directory) from None
         self.spilled, self.data = str(path), b""
 
     def forget(self) -> None:
@@ -73,42 +103,108 @@ def _starts_game(line: bytes) -> bool:
         return False
 
 
-def _cut(buf: bytes, start: int) -> int | None:
-    """The offset of the first ``game_started`` line of ``buf`` that begins after offset
-    ``start`` (None: none among its complete lines)."""
-    at = start
+def _game_starts(buf: bytearray, at: int, found: list[int], final: bool) -> int:
+    """Append to ``found`` the offsets of the ``game_started`` lines of ``buf`` among its
+    complete lines (``final``: the last line too) from offset ``at`` (a line start or a
+    line's end); the offset to go on from once more bytes came."""
     while True:
         i = buf.find(b"game_started", at)
         if i < 0:
-            return None
+            return max(at, len(buf) - len(b"game_started"))
         begin = buf.rfind(b"\n", 0, i) + 1
         end = buf.find(b"\n", i)
         if end < 0:
-            return None                      # the line is not complete yet
-        if begin > start and _starts_game(buf[begin:end]):
-            return begin
+            if not final:
+                return begin                 # the line is not complete yet
+            end = len(buf)
+        if _starts_game(buf[begin:end]):
+            found.append(begin)
         at = end
 
 
-def split(stream: BinaryIO, source: str, first_index: int = 0,
-          size: int = CHUNK_BYTES) -> Iterator[Chunk]:
+def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK_BYTES,
+          max_line: int = MAX_LINE_BYTES, max_game: int = MAX_GAME_BYTES) -> Iterator[Chunk]:
     """Cut a binary stream into chunks of about ``size`` bytes or more, each ending just
-    before a ``game_started`` line (the last one at the end of the stream)."""
+    before a ``game_started`` line (the last one at the end of the stream).
+
+    Memory stays bounded whatever the stream holds: a line longer than ``max_line`` bytes
+    ends the stream (found without reading the rest of the line: the last chunk says so in
+    its ``cut``), and of a game longer than ``max_game`` bytes only the lines within that
+    size are kept (its chunk's ``cut`` says where), the rest is read and dropped up to the
+    next ``game_started`` line."""
     buf = bytearray()           # a chunk's bytes are copied once: out of it
-    line = 1
+    line = 1                    # the line number of buf[0]
     index = first_index
+    checked = 0                 # every complete line before this offset is short enough
+    scan = 0                    # game starts are looked for from here
+    starts: list[int] = []      # offsets of the game starts found in buf (after 0)
+    skipping = False            # dropping the rest of a game over max_game
+    long_at: int | None = None  # the offset of a line over max_line
+    eof = False
+
+    def drop(n: int) -> bytes:
+        """Take the first ``n`` bytes off ``buf``."""
+        nonlocal line, checked, scan, starts, long_at
+        piece = bytes(memoryview(buf)[:n])
+        del buf[:n]             # cheap: a bytearray drops its head without moving the rest
+        line += piece.count(b"\n")
+        checked, scan = max(0, checked - n), max(0, scan - n)
+        starts = [s - n for s in starts if s > n]
+        if long_at is not None:
+            long_at -= n
+        return piece
+
+    def chunk(n: int, cut: Cut | None = None) -> Chunk:
+        nonlocal index
+        first = line
+        c = Chunk(source=source, index=index, first_line=first, data=drop(n), cut=cut)
+        index += 1
+        return c
+
     while True:
         block = stream.read(max(size, 1 << 16))
         buf += block
-        while len(buf) > size and (cut := _cut(buf, size)) is not None:
-            piece = bytes(memoryview(buf)[:cut])
-            del buf[:cut]       # cheap: a bytearray drops its head without moving the rest
-            yield Chunk(source=source, index=index, first_line=line, data=piece)
-            index += 1
-            line += piece.count(b"\n")
-        if not block:
-            if buf:
-                yield Chunk(source=source, index=index, first_line=line, data=bytes(buf))
+        eof = not block
+        scan = _game_starts(buf, scan, starts, eof)
+        while checked + max_line < len(buf):
+            j = buf.rfind(b"\n", checked, checked + max_line + 1)
+            if j < 0:           # a line longer than max_line: the stream ends there
+                long_at = checked
+                break
+            checked = j + 1
+        while True:             # skip the rest of a game too long; find the next one
+            limit = (long_at if long_at is not None
+                     else len(buf) if eof else buf.rfind(b"\n") + 1)
+            before = [s for s in starts if s < limit]
+            if skipping:
+                if not before:
+                    drop(limit)
+                    break
+                drop(before[0])
+                skipping = False
+                continue
+            bounds = [0, *before, limit]
+            big = next((b for b, e in zip(bounds, bounds[1:]) if e - b > max_game), None)
+            if big is None:
+                break
+            if big:
+                yield chunk(big)
+            end = buf.rfind(b"\n", 0, max_game) + 1
+            yield chunk(end, Cut(line=line + buf.count(b"\n", 0, end), kind="game",
+                                 limit=max_game))
+            skipping = True
+        if long_at is not None:
+            yield chunk(long_at, Cut(line=line + buf.count(b"\n", 0, long_at), kind="line",
+                                     limit=max_line))
+            return
+        while not skipping and len(buf) > size:
+            cut = next((s for s in starts if s > size), None)
+            if cut is None:
+                break
+            yield chunk(cut)
+        if eof:
+            if buf and not skipping:
+                yield chunk(len(buf))
             return
 
 
@@ -171,11 +267,24 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             if out_dir is not None else None)
     games: list[ChunkGame] = []
     here: set[str] = set()
-    for raw in read_games(chunk.data.split(b"\n"), chunk.source, chunk.first_line):
+    cut = chunk.cut.error(chunk.source) if chunk.cut is not None else None
+    alone = None            # the cut, reported on its own after the chunk's last game
+    if cut is not None:
+        alone = ChunkGame(None, cut.line, cut.line,
+                          failure=failed_outcome(cut, chunk.source, cut.line))
+    for raw, is_last in _mark_last(read_games(chunk.data.split(b"\n"), chunk.source,
+                                              chunk.first_line)):
         first = raw.first_line
         last = raw.lines[-1] if raw.lines else first
         try:
+            if is_last and cut is not None and chunk.cut.kind == "game":
+                alone = None        # the game is cut short: it fails, at its first error
+                if raw.error is None:
+                    raw.error = cut
             game = check_game(raw)
+            if is_last and cut is not None and game.states[-1].phase != ENDED:
+                alone = None        # a game in play when the file stopped being read
+                raise cut.locate(game_id=game.game_id)
         except SeasaltError as exc:
             games.append(ChunkGame(getattr(exc, "game_id", None), first, last,
                                    failure=failed_outcome(exc, raw.source, first)))
@@ -193,8 +302,21 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             w = plan_write(gid, len(here) - 1, game.events, game.states)
             sink.add({"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows})
             games.append(ChunkGame(gid, first, last, n, rows=True))
+    if alone is not None:
+        games.append(alone)
     files = sink.close() if sink is not None else {}
     return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
+
+
+def _mark_last(items: Iterable[RawGame]) -> Iterator[tuple[RawGame, bool]]:
+    """Each item with whether it is the last."""
+    it = iter(items)
+    prev = next(it, None)
+    for item in it:
+        yield prev, False
+        prev = item
+    if prev is not None:
+        yield prev, True
 
 
 
@@ -214,9 +336,12 @@ def scratch_dir(wanted: bool = True) -> Iterator[str | None]:
     base = Path(tempfile.gettempdir())
     for old in base.glob(_SCRATCH + "*-*"):
         pid = old.name[len(_SCRATCH):].split("-", 1)[0]
-        if pid.isdigit() and not _alive(int(pid)):
+        if is_digits(pid) and not _alive(int(pid)):
             shutil.rmtree(old, ignore_errors=True)
-    path = tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-")
+    try:
+        path = tempfile.mkdtemp(prefix=f"{_SCRATCH}{os.getpid()}-")
+    except OSError as exc:
+        raise workers.scratch_failure(exc, str(base)) from None
     try:
         yield path
     finally:
@@ -255,17 +380,26 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
-    small import), else in this process. At most :data:`AHEAD` chunks per worker wait in
-    memory: enough to keep the workers busy while the importer loads a batch."""
+    small import), else in this process. At most :data:`AHEAD` chunks per worker, and
+    :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
+    while the importer loads a batch."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
         _init(setup)
         try:
             for c in chain(head, chunks):
-                yield c, check_chunk(c)
+                try:
+                    result = check_chunk(c)
+                except OSError as exc:      # its files, as in a worker: TMPDIR full
+                    raise workers.scratch_failure(exc) from None
+                yield c, result
         finally:
             _close()
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
-        yield from pool.map(check_chunk, chain(head, chunks))
+        yield from pool.map(check_chunk, chain(head, chunks), weight=_size, budget=AHEAD_BYTES)
+
+
+def _size(chunk: Chunk) -> int:
+    return len(chunk.data)

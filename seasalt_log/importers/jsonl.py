@@ -6,6 +6,7 @@ per game. Errors carry the file, the line, the game id and the position in the g
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import sys
 from pathlib import Path
@@ -16,6 +17,7 @@ from msgspec import Struct
 from .. import events as ev
 from ..engine import State, apply, next_derived
 from ..errors import LogFormatError, SeasaltError
+from ..identifiers import MAX_LINE_BYTES
 
 
 class RawGame(Struct):
@@ -79,7 +81,17 @@ def iter_lines(source: str | Path | BinaryIO, first_line: int = 1) -> Iterator[t
 
 
 def _numbered(stream, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
-    for no, line in enumerate(stream, first_line):
+    """Number the lines; a line longer than :data:`MAX_LINE_BYTES` is a LOG-FORMAT error,
+    raised without reading the rest of it."""
+    if hasattr(stream, "readline"):
+        read = functools.partial(stream.readline, MAX_LINE_BYTES + 2)   # and b"\r\n"
+        lines = iter(read, b"")
+    else:
+        lines = iter(stream)
+    for no, line in enumerate(lines, first_line):
+        if len(line) > MAX_LINE_BYTES and len(line.rstrip(b"\r\n")) > MAX_LINE_BYTES:
+            raise LogFormatError(f"a line may hold at most {MAX_LINE_BYTES:,} bytes; line {no} "
+                                 "is longer", line=no)
         if line.strip():
             yield no, line
 
@@ -93,7 +105,14 @@ def read_games(source: str | Path | BinaryIO, name: str | None = None, first_lin
     game: RawGame | None = None
     n_players: int | None = None
     skipping = False
-    for no, line in iter_lines(source, first_line):
+    lines = iter_lines(source, first_line)
+    while True:
+        try:
+            no, line = next(lines)
+        except StopIteration:
+            break
+        except LogFormatError as exc:       # a line too long: the rest is not read
+            raise exc.locate(file=name) from None
         try:
             e = ev.decode(line)
             if type(e) is ev.GameStarted:

@@ -141,6 +141,12 @@ class ImportRun:
 
     #: chunk loads are this many batches each: the rows wait in files, not in memory
     LOAD_BATCHES = 5
+    #: chunks waiting to be loaded are loaded once they hold this many bytes of log, however
+    #: few events they bring (games that failed, or are stored already, bring none)
+    PENDING_BYTES = 64 << 20
+    #: games the store refuses in a row (a full disk, a read-only file) before the import
+    #: stops, rather than report every game that follows with the same error
+    MAX_REFUSALS = 5
     #: loads per transaction: each commit leaves DuckDB free blocks and partly filled ones
     #: (a store about 4 bytes/event larger with a commit every 500,000 events than with
     #: one), and 2.5 million events are about 15 s of work to redo after a crash
@@ -163,10 +169,13 @@ class ImportRun:
         self.pending_events = 0
         self.chunks: list[tuple[Chunk, ChunkResult]] = []    # checked, not loaded yet
         self.chunk_events = 0
+        self.chunk_bytes = 0
         #: chunks loaded in the open transaction (not strict), with the games each skipped
         self.loaded: list[tuple[Chunk, ChunkResult, set[str]]] = []
         self.loaded_ids: set[str] = set()        # the games they loaded
         self.loads = 0
+        self.refusals = 0                         # games the store refused in a row
+        self.first_refused: GameOutcome | None = None     # the first of them
         if store is not None and strict:
             store.begin()
 
@@ -248,17 +257,47 @@ class ImportRun:
         self.commit_loads()
         error = self._write(pending)
         if error is not None and not self.strict and len(pending) > 1:
-            for item in pending:
+            for k, item in enumerate(pending):
                 e = self._write([item])
-                if e is not None:
-                    _, o = item
-                    msg = str(e) if f"game {o.game_id}" in str(e) else f"game {o.game_id}: {e}"
-                    o.status, o.error, o.events = "failed", msg, 0
+                _, o = item
+                if e is None:
+                    self.refusals = 0
+                    continue
+                msg = str(e) if f"game {o.game_id}" in str(e) else f"game {o.game_id}: {e}"
+                o.status, o.error, o.events = "failed", msg, 0
+                self._refused(e, o, pending[k + 1:])
         elif error is not None:
             for _, o in pending:
                 o.status, o.error, o.events = "failed", str(error), 0
+            self._refused(error, pending[0][1], pending[1:])
+        else:
+            self.refusals = 0
         self.pending, self.pending_events = [], 0
         self.pending_ids.clear()
+
+    def _refused(self, error: SeasaltError, outcome: GameOutcome,
+                 unwritten: Sequence[tuple[GameWrite, GameOutcome]] = ()) -> None:
+        """Count a game the store refused (``outcome``; ``unwritten``: games of its batch
+        not written yet); stop the import with one message once :data:`MAX_REFUSALS` were
+        refused in a row, or at the first with ``strict`` (nothing can be stored then)."""
+        self.refusals += 1
+        if self.refusals == 1:
+            self.first_refused = outcome
+        if not self.strict and self.refusals < self.MAX_REFUSALS:
+            return
+        first = self.first_refused
+        if self.strict:
+            times, done = "", "nothing stored (--strict)"
+        else:
+            stored = (sum(g.status in ("new", "extended") for g in self.summary.games)
+                      - sum(o.status in ("new", "extended") for _, o in unwritten))
+            times, done = f" of {self.refusals} games in a row", f"{stored} game(s) stored before it"
+        reason = str(error)
+        for prefix in (f"game {outcome.game_id}: ", _REFUSED):
+            if reason.startswith(prefix):
+                reason = reason[len(prefix):]
+        raise ImportStopped(f"{_REFUSED[:-2]}{times}, so the import stopped at "
+                            f"{first.source}:{first.line} (game {first.game_id}): {reason}; {done}")
 
     # ------------------------------------------------------------ a chunk at a time
 
@@ -272,7 +311,9 @@ class ImportRun:
             return
         self.chunks.append((chunk, result))
         self.chunk_events += sum(g.events for g in result.games if g.rows)
-        if self.chunk_events >= self.batch_events * self.LOAD_BATCHES:
+        self.chunk_bytes += len(chunk.data)
+        if (self.chunk_events >= self.batch_events * self.LOAD_BATCHES
+                or self.chunk_bytes >= self.PENDING_BYTES):
             self.flush_chunks()
 
     def _validated_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
@@ -309,7 +350,7 @@ class ImportRun:
         """Load the new games of the chunks taken so far into the open transaction (opened
         here if need be; strict: the import's one transaction), and commit it every
         :data:`COMMIT_LOADS` loads. A game is settled once its transaction is done."""
-        batch, self.chunks, self.chunk_events = self.chunks, [], 0
+        batch, self.chunks, self.chunk_events, self.chunk_bytes = self.chunks, [], 0, 0
         if not batch:
             return
         store, seen = self.store, self.seen
@@ -373,6 +414,13 @@ class ImportRun:
         self.loaded, self.loaded_ids, self.loads = [], set(), 0
         if error is not None:
             self._abort()
+            if self.strict:
+                for chunk, _, _ in loaded:
+                    chunk.forget()
+                first = next((g for _, r, _ in loaded for g in r.games if g.rows), None)
+                self._refused(error, GameOutcome(
+                    game_id=first.game_id if first else None, status="failed",
+                    source=loaded[0][0].source, line=first.first_line if first else 0))
         try:
             self._settle([(c, r) for c, r, _ in loaded], [skip for _, _, skip in loaded], error)
         finally:
@@ -436,9 +484,16 @@ class ImportRun:
         return summary
 
 
+_REFUSED = "the store refused the write: "
+
+
+class ImportStopped(SeasaltError):
+    """The store refused the writes of a run of games: the import stopped there."""
+
+
 def _store_error(exc: Exception) -> SeasaltError:
     """``exc`` as the error of the games a failed write or load was storing."""
     if isinstance(exc, SeasaltError):
         return exc
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-    return SeasaltError(f"the store refused the write: {first}")
+    return SeasaltError(f"{_REFUSED}{first}")

@@ -11,6 +11,8 @@ from __future__ import annotations
 import random
 from typing import Iterator, Sequence
 
+import msgspec
+
 from .. import events as ev
 from ..cards import COUNT
 from ..engine import apply, legal_moves, next_derived
@@ -92,7 +94,8 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
 
     push(ev.GameStarted(players=tuple(f"{b}-{i + 1}" for i, b in enumerate(seat_bots)),
                         game_id=f"sim-{seed}-{index}",
-                        meta={"seed": seed, "game": index, "bots": list(seat_bots)}))
+                        meta=msgspec.Raw(msgspec.json.encode(
+                            {"seed": seed, "game": index, "bots": list(seat_bots)}))))
     first = chance.randrange(n)                                    # R-SETUP-4, round 1
     group, moves = dc.group, legal_moves
     while True:

@@ -293,9 +293,10 @@ def set_version(con) -> None:
 
 def stored_version(con) -> str | None:
     """The read models' version recorded in the store, or None."""
+    import duckdb
     try:
         row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
-    except Exception:       # no store_meta table
+    except duckdb.CatalogException:     # no store_meta table (a damaged store raises on)
         return None
     return row[0] if row else None
 
@@ -449,7 +450,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     rows["rounds"] = [tuple(r) for r in rounds]
     rows["games"].append((
         game_id, list(first.players), n, last.target, last.ruleset.name,
-        msgspec.json.encode(first.meta).decode() if first.meta is not None else None,
+        bytes(first.meta).decode() if first.meta is not msgspec.UNSET else None,
         "ended" if ended else "in_progress", last.rounds_played, last.seq,
         last.reason if ended else None, list(last.winners) if ended else None,
         list(last.totals), first.at, end.at if end is not None else None))

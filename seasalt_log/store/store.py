@@ -19,7 +19,8 @@ import msgspec
 
 from .. import events as ev
 from ..engine import State
-from ..errors import SeasaltError, StoreBusyError, StreamConflictError, UnknownGameError
+from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
+                      UnknownGameError)
 from .projections import TABLES, migrate_projections, project
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
@@ -111,22 +112,85 @@ def natural_key(game_id: str) -> tuple:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(game_id)))
 
 
+def wal_path(path: Path) -> Path:
+    """The store's write-ahead log: committed transactions not yet in the file."""
+    return path.with_name(path.name + ".wal")
+
+
 def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to the store file, or a one-line :class:`SeasaltError`: no store
-    (read-only), the store busy (:class:`StoreBusyError`), or any other failure to open."""
+    (read-only), the store busy (:class:`StoreBusyError`), damaged
+    (:class:`StoreDamagedError`), or any other failure to open.
+
+    The write-ahead log is folded into the file first, so that the file alone holds every
+    committed transaction after any command: a read-write open checkpoints when a log is
+    there; a read-only open first tries a short read-write open to do the same, and when it
+    cannot (another process reads the store, or the file is not writable) DuckDB replays
+    the log in memory and leaves the file for the next writer."""
     if read_only and not path.exists():
         raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
+    if path.is_dir():
+        raise StoreDamagedError(f"the store {path} is a directory, not a DuckDB file")
+    wal = wal_path(path)
+    if read_only and wal.exists():
+        try:
+            fold = duckdb.connect(str(path), read_only=False)
+        except duckdb.Error:
+            pass            # busy, read-only file or damaged: the read-only open says which
+        else:
+            try:
+                fold.execute("CHECKPOINT")
+            except duckdb.Error:
+                pass
+            finally:
+                fold.close()
     try:
-        return duckdb.connect(str(path), read_only=read_only, config=config or {})
-    except duckdb.IOException as exc:
-        if "lock" in str(exc).lower():
+        con = duckdb.connect(str(path), read_only=read_only, config=config or {})
+    except duckdb.Error as exc:
+        if isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower():
             raise StoreBusyError(
                 f"the store {path} is busy: another process has it open (one process may "
                 "write to a store, or several may read it, never both at once); try again "
                 "when it has finished") from None
-        raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
-    except duckdb.Error as exc:
-        raise SeasaltError(f"cannot open the store {path}: {_first_line(exc)}") from None
+        raise store_failure(path, exc) from None
+    if not read_only and wal.exists():
+        try:
+            con.execute("CHECKPOINT")
+        except duckdb.Error as exc:
+            con.close()
+            raise store_failure(path, exc) from None
+    return con
+
+
+def store_failure(path: Path, exc: Exception) -> SeasaltError:
+    """The one-line error for a DuckDB failure to open or read the store at ``path``:
+    :class:`StoreDamagedError` naming the file at fault when the file or its write-ahead
+    log is damaged (:func:`damage_error`), else a plain :class:`SeasaltError`."""
+    return damage_error(path, exc) or SeasaltError(f"cannot open the store {path}: {_first_line(exc)}")
+
+
+def damage_error(path: Path, exc: Exception) -> StoreDamagedError | None:
+    """:class:`StoreDamagedError` saying what is wrong with the store at ``path`` or its
+    write-ahead log when DuckDB's error ``exc`` says one of them is damaged, else None."""
+    text = _first_line(exc)
+    low = text.lower()
+    wal = wal_path(path)
+    if "wal" in low and ("replay" in low or "does not match" in low):
+        return StoreDamagedError(
+            f"the write-ahead log {wal} does not belong to the store {path} or is damaged "
+            f"({text}); the store cannot be opened with it: keep both files, and open a copy "
+            "of the store without it to read what the file itself holds")
+    if "not a valid duckdb database" in low:
+        what = "an empty file" if path.is_file() and path.stat().st_size == 0 else "not a DuckDB database"
+        return StoreDamagedError(f"the store {path} is {what}; it is not a seasalt store")
+    if "is a directory" in low:
+        return StoreDamagedError(f"the store {path} is a directory, not a DuckDB file")
+    if ("corrupt" in low or "checksum" in low or "could not read enough bytes" in low
+            or "serializ" in low or isinstance(exc, (duckdb.InternalException,
+                                                     duckdb.SerializationException))):
+        return StoreDamagedError(f"the store {path} is damaged (truncated or overwritten): "
+                                 f"{text}; restore it from a backup (`seasalt backup`)")
+    return None
 
 
 def _first_line(exc: Exception) -> str:
@@ -153,11 +217,21 @@ class Store:
     def open(cls, path: str | Path, *, read_only: bool = False) -> "Store":
         """Open (and for writing, create or migrate) the store at ``path``.
 
-        Raises :class:`StoreBusyError` when another process holds the file, and
-        :class:`UnknownGameError`-free :class:`SeasaltError` when a read-only store is missing.
+        The write-ahead log is folded into the file first (see :func:`connect`). Raises
+        :class:`StoreBusyError` when another process holds the file,
+        :class:`StoreDamagedError` when the file or its write-ahead log cannot be read, and
+        :class:`SeasaltError` when a read-only store is missing or not a store of this format.
         """
         path = Path(path)
         con = connect(path, read_only=read_only)
+        try:
+            return cls._opened(con, path, read_only)
+        except duckdb.Error as exc:
+            con.close()
+            raise store_failure(path, exc) from None
+
+    @classmethod
+    def _opened(cls, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> "Store":
         for sql in _SAFE_SETTINGS:
             con.execute(sql)
         store = cls(con, path, read_only)
