@@ -26,7 +26,8 @@ import pytest
 from seasalt_log import events as ev
 from seasalt_log.replay import steps
 
-from .web_oracle import hidden_cards_in, hidden_moves, visible_to_others
+from .view_oracle import hands_visible_to
+from .web_oracle import hidden_cards_in, hidden_moves, shown_after
 
 CHROMIUM = os.environ.get("SEASALT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -164,14 +165,14 @@ READ_TABLE = """() => {
 }"""
 
 
-def truth(state, viewer: int | None = None) -> dict:
+def truth(state, viewer: int | None = None, shown: frozenset[int] = frozenset()) -> dict:
     """What the table holds in the engine's state (hands sorted, as drawn), and, for a
-    viewer, the other hands face down (None per card) unless revealed (R-VIEW)."""
+    viewer, the hands not ``shown`` (the oracle's, R-VIEW) face down (None per card)."""
     t = state.table
     seats = []
     for s in range(state.n):
         hand = sorted(t.hands[s]) if t.hands else []
-        if viewer is not None and s != viewer and not visible_to_others(state, s):
+        if viewer is not None and s not in hands_visible_to(shown, viewer):
             hand = [None] * len(hand)
         laid = [c for pair in (t.laid[s] if t.laid else ()) for c in pair]
         seats.append({"hand": hand, "laid": laid, "total": state.totals[s]})
@@ -179,14 +180,9 @@ def truth(state, viewer: int | None = None) -> dict:
     return {"seats": seats, "tops": tops, "deck": len(t.deck)}
 
 
-def shown(page) -> dict:
-    d = page.evaluate(READ_TABLE)
-    return d
-
-
-def check_equal(page, state, seq: int, viewer=None):
-    got = shown(page)
-    want = truth(state, viewer)
+def check_equal(page, state, seq: int, viewer=None, shown=frozenset()):
+    got = page.evaluate(READ_TABLE)
+    want = truth(state, viewer, shown)
     assert got["deck"] == want["deck"], f"seq {seq}: deck size"
     assert got["tops"] == want["tops"], f"seq {seq}: pile tops"
     for s, (g, w) in enumerate(zip(got["seats"], want["seats"])):
@@ -255,10 +251,11 @@ def test_player_view_has_no_hidden_card(world, browser):
     p = Page(browser, PHONE)
     p.page.goto(f"{world['url']}/play/{gid}?as={names[viewer]}#seq=40")
     p.shot("game-player-view-phone")
-    check_equal(p.page, states[39], 40, viewer)
+    shown = shown_after(events)
+    check_equal(p.page, states[39], 40, viewer, shown[39])
     for seq in range(41, len(states) + 1):
         p.page.keyboard.press("ArrowRight")
-        check_equal(p.page, states[seq - 1], seq, viewer)
+        check_equal(p.page, states[seq - 1], seq, viewer, shown[seq - 1])
     # everything the page loaded: the page itself carries the frames
     page_html = [b for b in p.bodies if b.startswith(b"<!doctype html>")]
     assert page_html, "the page's HTML was not recorded"
@@ -266,7 +263,7 @@ def test_player_view_has_no_hidden_card(world, browser):
     data = {"frames": p.page.evaluate("window.seasaltViewer.frames")}    # rebuilt from the page
     assert p.bodies[0].decode().count(json.dumps(data["frames"][-1]["text"])) == 1
     assert len(data["frames"]) == len(events)
-    assert hidden_cards_in(data["frames"], states, viewer) == []
+    assert hidden_cards_in(data["frames"], shown, viewer) == []
     hidden = hidden_moves(events, viewer)
     assert hidden                                 # the game has hidden moves to test
     for seq, card, public in hidden:
@@ -276,7 +273,7 @@ def test_player_view_has_no_hidden_card(world, browser):
     everyone = Page(browser)
     everyone.page.goto(f"{world['url']}/play/{gid}")
     all_data = {"frames": everyone.page.evaluate("window.seasaltViewer.frames")}
-    assert hidden_cards_in(all_data["frames"], states, viewer)
+    assert hidden_cards_in(all_data["frames"], shown, viewer)
     everyone.close()
     p.close()
 
@@ -404,11 +401,12 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
             assert p.page.evaluate("window.seen") - stored < 1000, "the page took over a second"
     states = [st.after for st in steps(src[:1] + rest[:10])]
     check_equal(pages[0].page, states[-1], seq)
-    check_equal(pages[1].page, states[-1], seq, 1)
+    shown = shown_after(src[:1] + rest[:10])
+    check_equal(pages[1].page, states[-1], seq, 1, shown[-1])
     # the frames the player's page got from its stream hold no hidden card either (R-VIEW)
     got = pages[1].page.evaluate("window.seasaltViewer.frames")
-    assert len(got) == seq and hidden_cards_in(got, states, 1) == []
-    assert hidden_cards_in(pages[0].page.evaluate("window.seasaltViewer.frames"), states, 1)
+    assert len(got) == seq and hidden_cards_in(got, shown, 1) == []
+    assert hidden_cards_in(pages[0].page.evaluate("window.seasaltViewer.frames"), shown, 1)
     pages[0].shot("live-desktop")
     for p in pages:
         p.close()

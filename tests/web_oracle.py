@@ -1,30 +1,25 @@
-"""What a player may see (RULES.md §7, R-VIEW), written from the rules for the web app's
-tests, independently of seasalt_log.view."""
+"""What a player may see (RULES.md §7, R-VIEW) in the web app's frames, against the
+project's oracle written from the rules (tests/view_oracle.py), not seasalt_log.view."""
 
 from __future__ import annotations
 
 from seasalt_log import events as ev
-from seasalt_log.engine.state import ROUND
+
+from .view_oracle import hands_visible_to, shown_hands
 
 
-def visible_to_others(state, seat: int) -> bool:
-    """A hand is seen by the others once revealed (its player called, or revealed it for
-    the final turns of a LAST CHANCE, R-LAST-3) or once the round is scored, except after
-    a deck-out (nobody reveals)."""
-    f = state.flow
-    if f.revealed & (1 << seat) or f.caller == seat:
-        return True
-    scored = state.phase != ROUND                  # round_scored (or a mermaid win) applied
-    return scored and f.ending != "deck_out" and state.table.hands != ()
+def shown_after(events) -> list[frozenset[int]]:
+    """After each event (index seq - 1), the seats whose hands every player may see."""
+    return list(shown_hands(events))
 
 
-def hidden_cards_in(frames, states, viewer) -> list[str]:
-    """The places where a frame shows what ``viewer`` could not see."""
+def hidden_cards_in(frames, shown, viewer) -> list[str]:
+    """The places where a frame shows what ``viewer`` could not see (``shown``: from
+    :func:`shown_after`)."""
     bad = []
     for f in frames:
-        state = states[f["seq"] - 1]
         for s in f["seats"]:
-            if s["seat"] != viewer and s["hand"] and not visible_to_others(state, s["seat"]):
+            if s["hand"] and s["seat"] not in hands_visible_to(shown[f["seq"] - 1], viewer):
                 bad.append(f"seq {f['seq']}: seat {s['seat']}'s hand")
             if s["seat"] != viewer and s.get("card_points") is not None and s["hand"] is None:
                 bad.append(f"seq {f['seq']}: seat {s['seat']}'s card points")
