@@ -91,6 +91,7 @@ def _write_cmds(target):
     """Every command that writes a file, aimed at ``target`` (the store is ./seasalt.duckdb)."""
     return {
         "export --out": ["export", "--all", "--out", target],
+        "export --html": ["export", "sim-5-0", "--html", target],
         "query --output": ["query", "SELECT 1 AS x", "--output", target],
         "stats --output": ["stats", "win-rates", "--output", target],
         "simulate --out": ["simulate", "--games", 1, "--players", 2, "--seed", 1, "--out", target],
@@ -225,6 +226,7 @@ def _full_disk_after(limit: int, real_open=open):
 
 @pytest.mark.parametrize("cmd,name", [
     (["export", "--all", "--out"], "out.jsonl"),
+    (["export", "sim-5-0", "--html"], "out.html"),
     (["query", "SELECT * FROM events", "--output"], "out.csv"),
     (["stats", "win-rates", "--output"], "out.json"),
     (["simulate", "--games", 3, "--players", 2, "--seed", 1, "--out"], "out.jsonl"),

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from collections import Counter
+from types import SimpleNamespace
 
 import typer
 from rich.table import Table
 
-from seasalt_log.cards import KIND, check_counts, parse_card
-from seasalt_log.engine.rulings import RULESETS, rules_for
-from seasalt_log.errors import UsageError
-from seasalt_log.events import EVENT_CODES
-from seasalt_log.scoring import breakdown, extra_breakdown
+from seasalt_log.hand import score_hand
 
 from .app import JsonOption, app, handles_errors, out, print_json
 
@@ -36,52 +32,24 @@ def score(
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
     card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES_EXTRA
     §3: trios, the seahorse, the cast of crabs, Water Rodeo pairs, event tables)."""
-    if ruleset not in RULESETS:
-        raise UsageError(f"--ruleset is base or extra-salt, not {ruleset!r}")
-    for name in event:
-        if name not in EVENT_CODES:
-            raise UsageError(f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}")
-    rules = rules_for(ruleset, "pepper" if event or face_down else None)
-    deck = Counter(rules.cards)
-    hand = [parse_card(c, deck) for c in cards]
-    units = []
-    for p in laid:
-        codes = [parse_card(c.strip(), deck) for c in p.split(",")]
-        if len(codes) == 3 and not rules.trios:
-            raise UsageError(f"--laid {p!r}: a trio needs --ruleset extra-salt (R-X-TRIO)")
-        if len(codes) == 3 and KIND[codes[2]] != "starfish":
-            raise UsageError(f"--laid {p!r}: a trio's third card is a starfish (R-X-TRIO)")
-        if len(codes) not in (2, 3):
-            raise UsageError(f"--laid takes two codes joined by a comma (three for a trio), "
-                             f"not {p!r}")
-        units.append(tuple(codes))
-    shells = [parse_card(c, deck) for c in face_down]
-    for c in shells:
-        if KIND[c] != "shell":
-            raise UsageError(f"--face-down {c!r}: only a shell is placed face down (R-EV-CORAL-REEF)")
-    check_counts(hand + [c for u in units for c in u] + shells, deck)
-    if not rules.extra_scoring:
-        b = breakdown(hand, units)
-        if as_json:
-            print_json({"cards": hand, "laid": units, **{f: getattr(b, f) for f in b.__struct_fields__}})
-            return
-        table = Table(title=f"{len(hand) + 2 * len(units)} cards")
+    result = score_hand(cards, laid, ruleset=ruleset, events=event, face_down=face_down)
+    if as_json:
+        print_json(result)
+        return
+    hand = result["cards"]
+    if "ruleset" not in result:
+        table = Table(title=f"{len(hand) + 2 * len(result['laid'])} cards")
         table.add_column("source")
         table.add_column("points", justify="right")
         for f in ("pairs", "collectors", "multipliers", "mermaids"):
-            table.add_row(f, str(getattr(b, f)))
-        table.add_row("[b]card_points[/b]", f"[b]{b.card_points}[/b]")
-        table.add_row("color_bonus", str(b.color_bonus))
+            table.add_row(f, str(result[f]))
+        table.add_row("[b]card_points[/b]", f"[b]{result['card_points']}[/b]")
+        table.add_row("color_bonus", str(result["color_bonus"]))
         out.print(table)
         return
-    x = extra_breakdown(hand, units, event, face_down=len(shells))
-    if as_json:
-        print_json({"cards": hand, "laid": units, "ruleset": rules.name, "events": event,
-                    "face_down_cards": shells,
-                    **{f: getattr(x, f) for f in x.__struct_fields__}})
-        return
-    n = len(hand) + sum(len(u) for u in units)
-    table = Table(title=f"{n} cards ({rules.name}"
+    x = SimpleNamespace(**result)
+    n = len(hand) + sum(len(u) for u in x.laid)
+    table = Table(title=f"{n} cards ({x.ruleset}"
                         f"{'; events: ' + ', '.join(event) if event else ''})")
     table.add_column("source")
     table.add_column("points", justify="right")

@@ -132,12 +132,18 @@ def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Ga
            parquet: Path = typer.Option(None, "--parquet", metavar="DIR",
                                         help="Instead: write the events and every read model as "
                                              "Parquet files in DIR (see docs/SQL.md)."),
+           html: Path = typer.Option(None, "--html", metavar="FILE",
+                                     help="Instead: write one game as a self-contained HTML "
+                                          "file (replay viewer and score sheet, no network "
+                                          "needed)."),
            db: Path = DbOption):
     """Write games as LOG_FORMAT.md JSON Lines (derived events included), or with --parquet
     the whole store as Parquet files."""
     if parquet is not None:
         from .analytics_cmds import export_parquet_cmd
         return export_parquet_cmd(db_path(db), parquet, games, all_, output)
+    if html is not None:
+        return export_html_cmd(db_path(db), games, all_, output, html)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
     store_path = db_path(db)
@@ -152,3 +158,21 @@ def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Ga
               else contextlib.nullcontext(sys.stdout.buffer)) as sink:
             for line in export_lines(store, ids):
                 sink.write(line)
+
+
+def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path | None,
+                    html: Path) -> None:
+    """``export GAME --html FILE``: the game page as one file, written atomically
+    (:func:`~seasalt_log.outputs.atomic_file`: FILE is replaced only once complete)."""
+    from seasalt_log.web import export_html
+    if all_ or output is not None or not games or len(games) != 1:
+        raise UsageError("--html writes one game: seasalt export GAME --html FILE")
+    gid = games[0]
+    check_target(html, [db], what="--html")
+    with Store.open(db, read_only=True) as store:
+        if not store.exists(gid):
+            fail(f"no game with id {gid!r} in the store")
+        page = export_html(store.read_events(gid), queries.game_summary(store, gid))
+    with atomic_file(html, [db], what="--html", text=True) as fh:
+        fh.write(page)
+    err.print(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)", markup=False)

@@ -539,7 +539,8 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
         finally:
             await live.close()
 
-    app = _App(routes=ROUTES, lifespan=lifespan, exception_handlers={
+    from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
+    app = _App(routes=ROUTES + WEB_ROUTES, lifespan=lifespan, exception_handlers={
         ApiError: _on_api_error, SeasaltError: _on_api_error, HTTPException: _on_http_error,
         Exception: _on_crash})
     app.state.live = live

@@ -1,0 +1,58 @@
+"""A hand scored from card codes as people type them (``seasalt score`` and the web app's
+score calculator): the codes checked against the game's catalog, then the scoring of
+RULES.md §4 (:func:`scoring.breakdown`) or, with Extra Salt or events, of RULES_EXTRA §3
+(:func:`scoring.extra_breakdown`)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Sequence
+
+from .cards import KIND, check_counts, parse_card
+from .engine.rulings import RULESETS, rules_for
+from .errors import UsageError
+from .events import EVENT_CODES
+from .scoring import breakdown, extra_breakdown
+
+
+def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str = "base",
+               events: Sequence[str] = (), face_down: Sequence[str] = ()) -> dict[str, Any]:
+    """The breakdown of the hand ``cards`` with the laid-down pairs or trios ``laid``
+    ("A,B" or "A,B,S" each), under ``ruleset`` with ``events`` in effect for the player and
+    the shells ``face_down`` (Coral Reef) left out.
+
+    A base hand without events gives ``{"cards", "laid", pairs, collectors, multipliers,
+    mermaids, card_points, color_bonus}``; otherwise the fields of
+    :class:`scoring.ExtraBreakdown` with ``ruleset``, ``events`` and ``face_down_cards``.
+    Raises :class:`CardCodeError` for an unknown code or more copies than the deck holds
+    (R-CARDS), :class:`UsageError` for a bad pair, trio, ruleset or event."""
+    if ruleset not in RULESETS:
+        raise UsageError(f"--ruleset is base or extra-salt, not {ruleset!r}")
+    for name in events:
+        if name not in EVENT_CODES:
+            raise UsageError(f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}")
+    rules = rules_for(ruleset, "pepper" if events or face_down else None)
+    deck = Counter(rules.cards)
+    hand = [parse_card(c.strip(), deck) for c in cards]
+    units = []
+    for p in laid:
+        codes = [parse_card(c.strip(), deck) for c in p.split(",")]
+        if len(codes) == 3 and not rules.trios:
+            raise UsageError(f"--laid {p!r}: a trio needs --ruleset extra-salt (R-X-TRIO)")
+        if len(codes) == 3 and KIND[codes[2]] != "starfish":
+            raise UsageError(f"--laid {p!r}: a trio's third card is a starfish (R-X-TRIO)")
+        if len(codes) not in (2, 3):
+            raise UsageError(f"--laid takes two codes joined by a comma (three for a trio), "
+                             f"not {p!r}")
+        units.append(tuple(codes))
+    shells = [parse_card(c.strip(), deck) for c in face_down]
+    for c in shells:
+        if KIND[c] != "shell":
+            raise UsageError(f"--face-down {c!r}: only a shell is placed face down (R-EV-CORAL-REEF)")
+    check_counts(hand + [c for u in units for c in u] + shells, deck)
+    if not rules.extra_scoring:
+        b = breakdown(hand, units)
+        return {"cards": hand, "laid": units, **{f: getattr(b, f) for f in b.__struct_fields__}}
+    x = extra_breakdown(hand, units, list(events), face_down=len(shells))
+    return {"cards": hand, "laid": units, "ruleset": rules.name, "events": list(events),
+            "face_down_cards": shells, **{f: getattr(x, f) for f in x.__struct_fields__}}

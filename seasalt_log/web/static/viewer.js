@@ -1,0 +1,193 @@
+// seasalt replay viewer: draws the table of one frame (a TableView computed by the server
+// as the page's viewer may see it) and steps through the frames. No dependencies.
+"use strict";
+(function () {
+  var DARK = {"dark-blue": 1, "black": 1, "purple": 1, "green": 1};
+  function el(tag, attrs, kids) {
+    var e = document.createElement(tag);
+    for (var k in attrs || {}) {
+      if (k === "text") e.textContent = attrs[k]; else e.setAttribute(k, attrs[k]);
+    }
+    (kids || []).forEach(function (c) { if (c) e.appendChild(c); });
+    return e;
+  }
+  // one card, drawn from its code kind:colour (symbol from the page's sprite, colour fill);
+  // each code is built once and cloned after that
+  var drawn = {};
+  function card(code, extra) {
+    if (code == null) {
+      return el("span", {"class": "card back", role: "img", "aria-label": "face-down card"});
+    }
+    if (!drawn[code]) {
+      var kc = code.split(":"), kind = kc[0], colour = kc[1];
+      var e = el("span", {"class": "card" + (DARK[colour] ? " dark" : ""),
+        role: "img", "aria-label": kind + ", " + colour, "data-code": code,
+        style: "--c:var(--" + colour + ")"});
+      e.innerHTML = '<svg aria-hidden="true" viewBox="0 0 32 32"><use href="#k-' + kind +
+        '"></use></svg><span class="k">' + kind + "</span>";
+      drawn[code] = e;
+    }
+    var c = drawn[code].cloneNode(true);
+    if (extra) c.classList.add(extra);
+    return c;
+  }
+  window.seasaltCard = card;
+  // decorate server-rendered placeholders <span data-card="kind:colour">
+  function decorate(root) {
+    Array.prototype.forEach.call(root.querySelectorAll("[data-card]"), function (s) {
+      s.replaceWith(card(s.getAttribute("data-card")));
+    });
+  }
+
+  function seatBox(seat, f) {
+    var acting = f.player === seat.seat;
+    var head = seat.name + " — total " + seat.total +
+      (seat.card_points != null ? ", card points " + seat.card_points : "") +
+      (acting ? " — to act (" + f.step + ")" : "") +
+      (f.caller === seat.seat && f.call ? " — called " + f.call.replace("_", " ").toUpperCase() : "");
+    var hand = el("div", {"class": "hand", "data-seat": seat.seat, "aria-label": seat.name + "'s hand"});
+    if (seat.hand) seat.hand.forEach(function (c) { hand.appendChild(card(c)); });
+    else for (var i = 0; i < seat.hand_size; i++) hand.appendChild(card(null));
+    var laid = el("div", {"class": "laid", "aria-label": seat.name + "'s laid-down pairs"});
+    seat.laid.forEach(function (p) { laid.appendChild(el("span", {"class": "pair"}, [card(p[0]), card(p[1])])); });
+    return el("section", {"class": "seat" + (acting ? " acting" : ""), "data-seat": seat.seat}, [
+      el("h3", {text: head}),
+      el("div", {"class": "muted", text: "hand: " + seat.hand_size + " card(s)" + (seat.hand ? "" : " (hidden)")}),
+      hand, seat.laid.length ? el("div", {"class": "muted", text: "laid down:"}) : null, laid]);
+  }
+
+  function pileBox(p) {
+    var box = el("div", {"class": "pile", "data-pile": p.pile}, [
+      el("div", {text: "Discard pile " + p.pile + ": " + p.size + " card(s)"})]);
+    if (p.top) box.appendChild(card(p.top, "top"));
+    return box;
+  }
+
+  function reportBox(r, names) {
+    var rows = r.players.map(function (p) {
+      var b = p.breakdown || {};
+      function v(x) { return x == null ? "—" : String(x); }
+      return el("tr", {}, [el("th", {scope: "row", text: p.name}),
+        el("td", {"class": "n", text: v(b.pairs)}), el("td", {"class": "n", text: v(b.collectors)}),
+        el("td", {"class": "n", text: v(b.multipliers)}), el("td", {"class": "n", text: v(b.mermaids)}),
+        el("td", {"class": "n", text: v(b.card_points)}), el("td", {"class": "n", text: v(b.color_bonus)}),
+        el("td", {"class": "n", text: v(p.points)}), el("td", {"class": "n", text: v(p.total)}),
+        el("td", {"class": "n", text: v(p.what_if_points)})]);
+    });
+    var hdr = ["player", "pairs", "collectors", "multipliers", "mermaids", "card points",
+      "colour bonus", "points", "total", "what-if points"];
+    var t = el("table", {"class": "data"}, [el("caption", {text: "Round " + r.round + " breakdown"}),
+      el("thead", {}, [el("tr", {}, hdr.map(function (h) { return el("th", {scope: "col", text: h}); }))]),
+      el("tbody", {}, rows)]);
+    var words = "Ending: " + r.ending + (r.caller_name ? ", called by " + r.caller_name : "") +
+      ", outcome " + r.outcome + ".";
+    if (r.what_if) words += " What-if " + r.what_if.call.replace("_", " ").toUpperCase() +
+      ": points " + r.what_if.points.join(", ") + " (" + r.what_if.outcome + ").";
+    if (r.note) words += " " + r.note;
+    return el("div", {"class": "report"}, [el("p", {text: words}), el("div", {"class": "scroll"}, [t])]);
+  }
+
+  // draw frame f into the table element; `report` is the round's report when f ends a round
+  function drawTable(root, f, report) {
+    var status = f.phase === "ended" ? "Game over" + (f.winners.length ? ": won by " +
+      f.winners.map(function (w) { return f.seats[w].name; }).join(" and ") : "") :
+      f.phase === "round" ? "Round " + f.round + ", turn " + f.turn : "Between rounds";
+    var mid = el("div", {"class": "middle"}, [
+      el("div", {"class": "deck", "data-deck": f.deck_size, text: "Deck: " + f.deck_size + " card(s)"}),
+      pileBox(f.piles[0]), pileBox(f.piles[1]),
+      el("div", {text: "Totals: " + f.seats.map(function (s) { return s.name + " " + s.total; }).join(", ") +
+        " (target " + f.target + ")"})]);
+    var kids = [el("p", {"class": "said", text: f.text}),
+      el("div", {"class": "muted", text: status}), mid,
+      el("div", {"class": "seats"}, f.seats.map(function (s) { return seatBox(s, f); }))];
+    if (report) kids.push(reportBox(report));
+    root.replaceChildren.apply(root, kids);
+  }
+  window.seasaltDrawTable = drawTable;
+
+  // frames travel as changes (timeline.deltas): rebuild each from the one before it
+  function expand(prev, d) {
+    if (!prev) return d;
+    var f = Object.assign({}, prev, d);
+    f.seats = d.seats.map(function (s, k) { return s || prev.seats[k]; });
+    return f;
+  }
+
+  function start() {
+    decorate(document);
+    var dataEl = document.getElementById("game-data");
+    if (!dataEl) return;
+    var data = JSON.parse(dataEl.textContent);
+    var frames = [], reports = data.reports || {};
+    data.frames.forEach(function (d) { frames.push(expand(frames[frames.length - 1], d)); });
+    var $ = function (id) { return document.getElementById(id); };
+    var table = $("table"), slider = $("slider"), pos = $("pos");
+    var i = 0;
+    function roundEnd(k) {   // the report to show at frame k: the last frame of its round
+      var f = frames[k], n = frames[k + 1];
+      if (!f.round || (n && n.round === f.round)) return null;
+      return reports[f.round] || null;
+    }
+    function show(k, fromHash) {
+      i = Math.max(0, Math.min(frames.length - 1, k));
+      var f = frames[i];
+      drawTable(table, f, roundEnd(i));
+      slider.max = frames.length - 1;
+      slider.value = i;
+      slider.setAttribute("aria-valuetext", "event " + f.seq + " of " + frames.length);
+      pos.textContent = "Event " + f.seq + " of " + frames.length + " — round " + f.round + ", turn " + f.turn;
+      $("said").textContent = f.text;          // read out by screen readers (a live region)
+      $("first").disabled = $("prev").disabled = i === 0;
+      $("next").disabled = $("last").disabled = i === frames.length - 1;
+      if (!fromHash) history.replaceState(null, "", "#seq=" + f.seq);
+    }
+    function fromHash() {
+      var h = new URLSearchParams(location.hash.slice(1));
+      if (h.get("seq")) return Number(h.get("seq")) - 1;
+      if (h.get("round")) {
+        var r = Number(h.get("round")), t = h.get("turn") ? Number(h.get("turn")) : 0, at = -1;
+        frames.forEach(function (f, k) { if (f.round === r && f.turn === t) at = k; });
+        if (at >= 0) return at;
+      }
+      return null;
+    }
+    $("first").onclick = function () { show(0); };
+    $("prev").onclick = function () { show(i - 1); };
+    $("next").onclick = function () { show(i + 1); };
+    $("last").onclick = function () { show(frames.length - 1); };
+    slider.oninput = function () { show(Number(slider.value)); };
+    $("jump").onsubmit = function (e) {
+      e.preventDefault();
+      var r = Number($("jround").value), t = $("jturn").value === "" ? 0 : Number($("jturn").value), at = -1;
+      frames.forEach(function (f, k) { if (f.round === r && f.turn === t) at = k; });
+      $("jmsg").textContent = at < 0 ? "No round " + r + ", turn " + t + " in this game." : "";
+      if (at >= 0) show(at);
+    };
+    document.addEventListener("keydown", function (e) {
+      var tag = (e.target.tagName || "").toLowerCase();
+      if (tag === "input" || tag === "select" || tag === "textarea" || e.altKey || e.ctrlKey || e.metaKey) return;
+      var k = {ArrowLeft: i - 1, ArrowRight: i + 1, Home: 0, End: frames.length - 1}[e.key];
+      if (k !== undefined) { e.preventDefault(); show(k); }
+    });
+    window.addEventListener("hashchange", function () { var k = fromHash(); if (k != null) show(k, true); });
+    var k0 = fromHash();
+    show(k0 != null ? k0 : (data.live ? frames.length - 1 : 0), k0 != null);
+    window.seasaltViewer = {show: show, frames: frames, at: function () { return i; }};
+    if (data.live && window.EventSource) {
+      var live = $("live");
+      var src = new EventSource(data.live + (data.live.indexOf("?") < 0 ? "?" : "&") + "after=" + frames[frames.length - 1].seq);
+      src.onmessage = function (m) {
+        var d = JSON.parse(m.data), atEnd = i === frames.length - 1;
+        d.frames.forEach(function (f) {
+          if (f.seq === frames.length + 1) frames.push(expand(frames[frames.length - 1], f)); });
+        for (var r in d.reports || {}) reports[r] = d.reports[r];
+        if (d.sheet != null) { $("sheet").innerHTML = d.sheet; }
+        live.textContent = "Live: " + frames.length + " events so far";
+        show(atEnd ? frames.length - 1 : i);
+      };
+      src.addEventListener("end", function () { live.textContent = "The game has ended."; src.close(); });
+      src.onerror = function () { live.textContent = "Live: reconnecting…"; };
+    }
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
+})();
