@@ -27,6 +27,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from .. import events as ev
+from .. import queries
 from ..engine.state import ENDED, State
 from ..errors import SeasaltError, StreamConflictError, UnknownGameError
 from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
@@ -286,6 +287,22 @@ class LiveStore:
             encode = ev.encode
             return [encode(e) for e in c.events[after:]], c.seq, c.state.phase == ENDED
         return await self.read(lambda s: _tail(s, game_id, after))
+
+    async def players(self, game_id: str) -> tuple[int, bool]:
+        """(number of seats, whether the game has ended); raises UnknownGameError."""
+        c = self._caches.get(game_id)
+        if c is not None:
+            return c.state.n, c.state.phase == ENDED
+        row = await self.read(lambda s: queries.get_game(s, game_id))
+        return row.n_players, row.status == "ended"
+
+    async def history(self, game_id: str) -> tuple[list[ev.Event], list[State]]:
+        """Every event of a game and the state after each (for redacted reads); an uncached
+        game is read and folded, not cached."""
+        c = self._caches.get(game_id)
+        if c is None:
+            c = await self.read(lambda s: GameCache.load(s, game_id))
+        return c.events, c.states
 
     async def state_at(self, game_id: str, seq: int | None) -> State | None:
         """The cached state after event ``seq`` (None: the latest), or None when the game
