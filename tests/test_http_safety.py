@@ -151,3 +151,30 @@ def test_rate_limit_answers_429(tmp_path):
         assert codes[0].status_code == 200
         limited = [r for r in codes if r.status_code == 429]
         assert limited and int(limited[0].headers["retry-after"]) >= 1
+
+
+def test_query_endpoint_reads_only_for_the_table(tmp_path):
+    token = "q-token"
+    with ServerThread(create_app(tmp_path / "q.duckdb", token=token)) as url:
+        auth = {**JSON, "Authorization": f"Bearer {token}"}
+        assert httpx.post(url + "/games", content=START, headers=auth).status_code == 201
+
+        def q(sql, headers=auth):
+            return httpx.post(url + "/query", json={"sql": sql}, headers=headers)
+
+        r = q("SELECT count(*) AS n FROM games")
+        assert r.status_code == 200 and r.json()["rows"] == [[1]], r.text
+        assert q("SELECT 1", JSON).status_code == 401
+        for bad in ("DELETE FROM games", "SELECT * FROM read_text('/etc/hostname')",
+                    "COPY games TO 'out.csv'", "SELECT 1; SELECT 2"):
+            r = q(bad)
+            assert r.status_code == 400 and r.json()["error"] == "query_refused", (bad, r.text)
+        r = q("SELECT * FROM range(20000)")
+        assert len(r.json()["rows"]) == 10_000 and r.json()["truncated"] is True
+        # the store is unchanged and still takes appends
+        assert q("SELECT count(*) FROM games").json()["rows"] == [[1]]
+
+
+def test_query_needs_a_token(open_service):
+    r = httpx.post(open_service + "/query", json={"sql": "SELECT 1"})
+    assert r.status_code == 403

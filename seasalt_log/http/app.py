@@ -516,6 +516,29 @@ async def list_stats(request: Request) -> Response:
     return _json_response(await _live(request).read(report_list))
 
 
+async def post_query(request: Request) -> Response:
+    """POST /query: ``{"sql": "...", "params": {...}}``, one reading statement, for the
+    service token only (it may read every hand of every game)."""
+    from ..analytics.query import QueryError, QueryRefusedError
+    from .sql import QueryBody, run_sql
+    creds: Credentials = request.app.state.creds
+    if creds.token is None:
+        raise ApiError(403, "forbidden", "POST /query needs a service started with --token "
+                                         "(the SQL sees every hand of every game)")
+    _check_token(request)
+    try:
+        query = msgspec.json.decode(await _body(request), type=QueryBody)
+    except msgspec.DecodeError as exc:
+        raise ApiError(400, "bad_request", f"expected {{\"sql\": \"...\"}}: {exc}") from None
+    try:
+        result = await _live(request).read(lambda s: run_sql(s, query))
+    except QueryRefusedError as exc:
+        raise ApiError(400, "query_refused", str(exc)) from None
+    except QueryError as exc:
+        raise ApiError(400, "query_error", str(exc)) from None
+    return _json_response(result)
+
+
 async def openapi(request: Request) -> Response:
     """GET /openapi.json"""
     from .openapi import spec
@@ -542,6 +565,7 @@ ROUTES = [
     Route("/games/{game_id}/follow", follow, methods=["GET"]),
     Route("/stats", list_stats, methods=["GET"]),
     Route("/stats/{report}", get_stats, methods=["GET"]),
+    Route("/query", post_query, methods=["POST"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
 ]

@@ -91,6 +91,10 @@ class LiveStore:
         """Open the store (on the writer thread) and start the writer."""
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
+        # no SQL run by this service may touch a file (POST /query): off for the whole
+        # database, which the service's own writes do not need
+        await loop.run_in_executor(self._write_pool, self.store.con.execute,
+                                   "SET enable_external_access = false")
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
         self.closing = asyncio.Event()
