@@ -178,3 +178,27 @@ def test_query_endpoint_reads_only_for_the_table(tmp_path):
 def test_query_needs_a_token(open_service):
     r = httpx.post(open_service + "/query", json={"sql": "SELECT 1"})
     assert r.status_code == 403
+
+
+def test_cli_reads_a_running_service(tmp_path):
+    """`seasalt games --url` and `seasalt query --url` ask the service that holds the store."""
+    from typer.testing import CliRunner
+
+    from seasalt_cli.main import app
+
+    token = "cli-token"
+    with ServerThread(create_app(tmp_path / "c.duckdb", token=token)) as url:
+        auth = {**JSON, "Authorization": f"Bearer {token}"}
+        for i in range(3):
+            body = ev.encode(ev.GameStarted(players=("Ann", "Ben"), game_id=f"cli-{i}"))
+            assert httpx.post(url + "/games", content=body, headers=auth).status_code == 201
+        runner = CliRunner()
+        r = runner.invoke(app, ["games", "--url", url, "--json"])
+        assert r.exit_code == 0, r.output
+        assert [g["game_id"] for g in __import__("json").loads(r.stdout)] == ["cli-0", "cli-1", "cli-2"]
+        r = runner.invoke(app, ["query", "--url", url, "--token", token, "--format", "csv",
+                                "SELECT count(*) AS n FROM games"])
+        assert r.exit_code == 0, r.output
+        assert r.stdout.splitlines() == ["n", "3"]
+        r = runner.invoke(app, ["query", "--url", url, "--token", "wrong", "SELECT 1"])
+        assert r.exit_code != 0 and "401" in r.output

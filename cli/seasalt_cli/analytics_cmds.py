@@ -91,14 +91,24 @@ def query(
     db: Path = DbOption,
     fmt: str = FormatOption,
     output: Path = OutputOption,
+    url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
+                            help="Ask a running `seasalt serve` at this URL instead of opening "
+                                 "the store (it needs the service's token)."),
+    token: str = typer.Option(None, "--token", envvar="SEASALT_TOKEN", show_default=False,
+                              help="The service's token, with --url."),
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
     The store is opened read-only with file access disabled: statements that change data,
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
-    refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
+    refused. Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`. While
+    `seasalt serve` holds the store, give --url to ask it (POST /query)."""
     text = _read_sql(sql, file)
-    result = run_query(db_path(db), text)
+    if url:
+        from seasalt_log.http.client import remote_query
+        result = remote_query(url, token, text)
+    else:
+        result = run_query(db_path(db), text)
     emit(result, fmt, output)
 
 
