@@ -202,3 +202,16 @@ def test_cli_reads_a_running_service(tmp_path):
         assert r.stdout.splitlines() == ["n", "3"]
         r = runner.invoke(app, ["query", "--url", url, "--token", "wrong", "SELECT 1"])
         assert r.exit_code != 0 and "401" in r.output
+
+
+def test_a_full_disk_is_507():
+    import errno
+
+    import duckdb
+
+    from seasalt_log.http.app import error_for
+    for exc in (OSError(errno.ENOSPC, "No space left on device"),
+                duckdb.IOException('IO Error: Could not write file "x.wal": No space left on device')):
+        e = error_for(exc)
+        assert e.status == 507 and e.error == "insufficient_storage"
+    assert error_for(RuntimeError("boom")).status == 500

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import re
 import time
 from typing import Any
@@ -88,9 +89,19 @@ def error_for(exc: BaseException) -> ApiError:
         return ApiError(404, "unknown_game", str(exc))
     if isinstance(exc, ServiceClosed):
         return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
+    if _disk_full(exc):
+        return ApiError(507, "insufficient_storage", "the store's disk is full: nothing was "
+                        "stored; retry once space is freed", headers={"Retry-After": "10"})
     if isinstance(exc, (UsageError, SeasaltError)):
         return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
     return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (OSError ENOSPC, or DuckDB's message for it)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return "No space left on device" in str(exc)
 
 
 def _etag(seq: int) -> str:
