@@ -196,6 +196,9 @@ def test_cli_reads_a_running_service(tmp_path):
         r = runner.invoke(app, ["games", "--url", url, "--json"])
         assert r.exit_code == 0, r.output
         assert [g["game_id"] for g in __import__("json").loads(r.stdout)] == ["cli-0", "cli-1", "cli-2"]
+        r = runner.invoke(app, ["show", "cli-1", "--url", url, "--json"])
+        assert r.exit_code == 0, r.output
+        assert __import__("json").loads(r.stdout)["game"]["players"] == ["Ann", "Ben"]
         r = runner.invoke(app, ["query", "--url", url, "--token", token, "--format", "csv",
                                 "SELECT count(*) AS n FROM games"])
         assert r.exit_code == 0, r.output

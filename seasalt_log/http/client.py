@@ -13,7 +13,7 @@ import msgspec
 
 from ..analytics.output import Result
 from ..errors import SeasaltError
-from ..queries import GameRow
+from ..queries import GameRow, GameSummary
 
 TIMEOUT = 60.0
 
@@ -64,3 +64,9 @@ def remote_query(url: str, token: str | None, sql: str) -> Result:
     answer, _ = _call(url, "/query", token, {"sql": sql})
     return Result(columns=answer["columns"], types=answer["types"],
                   rows=[tuple(r) for r in answer["rows"]])
+
+
+def remote_summary(url: str, token: str | None, game_id: str) -> GameSummary:
+    """One game round by round (``GET /games/{id}``; public information)."""
+    answer, _ = _call(url, "/games/" + urllib.parse.quote(game_id, safe=""), token)
+    return msgspec.convert(answer, GameSummary)
