@@ -127,7 +127,7 @@ def _check_token(request: Request) -> None:
     if creds.token is not None:
         got = bearer(request.scope["headers"])
         if not creds.is_service(got):
-            raise _unauthorized("this service needs a token for writes: send "
+            raise _unauthorized("this service needs its token for writes and /query: send "
                                 "'Authorization: Bearer <token>'" if got is None else "wrong token")
         return
     ctype = request.headers.get("content-type", "").partition(";")[0].strip().lower()
