@@ -91,7 +91,8 @@ class Conn:
 
     async def request(self, method: str, path: str, body: bytes = b"",
                       headers: str = "") -> tuple[int, bytes]:
-        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: bench\r\n{headers}"
+        self.writer.write(f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                          f"Content-Type: application/json\r\n{headers}"
                           f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
         head = await self.reader.readuntil(b"\r\n\r\n")
         status = int(head[9:12])
@@ -157,7 +158,7 @@ class Service:
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=1) as s:
-                    s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+                    s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
                     if s.recv(64).startswith(b"HTTP/1.1 200"):
                         break
             except OSError:
@@ -227,7 +228,7 @@ async def follow_latency(port: int, game: list[ev.Event], pause: float,
     assert status == 201
     seq = _seq.decode(body).seq
     r, fw = await asyncio.open_connection("127.0.0.1", port)
-    fw.write(f"GET /games/{gid}/follow?after={seq} HTTP/1.1\r\nHost: bench\r\n\r\n".encode())
+    fw.write(f"GET /games/{gid}/follow?after={seq} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
     await r.readuntil(b"\r\n\r\n")
     sent: dict[int, float] = {}
     got: dict[int, float] = {}
@@ -313,7 +314,7 @@ def main() -> None:
 
 def _health(port: int) -> dict:
     with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
-        s.sendall(b"GET /health HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        s.sendall(b"GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
         data = b""
         while chunk := s.recv(65536):
             data += chunk

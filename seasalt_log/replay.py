@@ -31,7 +31,7 @@ from .engine import RULESETS, State, apply, boats_give_take
 from .engine.state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow
 from .errors import UsageError
 from .scoring import Breakdown, breakdown, last_chance_outcome, round_points
-from .view import TableView
+from .view import TableView, as_viewer, sees_private
 
 __all__ = ["Step", "Turn", "LogLine", "PlayerRound", "WhatIf", "RoundReport", "steps", "turns",
            "replay", "replay_stored", "iter_turn_states", "rescore", "describe", "log_lines", "render_state",
@@ -411,7 +411,7 @@ def _and(items: Sequence[str]) -> str:
 
 
 def _sees(viewer: int | None, *seats: int | None) -> bool:
-    return viewer is None or viewer in seats
+    return sees_private(as_viewer(viewer), *seats)
 
 
 def describe(event: ev.Event, state_before: State, viewer: int | None = None) -> str:

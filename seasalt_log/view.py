@@ -1,4 +1,10 @@
-"""What can be seen of a state (RULES.md §7, R-VIEW): the whole table, or one player's view.
+"""What each reader may know (RULES.md §7, R-VIEW), decided here and nowhere else.
+
+A :class:`Viewer` is the table (everything), one seat, or a spectator (public information
+only). :func:`table_view` gives a state as a viewer sees it; :func:`redact` gives an event
+as a viewer sees it (docs/LOG_FORMAT.md "Redacted events"). Both ask the same two
+questions: :func:`sees_hand` (may this viewer see that seat's hand now) and
+:func:`sees_private` (may this viewer see a card only some seats saw).
 
 A :class:`TableView` is plain data for display and ``--json``; in a player's view every
 card that player could not see is absent (``hand`` is None, only ``hand_size`` is given),
@@ -7,10 +13,60 @@ and the deck order is never shown.
 
 from __future__ import annotations
 
+from typing import Any, Literal
+
+import msgspec
 from msgspec import Struct
 
+from . import events as ev
 from .engine.state import State
 from .scoring import card_points
+
+
+class Viewer(Struct, frozen=True):
+    """Who reads: ``table`` (the whole truth), ``seat`` (one player, ``seat`` set) or
+    ``spectator`` (public information only)."""
+
+    role: Literal["table", "seat", "spectator"]
+    seat: int | None = None
+
+    @property
+    def is_table(self) -> bool:
+        return self.role == "table"
+
+
+TABLE = Viewer("table")
+SPECTATOR = Viewer("spectator")
+
+
+def seat_viewer(seat: int) -> Viewer:
+    """The viewer of one seat."""
+    return Viewer("seat", seat)
+
+
+def as_viewer(viewer: Viewer | int | None) -> Viewer:
+    """A :class:`Viewer` from the older forms: None is the table, an int is a seat."""
+    if isinstance(viewer, Viewer):
+        return viewer
+    return TABLE if viewer is None else seat_viewer(viewer)
+
+
+def sees_private(viewer: Viewer, *seats: int | None) -> bool:
+    """Whether ``viewer`` sees a card seen only by ``seats`` (a drawn, taken or stolen card)."""
+    return viewer.role == "table" or (viewer.role == "seat" and viewer.seat in seats)
+
+
+def sees_hand(state: State, viewer: Viewer, seat: int) -> bool:
+    """Whether ``viewer`` may see the hand of ``seat`` in ``state`` (R-VIEW, R-LAST-3)."""
+    if viewer.role == "table" or (viewer.role == "seat" and viewer.seat == seat):
+        return True
+    f = state.flow
+    if (state.phase != "round" and f.mermaid_winner is None
+            and f.ending in ("stop", "last_chance")):
+        # a round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
+        # deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)
+        return True
+    return bool(f.revealed & (1 << seat)) or (f.call == "stop" and f.caller == seat)
 
 
 class PileView(Struct, frozen=True):
@@ -53,33 +109,84 @@ class TableView(Struct, frozen=True):
     winners: tuple[int, ...] = ()
 
 
-def table_view(state: State, viewer: int | None = None) -> TableView:
-    """The state as ``viewer`` (a seat) may see it, or everything when ``viewer`` is None."""
+def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
+    """The state as ``viewer`` may see it (None or :data:`TABLE`: everything; an int: that
+    seat). ``TableView.viewer`` is the seat, None for the table and for a spectator."""
+    who = as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
-    # a round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
-    # deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)
-    scored_shown = (not in_round and f.mermaid_winner is None
-                    and f.ending in ("stop", "last_chance"))
     seats = []
     for s in range(state.n):
         hand = t.hands[s] if t.hands else ()
         laid = t.laid[s] if t.laid else ()
         revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
-        visible = viewer is None or viewer == s or revealed or scored_shown
+        visible = sees_hand(state, who, s)
         seats.append(SeatView(
             seat=s, name=state.players[s], hand_size=len(hand),
             hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
             card_points=card_points(hand, laid) if visible else None,
             total=state.totals[s]))
     piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
-                           cards=p if viewer is None else None)
+                           cards=p if who.is_table else None)
                   for i, p in enumerate(t.piles))
     acting = in_round and not f.due
     return TableView(
         game_id=state.game_id, seq=state.seq, phase=state.phase, round=f.round, turn=f.turn,
         player=f.player if acting else None, step=f.step if acting else None,
         call=f.call, caller=f.caller, deck_size=len(t.deck),
-        deck=(t.deck if t.deck_ordered else None) if viewer is None else None,
+        deck=(t.deck if t.deck_ordered else None) if who.is_table else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
-        viewer=viewer, winners=state.winners)
+        viewer=who.seat, winners=state.winners)
+
+
+# ---------------------------------------------------------------- events
+
+_to_builtins = msgspec.to_builtins
+
+
+def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.Event | dict[str, Any]:
+    """``event`` as ``viewer`` may see it (docs/LOG_FORMAT.md "Redacted events").
+
+    The table gets the event itself. Anyone else gets its JSON object with every card they
+    could not see replaced by ``null`` (never dropped): the deck order, another player's
+    drawn and kept card, the card another player's crab pair took (and its ``index``) or
+    fish pair drew, a card stolen between two other seats. When the event makes hands
+    visible to this viewer (a call, a last final turn, a scored round), the object gains
+    ``"shown": [{"seat": s, "hand": [...]}, ...]``. ``before``/``after`` are the states
+    around the event.
+    """
+    if viewer.role == "table":
+        return event
+    out = _to_builtins(event)
+    kind = type(event)
+    if kind is ev.RoundStarted:
+        if event.deck is not None:
+            out["deck"] = [None] * len(event.deck)
+    elif kind is ev.DeckDrawn:
+        if not sees_private(viewer, event.player):
+            cards = list(event.cards)
+            cards[cards.index(event.kept)] = None      # the discarded card stays: public
+            out["cards"], out["kept"] = cards, None
+    elif kind is ev.CrabsPlayed:
+        if not sees_private(viewer, event.player):
+            out["took"] = None
+            if event.index is not None:
+                out["index"] = None
+    elif kind is ev.FishPlayed:
+        if event.drew is not None and not sees_private(viewer, event.player):
+            out["drew"] = None
+    elif kind is ev.SharkPlayed:
+        if event.stole is not None and not sees_private(viewer, event.player, event.victim):
+            out["stole"] = None
+    if kind in _MAY_SHOW:
+        hands = after.table.hands
+        shown = [{"seat": s, "hand": sorted(hands[s])} for s in range(after.n)
+                 if sees_hand(after, viewer, s) and not sees_hand(before, viewer, s)]
+        if shown:
+            out["shown"] = shown
+    return out
+
+
+#: the events after which a hand may become visible (R-STOP, R-LAST-3, a scored round,
+#: a game ended by four mermaids)
+_MAY_SHOW = frozenset(ev.TURN_TYPES) | {ev.RoundScored, ev.GameEnded}

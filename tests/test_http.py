@@ -106,7 +106,7 @@ def server(live):
 
 @pytest.fixture(scope="module")
 def client(server):
-    with httpx.Client(base_url=server, timeout=TIMEOUT) as c:
+    with httpx.Client(base_url=server, timeout=TIMEOUT, headers={"Content-Type": "application/json"}) as c:
         yield c
 
 
@@ -221,7 +221,10 @@ def test_if_match_star_appends_at_the_end(client):
 def test_sixteen_clients_race_to_append(server, client, tmp_path):
     game = random_game(4, players=4, game_id="race")
     ins = inputs(game)
-    assert client.post("/games", content=body(ins[0])).status_code == 201
+    r = client.post("/games", content=body(ins[0]))
+    assert r.status_code == 201
+    table = {"Content-Type": "application/json",
+             "Authorization": f"Bearer {r.json()['table_token']}"}
     lock = threading.Lock()
     wins: list[tuple[int, int, int]] = []        # (expected seq, new seq, input index)
     losses: list[tuple[int, int]] = []            # (expected seq, current_seq)
@@ -229,7 +232,7 @@ def test_sixteen_clients_race_to_append(server, client, tmp_path):
     start = threading.Barrier(16)
 
     def racer(k: int) -> None:
-        with httpx.Client(base_url=server, timeout=TIMEOUT) as c:
+        with httpx.Client(base_url=server, timeout=TIMEOUT, headers=table) as c:
             start.wait()
             while True:
                 rows = c.get("/games/race/events").json()
@@ -273,7 +276,9 @@ def _snapshot(client, gid):
 def test_error_statuses_and_nothing_changes(client):
     game = random_game(5, players=3, game_id="errors")
     ins = inputs(game)
-    assert client.post("/games", content=body(ins[0])).status_code == 201
+    r = client.post("/games", content=body(ins[0]))
+    assert r.status_code == 201
+    table = {"Authorization": f"Bearer {r.json()['table_token']}"}
     r = client.post("/games/errors/events", content=body(ins[1]), headers={"If-Match": '"1"'})
     assert r.status_code == 200
     before = _snapshot(client, "errors")
@@ -347,7 +352,9 @@ def test_error_statuses_and_nothing_changes(client):
     assert client.get("/games/errors/rounds/7/score").status_code == 404
     assert client.get("/games/errors/state", params={"seq": "x"}).status_code == 400
     assert client.get("/games/errors/state", params={"as": "Zed"}).status_code == 400
-    assert client.get("/games/errors/rounds/1/score").status_code == 400   # still in play
+    assert client.get("/games/errors/rounds/1/score", headers=table).status_code == 400   # in play
+    # a spectator may not rescore a round whose hands were never shown (R-VIEW)
+    assert client.get("/games/errors/rounds/1/score").status_code == 403
     assert client.delete("/games/errors").status_code == 405
     # and the legal event still goes in afterwards
     r = client.post(url, content=body(ins[2]), headers=ok)
@@ -418,10 +425,12 @@ def follow(url: str, gid: str, out: list, headers: dict | None = None,
 def test_follower_sees_every_event_in_order(server, client):
     game = random_game(7, players=3, game_id="followed")
     ins = inputs(game)
-    assert client.post("/games", content=body(ins[0])).status_code == 201
+    r = client.post("/games", content=body(ins[0]))
+    assert r.status_code == 201
+    table = {"Authorization": f"Bearer {r.json()['table_token']}"}     # the whole truth
     got: list = []
     ready = threading.Event()
-    t = threading.Thread(target=follow, args=(server, "followed", got, None, ready))
+    t = threading.Thread(target=follow, args=(server, "followed", got, table, ready))
     t.start()
     assert ready.wait(30)
     seq = 1
@@ -621,7 +630,7 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
     errors: list[str] = []
 
     def play(game, size):
-        with httpx.Client(base_url=server, timeout=TIMEOUT) as c:
+        with httpx.Client(base_url=server, timeout=TIMEOUT, headers={"Content-Type": "application/json"}) as c:
             ins = inputs(game)
             r = c.post("/games", content=body(ins[0]))
             seq = r.json()["seq"]
@@ -732,7 +741,7 @@ def test_seasalt_serve_stops_cleanly_on_sigterm(tmp_path):
             assert time.monotonic() < deadline, "the service did not start"
             time.sleep(0.05)
         game = random_game(14, players=2, game_id="served")
-        with httpx.Client(base_url=url, timeout=TIMEOUT) as c:
+        with httpx.Client(base_url=url, timeout=TIMEOUT, headers={"Content-Type": "application/json"}) as c:
             ins = inputs(game)
             assert c.post("/games", content=body(ins[0])).status_code == 201
             seq = 1
@@ -771,7 +780,8 @@ def test_append_short_way_answers_as_the_routed_way(tmp_path):
                  "root_path": "", "query_string": b"", "server": ("127.0.0.1", 80),
                  "client": ("127.0.0.1", 1234),
                  "headers": [(k.lower().encode(), v.encode()) for k, v in
-                             {**headers, "content-length": str(len(content))}.items()]}
+                             {**headers, "host": "127.0.0.1",
+                              "content-length": str(len(content))}.items()]}
         messages = [{"type": "http.request", "body": content, "more_body": False}]
         sent = []
 

@@ -122,20 +122,30 @@ def query(
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
+    url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
+                            help="Ask a running `seasalt serve` at this URL instead of opening "
+                                 "the store (it needs the service's token)."),
+    token: str = typer.Option(None, "--token", envvar="SEASALT_TOKEN", show_default=False,
+                              help="The service's token, with --url."),
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
     The store is opened read-only with file access disabled: statements that change data,
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
     refused. A query runs under a time and a memory limit; Ctrl-C stops it at once.
-    Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`."""
+    Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`. While `seasalt serve`
+    holds the store, give --url to ask it (POST /query, with the service's own limits)."""
     text = _read_sql(sql, file)
     store = db_path(db)
     if output is not None:      # refused before the query runs, not after
         check_target(output, [store], what="--output")
-    limits = limits_from(timeout, memory_limit)
-    with _stoppable():
-        result = run_query(store, text, limits=limits)
+    if url:
+        from seasalt_log.http.client import remote_query
+        result = remote_query(url, token, text)
+    else:
+        limits = limits_from(timeout, memory_limit)
+        with _stoppable():
+            result = run_query(store, text, limits=limits)
     emit(result, fmt, output, store)
 
 

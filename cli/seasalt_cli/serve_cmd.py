@@ -27,6 +27,25 @@ def serve(
                                    help="Games kept in memory for fast appends, about 0.2 MB "
                                         "each; keep it above the games recorded at once "
                                         "[default 2048]"),
+    cors_origin: list[str] = typer.Option([], "--cors-origin", show_default=False,
+                                          help="An origin (e.g. https://table.example) whose "
+                                               "pages may call the service; repeat for more, * "
+                                               "for any [default: none, CORS off]"),
+    allowed_host: list[str] = typer.Option([], "--allowed-host", show_default=False,
+                                           help="A host name clients may use besides the "
+                                                "address listened on (DNS rebinding is refused "
+                                                "otherwise); repeat for more"),
+    public_after_end: bool = typer.Option(True, "--public-after-end/--private-after-end",
+                                          help="Whether an ended game's whole log (every "
+                                               "hand, the deck order) may be read by anyone."),
+    rate_limit: float = typer.Option(None, "--rate-limit", min=0.1, show_default=False,
+                                     help="Requests a second allowed per client address "
+                                          "(bursts of as many) [default: no limit]"),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
+                                         help="Seconds a client may take to send its headers."),
+    max_connections: int = typer.Option(4096, "--max-connections", min=1,
+                                        help="Connections open at once; past it the oldest "
+                                             "one still sending its headers is closed."),
 ) -> None:
     """Run the HTTP service over the store: start games, append events as they are played
     (checked by the rules engine), follow games live, read states, scores and statistics.
@@ -46,8 +65,12 @@ def serve(
     path = db_path(db)
     Store.open(path).close()      # a busy or broken store fails here, with a clear message
     app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,
+                      host=host, allowed_hosts=tuple(allowed_host),
+                      cors_origins=tuple(cors_origin), public_after_end=public_after_end,
+                      rate_limit=rate_limit,
                       **({"live_games": live_games} if live_games else {}))
-    server = make_server(app_, host, port, access_log=access_log)
+    server = make_server(app_, host, port, access_log=access_log,
+                         header_timeout=header_timeout, max_connections=max_connections)
     shown = f"[{host}]" if ":" in host else host
     err.print(f"seasalt: serving {path} on http://{shown}:{port} "
               f"({'writes need the token' if token else 'no token: writes are open'}); "

@@ -79,10 +79,17 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
 def games(db: Path = DbOption,
           player: str = typer.Option(None, "--player", help="Only games with this player name."),
           players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
-          as_json: bool = JsonOption):
+          as_json: bool = JsonOption,
+          url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
+                                  help="Ask a running `seasalt serve` at this URL instead "
+                                       "of opening the store.")):
     """List stored games: id, players, rounds played, state, winners, totals."""
-    with Store.open(db_path(db), read_only=True) as store:
-        rows = queries.list_games(store, player=player, players=players)
+    if url:
+        from seasalt_log.http.client import remote_games
+        rows = remote_games(url, None, player=player, players=players)
+    else:
+        with Store.open(db_path(db), read_only=True) as store:
+            rows = queries.list_games(store, player=player, players=players)
     if as_json:
         print_json(rows)
         return
@@ -99,10 +106,17 @@ def games(db: Path = DbOption,
 
 @app.command()
 @handles_errors
-def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption):
+def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
+         url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
+                                 help="Ask a running `seasalt serve` at this URL instead of "
+                                      "opening the store.")):
     """Sum one game up round by round: ending, caller, outcome, points, totals."""
-    with Store.open(db_path(db), read_only=True) as store:
-        summary = queries.game_summary(store, game)
+    if url:
+        from seasalt_log.http.client import remote_summary
+        summary = remote_summary(url, None, game)
+    else:
+        with Store.open(db_path(db), read_only=True) as store:
+            summary = queries.game_summary(store, game)
     if as_json:
         print_json(summary)
         return

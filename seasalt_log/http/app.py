@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
+import errno
 import os
 import re
+import time
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import duckdb
 import msgspec
@@ -27,17 +28,28 @@ from .. import events as ev
 from .. import queries
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
+from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
 from ..store.backup import StoreIdentity
-from ..view import table_view
+from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
+from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
 #: seconds between keep-alive comments on an idle follower stream
 KEEPALIVE = 15.0
+#: seconds a client may take to send a request body
+BODY_TIMEOUT = 30.0
+#: at most this many games in one page of GET /games
+MAX_PAGE = 1000
+#: the request headers a browser may send cross-origin (CORS preflight)
+CORS_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept"
+#: the response headers a cross-origin page may read
+CORS_EXPOSE = "ETag, Location, Link, Retry-After"
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")   # str: odd SQL types
+_EMPTY = State()
 JSON = "application/json"
 JSONL = "application/jsonl"
 
@@ -82,9 +94,19 @@ def error_for(exc: BaseException) -> ApiError:
         return ApiError(404, "unknown_game", str(exc))
     if isinstance(exc, ServiceClosed):
         return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
+    if _disk_full(exc):
+        return ApiError(507, "insufficient_storage", "the store's disk is full: nothing was "
+                        "stored; retry once space is freed", headers={"Retry-After": "10"})
     if isinstance(exc, (UsageError, SeasaltError)):
         return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
     return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (OSError ENOSPC, or DuckDB's message for it)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return "No space left on device" in str(exc)
 
 
 def _etag(seq: int) -> str:
@@ -97,17 +119,70 @@ def _live(request: Request) -> LiveStore:
     return request.app.state.live
 
 
+def _unauthorized(message: str) -> ApiError:
+    return ApiError(401, "unauthorized", message,
+                    headers={"WWW-Authenticate": 'Bearer realm="seasalt"'})
+
+
 def _check_token(request: Request) -> None:
-    token = request.app.state.token
-    if token is None:
+    """A write (or /query) needs the service token; without one (a loopback service), at
+    least a JSON Content-Type and a same-origin or allowed Origin, which a cross-site page
+    cannot send without the browser asking first (CORS preflight)."""
+    creds: Credentials = request.app.state.creds
+    if creds.token is not None:
+        got = bearer(request.scope["headers"])
+        if not creds.is_service(got):
+            raise _unauthorized("this service needs its token for writes and /query: send "
+                                "'Authorization: Bearer <token>'" if got is None else "wrong token")
         return
-    got = request.headers.get("authorization", "")
-    scheme, _, value = got.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-        raise ApiError(401, "unauthorized",
-                       "this service needs a token for writes: send 'Authorization: Bearer <token>'"
-                       if not got else "wrong token",
-                       headers={"WWW-Authenticate": 'Bearer realm="seasalt"'})
+    ctype = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if ctype != JSON and not (ctype.startswith("application/") and ctype.endswith("+json")):
+        raise ApiError(415, "unsupported_media_type",
+                       "writes need 'Content-Type: application/json' on a service without a token")
+    origin = request.headers.get("origin")
+    if origin is not None and not _same_or_allowed_origin(request, origin):
+        raise ApiError(403, "forbidden_origin", f"writes from origin {origin[:100]!r} are not "
+                                                "allowed (same origin or --cors-origin only)")
+
+
+def _same_or_allowed_origin(request: Request, origin: str) -> bool:
+    cors = request.app.state.cors
+    if origin in cors or "*" in cors:
+        return True
+    return origin_host(origin) == request.headers.get("host", "").strip().lower()
+
+
+async def _reader(request: Request, gid: str) -> Viewer:
+    """Who reads game ``gid`` (docs/HTTP.md "Readers and credentials"), narrowed by ``?as=``.
+
+    The service token and the game's table token read everything; a seat token reads that
+    seat's view; no credential reads as a spectator. An ended game reads as the table for
+    everyone when the service makes ended games public (the default)."""
+    creds: Credentials = request.app.state.creds
+    got = bearer(request.scope["headers"])
+    live = _live(request)
+    if creds.is_service(got):
+        viewer = TABLE
+    else:
+        players, ended = await live.players(gid)            # UnknownGameError first
+        viewer = creds.reader(got, gid, players)
+        if viewer is None:
+            raise _unauthorized(f"this token is not a credential for game {gid}")
+        if ended and request.app.state.public_after_end:
+            viewer = TABLE
+    who = request.query_params.get("as")
+    if who is None:
+        return viewer
+    events = await live.events(gid)
+    replay = _replay()
+    try:
+        seat = replay.resolve_seat(replay.replay(events[:1]), who) if who != "spectator" else None
+    except SeasaltError as exc:
+        raise ApiError(400, "bad_request", str(exc)) from None
+    wanted = SPECTATOR if seat is None else seat_viewer(seat)
+    if viewer.is_table or wanted == viewer or wanted == SPECTATOR:
+        return wanted
+    raise ApiError(403, "forbidden", f"this credential may not read game {gid} as {who!r}")
 
 
 async def _body(request: Request) -> bytes:
@@ -120,11 +195,16 @@ async def _body(request: Request) -> bytes:
         if int(length) > limit:
             raise _too_large(limit)
     chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(limit)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(request.app.state.body_timeout):
+            async for chunk in request.stream():
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise ApiError(408, "timeout", "the request body came too slowly",
+                       headers={"Connection": "close"}) from None
     body = b"".join(chunks)
     if not body.strip():
         raise ApiError(400, "bad_request", "the request has no body (expected JSON)")
@@ -140,6 +220,8 @@ def _int_param(request: Request, name: str, *, minimum: int | None = None) -> in
     if raw is None or raw == "":
         return None
     try:
+        if not raw.isascii():
+            raise ValueError
         value = int(raw)
     except ValueError:
         raise ApiError(400, "bad_request", f"query parameter {name!r} must be an integer, "
@@ -236,7 +318,9 @@ async def post_game(request: Request) -> Response:
                                            "/games/{id}/events", index=0)
     result = await _live(request).start_game(start)
     loc = "/games/" + quote(result.game_id, safe="")
-    return _json_response(result, 201, {"Location": loc, "ETag": _etag(result.seq)})
+    data = msgspec.to_builtins(result)
+    data.update(request.app.state.creds.for_game(result.game_id, len(start.players)))
+    return _json_response(data, 201, {"Location": loc, "ETag": _etag(result.seq)})
 
 
 async def post_events(request: Request) -> Response:
@@ -262,13 +346,30 @@ async def post_events(request: Request) -> Response:
 # ---------------------------------------------------------------- reads
 
 async def list_games(request: Request) -> Response:
-    """GET /games?player=NAME&players=N"""
+    """GET /games?player=NAME&players=N&limit=L&cursor=C: one page of games (public data
+    only: players, totals, status), a ``Link: <...>; rel="next"`` header when more follow."""
     player = request.query_params.get("player") or None
     players = _int_param(request, "players")
     if players is not None and players not in (2, 3, 4):
         raise ApiError(400, "bad_request", "players must be 2, 3 or 4")
+    limit = _int_param(request, "limit", minimum=1) or MAX_PAGE
+    if limit > MAX_PAGE:
+        raise ApiError(400, "bad_request", f"query parameter 'limit' must be at most {MAX_PAGE}")
+    cursor = request.query_params.get("cursor")
     rows = await _live(request).read(lambda s: queries.list_games(s, player=player, players=players))
-    return _json_response(rows)
+    start = 0
+    if cursor:
+        # the cursor is the last game_id of the page before; games are in natural order
+        key = queries.natural_key(cursor)
+        start = next((i for i, r in enumerate(rows) if queries.natural_key(r.game_id) > key),
+                     len(rows))
+    page = rows[start:start + limit]
+    headers = {}
+    if start + limit < len(rows):
+        params = {k: v for k, v in request.query_params.items() if k != "cursor"}
+        params.update(limit=str(limit), cursor=page[-1].game_id)
+        headers["Link"] = f'</games?{urlencode(params)}>; rel="next"'
+    return _json_response(page, headers=headers)
 
 
 async def get_game(request: Request) -> Response:
@@ -291,11 +392,25 @@ def _wants_jsonl(request: Request) -> bool:
                                      "application/x-jsonlines"))
 
 
+async def _tail(live: LiveStore, gid: str, after: int, viewer: Viewer
+                ) -> tuple[list[bytes], int, bool]:
+    """(the events after ``after`` as ``viewer`` may see them, JSON; the last seq; ended)."""
+    if viewer.is_table:
+        return await live.tail(gid, after)
+    events, states = await live.history(gid)
+    encode = _json.encode
+    rows = [encode(redact(events[i], viewer, states[i - 1] if i else _EMPTY, states[i]))
+            for i in range(after, len(events))]
+    return rows, len(events), bool(states) and states[-1].phase == ENDED
+
+
 async def get_events(request: Request) -> Response:
-    """GET /games/{id}/events?after=N[&format=jsonl]"""
+    """GET /games/{id}/events?after=N[&format=jsonl][&as=SEAT]: the events as the reader
+    may see them (redacted for a seat or a spectator)."""
     gid = request.path_params["game_id"]
     after = _int_param(request, "after", minimum=0) or 0
-    rows, head, _ = await _live(request).tail(gid, after)
+    viewer = await _reader(request, gid)
+    rows, head, _ = await _tail(_live(request), gid, after, viewer)
     headers = {"ETag": _etag(head)}
     if _wants_jsonl(request):
         return Response(b"".join(r + b"\n" for r in rows), headers=headers, media_type=JSONL)
@@ -321,7 +436,7 @@ async def get_state(request: Request) -> Response:
     rnd = _int_param(request, "round")
     turn = _int_param(request, "turn")
     seq = _int_param(request, "seq")
-    who = request.query_params.get("as")
+    viewer = await _reader(request, gid)
     live = _live(request)
     events = await live.events(gid)
     if seq is not None and not 1 <= seq <= len(events):
@@ -336,7 +451,6 @@ async def get_state(request: Request) -> Response:
     if state is None:
         state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
-    viewer = replay.resolve_seat(state, who) if who is not None else None
     return _json_response(table_view(state, viewer), headers={"ETag": _etag(len(events))})
 
 
@@ -348,10 +462,17 @@ async def get_round_score(request: Request) -> Response:
         rnd = int(request.path_params["round"])
     except ValueError:
         raise ApiError(400, "bad_request", "the round must be a number") from None
+    viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
     n = _count_rounds(events)
     if not 1 <= rnd <= n:
         raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+    if not viewer.is_table and not any(
+            type(e) is ev.RoundScored and e.round == rnd and e.ending != "deck_out" for e in events):
+        # the rescore shows every hand: only once the round's hands were shown (R-VIEW)
+        raise ApiError(403, "forbidden", f"round {rnd}'s hands are not shown (the round is not "
+                                         "scored yet, or ended in a deck-out): only the table "
+                                         "may rescore it")
     report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
     return _json_response(report)
 
@@ -364,10 +485,11 @@ async def follow(request: Request) -> Response:
     last_id = request.headers.get("last-event-id")
     if last_id is not None and last_id.strip():
         if not is_digits(last_id.strip()):
-            raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id!r}")
+            raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id[:40]!r}")
         after = int(last_id)
     after = after or 0
-    rows, head, ended = await live.tail(gid, after)       # 404 before the stream starts
+    viewer = await _reader(request, gid)                   # 404 before the stream starts
+    rows, head, ended = await _tail(live, gid, after, viewer)
     keepalive = request.app.state.keepalive
 
     async def stream():
@@ -382,7 +504,7 @@ async def follow(request: Request) -> Response:
                 yield b"event: end\ndata: {}\n\n"
                 return
             waiter = live.waiter(gid)
-            rows, _, ended = await live.tail(gid, last)
+            rows, _, ended = await _tail(live, gid, last, viewer)
             if rows or ended:
                 continue
             if live.closing is not None and live.closing.is_set():
@@ -411,6 +533,29 @@ async def list_stats(request: Request) -> Response:
     """GET /stats: the reports this service can run."""
     from .stats import report_list
     return _json_response(await _live(request).read(report_list))
+
+
+async def post_query(request: Request) -> Response:
+    """POST /query: ``{"sql": "...", "params": {...}}``, one reading statement, for the
+    service token only (it may read every hand of every game)."""
+    from ..analytics.query import QueryError, QueryRefusedError
+    from .sql import QueryBody, run_sql
+    creds: Credentials = request.app.state.creds
+    if creds.token is None:
+        raise ApiError(403, "forbidden", "POST /query needs a service started with --token "
+                                         "(the SQL sees every hand of every game)")
+    _check_token(request)
+    try:
+        query = msgspec.json.decode(await _body(request), type=QueryBody)
+    except msgspec.DecodeError as exc:
+        raise ApiError(400, "bad_request", f"expected {{\"sql\": \"...\"}}: {exc}") from None
+    try:
+        result = await _live(request).read(lambda s: run_sql(s, query))
+    except QueryRefusedError as exc:
+        raise ApiError(400, "query_refused", str(exc)) from None
+    except QueryError as exc:
+        raise ApiError(400, "query_error", str(exc)) from None
+    return _json_response(result)
 
 
 async def openapi(request: Request) -> Response:
@@ -466,6 +611,7 @@ ROUTES = [
     Route("/games/{game_id}/follow", follow, methods=["GET"]),
     Route("/stats", list_stats, methods=["GET"]),
     Route("/stats/{report}", get_stats, methods=["GET"]),
+    Route("/query", post_query, methods=["POST"]),
     Route("/openapi.json", openapi, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
     Route("/backup", post_backup, methods=["POST"]),
@@ -496,6 +642,13 @@ class _App(Starlette):
     give (:func:`error_for`); every other request takes the usual way."""
 
     async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] == "http":
+            refused = self._guard(scope)
+            if refused is not None:
+                await refused(scope, receive, send)
+                return
+            if self.state.cors:
+                send = self._cors_send(scope, send)
         if scope["type"] == "http" and scope["method"] == "POST":
             path: str = scope["path"]
             if (path.startswith("/games/") and path.endswith("/events")
@@ -505,6 +658,53 @@ class _App(Starlette):
                     await self._append(scope, receive, send, game_id)
                     return
         await super().__call__(scope, receive, send)
+
+    def _guard(self, scope) -> Response | None:
+        """The checks every request passes first: a Host this service listens as (no DNS
+        rebinding), the client's rate, and CORS preflights (answered here)."""
+        state = self.state
+        host, origin, preflight = None, None, False
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value.decode("latin-1")
+            elif name == b"origin":
+                origin = value.decode("latin-1")
+            elif name == b"access-control-request-method":
+                preflight = True
+        if host is None or not state.hosts.allows(host):
+            return ApiError(421 if host else 400, "bad_host",
+                            f"this service does not answer to Host {(host or '')[:100]!r} "
+                            "(see --allowed-host)").response()
+        if state.rate is not None and scope.get("client"):
+            wait = state.rate.take(scope["client"][0])
+            if wait:
+                return ApiError(429, "too_many_requests", "too many requests from this client",
+                                headers={"Retry-After": str(max(1, round(wait)))}).response()
+        if preflight and scope["method"] == "OPTIONS" and origin is not None:
+            if not _cors_allows(state.cors, origin):
+                return ApiError(403, "forbidden_origin",
+                                f"cross-origin requests from {origin[:100]!r} are not allowed "
+                                "(see --cors-origin)").response()
+            return Response(status_code=204, headers={
+                "Access-Control-Allow-Origin": origin,
+                "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
+                "Access-Control-Allow-Headers": CORS_HEADERS,
+                "Access-Control-Max-Age": "600", "Vary": "Origin"})
+        return None
+
+    def _cors_send(self, scope, send):
+        """``send`` adding the CORS headers when the request's Origin is allowed."""
+        origin = next((v.decode("latin-1") for n, v in scope["headers"] if n == b"origin"), None)
+        if origin is None or not _cors_allows(self.state.cors, origin):
+            return send
+        extra = [(b"access-control-allow-origin", origin.encode("latin-1")),
+                 (b"access-control-expose-headers", CORS_EXPOSE.encode()), (b"vary", b"Origin")]
+
+        async def cors_send(message):
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *extra]}
+            await send(message)
+        return cors_send
 
     async def _append(self, scope, receive, send, game_id: str) -> None:
         scope["app"] = self
@@ -520,14 +720,27 @@ class _App(Starlette):
         await response(scope, receive, send)
 
 
+def _cors_allows(cors: tuple[str, ...], origin: str) -> bool:
+    return origin in cors or "*" in cors
+
+
 def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX_BODY, *,
-               keepalive: float = KEEPALIVE, live_games: int = MAX_CACHED_GAMES) -> Starlette:
+               keepalive: float = KEEPALIVE, live_games: int = MAX_CACHED_GAMES,
+               host: str = "127.0.0.1", allowed_hosts: tuple[str, ...] = (),
+               cors_origins: tuple[str, ...] = (), public_after_end: bool = True,
+               rate_limit: float | None = None, body_timeout: float = BODY_TIMEOUT) -> Starlette:
     """The ASGI app of the live service over the store at ``store_path``.
 
     The store is opened when the app starts (ASGI lifespan) and stays open, with this
-    process its only writer, until the app stops. With ``token``, every write needs
-    ``Authorization: Bearer <token>``. Bodies larger than ``max_body`` bytes get 413.
-    ``live_games``: games kept in memory for fast appends (see :data:`MAX_CACHED_GAMES`).
+    process its only writer, until the app stops. With ``token`` (any UTF-8 text), every
+    write needs ``Authorization: Bearer <token>`` and that token reads everything; without
+    it, writes need a JSON Content-Type and a same-origin or allowed Origin. Bodies larger
+    than ``max_body`` bytes get 413. ``live_games``: games kept in memory for fast appends
+    (see :data:`MAX_CACHED_GAMES`). ``host`` (the address listened on) and
+    ``allowed_hosts``: the Host headers answered. ``cors_origins``: origins allowed
+    cross-origin (``*`` any; none by default). ``public_after_end``: an ended game reads
+    in full for everyone. ``rate_limit``: requests a second per client address (None: no
+    limit). ``body_timeout``: seconds a request body may take.
     """
     live = LiveStore(store_path, max_cached_games=live_games)
 
@@ -545,6 +758,12 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
         Exception: _on_crash})
     app.state.live = live
     app.state.token = token or None
+    app.state.creds = Credentials(token or None)
+    app.state.hosts = HostCheck(host, allowed_hosts)
+    app.state.cors = tuple(cors_origins)
+    app.state.public_after_end = public_after_end
+    app.state.rate = RateLimit(rate_limit) if rate_limit else None
+    app.state.body_timeout = body_timeout
     app.state.max_body = max_body
     app.state.keepalive = keepalive
     return app

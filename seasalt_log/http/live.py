@@ -29,6 +29,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
 
 from .. import events as ev
+from .. import queries
 from ..engine.state import ENDED, State
 from ..errors import SeasaltError, StreamConflictError, UnknownGameError
 from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
@@ -100,6 +101,10 @@ class LiveStore:
         memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
         if memory is not None:
             self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
+        # no SQL run by this service may touch a file (POST /query): off for the whole
+        # database, which the service's own writes do not need
+        await loop.run_in_executor(self._write_pool, self.store.con.execute,
+                                   "SET enable_external_access = false")
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
         self.closing = asyncio.Event()
@@ -317,6 +322,22 @@ class LiveStore:
             encode = ev.encode
             return [encode(e) for e in c.events[after:]], c.seq, c.state.phase == ENDED
         return await self.read(lambda s: _tail(s, game_id, after))
+
+    async def players(self, game_id: str) -> tuple[int, bool]:
+        """(number of seats, whether the game has ended); raises UnknownGameError."""
+        c = self._caches.get(game_id)
+        if c is not None:
+            return c.state.n, c.state.phase == ENDED
+        row = await self.read(lambda s: queries.get_game(s, game_id))
+        return row.n_players, row.status == "ended"
+
+    async def history(self, game_id: str) -> tuple[list[ev.Event], list[State]]:
+        """Every event of a game and the state after each (for redacted reads); an uncached
+        game is read and folded, not cached."""
+        c = self._caches.get(game_id)
+        if c is None:
+            c = await self.read(lambda s: GameCache.load(s, game_id))
+        return c.events, c.states
 
     async def state_at(self, game_id: str, seq: int | None) -> State | None:
         """The cached state after event ``seq`` (None: the latest), or None when the game

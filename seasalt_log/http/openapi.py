@@ -219,6 +219,18 @@ def spec() -> dict[str, Any]:
             "get": {"summary": "This description",
                     "responses": {"200": {"description": "OpenAPI 3.1", **_json({"type": "object"})}}},
         },
+        "/query": {
+            "post": {
+                "summary": "One reading SQL statement (service token only; time and row limits)",
+                "requestBody": {"required": True, **_json({
+                    "type": "object", "required": ["sql"],
+                    "properties": {"sql": {"type": "string"}, "params": {"type": "object"}}})},
+                "responses": {"200": {"description": "columns, types, rows, truncated",
+                                      **_json({"type": "object"})},
+                              "400": {"description": "refused or failed SQL"},
+                              "401": {"description": "not the service token"},
+                              "403": {"description": "the service has no token"}}},
+        },
         "/health": {
             "get": {"summary": "200 while the service runs",
                     "responses": {"200": {"description": "ok", **_json({"type": "object"})}}},

@@ -10,6 +10,14 @@ import threading
 import time
 
 import uvicorn
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+#: seconds a client may take to send a request's headers
+HEADER_TIMEOUT = 10.0
+#: seconds an idle keep-alive connection stays open
+IDLE_TIMEOUT = 5.0
+#: connections open at once; past it, the oldest one still sending its headers is closed
+MAX_CONNECTIONS = 4096
 
 
 def is_loopback(host: str) -> bool:
@@ -20,6 +28,77 @@ def is_loopback(host: str) -> bool:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
+
+
+class GuardedProtocol(HttpToolsProtocol):
+    """uvicorn's HTTP protocol with a header timeout and a connection limit that slow
+    clients cannot use to lock others out: a connection must finish each request's headers
+    within ``header_timeout`` seconds, and when more than ``max_connections`` are open the
+    oldest one still waiting for its headers is closed (the newcomer is kept)."""
+
+    header_timeout = HEADER_TIMEOUT
+    max_connections = MAX_CONNECTIONS
+
+    def connection_made(self, transport) -> None:
+        super().connection_made(transport)
+        self._header_timer = None
+        waiting = self._waiting()
+        self._arm()
+        if len(self.connections) > self.max_connections:
+            for other in list(waiting):
+                if other is not self:
+                    other._close_slow()
+                    break
+            else:
+                self.transport.close()
+
+    def _waiting(self) -> dict:
+        # the connections still waiting for their headers, oldest first (one per server)
+        w = self.server_state.__dict__.get("_seasalt_waiting")
+        if w is None:
+            w = self.server_state.__dict__["_seasalt_waiting"] = {}
+        return w
+
+    def _arm(self) -> None:
+        if self._header_timer is None:
+            self._header_timer = self.loop.call_later(self.header_timeout, self._close_slow)
+            self._waiting()[self] = None
+
+    def _disarm(self) -> None:
+        if self._header_timer is not None:
+            self._header_timer.cancel()
+            self._header_timer = None
+            self._waiting().pop(self, None)
+
+    def _close_slow(self) -> None:
+        self._disarm()
+        if not self.transport.is_closing():
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._header_timer is None and (self.cycle is None or self.cycle.response_complete):
+            self._arm()                 # the next request on a kept-alive connection
+        super().data_received(data)
+
+    def on_headers_complete(self) -> None:
+        self._disarm()
+        super().on_headers_complete()
+
+    def connection_lost(self, exc) -> None:
+        self._disarm()
+        super().connection_lost(exc)
+
+
+def raise_open_files_limit(wanted: int) -> None:
+    """Raise this process's limit of open files towards ``wanted`` (as far as allowed)."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+        if soft != resource.RLIM_INFINITY and soft < target:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    except (ImportError, ValueError, OSError):       # pragma: no cover - not POSIX, or refused
+        pass
 
 
 class Server(uvicorn.Server):
@@ -44,10 +123,17 @@ class Server(uvicorn.Server):
 
 
 def make_server(app, host: str = "127.0.0.1", port: int = 8421, *, log_level: str = "info",
-                access_log: bool = False) -> Server:
-    """A :class:`Server` for ``app`` (one process; uvloop and httptools when installed)."""
+                access_log: bool = False, header_timeout: float = HEADER_TIMEOUT,
+                idle_timeout: float = IDLE_TIMEOUT, max_connections: int = MAX_CONNECTIONS
+                ) -> Server:
+    """A :class:`Server` for ``app`` (one process; uvloop when installed, httptools), with
+    the limits of :class:`GuardedProtocol` and ``idle_timeout`` for kept-alive connections."""
+    protocol = type("Protocol", (GuardedProtocol,), {
+        "header_timeout": header_timeout, "max_connections": max_connections})
+    raise_open_files_limit(max_connections + 256)
     config = uvicorn.Config(app, host=host, port=port, log_level=log_level,
-                            access_log=access_log, lifespan="on", loop="auto", http="auto",
+                            access_log=access_log, lifespan="on", loop="auto", http=protocol,
+                            timeout_keep_alive=idle_timeout,
                             timeout_graceful_shutdown=5, server_header=False)
     return Server(config)
 
@@ -59,8 +145,8 @@ class ServerThread:
             ...   # url is "http://127.0.0.1:PORT"
     """
 
-    def __init__(self, app, *, log_level: str = "warning"):
-        self.server = make_server(app, "127.0.0.1", 0, log_level=log_level)
+    def __init__(self, app, *, log_level: str = "warning", **limits):
+        self.server = make_server(app, "127.0.0.1", 0, log_level=log_level, **limits)
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self.sock.bind(("127.0.0.1", 0))

@@ -1,0 +1,56 @@
+"""``POST /query``: one reading SQL statement on the service's reader connection, for the
+table (the service token), with a time and a row limit.
+
+The same checks as ``seasalt query`` (seasalt_log.analytics.query): one reading statement,
+parsed by DuckDB before it runs, in a read-only transaction; the service turns off file
+access for its whole database when it starts (``enable_external_access=false``), so a
+query cannot read or write files either.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import duckdb
+import msgspec
+
+from ..analytics.output import one_line
+from ..analytics.query import QueryError, QueryRefusedError, check_sql
+from ..store import Store
+
+#: rows returned at most (the answer says when it was cut)
+MAX_ROWS = 10_000
+#: seconds a query may run before it is interrupted
+MAX_SECONDS = 10.0
+
+
+class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
+    """The body of ``POST /query``."""
+
+    sql: str
+    params: dict[str, str | int | float | bool | None] | None = None
+
+
+def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
+            max_seconds: float = MAX_SECONDS) -> dict:
+    """Run ``body.sql`` on ``store``'s connection (already in a read-only transaction)."""
+    con = store.con
+    check_sql(con, body.sql)
+    timer = threading.Timer(max_seconds, con.interrupt)
+    timer.start()
+    try:
+        cur = con.execute(body.sql, body.params) if body.params else con.execute(body.sql)
+        columns = [d[0] for d in cur.description] if cur.description else []
+        types = [str(d[1]) for d in cur.description] if cur.description else []
+        rows = cur.fetchmany(max_rows + 1) if cur.description else []
+    except duckdb.InterruptException:
+        raise QueryRefusedError(f"query stopped: it ran past {max_seconds:g} s") from None
+    except duckdb.PermissionException as exc:
+        raise QueryRefusedError("query refused: queries may not read or write files "
+                                f"({one_line(str(exc))})") from None
+    except duckdb.Error as exc:
+        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+    finally:
+        timer.cancel()
+    return {"columns": columns, "types": types, "rows": rows[:max_rows],
+            "truncated": len(rows) > max_rows}
