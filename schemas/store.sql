@@ -353,72 +353,82 @@ COMMENT ON COLUMN event_outcomes.winners IS 'the seats with the most points this
 COMMENT ON COLUMN event_outcomes.winners_without IS 'the same, with the round rescored by the engine''s scoring after removing the event from every seat''s effects';
 COMMENT ON COLUMN event_outcomes.changes_winner IS 'winners differs from winners_without';
 
--- The card catalog (RULES.md §1), one row per card code; written once by the migration, not per
--- game.
+-- The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the
+-- migration, not per game.
 CREATE TABLE IF NOT EXISTS cards (
     code       VARCHAR NOT NULL,  -- canonical card code kind:colour
-    kind       VARCHAR NOT NULL,  -- crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid
-    family     VARCHAR NOT NULL,  -- 'duo' | 'collector' | 'multiplier' | 'mermaid'
+    kind       VARCHAR NOT NULL,  -- crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid; Extra Salt: lobster, jellyfish, starfish, seahorse, castofcrabs
+    family     VARCHAR NOT NULL,  -- 'duo' | 'collector' | 'multiplier' | 'mermaid' | 'special' (starfish, seahorse)
     color      VARCHAR NOT NULL,  -- the card's colour (white for mermaids)
-    copies     TINYINT NOT NULL,  -- copies of this code in the 58-card deck
-    pairs_with VARCHAR,           -- duo cards: the kind that makes a pair with it
-    multiplies VARCHAR            -- multipliers: the kind it counts (R-SCORE-MULT)
+    copies     TINYINT NOT NULL,  -- copies of this code in a deck that has it
+    pairs_with VARCHAR,           -- duo cards: the kind that makes a pair with it (a crab's: crab; the lobster's: crab; the jellyfish's: swimmer)
+    multiplies VARCHAR,           -- multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)
+    ruleset    VARCHAR NOT NULL   -- 'base': in every deck (58 cards); 'extra-salt': only in the 66-card deck of that ruleset (R-X-CARDS-1)
 );
-COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1), one row per card code; written once by the migration, not per game.';
+COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the migration, not per game.';
 COMMENT ON COLUMN cards.code IS 'canonical card code kind:colour';
-COMMENT ON COLUMN cards.kind IS 'crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid';
-COMMENT ON COLUMN cards.family IS '''duo'' | ''collector'' | ''multiplier'' | ''mermaid''';
+COMMENT ON COLUMN cards.kind IS 'crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid; Extra Salt: lobster, jellyfish, starfish, seahorse, castofcrabs';
+COMMENT ON COLUMN cards.family IS '''duo'' | ''collector'' | ''multiplier'' | ''mermaid'' | ''special'' (starfish, seahorse)';
 COMMENT ON COLUMN cards.color IS 'the card''s colour (white for mermaids)';
-COMMENT ON COLUMN cards.copies IS 'copies of this code in the 58-card deck';
-COMMENT ON COLUMN cards.pairs_with IS 'duo cards: the kind that makes a pair with it';
-COMMENT ON COLUMN cards.multiplies IS 'multipliers: the kind it counts (R-SCORE-MULT)';
+COMMENT ON COLUMN cards.copies IS 'copies of this code in a deck that has it';
+COMMENT ON COLUMN cards.pairs_with IS 'duo cards: the kind that makes a pair with it (a crab''s: crab; the lobster''s: crab; the jellyfish''s: swimmer)';
+COMMENT ON COLUMN cards.multiplies IS 'multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)';
+COMMENT ON COLUMN cards.ruleset IS '''base'': in every deck (58 cards); ''extra-salt'': only in the 66-card deck of that ruleset (R-X-CARDS-1)';
 INSERT INTO cards SELECT * FROM (VALUES
-    ('crab:dark-blue', 'crab', 'duo', 'dark-blue', 2, 'crab', NULL),
-    ('crab:light-blue', 'crab', 'duo', 'light-blue', 2, 'crab', NULL),
-    ('crab:black', 'crab', 'duo', 'black', 1, 'crab', NULL),
-    ('crab:yellow', 'crab', 'duo', 'yellow', 2, 'crab', NULL),
-    ('crab:green', 'crab', 'duo', 'green', 1, 'crab', NULL),
-    ('crab:grey', 'crab', 'duo', 'grey', 1, 'crab', NULL),
-    ('boat:dark-blue', 'boat', 'duo', 'dark-blue', 2, 'boat', NULL),
-    ('boat:light-blue', 'boat', 'duo', 'light-blue', 2, 'boat', NULL),
-    ('boat:black', 'boat', 'duo', 'black', 2, 'boat', NULL),
-    ('boat:yellow', 'boat', 'duo', 'yellow', 2, 'boat', NULL),
-    ('fish:dark-blue', 'fish', 'duo', 'dark-blue', 2, 'fish', NULL),
-    ('fish:light-blue', 'fish', 'duo', 'light-blue', 1, 'fish', NULL),
-    ('fish:black', 'fish', 'duo', 'black', 2, 'fish', NULL),
-    ('fish:yellow', 'fish', 'duo', 'yellow', 1, 'fish', NULL),
-    ('fish:green', 'fish', 'duo', 'green', 1, 'fish', NULL),
-    ('swimmer:dark-blue', 'swimmer', 'duo', 'dark-blue', 1, 'shark', NULL),
-    ('swimmer:light-blue', 'swimmer', 'duo', 'light-blue', 1, 'shark', NULL),
-    ('swimmer:black', 'swimmer', 'duo', 'black', 1, 'shark', NULL),
-    ('swimmer:yellow', 'swimmer', 'duo', 'yellow', 1, 'shark', NULL),
-    ('swimmer:light-orange', 'swimmer', 'duo', 'light-orange', 1, 'shark', NULL),
-    ('shark:dark-blue', 'shark', 'duo', 'dark-blue', 1, 'swimmer', NULL),
-    ('shark:light-blue', 'shark', 'duo', 'light-blue', 1, 'swimmer', NULL),
-    ('shark:black', 'shark', 'duo', 'black', 1, 'swimmer', NULL),
-    ('shark:green', 'shark', 'duo', 'green', 1, 'swimmer', NULL),
-    ('shark:purple', 'shark', 'duo', 'purple', 1, 'swimmer', NULL),
-    ('shell:dark-blue', 'shell', 'collector', 'dark-blue', 1, NULL, NULL),
-    ('shell:light-blue', 'shell', 'collector', 'light-blue', 1, NULL, NULL),
-    ('shell:black', 'shell', 'collector', 'black', 1, NULL, NULL),
-    ('shell:yellow', 'shell', 'collector', 'yellow', 1, NULL, NULL),
-    ('shell:green', 'shell', 'collector', 'green', 1, NULL, NULL),
-    ('shell:grey', 'shell', 'collector', 'grey', 1, NULL, NULL),
-    ('octopus:light-blue', 'octopus', 'collector', 'light-blue', 1, NULL, NULL),
-    ('octopus:yellow', 'octopus', 'collector', 'yellow', 1, NULL, NULL),
-    ('octopus:green', 'octopus', 'collector', 'green', 1, NULL, NULL),
-    ('octopus:purple', 'octopus', 'collector', 'purple', 1, NULL, NULL),
-    ('octopus:grey', 'octopus', 'collector', 'grey', 1, NULL, NULL),
-    ('penguin:purple', 'penguin', 'collector', 'purple', 1, NULL, NULL),
-    ('penguin:light-orange', 'penguin', 'collector', 'light-orange', 1, NULL, NULL),
-    ('penguin:pink', 'penguin', 'collector', 'pink', 1, NULL, NULL),
-    ('sailor:pink', 'sailor', 'collector', 'pink', 1, NULL, NULL),
-    ('sailor:orange', 'sailor', 'collector', 'orange', 1, NULL, NULL),
-    ('lighthouse:purple', 'lighthouse', 'multiplier', 'purple', 1, NULL, 'boat'),
-    ('shoal:grey', 'shoal', 'multiplier', 'grey', 1, NULL, 'fish'),
-    ('colony:green', 'colony', 'multiplier', 'green', 1, NULL, 'penguin'),
-    ('captain:light-orange', 'captain', 'multiplier', 'light-orange', 1, NULL, 'sailor'),
-    ('mermaid:white', 'mermaid', 'mermaid', 'white', 4, NULL, NULL)
+    ('crab:dark-blue', 'crab', 'duo', 'dark-blue', 2, 'crab', NULL, 'base'),
+    ('crab:light-blue', 'crab', 'duo', 'light-blue', 2, 'crab', NULL, 'base'),
+    ('crab:black', 'crab', 'duo', 'black', 1, 'crab', NULL, 'base'),
+    ('crab:yellow', 'crab', 'duo', 'yellow', 2, 'crab', NULL, 'base'),
+    ('crab:green', 'crab', 'duo', 'green', 1, 'crab', NULL, 'base'),
+    ('crab:grey', 'crab', 'duo', 'grey', 1, 'crab', NULL, 'base'),
+    ('boat:dark-blue', 'boat', 'duo', 'dark-blue', 2, 'boat', NULL, 'base'),
+    ('boat:light-blue', 'boat', 'duo', 'light-blue', 2, 'boat', NULL, 'base'),
+    ('boat:black', 'boat', 'duo', 'black', 2, 'boat', NULL, 'base'),
+    ('boat:yellow', 'boat', 'duo', 'yellow', 2, 'boat', NULL, 'base'),
+    ('fish:dark-blue', 'fish', 'duo', 'dark-blue', 2, 'fish', NULL, 'base'),
+    ('fish:light-blue', 'fish', 'duo', 'light-blue', 1, 'fish', NULL, 'base'),
+    ('fish:black', 'fish', 'duo', 'black', 2, 'fish', NULL, 'base'),
+    ('fish:yellow', 'fish', 'duo', 'yellow', 1, 'fish', NULL, 'base'),
+    ('fish:green', 'fish', 'duo', 'green', 1, 'fish', NULL, 'base'),
+    ('swimmer:dark-blue', 'swimmer', 'duo', 'dark-blue', 1, 'shark', NULL, 'base'),
+    ('swimmer:light-blue', 'swimmer', 'duo', 'light-blue', 1, 'shark', NULL, 'base'),
+    ('swimmer:black', 'swimmer', 'duo', 'black', 1, 'shark', NULL, 'base'),
+    ('swimmer:yellow', 'swimmer', 'duo', 'yellow', 1, 'shark', NULL, 'base'),
+    ('swimmer:light-orange', 'swimmer', 'duo', 'light-orange', 1, 'shark', NULL, 'base'),
+    ('shark:dark-blue', 'shark', 'duo', 'dark-blue', 1, 'swimmer', NULL, 'base'),
+    ('shark:light-blue', 'shark', 'duo', 'light-blue', 1, 'swimmer', NULL, 'base'),
+    ('shark:black', 'shark', 'duo', 'black', 1, 'swimmer', NULL, 'base'),
+    ('shark:green', 'shark', 'duo', 'green', 1, 'swimmer', NULL, 'base'),
+    ('shark:purple', 'shark', 'duo', 'purple', 1, 'swimmer', NULL, 'base'),
+    ('shell:dark-blue', 'shell', 'collector', 'dark-blue', 1, NULL, NULL, 'base'),
+    ('shell:light-blue', 'shell', 'collector', 'light-blue', 1, NULL, NULL, 'base'),
+    ('shell:black', 'shell', 'collector', 'black', 1, NULL, NULL, 'base'),
+    ('shell:yellow', 'shell', 'collector', 'yellow', 1, NULL, NULL, 'base'),
+    ('shell:green', 'shell', 'collector', 'green', 1, NULL, NULL, 'base'),
+    ('shell:grey', 'shell', 'collector', 'grey', 1, NULL, NULL, 'base'),
+    ('octopus:light-blue', 'octopus', 'collector', 'light-blue', 1, NULL, NULL, 'base'),
+    ('octopus:yellow', 'octopus', 'collector', 'yellow', 1, NULL, NULL, 'base'),
+    ('octopus:green', 'octopus', 'collector', 'green', 1, NULL, NULL, 'base'),
+    ('octopus:purple', 'octopus', 'collector', 'purple', 1, NULL, NULL, 'base'),
+    ('octopus:grey', 'octopus', 'collector', 'grey', 1, NULL, NULL, 'base'),
+    ('penguin:purple', 'penguin', 'collector', 'purple', 1, NULL, NULL, 'base'),
+    ('penguin:light-orange', 'penguin', 'collector', 'light-orange', 1, NULL, NULL, 'base'),
+    ('penguin:pink', 'penguin', 'collector', 'pink', 1, NULL, NULL, 'base'),
+    ('sailor:pink', 'sailor', 'collector', 'pink', 1, NULL, NULL, 'base'),
+    ('sailor:orange', 'sailor', 'collector', 'orange', 1, NULL, NULL, 'base'),
+    ('lighthouse:purple', 'lighthouse', 'multiplier', 'purple', 1, NULL, 'boat', 'base'),
+    ('shoal:grey', 'shoal', 'multiplier', 'grey', 1, NULL, 'fish', 'base'),
+    ('colony:green', 'colony', 'multiplier', 'green', 1, NULL, 'penguin', 'base'),
+    ('captain:light-orange', 'captain', 'multiplier', 'light-orange', 1, NULL, 'sailor', 'base'),
+    ('mermaid:white', 'mermaid', 'mermaid', 'white', 4, NULL, NULL, 'base'),
+    ('lobster:black', 'lobster', 'duo', 'black', 1, 'crab', NULL, 'extra-salt'),
+    ('jellyfish:purple', 'jellyfish', 'duo', 'purple', 1, 'swimmer', NULL, 'extra-salt'),
+    ('jellyfish:pink', 'jellyfish', 'duo', 'pink', 1, 'swimmer', NULL, 'extra-salt'),
+    ('starfish:dark-blue', 'starfish', 'special', 'dark-blue', 1, NULL, NULL, 'extra-salt'),
+    ('starfish:light-blue', 'starfish', 'special', 'light-blue', 1, NULL, NULL, 'extra-salt'),
+    ('starfish:yellow', 'starfish', 'special', 'yellow', 1, NULL, NULL, 'extra-salt'),
+    ('seahorse:white', 'seahorse', 'special', 'white', 1, NULL, NULL, 'extra-salt'),
+    ('castofcrabs:green', 'castofcrabs', 'multiplier', 'green', 1, NULL, 'crab', 'extra-salt')
 ) WHERE NOT EXISTS (SELECT 1 FROM cards);
 
 -- One row per player per game: name, seat, player count, status, win flag (winner, shared_win),

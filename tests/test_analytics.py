@@ -158,7 +158,11 @@ def test_cards_catalog_written_once(tmp_path):
     for _ in range(2):            # opening again does not add the rows twice
         Store.open(db).close()
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*), sum(copies) FROM cards").fetchone() == (46, 58)
+    assert con.execute("SELECT count(*), sum(copies) FROM cards WHERE ruleset = 'base'").fetchone() == (46, 58)
+    # R-X-CARDS-1: 8 more cards (8 codes) in the extra-salt deck
+    assert con.execute("SELECT count(*), sum(copies) FROM cards").fetchone() == (54, 66)
+    assert con.execute("SELECT pairs_with, family FROM cards WHERE code = 'lobster:black'").fetchone() == ("crab", "duo")
+    assert con.execute("SELECT multiplies FROM cards WHERE code = 'castofcrabs:green'").fetchone() == ("crab",)
     assert con.execute("SELECT pairs_with FROM cards WHERE code = 'swimmer:black'").fetchone() == ("shark",)
     assert con.execute("SELECT multiplies FROM cards WHERE code = 'colony:green'").fetchone() == ("penguin",)
     con.close()
@@ -452,7 +456,7 @@ def test_export_parquet(fixture_db, tmp_path):
 def test_export_parquet_library_counts(fixture_db, tmp_path):
     with Store.open(fixture_db, read_only=True) as store:
         done = export_parquet(store, tmp_path / "x")
-    assert done.rows["games"] == 4 and done.rows["cards"] == 46
+    assert done.rows["games"] == 4 and done.rows["cards"] == 54
     assert "games.parquet" in done.files and "events/n_players=3/data_0.parquet" in done.files
     assert_export_keeps_games_whole(tmp_path / "x", fixture_db)
 

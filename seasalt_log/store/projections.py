@@ -17,9 +17,9 @@ from typing import NamedTuple
 import msgspec
 
 from .. import events as ev
-from ..cards import COPIES, DUO_PAIRS, FAMILIES
+from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..scoring import MULTIPLIERS, breakdown, last_chance_outcome
+from ..scoring import CAST, MULTIPLIERS, breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .schema import sql_literal
 
@@ -244,16 +244,21 @@ SCHEMA: tuple[TableDef, ...] = (
     ), ("game_id", "round", "event")),
 )
 
-CARDS = TableDef("cards", "The card catalog (RULES.md §1), one row per card code; written once "
-                          "by the migration, not per game.", (
+CARDS = TableDef("cards", "The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card "
+                          "code; written once by the migration, not per game.", (
     Col("code", "VARCHAR NOT NULL", "canonical card code kind:colour"),
     Col("kind", "VARCHAR NOT NULL", "crab, boat, fish, swimmer, shark, shell, octopus, penguin, "
-                                    "sailor, lighthouse, shoal, colony, captain, mermaid"),
-    Col("family", "VARCHAR NOT NULL", "'duo' | 'collector' | 'multiplier' | 'mermaid'"),
+                                    "sailor, lighthouse, shoal, colony, captain, mermaid; Extra "
+                                    "Salt: lobster, jellyfish, starfish, seahorse, castofcrabs"),
+    Col("family", "VARCHAR NOT NULL", "'duo' | 'collector' | 'multiplier' | 'mermaid' | 'special' "
+                                      "(starfish, seahorse)"),
     Col("color", "VARCHAR NOT NULL", "the card's colour (white for mermaids)"),
-    Col("copies", "TINYINT NOT NULL", "copies of this code in the 58-card deck"),
-    Col("pairs_with", "VARCHAR", "duo cards: the kind that makes a pair with it"),
-    Col("multiplies", "VARCHAR", "multipliers: the kind it counts (R-SCORE-MULT)"),
+    Col("copies", "TINYINT NOT NULL", "copies of this code in a deck that has it"),
+    Col("pairs_with", "VARCHAR", "duo cards: the kind that makes a pair with it (a crab's: "
+                                 "crab; the lobster's: crab; the jellyfish's: swimmer)"),
+    Col("multiplies", "VARCHAR", "multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)"),
+    Col("ruleset", "VARCHAR NOT NULL", "'base': in every deck (58 cards); 'extra-salt': only in "
+                                       "the 66-card deck of that ruleset (R-X-CARDS-1)"),
 ), ("code",))
 
 _PLAYER_GAMES = """
@@ -315,12 +320,20 @@ def _comments_ddl(t: TableDef) -> str:
 
 
 def cards_rows() -> list[tuple]:
-    """The rows of the ``cards`` table: the catalog of RULES.md §1, as the engine knows it."""
+    """The rows of the ``cards`` table: the catalog of RULES.md §1 and RULES_EXTRA §1, as the
+    engine knows it."""
     partner = {}
     for a, b in DUO_PAIRS.values():
         partner[a], partner[b] = b, a
-    return [(f"{k}:{c}", k, FAMILIES[k], c, n, partner.get(k),
-             MULTIPLIERS[k][0] if k in MULTIPLIERS else None) for (k, c), n in COPIES.items()]
+    base = [(f"{k}:{c}", k, FAMILIES[k], c, n, partner.get(k),
+             MULTIPLIERS[k][0] if k in MULTIPLIERS else None, "base")
+            for (k, c), n in COPIES.items()]
+    from ..engine.rulings import EXTRA_SALT
+    extra_pairs = {k: o for _, kinds in EXTRA_SALT.pairs for pair in kinds        # R-X-PAIRS
+                   for k, o in (pair, pair[::-1]) if k in EXTRA_FAMILIES}
+    return base + [(f"{k}:{c}", k, EXTRA_FAMILIES[k], c, n, extra_pairs.get(k),
+                    CAST[1] if k == CAST[0] else None, "extra-salt")
+                   for (k, c), n in EXTRA_COPIES.items()]
 
 
 def _cards_seed() -> str:
