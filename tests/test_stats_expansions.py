@@ -163,3 +163,11 @@ def test_rows_agree_with_the_logged_events(tmp_path):
         ev.JellyfishPlayed, ev.SwimmersPlayed, ev.SharksPlayed),)]
     assert rows(db, "SELECT count(*) FROM event_awards") == [(count(ev.EventAwarded),)]
     assert rows(db, "SELECT count(*) FROM turns WHERE take = 'forced'") == [(count(ev.ForcedDrawn),)]
+    # R-EV-AWARD step 4: each event_kept is on its award's row, and what a seat held after a
+    # round is what it held during the next one
+    kept = sorted((g[0].game_id, e.event) for g in games for e in g if type(e) is ev.EventKept)
+    assert kept and rows(db, "SELECT game_id, kept FROM event_awards WHERE kept IS NOT NULL "
+                             "ORDER BY ALL") == kept
+    assert rows(db, "SELECT count(*) FROM round_events a JOIN round_events b "
+                    "ON a.game_id = b.game_id AND a.seat = b.seat AND b.round = a.round + 1 "
+                    "WHERE a.held_after IS DISTINCT FROM b.held") == [(0,)]
