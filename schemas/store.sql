@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS games (
     players       VARCHAR[] NOT NULL,   -- player names by seat
     n_players     TINYINT NOT NULL,     -- number of players, 2 to 4
     target        SMALLINT NOT NULL,    -- target score (R-SETUP-2, or game_started.target)
-    ruleset       VARCHAR NOT NULL,     -- ruleset name ('base')
+    ruleset       VARCHAR NOT NULL,     -- ruleset name: 'base' | 'extra-salt' (R-X-RULESET-1)
     meta          JSON,                 -- game_started.meta, as given (NULL if absent)
     status        VARCHAR NOT NULL,     -- 'in_progress' | 'ended'
     rounds_played SMALLINT NOT NULL,    -- rounds with a round_scored (deck-outs included)
@@ -51,14 +51,15 @@ CREATE TABLE IF NOT EXISTS games (
     winners       TINYINT[],            -- winning seats, ascending (several on a shared win); NULL while in progress
     totals        SMALLINT[] NOT NULL,  -- per seat, after the last scored round
     started_at    VARCHAR,              -- game_started.at, if given
-    ended_at      VARCHAR               -- game_ended.at, if given
+    ended_at      VARCHAR,              -- game_ended.at, if given
+    event_setting VARCHAR               -- game_started.events: 'pepper' (the events of Extra Pepper, R-X-RULESET-2); NULL for a game without events
 );
 COMMENT ON TABLE games IS 'One row per stored game.';
 COMMENT ON COLUMN games.game_id IS 'the game''s id (game_started.game_id, or derived from the content)';
 COMMENT ON COLUMN games.players IS 'player names by seat';
 COMMENT ON COLUMN games.n_players IS 'number of players, 2 to 4';
 COMMENT ON COLUMN games.target IS 'target score (R-SETUP-2, or game_started.target)';
-COMMENT ON COLUMN games.ruleset IS 'ruleset name (''base'')';
+COMMENT ON COLUMN games.ruleset IS 'ruleset name: ''base'' | ''extra-salt'' (R-X-RULESET-1)';
 COMMENT ON COLUMN games.meta IS 'game_started.meta, as given (NULL if absent)';
 COMMENT ON COLUMN games.status IS '''in_progress'' | ''ended''';
 COMMENT ON COLUMN games.rounds_played IS 'rounds with a round_scored (deck-outs included)';
@@ -68,6 +69,7 @@ COMMENT ON COLUMN games.winners IS 'winning seats, ascending (several on a share
 COMMENT ON COLUMN games.totals IS 'per seat, after the last scored round';
 COMMENT ON COLUMN games.started_at IS 'game_started.at, if given';
 COMMENT ON COLUMN games.ended_at IS 'game_ended.at, if given';
+COMMENT ON COLUMN games.event_setting IS 'game_started.events: ''pepper'' (the events of Extra Pepper, R-X-RULESET-2); NULL for a game without events';
 
 -- One row per seat of each game.
 CREATE TABLE IF NOT EXISTS seats (
@@ -150,9 +152,9 @@ CREATE TABLE IF NOT EXISTS turns (
     round        SMALLINT NOT NULL,   -- round number, 1, 2, ...
     turn         SMALLINT NOT NULL,   -- turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)
     seat         TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
-    take         VARCHAR NOT NULL,    -- the turn's take: 'deck' (deck_drawn) | 'discard' (discard_taken) | 'none' (nothing to take, R-TAKE-4)
+    take         VARCHAR NOT NULL,    -- the turn's take: 'deck' (deck_drawn) | 'discard' (discard_taken) | 'forced' (forced_drawn, R-X-JELLYFISH-TURN) | 'none' (nothing to take, R-TAKE-4)
     drawn        VARCHAR[],           -- deck take: the cards drawn, in draw order (1 or 2 codes)
-    kept         VARCHAR,             -- the card the take put in the hand: the kept card of a deck draw, or the card taken from a pile
+    kept         VARCHAR,             -- the card the take put in the hand: the kept card of a deck draw, the card taken from a pile, or a forced turn's card
     discarded    VARCHAR,             -- deck take of two cards: the card put on a discard pile
     discard_pile TINYINT,             -- deck take of two cards: the pile it went on (0/1)
     pile         TINYINT,             -- discard take: the pile taken from (0/1)
@@ -173,9 +175,9 @@ COMMENT ON COLUMN turns.game_id IS 'the game (events.game_id)';
 COMMENT ON COLUMN turns.round IS 'round number, 1, 2, ...';
 COMMENT ON COLUMN turns.turn IS 'turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)';
 COMMENT ON COLUMN turns.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
-COMMENT ON COLUMN turns.take IS 'the turn''s take: ''deck'' (deck_drawn) | ''discard'' (discard_taken) | ''none'' (nothing to take, R-TAKE-4)';
+COMMENT ON COLUMN turns.take IS 'the turn''s take: ''deck'' (deck_drawn) | ''discard'' (discard_taken) | ''forced'' (forced_drawn, R-X-JELLYFISH-TURN) | ''none'' (nothing to take, R-TAKE-4)';
 COMMENT ON COLUMN turns.drawn IS 'deck take: the cards drawn, in draw order (1 or 2 codes)';
-COMMENT ON COLUMN turns.kept IS 'the card the take put in the hand: the kept card of a deck draw, or the card taken from a pile';
+COMMENT ON COLUMN turns.kept IS 'the card the take put in the hand: the kept card of a deck draw, the card taken from a pile, or a forced turn''s card';
 COMMENT ON COLUMN turns.discarded IS 'deck take of two cards: the card put on a discard pile';
 COMMENT ON COLUMN turns.discard_pile IS 'deck take of two cards: the pile it went on (0/1)';
 COMMENT ON COLUMN turns.pile IS 'discard take: the pile taken from (0/1)';
@@ -191,99 +193,242 @@ COMMENT ON COLUMN turns.deck_left IS 'cards left in the deck at the end of the t
 COMMENT ON COLUMN turns.first_seq IS 'seq of the turn''s first event (events.seq)';
 COMMENT ON COLUMN turns.last_seq IS 'seq of the turn''s last event so far';
 
--- One row per pair played (R-DUO-*). Unique key (game_id, seq).
+-- One row per pair played (R-DUO-*, R-X-PAIRS, R-EV-WATER-RODEO). Unique key (game_id, seq).
 CREATE TABLE IF NOT EXISTS duos (
     game_id VARCHAR NOT NULL,    -- the game (events.game_id)
     round   SMALLINT NOT NULL,   -- round number, 1, 2, ...
     turn    SMALLINT NOT NULL,   -- turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)
     seat    TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
     seq     INTEGER NOT NULL,    -- the event's seq (events.seq)
-    kind    VARCHAR NOT NULL,    -- 'crab' | 'boat' | 'fish' | 'shark' (shark + swimmer)
+    kind    VARCHAR NOT NULL,    -- 'crab' | 'boat' | 'fish' | 'shark' (shark + swimmer); Extra Salt: 'lobster' (crab + lobster) | 'jellyfish' (swimmer + jellyfish); Water Rodeo: 'swimmers' | 'sharks'
     cards   VARCHAR[] NOT NULL,  -- the two cards laid down, as logged
-    effect  BOOLEAN NOT NULL,    -- the effect happened: crab took a card, boat gave a take, fish drew a card, shark stole a card (R-DUO-NOEFFECT)
-    card    VARCHAR,             -- the card gained: crab took / fish drew / shark stole; NULL for a boat or no effect
+    effect  BOOLEAN NOT NULL,    -- the effect happened: crab took a card, boat gave a take, fish drew a card, shark stole a card (R-DUO-NOEFFECT); lobster kept a card, jellyfish locked a player, swimmers swapped a card, sharks took a pair
+    card    VARCHAR,             -- the card gained: crab took / fish drew / shark stole / lobster kept / swimmers got; NULL for a boat, a jellyfish, sharks or no effect
     pile    TINYINT,             -- crab: the discard pile looked through
-    victim  TINYINT              -- shark: the seat stolen from
+    victim  TINYINT,             -- shark, swimmers, sharks: the seat stolen from
+    pair    VARCHAR[]            -- sharks (Water Rodeo): the victim's laid-down pair taken; NULL otherwise
 );
-COMMENT ON TABLE duos IS 'One row per pair played (R-DUO-*). Unique key (game_id, seq).';
+COMMENT ON TABLE duos IS 'One row per pair played (R-DUO-*, R-X-PAIRS, R-EV-WATER-RODEO). Unique key (game_id, seq).';
 COMMENT ON COLUMN duos.game_id IS 'the game (events.game_id)';
 COMMENT ON COLUMN duos.round IS 'round number, 1, 2, ...';
 COMMENT ON COLUMN duos.turn IS 'turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)';
 COMMENT ON COLUMN duos.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
 COMMENT ON COLUMN duos.seq IS 'the event''s seq (events.seq)';
-COMMENT ON COLUMN duos.kind IS '''crab'' | ''boat'' | ''fish'' | ''shark'' (shark + swimmer)';
+COMMENT ON COLUMN duos.kind IS '''crab'' | ''boat'' | ''fish'' | ''shark'' (shark + swimmer); Extra Salt: ''lobster'' (crab + lobster) | ''jellyfish'' (swimmer + jellyfish); Water Rodeo: ''swimmers'' | ''sharks''';
 COMMENT ON COLUMN duos.cards IS 'the two cards laid down, as logged';
-COMMENT ON COLUMN duos.effect IS 'the effect happened: crab took a card, boat gave a take, fish drew a card, shark stole a card (R-DUO-NOEFFECT)';
-COMMENT ON COLUMN duos.card IS 'the card gained: crab took / fish drew / shark stole; NULL for a boat or no effect';
+COMMENT ON COLUMN duos.effect IS 'the effect happened: crab took a card, boat gave a take, fish drew a card, shark stole a card (R-DUO-NOEFFECT); lobster kept a card, jellyfish locked a player, swimmers swapped a card, sharks took a pair';
+COMMENT ON COLUMN duos.card IS 'the card gained: crab took / fish drew / shark stole / lobster kept / swimmers got; NULL for a boat, a jellyfish, sharks or no effect';
 COMMENT ON COLUMN duos.pile IS 'crab: the discard pile looked through';
-COMMENT ON COLUMN duos.victim IS 'shark: the seat stolen from';
+COMMENT ON COLUMN duos.victim IS 'shark, swimmers, sharks: the seat stolen from';
+COMMENT ON COLUMN duos.pair IS 'sharks (Water Rodeo): the victim''s laid-down pair taken; NULL otherwise';
 
--- The card catalog (RULES.md §1), one row per card code; written once by the migration, not per
--- game.
+-- One row per starfish laid on a pair (R-X-TRIO); Extra Salt games only. Unique key (game_id,
+-- seq).
+CREATE TABLE IF NOT EXISTS trios (
+    game_id  VARCHAR NOT NULL,    -- the game (events.game_id)
+    round    SMALLINT NOT NULL,   -- round number, 1, 2, ...
+    turn     SMALLINT NOT NULL,   -- turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)
+    seat     TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
+    seq      INTEGER NOT NULL,    -- the starfish_played event's seq (events.seq)
+    cards    VARCHAR[] NOT NULL,  -- the pair the starfish joined, as logged
+    starfish VARCHAR NOT NULL     -- the starfish card
+);
+COMMENT ON TABLE trios IS 'One row per starfish laid on a pair (R-X-TRIO); Extra Salt games only. Unique key (game_id, seq).';
+COMMENT ON COLUMN trios.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN trios.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN trios.turn IS 'turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)';
+COMMENT ON COLUMN trios.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
+COMMENT ON COLUMN trios.seq IS 'the starfish_played event''s seq (events.seq)';
+COMMENT ON COLUMN trios.cards IS 'the pair the starfish joined, as logged';
+COMMENT ON COLUMN trios.starfish IS 'the starfish card';
+
+-- One row per shell placed face down under the Coral Reef (R-EV-CORAL-REEF); games with events
+-- only. Unique key (game_id, seq).
+CREATE TABLE IF NOT EXISTS face_down_shells (
+    game_id VARCHAR NOT NULL,   -- the game (events.game_id)
+    round   SMALLINT NOT NULL,  -- round number, 1, 2, ...
+    turn    SMALLINT NOT NULL,  -- turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)
+    seat    TINYINT NOT NULL,   -- 0-based seat of the player (games.players[seat + 1] is the name)
+    seq     INTEGER NOT NULL,   -- the shell_face_down event's seq (events.seq)
+    card    VARCHAR NOT NULL    -- the shell placed face down (scores nothing)
+);
+COMMENT ON TABLE face_down_shells IS 'One row per shell placed face down under the Coral Reef (R-EV-CORAL-REEF); games with events only. Unique key (game_id, seq).';
+COMMENT ON COLUMN face_down_shells.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN face_down_shells.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN face_down_shells.turn IS 'turn number within the round, 1, 2, ... (LOG_FORMAT.md: Turns)';
+COMMENT ON COLUMN face_down_shells.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
+COMMENT ON COLUMN face_down_shells.seq IS 'the shell_face_down event''s seq (events.seq)';
+COMMENT ON COLUMN face_down_shells.card IS 'the shell placed face down (scores nothing)';
+
+-- One row per seat per round started in a game with events (R-EV-ROUND, R-EV-APPLY, R-EV-
+-- AWARD).
+CREATE TABLE IF NOT EXISTS round_events (
+    game_id     VARCHAR NOT NULL,    -- the game (events.game_id)
+    round       SMALLINT NOT NULL,   -- round number, 1, 2, ...
+    seat        TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
+    table_event VARCHAR NOT NULL,    -- the round's table event (round_started.event)
+    held        VARCHAR[] NOT NULL,  -- the events the seat held during the round (0 or 1)
+    effects     VARCHAR[] NOT NULL,  -- the events in effect for the seat this round, sorted: the table event and those held (R-EV-APPLY)
+    held_after  VARCHAR[]            -- the events the seat holds after the round's award (event_awarded, then event_kept); NULL until the award, and after the game's last round
+);
+COMMENT ON TABLE round_events IS 'One row per seat per round started in a game with events (R-EV-ROUND, R-EV-APPLY, R-EV-AWARD).';
+COMMENT ON COLUMN round_events.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN round_events.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN round_events.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
+COMMENT ON COLUMN round_events.table_event IS 'the round''s table event (round_started.event)';
+COMMENT ON COLUMN round_events.held IS 'the events the seat held during the round (0 or 1)';
+COMMENT ON COLUMN round_events.effects IS 'the events in effect for the seat this round, sorted: the table event and those held (R-EV-APPLY)';
+COMMENT ON COLUMN round_events.held_after IS 'the events the seat holds after the round''s award (event_awarded, then event_kept); NULL until the award, and after the game''s last round';
+
+-- One row per event_awarded (R-EV-AWARD), with the event_kept that may follow it.
+CREATE TABLE IF NOT EXISTS event_awards (
+    game_id      VARCHAR NOT NULL,    -- the game (events.game_id)
+    round        SMALLINT NOT NULL,   -- round number, 1, 2, ...
+    event        VARCHAR NOT NULL,    -- the round's table event
+    to_seat      TINYINT,             -- the seat that received it (R-EV-PLACE); NULL: discarded
+    discarded_by TINYINT[] NOT NULL,  -- the seats whose held event was discarded (step 1), in seat order
+    discarded    VARCHAR[] NOT NULL,  -- those events, in the same order
+    kept         VARCHAR,             -- event_kept: the event to_seat kept of its two; NULL if it held one
+    dropped      VARCHAR              -- event_kept: the other event, discarded
+);
+COMMENT ON TABLE event_awards IS 'One row per event_awarded (R-EV-AWARD), with the event_kept that may follow it.';
+COMMENT ON COLUMN event_awards.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN event_awards.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN event_awards.event IS 'the round''s table event';
+COMMENT ON COLUMN event_awards.to_seat IS 'the seat that received it (R-EV-PLACE); NULL: discarded';
+COMMENT ON COLUMN event_awards.discarded_by IS 'the seats whose held event was discarded (step 1), in seat order';
+COMMENT ON COLUMN event_awards.discarded IS 'those events, in the same order';
+COMMENT ON COLUMN event_awards.kept IS 'event_kept: the event to_seat kept of its two; NULL if it held one';
+COMMENT ON COLUMN event_awards.dropped IS 'event_kept: the other event, discarded';
+
+-- One row per seat per scored round of a game scored by RULES_EXTRA §3 (an Extra Salt game or a
+-- game with events): the parts of the card points the base tables do not have (R-X-SCORE-*), as
+-- the engine scores them with the seat's events in effect.
+CREATE TABLE IF NOT EXISTS round_extra (
+    game_id         VARCHAR NOT NULL,    -- the game (events.game_id)
+    round           SMALLINT NOT NULL,   -- round number, 1, 2, ...
+    seat            TINYINT NOT NULL,    -- 0-based seat of the player (games.players[seat + 1] is the name)
+    trios           TINYINT NOT NULL,    -- laid-down trios (R-X-TRIO)
+    starfish        SMALLINT NOT NULL,   -- card points from starfish: 2 per laid starfish and per hand starfish matched to a hand pair (R-X-SCORE-STARFISH)
+    seahorse        VARCHAR,             -- the collector kind the seahorse joined (R-X-SCORE-SEAHORSE); NULL without a seahorse or when it joined none
+    seahorse_points SMALLINT NOT NULL,   -- card points the seahorse added
+    cast_of_crabs   SMALLINT NOT NULL,   -- card points from the cast of crabs (R-X-SCORE-CAST)
+    rodeo_pairs     TINYINT NOT NULL,    -- pairs in hand only the Water Rodeo makes (R-X-SCORE-DUO)
+    face_down       TINYINT NOT NULL,    -- face-down shells left out (R-EV-CORAL-REEF)
+    tables          VARCHAR[] NOT NULL,  -- events in effect that changed a scoring table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO)
+    card_points     SMALLINT NOT NULL    -- the seat's card points (round_scored.card_points)
+);
+COMMENT ON TABLE round_extra IS 'One row per seat per scored round of a game scored by RULES_EXTRA §3 (an Extra Salt game or a game with events): the parts of the card points the base tables do not have (R-X-SCORE-*), as the engine scores them with the seat''s events in effect.';
+COMMENT ON COLUMN round_extra.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN round_extra.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN round_extra.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
+COMMENT ON COLUMN round_extra.trios IS 'laid-down trios (R-X-TRIO)';
+COMMENT ON COLUMN round_extra.starfish IS 'card points from starfish: 2 per laid starfish and per hand starfish matched to a hand pair (R-X-SCORE-STARFISH)';
+COMMENT ON COLUMN round_extra.seahorse IS 'the collector kind the seahorse joined (R-X-SCORE-SEAHORSE); NULL without a seahorse or when it joined none';
+COMMENT ON COLUMN round_extra.seahorse_points IS 'card points the seahorse added';
+COMMENT ON COLUMN round_extra.cast_of_crabs IS 'card points from the cast of crabs (R-X-SCORE-CAST)';
+COMMENT ON COLUMN round_extra.rodeo_pairs IS 'pairs in hand only the Water Rodeo makes (R-X-SCORE-DUO)';
+COMMENT ON COLUMN round_extra.face_down IS 'face-down shells left out (R-EV-CORAL-REEF)';
+COMMENT ON COLUMN round_extra.tables IS 'events in effect that changed a scoring table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO)';
+COMMENT ON COLUMN round_extra.card_points IS 'the seat''s card points (round_scored.card_points)';
+
+-- One row per scored round of a game with events per event in effect for some seat: the round's
+-- winners as played, and as they would be without that event's effect on the final scoring (the
+-- play itself as it happened).
+CREATE TABLE IF NOT EXISTS event_outcomes (
+    game_id         VARCHAR NOT NULL,    -- the game (events.game_id)
+    round           SMALLINT NOT NULL,   -- round number, 1, 2, ...
+    event           VARCHAR NOT NULL,    -- the event (the table event, or one a seat held)
+    seats           TINYINT[] NOT NULL,  -- the seats it was in effect for (R-EV-APPLY)
+    winners         TINYINT[] NOT NULL,  -- the seats with the most points this round (round_scored.points), ascending
+    winners_without TINYINT[] NOT NULL,  -- the same, with the round rescored by the engine's scoring after removing the event from every seat's effects
+    changes_winner  BOOLEAN NOT NULL     -- winners differs from winners_without
+);
+COMMENT ON TABLE event_outcomes IS 'One row per scored round of a game with events per event in effect for some seat: the round''s winners as played, and as they would be without that event''s effect on the final scoring (the play itself as it happened).';
+COMMENT ON COLUMN event_outcomes.game_id IS 'the game (events.game_id)';
+COMMENT ON COLUMN event_outcomes.round IS 'round number, 1, 2, ...';
+COMMENT ON COLUMN event_outcomes.event IS 'the event (the table event, or one a seat held)';
+COMMENT ON COLUMN event_outcomes.seats IS 'the seats it was in effect for (R-EV-APPLY)';
+COMMENT ON COLUMN event_outcomes.winners IS 'the seats with the most points this round (round_scored.points), ascending';
+COMMENT ON COLUMN event_outcomes.winners_without IS 'the same, with the round rescored by the engine''s scoring after removing the event from every seat''s effects';
+COMMENT ON COLUMN event_outcomes.changes_winner IS 'winners differs from winners_without';
+
+-- The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the
+-- migration, not per game.
 CREATE TABLE IF NOT EXISTS cards (
     code       VARCHAR NOT NULL,  -- canonical card code kind:colour
-    kind       VARCHAR NOT NULL,  -- crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid
-    family     VARCHAR NOT NULL,  -- 'duo' | 'collector' | 'multiplier' | 'mermaid'
+    kind       VARCHAR NOT NULL,  -- crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid; Extra Salt: lobster, jellyfish, starfish, seahorse, castofcrabs
+    family     VARCHAR NOT NULL,  -- 'duo' | 'collector' | 'multiplier' | 'mermaid' | 'special' (starfish, seahorse)
     color      VARCHAR NOT NULL,  -- the card's colour (white for mermaids)
-    copies     TINYINT NOT NULL,  -- copies of this code in the 58-card deck
-    pairs_with VARCHAR,           -- duo cards: the kind that makes a pair with it
-    multiplies VARCHAR            -- multipliers: the kind it counts (R-SCORE-MULT)
+    copies     TINYINT NOT NULL,  -- copies of this code in a deck that has it
+    pairs_with VARCHAR,           -- duo cards: the kind that makes a pair with it (a crab's: crab; the lobster's: crab; the jellyfish's: swimmer)
+    multiplies VARCHAR,           -- multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)
+    ruleset    VARCHAR NOT NULL   -- 'base': in every deck (58 cards); 'extra-salt': only in the 66-card deck of that ruleset (R-X-CARDS-1)
 );
-COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1), one row per card code; written once by the migration, not per game.';
+COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the migration, not per game.';
 COMMENT ON COLUMN cards.code IS 'canonical card code kind:colour';
-COMMENT ON COLUMN cards.kind IS 'crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid';
-COMMENT ON COLUMN cards.family IS '''duo'' | ''collector'' | ''multiplier'' | ''mermaid''';
+COMMENT ON COLUMN cards.kind IS 'crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid; Extra Salt: lobster, jellyfish, starfish, seahorse, castofcrabs';
+COMMENT ON COLUMN cards.family IS '''duo'' | ''collector'' | ''multiplier'' | ''mermaid'' | ''special'' (starfish, seahorse)';
 COMMENT ON COLUMN cards.color IS 'the card''s colour (white for mermaids)';
-COMMENT ON COLUMN cards.copies IS 'copies of this code in the 58-card deck';
-COMMENT ON COLUMN cards.pairs_with IS 'duo cards: the kind that makes a pair with it';
-COMMENT ON COLUMN cards.multiplies IS 'multipliers: the kind it counts (R-SCORE-MULT)';
+COMMENT ON COLUMN cards.copies IS 'copies of this code in a deck that has it';
+COMMENT ON COLUMN cards.pairs_with IS 'duo cards: the kind that makes a pair with it (a crab''s: crab; the lobster''s: crab; the jellyfish''s: swimmer)';
+COMMENT ON COLUMN cards.multiplies IS 'multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)';
+COMMENT ON COLUMN cards.ruleset IS '''base'': in every deck (58 cards); ''extra-salt'': only in the 66-card deck of that ruleset (R-X-CARDS-1)';
 INSERT INTO cards SELECT * FROM (VALUES
-    ('crab:dark-blue', 'crab', 'duo', 'dark-blue', 2, 'crab', NULL),
-    ('crab:light-blue', 'crab', 'duo', 'light-blue', 2, 'crab', NULL),
-    ('crab:black', 'crab', 'duo', 'black', 1, 'crab', NULL),
-    ('crab:yellow', 'crab', 'duo', 'yellow', 2, 'crab', NULL),
-    ('crab:green', 'crab', 'duo', 'green', 1, 'crab', NULL),
-    ('crab:grey', 'crab', 'duo', 'grey', 1, 'crab', NULL),
-    ('boat:dark-blue', 'boat', 'duo', 'dark-blue', 2, 'boat', NULL),
-    ('boat:light-blue', 'boat', 'duo', 'light-blue', 2, 'boat', NULL),
-    ('boat:black', 'boat', 'duo', 'black', 2, 'boat', NULL),
-    ('boat:yellow', 'boat', 'duo', 'yellow', 2, 'boat', NULL),
-    ('fish:dark-blue', 'fish', 'duo', 'dark-blue', 2, 'fish', NULL),
-    ('fish:light-blue', 'fish', 'duo', 'light-blue', 1, 'fish', NULL),
-    ('fish:black', 'fish', 'duo', 'black', 2, 'fish', NULL),
-    ('fish:yellow', 'fish', 'duo', 'yellow', 1, 'fish', NULL),
-    ('fish:green', 'fish', 'duo', 'green', 1, 'fish', NULL),
-    ('swimmer:dark-blue', 'swimmer', 'duo', 'dark-blue', 1, 'shark', NULL),
-    ('swimmer:light-blue', 'swimmer', 'duo', 'light-blue', 1, 'shark', NULL),
-    ('swimmer:black', 'swimmer', 'duo', 'black', 1, 'shark', NULL),
-    ('swimmer:yellow', 'swimmer', 'duo', 'yellow', 1, 'shark', NULL),
-    ('swimmer:light-orange', 'swimmer', 'duo', 'light-orange', 1, 'shark', NULL),
-    ('shark:dark-blue', 'shark', 'duo', 'dark-blue', 1, 'swimmer', NULL),
-    ('shark:light-blue', 'shark', 'duo', 'light-blue', 1, 'swimmer', NULL),
-    ('shark:black', 'shark', 'duo', 'black', 1, 'swimmer', NULL),
-    ('shark:green', 'shark', 'duo', 'green', 1, 'swimmer', NULL),
-    ('shark:purple', 'shark', 'duo', 'purple', 1, 'swimmer', NULL),
-    ('shell:dark-blue', 'shell', 'collector', 'dark-blue', 1, NULL, NULL),
-    ('shell:light-blue', 'shell', 'collector', 'light-blue', 1, NULL, NULL),
-    ('shell:black', 'shell', 'collector', 'black', 1, NULL, NULL),
-    ('shell:yellow', 'shell', 'collector', 'yellow', 1, NULL, NULL),
-    ('shell:green', 'shell', 'collector', 'green', 1, NULL, NULL),
-    ('shell:grey', 'shell', 'collector', 'grey', 1, NULL, NULL),
-    ('octopus:light-blue', 'octopus', 'collector', 'light-blue', 1, NULL, NULL),
-    ('octopus:yellow', 'octopus', 'collector', 'yellow', 1, NULL, NULL),
-    ('octopus:green', 'octopus', 'collector', 'green', 1, NULL, NULL),
-    ('octopus:purple', 'octopus', 'collector', 'purple', 1, NULL, NULL),
-    ('octopus:grey', 'octopus', 'collector', 'grey', 1, NULL, NULL),
-    ('penguin:purple', 'penguin', 'collector', 'purple', 1, NULL, NULL),
-    ('penguin:light-orange', 'penguin', 'collector', 'light-orange', 1, NULL, NULL),
-    ('penguin:pink', 'penguin', 'collector', 'pink', 1, NULL, NULL),
-    ('sailor:pink', 'sailor', 'collector', 'pink', 1, NULL, NULL),
-    ('sailor:orange', 'sailor', 'collector', 'orange', 1, NULL, NULL),
-    ('lighthouse:purple', 'lighthouse', 'multiplier', 'purple', 1, NULL, 'boat'),
-    ('shoal:grey', 'shoal', 'multiplier', 'grey', 1, NULL, 'fish'),
-    ('colony:green', 'colony', 'multiplier', 'green', 1, NULL, 'penguin'),
-    ('captain:light-orange', 'captain', 'multiplier', 'light-orange', 1, NULL, 'sailor'),
-    ('mermaid:white', 'mermaid', 'mermaid', 'white', 4, NULL, NULL)
+    ('crab:dark-blue', 'crab', 'duo', 'dark-blue', 2, 'crab', NULL, 'base'),
+    ('crab:light-blue', 'crab', 'duo', 'light-blue', 2, 'crab', NULL, 'base'),
+    ('crab:black', 'crab', 'duo', 'black', 1, 'crab', NULL, 'base'),
+    ('crab:yellow', 'crab', 'duo', 'yellow', 2, 'crab', NULL, 'base'),
+    ('crab:green', 'crab', 'duo', 'green', 1, 'crab', NULL, 'base'),
+    ('crab:grey', 'crab', 'duo', 'grey', 1, 'crab', NULL, 'base'),
+    ('boat:dark-blue', 'boat', 'duo', 'dark-blue', 2, 'boat', NULL, 'base'),
+    ('boat:light-blue', 'boat', 'duo', 'light-blue', 2, 'boat', NULL, 'base'),
+    ('boat:black', 'boat', 'duo', 'black', 2, 'boat', NULL, 'base'),
+    ('boat:yellow', 'boat', 'duo', 'yellow', 2, 'boat', NULL, 'base'),
+    ('fish:dark-blue', 'fish', 'duo', 'dark-blue', 2, 'fish', NULL, 'base'),
+    ('fish:light-blue', 'fish', 'duo', 'light-blue', 1, 'fish', NULL, 'base'),
+    ('fish:black', 'fish', 'duo', 'black', 2, 'fish', NULL, 'base'),
+    ('fish:yellow', 'fish', 'duo', 'yellow', 1, 'fish', NULL, 'base'),
+    ('fish:green', 'fish', 'duo', 'green', 1, 'fish', NULL, 'base'),
+    ('swimmer:dark-blue', 'swimmer', 'duo', 'dark-blue', 1, 'shark', NULL, 'base'),
+    ('swimmer:light-blue', 'swimmer', 'duo', 'light-blue', 1, 'shark', NULL, 'base'),
+    ('swimmer:black', 'swimmer', 'duo', 'black', 1, 'shark', NULL, 'base'),
+    ('swimmer:yellow', 'swimmer', 'duo', 'yellow', 1, 'shark', NULL, 'base'),
+    ('swimmer:light-orange', 'swimmer', 'duo', 'light-orange', 1, 'shark', NULL, 'base'),
+    ('shark:dark-blue', 'shark', 'duo', 'dark-blue', 1, 'swimmer', NULL, 'base'),
+    ('shark:light-blue', 'shark', 'duo', 'light-blue', 1, 'swimmer', NULL, 'base'),
+    ('shark:black', 'shark', 'duo', 'black', 1, 'swimmer', NULL, 'base'),
+    ('shark:green', 'shark', 'duo', 'green', 1, 'swimmer', NULL, 'base'),
+    ('shark:purple', 'shark', 'duo', 'purple', 1, 'swimmer', NULL, 'base'),
+    ('shell:dark-blue', 'shell', 'collector', 'dark-blue', 1, NULL, NULL, 'base'),
+    ('shell:light-blue', 'shell', 'collector', 'light-blue', 1, NULL, NULL, 'base'),
+    ('shell:black', 'shell', 'collector', 'black', 1, NULL, NULL, 'base'),
+    ('shell:yellow', 'shell', 'collector', 'yellow', 1, NULL, NULL, 'base'),
+    ('shell:green', 'shell', 'collector', 'green', 1, NULL, NULL, 'base'),
+    ('shell:grey', 'shell', 'collector', 'grey', 1, NULL, NULL, 'base'),
+    ('octopus:light-blue', 'octopus', 'collector', 'light-blue', 1, NULL, NULL, 'base'),
+    ('octopus:yellow', 'octopus', 'collector', 'yellow', 1, NULL, NULL, 'base'),
+    ('octopus:green', 'octopus', 'collector', 'green', 1, NULL, NULL, 'base'),
+    ('octopus:purple', 'octopus', 'collector', 'purple', 1, NULL, NULL, 'base'),
+    ('octopus:grey', 'octopus', 'collector', 'grey', 1, NULL, NULL, 'base'),
+    ('penguin:purple', 'penguin', 'collector', 'purple', 1, NULL, NULL, 'base'),
+    ('penguin:light-orange', 'penguin', 'collector', 'light-orange', 1, NULL, NULL, 'base'),
+    ('penguin:pink', 'penguin', 'collector', 'pink', 1, NULL, NULL, 'base'),
+    ('sailor:pink', 'sailor', 'collector', 'pink', 1, NULL, NULL, 'base'),
+    ('sailor:orange', 'sailor', 'collector', 'orange', 1, NULL, NULL, 'base'),
+    ('lighthouse:purple', 'lighthouse', 'multiplier', 'purple', 1, NULL, 'boat', 'base'),
+    ('shoal:grey', 'shoal', 'multiplier', 'grey', 1, NULL, 'fish', 'base'),
+    ('colony:green', 'colony', 'multiplier', 'green', 1, NULL, 'penguin', 'base'),
+    ('captain:light-orange', 'captain', 'multiplier', 'light-orange', 1, NULL, 'sailor', 'base'),
+    ('mermaid:white', 'mermaid', 'mermaid', 'white', 4, NULL, NULL, 'base'),
+    ('lobster:black', 'lobster', 'duo', 'black', 1, 'crab', NULL, 'extra-salt'),
+    ('jellyfish:purple', 'jellyfish', 'duo', 'purple', 1, 'swimmer', NULL, 'extra-salt'),
+    ('jellyfish:pink', 'jellyfish', 'duo', 'pink', 1, 'swimmer', NULL, 'extra-salt'),
+    ('starfish:dark-blue', 'starfish', 'special', 'dark-blue', 1, NULL, NULL, 'extra-salt'),
+    ('starfish:light-blue', 'starfish', 'special', 'light-blue', 1, NULL, NULL, 'extra-salt'),
+    ('starfish:yellow', 'starfish', 'special', 'yellow', 1, NULL, NULL, 'extra-salt'),
+    ('seahorse:white', 'seahorse', 'special', 'white', 1, NULL, NULL, 'extra-salt'),
+    ('castofcrabs:green', 'castofcrabs', 'multiplier', 'green', 1, NULL, 'crab', 'extra-salt')
 ) WHERE NOT EXISTS (SELECT 1 FROM cards);
 
 -- One row per player per game: name, seat, player count, status, win flag (winner, shared_win),

@@ -158,7 +158,11 @@ def test_cards_catalog_written_once(tmp_path):
     for _ in range(2):            # opening again does not add the rows twice
         Store.open(db).close()
     con = duckdb.connect(str(db), read_only=True)
-    assert con.execute("SELECT count(*), sum(copies) FROM cards").fetchone() == (46, 58)
+    assert con.execute("SELECT count(*), sum(copies) FROM cards WHERE ruleset = 'base'").fetchone() == (46, 58)
+    # R-X-CARDS-1: 8 more cards (8 codes) in the extra-salt deck
+    assert con.execute("SELECT count(*), sum(copies) FROM cards").fetchone() == (54, 66)
+    assert con.execute("SELECT pairs_with, family FROM cards WHERE code = 'lobster:black'").fetchone() == ("crab", "duo")
+    assert con.execute("SELECT multiplies FROM cards WHERE code = 'castofcrabs:green'").fetchone() == ("crab",)
     assert con.execute("SELECT pairs_with FROM cards WHERE code = 'swimmer:black'").fetchone() == ("shark",)
     assert con.execute("SELECT multiplies FROM cards WHERE code = 'colony:green'").fetchone() == ("penguin",)
     con.close()
@@ -184,7 +188,8 @@ def test_views(fixture_db):
 def test_every_report_has_a_description_and_both_filters():
     names = [r.name for r in list_reports()]
     assert names == sorted(["overview", "win-rates", "calls", "last-chance", "round-length",
-                            "points-by-source", "duos", "mermaid-wins", "players"])
+                            "points-by-source", "duos", "mermaid-wins", "players",
+                            "event-holders", "event-winner-changes", "extra-points"])
     for r in list_reports():
         assert r.description and r.sql.startswith("-- ")
         assert "$player" in r.sql.replace("$players", "") and "$players" in r.sql, r.name
@@ -320,7 +325,7 @@ def test_report_filter_errors(fixture_db):
 
 def test_stats_cli(fixture_db, tmp_path):
     r = cli("stats", "--list", "--db", fixture_db, "--format", "csv")
-    assert r.exit_code == 0 and "win-rates," in r.stdout and len(r.stdout.splitlines()) == 1 + 9
+    assert r.exit_code == 0 and "win-rates," in r.stdout and len(r.stdout.splitlines()) == 1 + 12
     r = cli("stats", "last-chance", "--db", fixture_db, "--format", "json", "--player", "Ben")
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)[0] == {"card_points": "7", "calls": 2, "won": 1, "tied": 1, "lost": 0,
@@ -344,15 +349,20 @@ def mixed_db(tmp_path) -> Path:
     """Hand-made and random games, one of them stored in two imports (extended), one in progress."""
     games = fx.all_games() + [[e for e in play_random_game(seed, 2 + seed % 3)
                                if type(e) not in ev.DERIVED_TYPES] for seed in range(12)]
+    # the expansions (RULES_EXTRA): every read model has rows, one such game extended
+    games += [[e for e in play_random_game(100 + seed, 2 + seed % 3, ruleset=ruleset, events=events)
+               if type(e) not in ev.DERIVED_TYPES]
+              for seed, (ruleset, events) in enumerate((("extra-salt", "pepper"), ("base", "pepper"),
+                                                        ("extra-salt", None)) * 3)]
     full = tmp_path / "all.jsonl"
     full.write_bytes(b"".join(ev.encode_lines(g) for g in games))
     part = tmp_path / "part.jsonl"
-    part.write_bytes(ev.encode_lines(games[5][:40]))
+    part.write_bytes(ev.encode_lines(games[5][:40]) + ev.encode_lines(games[-9][:120]))
     db = tmp_path / "m.duckdb"
     with Store.open(db) as store:
-        assert import_logs(store, [part]).new == 1
+        assert import_logs(store, [part]).new == 2
         summary = import_logs(store, [full])
-    assert (summary.new, summary.extended, summary.failed) == (len(games) - 1, 1, 0)
+    assert (summary.new, summary.extended, summary.failed) == (len(games) - 2, 2, 0)
     return db
 
 
@@ -410,9 +420,9 @@ def test_rebuild_cli(mixed_db):
     r = cli("rebuild", "--db", mixed_db, "--json")
     assert r.exit_code == 0, r.output
     data = json.loads(r.stdout)
-    assert data["games"] == 16 and data["rows"]["games"] == 16 and data["jobs"] == 1
+    assert data["games"] == 25 and data["rows"]["games"] == 25 and data["jobs"] == 1
     r = cli("rebuild", "--db", mixed_db)
-    assert r.exit_code == 0 and re.search(r"rebuilt 16 game\(s\), \d+ events", r.stderr)
+    assert r.exit_code == 0 and re.search(r"rebuilt 25 game\(s\), \d+ events", r.stderr)
 
 
 # ---------------------------------------------------------------- Parquet export
@@ -446,7 +456,7 @@ def test_export_parquet(fixture_db, tmp_path):
 def test_export_parquet_library_counts(fixture_db, tmp_path):
     with Store.open(fixture_db, read_only=True) as store:
         done = export_parquet(store, tmp_path / "x")
-    assert done.rows["games"] == 4 and done.rows["cards"] == 46
+    assert done.rows["games"] == 4 and done.rows["cards"] == 54
     assert "games.parquet" in done.files and "events/n_players=3/data_0.parquet" in done.files
     assert_export_keeps_games_whole(tmp_path / "x", fixture_db)
 

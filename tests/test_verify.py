@@ -300,7 +300,7 @@ def test_changed_card_catalog_is_caught(db):
     con = attacker(db)
     con.execute("UPDATE cards SET copies = 3 WHERE code = 'mermaid:white'")
     con.execute("DELETE FROM cards WHERE code = 'shark:purple'")
-    con.execute("INSERT INTO cards VALUES ('kraken:black', 'kraken', 'duo', 'black', 1, 'kraken', NULL)")
+    con.execute("INSERT INTO cards VALUES ('kraken:black', 'kraken', 'duo', 'black', 1, 'kraken', NULL, 'base')")
     con.close()
     report = report_of(db)
     assert sorted(str(d) for d in report.differences) == [

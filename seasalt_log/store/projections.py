@@ -17,14 +17,15 @@ from typing import NamedTuple
 import msgspec
 
 from .. import events as ev
-from ..cards import COPIES, DUO_PAIRS, FAMILIES
+from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..scoring import MULTIPLIERS, breakdown, last_chance_outcome
+from ..scoring import CAST, MULTIPLIERS, breakdown, last_chance_outcome
+from .expansions import event_outcomes, extra_rows, round_event_rows
 from .schema import sql_literal
 
 #: bump when a read model's shape or content changes: stores with another version are
 #: rebuilt from their events when next opened for writing (:func:`migrate_projections`)
-PROJECTIONS_VERSION = 3     # 3: no primary-key indexes
+PROJECTIONS_VERSION = 4     # 3: no primary-key indexes; 4: the expansions' read models
 
 
 class Col(NamedTuple):
@@ -70,7 +71,7 @@ SCHEMA: tuple[TableDef, ...] = (
         Col("players", "VARCHAR[] NOT NULL", "player names by seat"),
         Col("n_players", "TINYINT NOT NULL", "number of players, 2 to 4"),
         Col("target", "SMALLINT NOT NULL", "target score (R-SETUP-2, or game_started.target)"),
-        Col("ruleset", "VARCHAR NOT NULL", "ruleset name ('base')"),
+        Col("ruleset", "VARCHAR NOT NULL", "ruleset name: 'base' | 'extra-salt' (R-X-RULESET-1)"),
         Col("meta", "JSON", "game_started.meta, as given (NULL if absent)"),
         Col("status", "VARCHAR NOT NULL", "'in_progress' | 'ended'"),
         Col("rounds_played", "SMALLINT NOT NULL", "rounds with a round_scored (deck-outs included)"),
@@ -80,6 +81,8 @@ SCHEMA: tuple[TableDef, ...] = (
         Col("totals", "SMALLINT[] NOT NULL", "per seat, after the last scored round"),
         Col("started_at", "VARCHAR", "game_started.at, if given"),
         Col("ended_at", "VARCHAR", "game_ended.at, if given"),
+        Col("event_setting", "VARCHAR", "game_started.events: 'pepper' (the events of Extra Pepper, "
+                                        "R-X-RULESET-2); NULL for a game without events"),
     ), ("game_id",)),
     TableDef("seats", "One row per seat of each game.", (
         _GAME, _SEAT,
@@ -126,10 +129,11 @@ SCHEMA: tuple[TableDef, ...] = (
                       "Unique key (game_id, round, turn).", (
         _GAME, _ROUND, _TURN, _SEAT,
         Col("take", "VARCHAR NOT NULL", "the turn's take: 'deck' (deck_drawn) | 'discard' "
-                                        "(discard_taken) | 'none' (nothing to take, R-TAKE-4)"),
+                                        "(discard_taken) | 'forced' (forced_drawn, "
+                                        "R-X-JELLYFISH-TURN) | 'none' (nothing to take, R-TAKE-4)"),
         Col("drawn", "VARCHAR[]", "deck take: the cards drawn, in draw order (1 or 2 codes)"),
         Col("kept", "VARCHAR", "the card the take put in the hand: the kept card of a deck draw, "
-                               "or the card taken from a pile"),
+                               "the card taken from a pile, or a forced turn's card"),
         Col("discarded", "VARCHAR", "deck take of two cards: the card put on a discard pile"),
         Col("discard_pile", "TINYINT", "deck take of two cards: the pile it went on (0/1)"),
         Col("pile", "TINYINT", "discard take: the pile taken from (0/1)"),
@@ -147,30 +151,114 @@ SCHEMA: tuple[TableDef, ...] = (
         Col("first_seq", "INTEGER NOT NULL", "seq of the turn's first event (events.seq)"),
         Col("last_seq", "INTEGER NOT NULL", "seq of the turn's last event so far"),
     ), ("game_id", "round", "turn")),
-    TableDef("duos", "One row per pair played (R-DUO-*). Unique key (game_id, seq).", (
+    TableDef("duos", "One row per pair played (R-DUO-*, R-X-PAIRS, R-EV-WATER-RODEO). Unique "
+                     "key (game_id, seq).", (
         _GAME, _ROUND, _TURN, _SEAT,
         Col("seq", "INTEGER NOT NULL", "the event's seq (events.seq)"),
-        Col("kind", "VARCHAR NOT NULL", "'crab' | 'boat' | 'fish' | 'shark' (shark + swimmer)"),
+        Col("kind", "VARCHAR NOT NULL", "'crab' | 'boat' | 'fish' | 'shark' (shark + swimmer); "
+                                        "Extra Salt: 'lobster' (crab + lobster) | 'jellyfish' "
+                                        "(swimmer + jellyfish); Water Rodeo: 'swimmers' | 'sharks'"),
         Col("cards", "VARCHAR[] NOT NULL", "the two cards laid down, as logged"),
         Col("effect", "BOOLEAN NOT NULL", "the effect happened: crab took a card, boat gave a take, "
-                                          "fish drew a card, shark stole a card (R-DUO-NOEFFECT)"),
-        Col("card", "VARCHAR", "the card gained: crab took / fish drew / shark stole; NULL for a "
-                               "boat or no effect"),
+                                          "fish drew a card, shark stole a card (R-DUO-NOEFFECT); "
+                                          "lobster kept a card, jellyfish locked a player, "
+                                          "swimmers swapped a card, sharks took a pair"),
+        Col("card", "VARCHAR", "the card gained: crab took / fish drew / shark stole / lobster "
+                               "kept / swimmers got; NULL for a boat, a jellyfish, sharks or no "
+                               "effect"),
         Col("pile", "TINYINT", "crab: the discard pile looked through"),
-        Col("victim", "TINYINT", "shark: the seat stolen from"),
+        Col("victim", "TINYINT", "shark, swimmers, sharks: the seat stolen from"),
+        Col("pair", "VARCHAR[]", "sharks (Water Rodeo): the victim's laid-down pair taken; NULL "
+                                 "otherwise"),
     ), ("game_id", "seq")),
+    TableDef("trios", "One row per starfish laid on a pair (R-X-TRIO); Extra Salt games only. "
+                      "Unique key (game_id, seq).", (
+        _GAME, _ROUND, _TURN, _SEAT,
+        Col("seq", "INTEGER NOT NULL", "the starfish_played event's seq (events.seq)"),
+        Col("cards", "VARCHAR[] NOT NULL", "the pair the starfish joined, as logged"),
+        Col("starfish", "VARCHAR NOT NULL", "the starfish card"),
+    ), ("game_id", "seq")),
+    TableDef("face_down_shells", "One row per shell placed face down under the Coral Reef "
+                                 "(R-EV-CORAL-REEF); games with events only. Unique key "
+                                 "(game_id, seq).", (
+        _GAME, _ROUND, _TURN, _SEAT,
+        Col("seq", "INTEGER NOT NULL", "the shell_face_down event's seq (events.seq)"),
+        Col("card", "VARCHAR NOT NULL", "the shell placed face down (scores nothing)"),
+    ), ("game_id", "seq")),
+    TableDef("round_events", "One row per seat per round started in a game with events "
+                             "(R-EV-ROUND, R-EV-APPLY, R-EV-AWARD).", (
+        _GAME, _ROUND, _SEAT,
+        Col("table_event", "VARCHAR NOT NULL", "the round's table event (round_started.event)"),
+        Col("held", "VARCHAR[] NOT NULL", "the events the seat held during the round (0 or 1)"),
+        Col("effects", "VARCHAR[] NOT NULL", "the events in effect for the seat this round, "
+                                             "sorted: the table event and those held (R-EV-APPLY)"),
+        Col("held_after", "VARCHAR[]", "the events the seat holds after the round's award "
+                                       "(event_awarded, then event_kept); NULL until the "
+                                       "award, and after the game's last round"),
+    ), ("game_id", "round", "seat")),
+    TableDef("event_awards", "One row per event_awarded (R-EV-AWARD), with the event_kept "
+                             "that may follow it.", (
+        _GAME, _ROUND,
+        Col("event", "VARCHAR NOT NULL", "the round's table event"),
+        Col("to_seat", "TINYINT", "the seat that received it (R-EV-PLACE); NULL: discarded"),
+        Col("discarded_by", "TINYINT[] NOT NULL", "the seats whose held event was discarded "
+                                                  "(step 1), in seat order"),
+        Col("discarded", "VARCHAR[] NOT NULL", "those events, in the same order"),
+        Col("kept", "VARCHAR", "event_kept: the event to_seat kept of its two; NULL if it held "
+                               "one"),
+        Col("dropped", "VARCHAR", "event_kept: the other event, discarded"),
+    ), ("game_id", "round")),
+    TableDef("round_extra", "One row per seat per scored round of a game scored by RULES_EXTRA "
+                            "§3 (an Extra Salt game or a game with events): the parts of the "
+                            "card points the base tables do not have (R-X-SCORE-*), as the "
+                            "engine scores them with the seat's events in effect.", (
+        _GAME, _ROUND, _SEAT,
+        Col("trios", "TINYINT NOT NULL", "laid-down trios (R-X-TRIO)"),
+        Col("starfish", "SMALLINT NOT NULL", "card points from starfish: 2 per laid starfish "
+                                             "and per hand starfish matched to a hand pair "
+                                             "(R-X-SCORE-STARFISH)"),
+        Col("seahorse", "VARCHAR", "the collector kind the seahorse joined (R-X-SCORE-SEAHORSE); "
+                                   "NULL without a seahorse or when it joined none"),
+        Col("seahorse_points", "SMALLINT NOT NULL", "card points the seahorse added"),
+        Col("cast_of_crabs", "SMALLINT NOT NULL", "card points from the cast of crabs (R-X-SCORE-CAST)"),
+        Col("rodeo_pairs", "TINYINT NOT NULL", "pairs in hand only the Water Rodeo makes "
+                                               "(R-X-SCORE-DUO)"),
+        Col("face_down", "TINYINT NOT NULL", "face-down shells left out (R-EV-CORAL-REEF)"),
+        Col("tables", "VARCHAR[] NOT NULL", "events in effect that changed a scoring table "
+                                            "(R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO)"),
+        Col("card_points", "SMALLINT NOT NULL", "the seat's card points (round_scored.card_points)"),
+    ), ("game_id", "round", "seat")),
+    TableDef("event_outcomes", "One row per scored round of a game with events per event in "
+                               "effect for some seat: the round's winners as played, and as "
+                               "they would be without that event's effect on the final scoring "
+                               "(the play itself as it happened).", (
+        _GAME, _ROUND,
+        Col("event", "VARCHAR NOT NULL", "the event (the table event, or one a seat held)"),
+        Col("seats", "TINYINT[] NOT NULL", "the seats it was in effect for (R-EV-APPLY)"),
+        Col("winners", "TINYINT[] NOT NULL", "the seats with the most points this round "
+                                             "(round_scored.points), ascending"),
+        Col("winners_without", "TINYINT[] NOT NULL", "the same, with the round rescored by the "
+                                                     "engine's scoring after removing the event "
+                                                     "from every seat's effects"),
+        Col("changes_winner", "BOOLEAN NOT NULL", "winners differs from winners_without"),
+    ), ("game_id", "round", "event")),
 )
 
-CARDS = TableDef("cards", "The card catalog (RULES.md §1), one row per card code; written once "
-                          "by the migration, not per game.", (
+CARDS = TableDef("cards", "The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card "
+                          "code; written once by the migration, not per game.", (
     Col("code", "VARCHAR NOT NULL", "canonical card code kind:colour"),
     Col("kind", "VARCHAR NOT NULL", "crab, boat, fish, swimmer, shark, shell, octopus, penguin, "
-                                    "sailor, lighthouse, shoal, colony, captain, mermaid"),
-    Col("family", "VARCHAR NOT NULL", "'duo' | 'collector' | 'multiplier' | 'mermaid'"),
+                                    "sailor, lighthouse, shoal, colony, captain, mermaid; Extra "
+                                    "Salt: lobster, jellyfish, starfish, seahorse, castofcrabs"),
+    Col("family", "VARCHAR NOT NULL", "'duo' | 'collector' | 'multiplier' | 'mermaid' | 'special' "
+                                      "(starfish, seahorse)"),
     Col("color", "VARCHAR NOT NULL", "the card's colour (white for mermaids)"),
-    Col("copies", "TINYINT NOT NULL", "copies of this code in the 58-card deck"),
-    Col("pairs_with", "VARCHAR", "duo cards: the kind that makes a pair with it"),
-    Col("multiplies", "VARCHAR", "multipliers: the kind it counts (R-SCORE-MULT)"),
+    Col("copies", "TINYINT NOT NULL", "copies of this code in a deck that has it"),
+    Col("pairs_with", "VARCHAR", "duo cards: the kind that makes a pair with it (a crab's: "
+                                 "crab; the lobster's: crab; the jellyfish's: swimmer)"),
+    Col("multiplies", "VARCHAR", "multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)"),
+    Col("ruleset", "VARCHAR NOT NULL", "'base': in every deck (58 cards); 'extra-salt': only in "
+                                       "the 66-card deck of that ruleset (R-X-CARDS-1)"),
 ), ("code",))
 
 _PLAYER_GAMES = """
@@ -232,12 +320,20 @@ def _comments_ddl(t: TableDef) -> str:
 
 
 def cards_rows() -> list[tuple]:
-    """The rows of the ``cards`` table: the catalog of RULES.md §1, as the engine knows it."""
+    """The rows of the ``cards`` table: the catalog of RULES.md §1 and RULES_EXTRA §1, as the
+    engine knows it."""
     partner = {}
     for a, b in DUO_PAIRS.values():
         partner[a], partner[b] = b, a
-    return [(f"{k}:{c}", k, FAMILIES[k], c, n, partner.get(k),
-             MULTIPLIERS[k][0] if k in MULTIPLIERS else None) for (k, c), n in COPIES.items()]
+    base = [(f"{k}:{c}", k, FAMILIES[k], c, n, partner.get(k),
+             MULTIPLIERS[k][0] if k in MULTIPLIERS else None, "base")
+            for (k, c), n in COPIES.items()]
+    from ..engine.rulings import EXTRA_SALT
+    extra_pairs = {k: o for _, kinds in EXTRA_SALT.pairs for pair in kinds        # R-X-PAIRS
+                   for k, o in (pair, pair[::-1]) if k in EXTRA_FAMILIES}
+    return base + [(f"{k}:{c}", k, EXTRA_FAMILIES[k], c, n, extra_pairs.get(k),
+                    CAST[1] if k == CAST[0] else None, "extra-salt")
+                   for (k, c), n in EXTRA_COPIES.items()]
 
 
 def _cards_seed() -> str:
@@ -304,7 +400,13 @@ def stored_version(con) -> str | None:
 # ---------------------------------------------------------------- projection
 
 _DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
-             ev.SharkPlayed: "shark"}
+             ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
+             ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
+#: the card a pair gained (None: none), by its event type
+_DUO_CARD = {ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
+             ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
+             ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
+             ev.SharksPlayed: lambda e: None}
 _ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
 _ENDS = frozenset(_ENDED)
 
@@ -327,7 +429,8 @@ def project(game_id: str, events, states) -> dict[str, list[tuple]]:
 
 #: the tables whose rows belong to one round (column 1 is ``round``); the others
 #: (``games``, ``seats``) hold one game's rows whatever its rounds
-ROUND_TABLES = ("rounds", "round_results", "turns", "duos")
+ROUND_TABLES = ("rounds", "round_results", "turns", "duos", "trios", "face_down_shells",
+                "round_events", "event_awards", "round_extra", "event_outcomes")
 
 
 def round_start(events, end: int | None = None) -> int:
@@ -363,6 +466,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     last = states[-1]
     n = last.n
     rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
+    seat_events: list[list] = []     # round_events rows of the open round, as lists
     closed = scores.turns if scores is not None else None    # rows kept for the next call
     if scores is None:
         scores = ScoreMemo()
@@ -391,6 +495,8 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                 if f.step == BOAT_TAKE:
                     turn[10] += 1
                     turn[11].append(e.kept if t is _DECK else e.card)
+                elif t is ev.ForcedDrawn:
+                    turn[4], turn[6] = "forced", e.card
                 elif t is _DECK:
                     cards = e.cards
                     turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
@@ -403,12 +509,24 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                 turn[12] += 1
                 if t is ev.BoatsPlayed:
                     effect, card = s.flow.step == BOAT_TAKE, None
+                elif t is ev.JellyfishPlayed:
+                    effect, card = True, None           # R-X-JELLYFISH: the lock always holds
+                elif t is ev.SharksPlayed:
+                    effect, card = e.pair is not None, None
                 else:
-                    card = e.took if t is ev.CrabsPlayed else e.drew if t is ev.FishPlayed else e.stole
+                    card = _DUO_CARD[t](e)
                     effect = card is not None
                 duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t], list(e.cards),
                              effect, card, e.pile if t is ev.CrabsPlayed else None,
-                             e.victim if t is ev.SharkPlayed else None))
+                             getattr(e, "victim", None),
+                             list(e.pair) if t is ev.SharksPlayed and e.pair is not None else None))
+            elif step == _PLAY_STEP:
+                if t is ev.StarfishPlayed:
+                    rows["trios"].append((game_id, f.round, f.turn, e.player, seq, list(e.cards),
+                                          e.starfish))
+                elif t is ev.ShellFaceDown:
+                    rows["face_down_shells"].append((game_id, f.round, f.turn, e.player, seq,
+                                                     e.card))
             else:                                   # the turn's last event
                 done = closed.get(seq) if closed is not None else None
                 if done is not None and done[0] is s:   # closed by a call before
@@ -426,6 +544,19 @@ def project_from(game_id: str, events, states, start: int = 0, *,
             open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                           None, None, None, 0, len(s.table.deck)]
             rounds.append(open_round)  # type: ignore[arg-type]
+            if s.table_event is not None:
+                seat_events = round_event_rows(game_id, s)
+                rows["round_events"].extend(seat_events)
+        elif t is ev.EventAwarded or t is ev.EventKept:
+            for row in seat_events:     # held_after: as it stands after this event
+                row[6] = list(s.held[row[2]])
+            awards = rows["event_awards"]
+            if t is ev.EventAwarded:
+                awards.append([game_id, e.round, e.event, e.to, [d.player for d in e.discarded],
+                               [d.event for d in e.discarded], None, None])
+            elif awards:
+                held = prev.held[e.player]
+                awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
         elif t is ev.RoundScored and open_round is not None:
             table = prev.table
             b = [scores.of(table, p) for p in range(n)]
@@ -439,6 +570,10 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                  b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p], e.totals[p],
                  cards_scored[p], bonus_scored[p])
                 for p in range(n))
+            if prev.ruleset.extra_scoring:
+                rows["round_extra"].extend(extra_rows(game_id, prev, e))
+                if prev.table_event is not None:
+                    rows["event_outcomes"].extend(event_outcomes(game_id, prev, e))
         elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
             open_round[4] = "mermaids"
         prev = s
@@ -448,21 +583,26 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     ended = last.phase == "ended"
     end = events[-1] if ended else None
     rows["rounds"] = [tuple(r) for r in rounds]
+    for table in ("round_events", "event_awards"):
+        rows[table] = [tuple(r) for r in rows[table]]
     rows["games"].append((
         game_id, list(first.players), n, last.target, last.ruleset.name,
         bytes(first.meta).decode() if first.meta is not msgspec.UNSET else None,
         "ended" if ended else "in_progress", last.rounds_played, last.seq,
         last.reason if ended else None, list(last.winners) if ended else None,
-        list(last.totals), first.at, end.at if end is not None else None))
+        list(last.totals), first.at, end.at if end is not None else None, last.ruleset.events))
     rows["seats"].extend((game_id, p, first.players[p], (p in last.winners) if ended else None,
                           last.totals[p]) for p in range(n))
     return rows
 
 
 _DECK = ev.DeckDrawn
-_TAKE_STEP, _DUO_STEP, _END_STEP = 1, 2, 3
-_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP,
-         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED}}
+_TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
+_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
+         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
+         # the other events of a turn: rows of their own (trios, face-down shells) or none
+         ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
+         ev.AngelfishTaken: _PLAY_STEP}
 
 
 def _progress(open_round: list | None, last_turn) -> None:

@@ -17,4 +17,4 @@ JOIN g USING (game_id)
 JOIN seats s USING (game_id, seat)
 WHERE ($player IS NULL OR s.name = $player)
 GROUP BY ROLLUP (d.kind)
-ORDER BY grouping(d.kind), list_position(['crab', 'boat', 'fish', 'shark'], d.kind);
+ORDER BY grouping(d.kind), list_position(['crab', 'boat', 'fish', 'shark', 'lobster', 'jellyfish', 'swimmers', 'sharks'], d.kind);

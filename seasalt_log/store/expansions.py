@@ -1,0 +1,71 @@
+"""Read-model rows of the expansions (RULES_EXTRA): the events in effect per seat and round,
+the Extra Salt parts of a round's scoring, and what each event did to a round's winners.
+
+Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown` and
+:func:`seasalt_log.scoring.round_points`), so these rows agree with ``round_scored``.
+"""
+
+from __future__ import annotations
+
+from msgspec.structs import replace
+
+from .. import events as ev
+from ..engine.core import player_breakdown
+from ..engine.state import State
+from ..scoring import round_points
+
+
+def round_event_rows(game_id: str, s: State) -> list[list]:
+    """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
+    ``s`` (the state after its ``round_started``) opens."""
+    return [[game_id, s.flow.round, p, s.table_event, list(s.held[p]), sorted(s.effects(p)), None]
+            for p in range(s.n)]
+
+
+def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
+    """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``."""
+    out = []
+    for p in range(s.n):
+        b = player_breakdown(s, p)
+        out.append((game_id, e.round, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
+                    b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
+    return out
+
+
+def _top(points) -> list[int]:
+    best = max(points)
+    return [p for p, x in enumerate(points) if x == best]
+
+
+def without_event(s: State, seat: int, event: str) -> State:
+    """``s`` with ``event`` no longer in effect for ``seat`` (the other events unchanged): the
+    state the engine scores for "the round without that event"."""
+    rest = sorted(s.effects(seat) - {event})
+    held = list(s.held)
+    held[seat] = tuple(rest[1:])
+    return replace(s, table_event=rest[0] if rest else None, held=tuple(held))
+
+
+def rescored_points(s: State, e: ev.RoundScored, event: str) -> list[int]:
+    """The round's points (as ``round_scored.points``) had ``event`` been in effect for
+    nobody: each seat's card points and colour bonus by the engine's scoring without it,
+    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT)."""
+    scores = [player_breakdown(without_event(s, p, event), p) for p in range(s.n)]
+    points, _ = round_points(e.ending, e.caller, [b.card_points for b in scores],
+                             [b.color_bonus for b in scores])
+    return list(points)
+
+
+def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
+    """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
+    one per event in effect for some seat, in code order."""
+    winners = _top(e.points)
+    by_event: dict[str, list[int]] = {}
+    for p in range(s.n):
+        for code in s.effects(p):
+            by_event.setdefault(code, []).append(p)
+    out = []
+    for code in sorted(by_event):
+        other = _top(rescored_points(s, e, code))
+        out.append((game_id, e.round, code, by_event[code], winners, other, other != winners))
+    return out
