@@ -141,7 +141,9 @@ def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
 
 # ---------------------------------------------------------------- events
 
-_to_builtins = msgspec.to_builtins
+def _to_builtins(event: ev.Event) -> dict[str, Any]:
+    # meta stays its raw JSON text (docs/LOG_FORMAT.md, "meta"), encoded as given
+    return msgspec.to_builtins(event, builtin_types=(msgspec.Raw,))
 
 
 def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.Event | dict[str, Any]:

@@ -318,7 +318,7 @@ async def post_game(request: Request) -> Response:
                                            "/games/{id}/events", index=0)
     result = await _live(request).start_game(start)
     loc = "/games/" + quote(result.game_id, safe="")
-    data = msgspec.to_builtins(result)
+    data = msgspec.structs.asdict(result)     # shallow: meta stays its raw JSON text
     data.update(request.app.state.creds.for_game(result.game_id, len(start.players)))
     return _json_response(data, 201, {"Location": loc, "ETag": _etag(result.seq)})
 

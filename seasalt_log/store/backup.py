@@ -135,7 +135,9 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
     endpoint = url.rstrip("/") + "/backup"
     if not endpoint.startswith(("http://", "https://")):
         raise SeasaltError(f"--service takes the service's URL (http://HOST:PORT), not {url!r}")
-    request = urllib.request.Request(endpoint, data=b"", method="POST")
+    # a JSON body, as every write to a service without a token must send (docs/HTTP.md)
+    request = urllib.request.Request(endpoint, data=b"{}", method="POST",
+                                     headers={"Content-Type": "application/json"})
     if token:
         request.add_header("Authorization", f"Bearer {token}")
     try:
