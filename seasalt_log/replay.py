@@ -30,7 +30,8 @@ from . import events as ev
 from .engine import RULESETS, State, apply, boats_give_take
 from .engine.state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow
 from .errors import UsageError
-from .scoring import Breakdown, breakdown, last_chance_outcome, round_points
+from .engine.core import player_breakdown
+from .scoring import Breakdown, as_breakdown, effect_notes, last_chance_outcome, round_points
 from .view import TableView
 
 __all__ = ["Step", "Turn", "LogLine", "PlayerRound", "WhatIf", "RoundReport", "steps", "turns",
@@ -261,7 +262,7 @@ def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None
 
 # ---------------------------------------------------------------- rescoring a round
 
-class PlayerRound(Struct, frozen=True):
+class PlayerRound(Struct, frozen=True, omit_defaults=True):
     """One player's result in a :class:`RoundReport`."""
 
     seat: int
@@ -274,6 +275,10 @@ class PlayerRound(Struct, frozen=True):
     total: int | None                     # total before the round + recomputed points
     stored_total: int | None
     what_if_points: int | None            # had the caller made the other call
+    #: the events in effect for the player this round (R-EV-APPLY); empty without events
+    effects: tuple[str, ...] = ()
+    #: what each of them changed in the breakdown (scoring.effect_notes)
+    effect_notes: tuple[str, ...] = ()
 
 
 class WhatIf(Struct, frozen=True):
@@ -333,7 +338,11 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     s = end.after
     f, t = s.flow, s.table
     names = s.players
-    scores = [breakdown(t.hands[p], t.laid[p]) for p in range(s.n)]
+    scores = [as_breakdown(player_breakdown(s, p)) for p in range(s.n)]
+    effects = [tuple(sorted(s.effects(p))) for p in range(s.n)]
+    notes = [effect_notes(t.hands[p], t.laid[p], s.ruleset, s.effects(p),
+                          int(bool(t.face_down) and t.face_down[p] is not None))
+             for p in range(s.n)]
     card_pts = [b.card_points for b in scores]
     bonus = [b.color_bonus for b in scores]
     totals_before = s.totals
@@ -342,7 +351,8 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         w = f.mermaid_winner
         players = tuple(PlayerRound(seat=p, name=names[p], hand=t.hands[p], laid=t.laid[p],
                                     breakdown=scores[p], points=None, stored_points=None,
-                                    total=None, stored_total=None, what_if_points=None)
+                                    total=None, stored_total=None, what_if_points=None,
+                                    effects=effects[p], effect_notes=notes[p])
                         for p in range(s.n))
         return RoundReport(
             game_id=gid, round=round, ending="mermaids", caller=None, caller_name=None,
@@ -367,8 +377,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     if caller is not None:
         call_step = next(st for st in round_steps
                          if isinstance(st.event, (ev.StopCalled, ev.LastChanceCalled)))
-        ct = call_step.after.table
-        at_call = [breakdown(ct.hands[p], ct.laid[p]) for p in range(s.n)]
+        at_call = [player_breakdown(call_step.after, p) for p in range(s.n)]
         cp = tuple(b.card_points for b in at_call)
         cb = tuple(b.color_bonus for b in at_call)
         other = "stop" if ending == "last_chance" else "last_chance"
@@ -380,7 +389,8 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         seat=p, name=names[p], hand=t.hands[p], laid=t.laid[p], breakdown=scores[p],
         points=points[p], stored_points=stored_points[p] if stored_points else None,
         total=totals[p], stored_total=stored_totals[p] if stored_totals else None,
-        what_if_points=what_if.points[p] if what_if else None) for p in range(s.n))
+        what_if_points=what_if.points[p] if what_if else None,
+        effects=effects[p], effect_notes=notes[p]) for p in range(s.n))
     note = None
     if stored is None:
         note = f"round {round} has no round_scored event in this stream"
@@ -641,6 +651,9 @@ def render_report(report: RoundReport) -> str:
         cards = ", ".join(p.hand) if p.hand else "-"
         laid = "; laid " + ", ".join("+".join(u) for u in p.laid) if p.laid else ""
         lines.append(f"  {p.name}: {cards}{laid}")
+        if p.effects:
+            lines.append(f"    events in effect: {', '.join(p.effects)}")
+        lines.extend(f"    {n}" for n in p.effect_notes)
     if report.matches is not None:
         lines.append("Stored points and totals " + ("match today's engine" if report.matches
                                                     else "DIFFER from today's engine"))

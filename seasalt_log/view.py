@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from msgspec import Struct
 
+from .engine.core import player_points
 from .engine.state import State
-from .scoring import card_points
 
 
 class PileView(Struct, frozen=True):
@@ -70,7 +70,7 @@ def table_view(state: State, viewer: int | None = None) -> TableView:
         seats.append(SeatView(
             seat=s, name=state.players[s], hand_size=len(hand),
             hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
-            card_points=card_points(hand, laid) if visible else None,
+            card_points=(player_points(state, s) if t.hands else 0) if visible else None,
             total=state.totals[s]))
     piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
                            cards=p if viewer is None else None)
