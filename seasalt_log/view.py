@@ -7,9 +7,9 @@ and the deck order is never shown.
 
 from __future__ import annotations
 
-from msgspec import Struct
+from msgspec import UNSET, Struct, UnsetType
 
-from .engine.core import player_points
+from .engine.core import forced_turn, player_points
 from .engine.state import State
 
 
@@ -51,6 +51,26 @@ class TableView(Struct, frozen=True):
     target: int
     viewer: int | None = None
     winners: tuple[int, ...] = ()
+    #: the expansions' public table (RULES_EXTRA §2, §5); absent from a base game's view
+    extra: "ExtraView | UnsetType" = UNSET
+
+
+class ExtraView(Struct, frozen=True):
+    """What the expansions add to the table, as ``viewer`` may see it (R-X-VIEW): the events
+    in play, who holds which, the jellyfish locks and who is protected are public; a
+    face-down shell's colour is seen by its owner only."""
+
+    table_event: str | None                 # the round's table event (R-EV-ROUND)
+    held: tuple[tuple[str, ...], ...]       # per seat, the events held (R-EV-HOLD)
+    effects: tuple[tuple[str, ...], ...]    # per seat, the events in effect (R-EV-APPLY)
+    event_deck_size: int                    # its order is secret (R-EV-DECK)
+    event_discards: tuple[str, ...]
+    keep_due: int | None                    # the seat to choose an event (R-EV-AWARD step 4)
+    locks: tuple[int, ...]                  # seats whose jellyfish lock lasts (R-X-JELLYFISH)
+    locked: tuple[int, ...]                 # seats whose next turn would be forced now
+    protected: tuple[int, ...]              # R-EV-PROTECT
+    face_down: tuple[bool, ...]             # per seat, a shell placed face down (R-EV-CORAL-REEF)
+    face_down_cards: tuple[str | None, ...]  # the shell itself, None when hidden from the viewer
 
 
 def table_view(state: State, viewer: int | None = None) -> TableView:
@@ -82,4 +102,31 @@ def table_view(state: State, viewer: int | None = None) -> TableView:
         call=f.call, caller=f.caller, deck_size=len(t.deck),
         deck=(t.deck if t.deck_ordered else None) if viewer is None else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
-        viewer=viewer, winners=state.winners)
+        viewer=viewer, winners=state.winners, extra=extra_view(state, viewer))
+
+
+def _seats(mask: int, n: int) -> tuple[int, ...]:
+    return tuple(p for p in range(n) if mask & (1 << p))
+
+
+def extra_view(state: State, viewer: int | None = None) -> "ExtraView | UnsetType":
+    """The expansions' part of ``state`` as ``viewer`` may see it (R-X-VIEW), or UNSET in a
+    game of a ruleset with neither Extra Salt cards nor events (nothing to show)."""
+    rules = state.ruleset
+    if not rules.trios and rules.events is None:
+        return UNSET
+    t, f, n = state.table, state.flow, state.n
+    placed = t.face_down or (None,) * n
+    in_round = state.phase == "round"
+    return ExtraView(
+        table_event=state.table_event,
+        held=state.held or ((),) * n,
+        effects=tuple(tuple(sorted(state.effects(p))) for p in range(n)),
+        event_deck_size=len(state.event_deck), event_discards=state.event_discards,
+        keep_due=state.keep_due, locks=_seats(f.locks, n),
+        locked=tuple(p for p in range(n) if in_round and forced_turn(state, f, p)),
+        protected=_seats(f.protected, n),
+        face_down=tuple(c is not None for c in placed),
+        # R-X-VIEW: the colour stays hidden for the whole round, even when hands are shown
+        face_down_cards=tuple(c if viewer is None or viewer == p else None
+                              for p, c in enumerate(placed)))
