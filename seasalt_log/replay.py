@@ -583,7 +583,7 @@ def _describe_extra(event: ev.Event, s: State, viewer: int | None, name) -> str 
         return f"{head}, looked at {victim}'s hand and swapped a card with {victim}"
     if isinstance(event, ev.SharksPlayed):
         head = f"{who} played two sharks ({event.cards[0]}, {event.cards[1]}) (Water Rodeo)"
-        if event.victim is None:
+        if event.victim is None or event.pair is None:
             return f"{head}; no laid-down pair could be taken"
         return (f"{head} and took {name(event.victim)}'s laid-down pair "
                 f"({event.pair[0]}, {event.pair[1]})")
