@@ -30,7 +30,8 @@ from . import events as ev
 from .engine import RULESETS, State, apply, boats_give_take
 from .engine.state import BETWEEN, BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE, Flow
 from .errors import UsageError
-from .scoring import Breakdown, breakdown, last_chance_outcome, round_points
+from .engine.core import player_breakdown
+from .scoring import Breakdown, as_breakdown, effect_notes, last_chance_outcome, round_points
 from .view import TableView, as_viewer, sees_private
 
 __all__ = ["Step", "Turn", "LogLine", "PlayerRound", "WhatIf", "RoundReport", "steps", "turns",
@@ -261,7 +262,7 @@ def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None
 
 # ---------------------------------------------------------------- rescoring a round
 
-class PlayerRound(Struct, frozen=True):
+class PlayerRound(Struct, frozen=True, omit_defaults=True):
     """One player's result in a :class:`RoundReport`."""
 
     seat: int
@@ -274,6 +275,10 @@ class PlayerRound(Struct, frozen=True):
     total: int | None                     # total before the round + recomputed points
     stored_total: int | None
     what_if_points: int | None            # had the caller made the other call
+    #: the events in effect for the player this round (R-EV-APPLY); empty without events
+    effects: tuple[str, ...] = ()
+    #: what each of them changed in the breakdown (scoring.effect_notes)
+    effect_notes: tuple[str, ...] = ()
 
 
 class WhatIf(Struct, frozen=True):
@@ -333,7 +338,11 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     s = end.after
     f, t = s.flow, s.table
     names = s.players
-    scores = [breakdown(t.hands[p], t.laid[p]) for p in range(s.n)]
+    scores = [as_breakdown(player_breakdown(s, p)) for p in range(s.n)]
+    effects = [tuple(sorted(s.effects(p))) for p in range(s.n)]
+    notes = [effect_notes(t.hands[p], t.laid[p], s.ruleset, s.effects(p),
+                          int(bool(t.face_down) and t.face_down[p] is not None))
+             for p in range(s.n)]
     card_pts = [b.card_points for b in scores]
     bonus = [b.color_bonus for b in scores]
     totals_before = s.totals
@@ -342,7 +351,8 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         w = f.mermaid_winner
         players = tuple(PlayerRound(seat=p, name=names[p], hand=t.hands[p], laid=t.laid[p],
                                     breakdown=scores[p], points=None, stored_points=None,
-                                    total=None, stored_total=None, what_if_points=None)
+                                    total=None, stored_total=None, what_if_points=None,
+                                    effects=effects[p], effect_notes=notes[p])
                         for p in range(s.n))
         return RoundReport(
             game_id=gid, round=round, ending="mermaids", caller=None, caller_name=None,
@@ -367,8 +377,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     if caller is not None:
         call_step = next(st for st in round_steps
                          if isinstance(st.event, (ev.StopCalled, ev.LastChanceCalled)))
-        ct = call_step.after.table
-        at_call = [breakdown(ct.hands[p], ct.laid[p]) for p in range(s.n)]
+        at_call = [player_breakdown(call_step.after, p) for p in range(s.n)]
         cp = tuple(b.card_points for b in at_call)
         cb = tuple(b.color_bonus for b in at_call)
         other = "stop" if ending == "last_chance" else "last_chance"
@@ -380,7 +389,8 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         seat=p, name=names[p], hand=t.hands[p], laid=t.laid[p], breakdown=scores[p],
         points=points[p], stored_points=stored_points[p] if stored_points else None,
         total=totals[p], stored_total=stored_totals[p] if stored_totals else None,
-        what_if_points=what_if.points[p] if what_if else None) for p in range(s.n))
+        what_if_points=what_if.points[p] if what_if else None,
+        effects=effects[p], effect_notes=notes[p]) for p in range(s.n))
     note = None
     if stored is None:
         note = f"round {round} has no round_scored event in this stream"
@@ -433,10 +443,15 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         seats = ", ".join(f"{p} (seat {i})" for i, p in enumerate(event.players))
         target = event.target or RULESETS[event.ruleset or "base"].target_for(len(event.players))
         tail = f"; target {target}"
+        if event.ruleset not in (None, "base"):     # a plain base game reads as before
+            tail += f"; ruleset {event.ruleset}"
+        if event.events is not None:
+            tail += f"; events {event.events}"
         return f"Game {gid + ' ' if gid else ''}started: {seats}{tail}"
     if isinstance(event, ev.RoundStarted):
+        table = f"; table event {event_name(event.event)}" if event.event is not None else ""
         return (f"Round {event.round} started: {name(event.first_player)} plays first; "
-                f"discard piles {event.discards[0]} | {event.discards[1]}")
+                f"discard piles {event.discards[0]} | {event.discards[1]}{table}")
     if isinstance(event, ev.DeckDrawn):
         who = name(event.player)
         see = _sees(viewer, event.player)
@@ -446,6 +461,9 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
             return f"{who} drew the deck's last card"
         other = event.cards[1] if event.cards[0] == event.kept else event.cards[0]
         where = f"discarded {other} on pile {event.discard_pile}"
+        if event.dolphins_drew is not None:                       # R-EV-DOLPHINS
+            where += (f"; the Dolphins drew {event.dolphins_drew if see else 'a card'} "
+                      "from the deck")
         if see:
             return (f"{who} drew {event.cards[0]} and {event.cards[1]}, kept {event.kept}, "
                     f"{where}")
@@ -454,6 +472,12 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         return f"{name(event.player)} took {event.card} from pile {event.pile}"
     if isinstance(event, ev.CrabsPlayed):
         head = f"{name(event.player)} played crabs ({event.cards[0]}, {event.cards[1]})"
+        if event.takes is not None:                               # R-EV-HERMIT-CRAB
+            if not event.takes:
+                return f"{head} (Hermit Crab); both discard piles are empty, nothing taken"
+            took = " and ".join(f"{t.card if _sees(viewer, event.player) else 'a card'} from "
+                                f"pile {t.pile}" for t in event.takes)
+            return f"{head} (Hermit Crab) and took {took}"
         if event.pile is None:
             return f"{head}; both discard piles are empty, nothing taken"
         card = event.took if _sees(viewer, event.player) else "a card"
@@ -467,6 +491,9 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         if event.drew is None:
             return f"{head}; the deck is empty, nothing drawn"
         card = event.drew if _sees(viewer, event.player) else "a card"
+        if event.also_drew is not None:                           # R-EV-SUNFISH
+            also = event.also_drew if _sees(viewer, event.player) else "another"
+            return f"{head} and drew {card} and {also} from the deck (Sunfish)"
         return f"{head} and drew {card} from the deck"
     if isinstance(event, ev.SharkPlayed):
         a, b = sorted(event.cards, key=lambda c: not c.startswith("shark:"))
@@ -497,7 +524,82 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         winners = [name(w) for w in event.winners]
         result = f"{winners[0]} wins" if len(winners) == 1 else f"{_and(winners)} share the win"
         return f"Game over ({event.reason}): {result}"
+    text = _describe_extra(event, s, viewer, name)
+    if text is not None:
+        return text
     return ev.TAGS.get(type(event), type(event).__name__)   # pragma: no cover
+
+
+def event_name(code: str) -> str:
+    """An event card's name in words (R-EV-CARDS): ``water-rodeo`` -> ``Water Rodeo``."""
+    small = ("of", "the")
+    return " ".join(w if w in small else w.capitalize() for w in code.split("-"))
+
+
+def _describe_extra(event: ev.Event, s: State, viewer: int | None, name) -> str | None:
+    """The words for the event types of the expansions (RULES_EXTRA §1-§5), hiding from
+    ``viewer`` what R-X-VIEW hides: the lobster's cards, a forced take, a face-down shell's
+    colour, the Hermit Crab, Sunfish and Dolphins cards, and the cards two swimmers swap
+    (seen by the two players only). Everything else, the events included, is public."""
+    who = name(getattr(event, "player", None))
+    own = _sees(viewer, getattr(event, "player", None))
+    if isinstance(event, ev.LobsterPlayed):
+        head = f"{who} played a lobster ({event.cards[0]}, {event.cards[1]})"
+        if not event.seen:
+            return f"{head}; the deck is empty, nothing seen"
+        n = len(event.seen)
+        if own:
+            return (f"{head}, looked at the top {n} card{'s' if n != 1 else ''} of the deck "
+                    f"({', '.join(event.seen)}), kept {event.kept} and shuffled the rest back")
+        return (f"{head}, looked at the top {n} card{'s' if n != 1 else ''} of the deck, kept "
+                f"one and shuffled the rest back")
+    if isinstance(event, ev.JellyfishPlayed):
+        return (f"{who} played a jellyfish ({event.cards[0]}, {event.cards[1]}): every other "
+                f"player is locked until {who}'s next turn")
+    if isinstance(event, ev.ForcedDrawn):
+        if event.card is None:
+            return f"{who}'s forced turn: the deck is empty, nothing drawn"
+        card = event.card if own else "a card"
+        return f"{who}'s forced turn (jellyfish lock): drew {card} from the deck"
+    if isinstance(event, ev.StarfishPlayed):
+        return (f"{who} laid down a trio ({event.cards[0]}, {event.cards[1]} and "
+                f"{event.starfish}), without the pair's effect")
+    if isinstance(event, ev.AngelfishTaken):
+        return f"{who} took {event.card} from pile {event.pile} (Angelfish)"
+    if isinstance(event, ev.ShellFaceDown):
+        card = f" ({event.card})" if own else ""
+        return (f"{who} placed a shell face down{card} (Coral Reef) and is protected for the "
+                f"rest of the round")
+    if isinstance(event, ev.SwimmersPlayed):
+        head = f"{who} played two swimmers ({event.cards[0]}, {event.cards[1]}) (Water Rodeo)"
+        if event.victim is None:
+            return f"{head}; no hand could be looked at"
+        victim = name(event.victim)
+        if event.gave is None:
+            return f"{head}, looked at {victim}'s hand and swapped nothing"
+        if _sees(viewer, event.player, event.victim):
+            return (f"{head}, looked at {victim}'s hand and swapped {event.gave} for "
+                    f"{event.got}")
+        return f"{head}, looked at {victim}'s hand and swapped a card with {victim}"
+    if isinstance(event, ev.SharksPlayed):
+        head = f"{who} played two sharks ({event.cards[0]}, {event.cards[1]}) (Water Rodeo)"
+        if event.victim is None or event.pair is None:
+            return f"{head}; no laid-down pair could be taken"
+        return (f"{head} and took {name(event.victim)}'s laid-down pair "
+                f"({event.pair[0]}, {event.pair[1]})")
+    if isinstance(event, ev.EventKept):
+        held = s.held[event.player] if s.held else ()
+        other = [c for c in held if c != event.event][:1]
+        gone = f" and discarded {event_name(other[0])}" if other else ""
+        return f"{who} kept the event {event_name(event.event)}{gone}"
+    if isinstance(event, ev.EventAwarded):
+        parts = [f"{name(d.player)} discarded {event_name(d.event)}" for d in event.discarded]
+        if event.to is None:
+            parts.append(f"{event_name(event.event)} goes to the event discards (no place)")
+        else:
+            parts.append(f"{event_name(event.event)} goes to {name(event.to)}")
+        return f"Round {event.round} event: " + "; ".join(parts)
+    return None
 
 
 class LogLine(Struct, frozen=True, omit_defaults=True):
@@ -563,6 +665,13 @@ def render_state(view: TableView) -> str:
     lines.append(_status(view))
     if view.call:
         lines.append(f"Call: {_CALLS.get(view.call, view.call)} by {names[view.caller]}")
+    if view.extra and view.extra.table_event is not None:          # R-EV-ROUND
+        x = view.extra
+        lines.append(f"Table event: {event_name(x.table_event)}; event deck "
+                     f"{x.event_deck_size}, discards "
+                     f"{', '.join(map(event_name, x.event_discards)) or '-'}")
+        if x.keep_due is not None:
+            lines.append(f"{names[x.keep_due]} keeps one of two events (R-EV-AWARD)")
     if view.phase == ROUND:
         deck = f"Deck: {view.deck_size} card{'s' if view.deck_size != 1 else ''}"
         if view.deck:
@@ -589,6 +698,10 @@ def render_state(view: TableView) -> str:
             flags.append("revealed")
         if view.caller == seat.seat and view.call:
             flags.append("caller")
+        x = view.extra
+        if x:                                             # R-X-JELLYFISH, R-EV-PROTECT
+            flags += [w for w, seats in (("jellyfish lock", x.locks), ("locked", x.locked),
+                                         ("protected", x.protected)) if seat.seat in seats]
         tail = f"  [{', '.join(flags)}]" if flags else ""
         lines.append(f"{mark} {seat.name:<{width}} (seat {seat.seat})  total {seat.total}  "
                      f"card points {pts}{tail}")
@@ -598,8 +711,23 @@ def render_state(view: TableView) -> str:
             lines.append(f"    hand ({seat.hand_size}): {', '.join(seat.hand) if seat.hand else '-'}")
         if seat.laid:
             lines.append("    laid: " + ", ".join("+".join(u) for u in seat.laid))
+        if x:
+            lines.extend(_extra_seat_lines(x, seat.seat))
     lines.append(f"Totals: {_per_seat(names, view.totals)} (target {view.target})")
     return "\n".join(lines)
+
+
+def _extra_seat_lines(x, seat: int) -> list[str]:
+    """A seat's held events, events in effect and face-down shell (R-X-VIEW: its colour
+    only for its owner)."""
+    lines = []
+    if x.held[seat]:
+        lines.append("    holds: " + ", ".join(map(event_name, x.held[seat])))
+    if x.effects[seat]:
+        lines.append("    in effect: " + ", ".join(map(event_name, x.effects[seat])))
+    if x.face_down[seat]:
+        lines.append(f"    face down: {x.face_down_cards[seat] or 'a shell (hidden)'}")
+    return lines
 
 
 def render_report(report: RoundReport) -> str:
@@ -641,6 +769,9 @@ def render_report(report: RoundReport) -> str:
         cards = ", ".join(p.hand) if p.hand else "-"
         laid = "; laid " + ", ".join("+".join(u) for u in p.laid) if p.laid else ""
         lines.append(f"  {p.name}: {cards}{laid}")
+        if p.effects:
+            lines.append(f"    events in effect: {', '.join(p.effects)}")
+        lines.extend(f"    {n}" for n in p.effect_notes)
     if report.matches is not None:
         lines.append("Stored points and totals " + ("match today's engine" if report.matches
                                                     else "DIFFER from today's engine"))

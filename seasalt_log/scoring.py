@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 from msgspec import Struct
 
 from .cards import CODES, COLOR, COLORS, KIND, KINDS
+
+if TYPE_CHECKING:
+    from .engine.rulings import Ruleset
 
 # R-SCORE-COLLECT: points by number held (index = count)
 COLLECTOR_POINTS: dict[str, tuple[int, ...]] = {
@@ -276,3 +279,55 @@ def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
                           cast=cast, mermaids=mermaids, card_points=card_pts,
                           color_bonus=max(colors.values(), default=0),
                           tables=tuple(changed), face_down=face_down)
+
+
+# ---------------------------------------------------------------- one player's holding
+
+def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules: "Ruleset",
+                      effects: Iterable[str] = (), face_down: int = 0
+                      ) -> Breakdown | ExtraBreakdown:
+    """A player's card points and colour bonus by the game's scoring: RULES.md §4-6, or
+    RULES_EXTRA §3 (R-X-SCORE) with ``effects``, the events in effect for the player
+    (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
+    views all score a player through this function."""
+    if rules.extra_scoring:
+        return extra_breakdown(hand, laid, effects, face_down=face_down,
+                               hand_starfish=rules.starfish_in_hand_scores)
+    return breakdown(hand, laid)
+
+
+def as_breakdown(b: Breakdown | ExtraBreakdown) -> Breakdown:
+    """``b`` in the columns of :class:`Breakdown` (a laid or matched starfish counts with the
+    pairs, as :func:`breakdown` counts it), so the sources still add up to the card points."""
+    if type(b) is Breakdown:
+        return b
+    return Breakdown(b.pairs + b.starfish, b.collectors, b.multipliers, b.mermaids,
+                     b.card_points, b.color_bonus)
+
+
+def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Ruleset",
+                 effects: frozenset[str], face_down: int = 0) -> tuple[str, ...]:
+    """What each event in ``effects`` changed in a player's score (R-EV-APPLY): the table it
+    replaced (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO, R-EV-WATER-RODEO) and the
+    card points it added or took away, found by scoring the holding without it. Events that
+    changed nothing are left out."""
+    if not rules.extra_scoring or not effects:
+        return ()
+    full = holding_breakdown(hand, laid, rules, effects, face_down)
+    notes = []
+    for code in sorted(effects):
+        without = holding_breakdown(hand, laid, rules, effects - {code}, face_down)
+        delta = full.card_points - without.card_points
+        if code in EVENT_TABLES:
+            kind, table = EVENT_TABLES[code]
+            what = f"{kind} table {'/'.join(map(str, table[1:]))}"
+        elif code == MERMAIDS_SCORE_NOTHING:
+            what = "mermaids score 0"
+        elif code == RODEO:
+            extra = full.rodeo_pairs
+            what = f"{extra} more pair{'s' if extra != 1 else ''} in hand (swimmers, sharks)"
+        else:
+            continue
+        if delta:
+            notes.append(f"{code}: {what}, {delta:+d} card points")
+    return tuple(notes)

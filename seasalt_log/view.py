@@ -16,11 +16,12 @@ from __future__ import annotations
 from typing import Any, Literal
 
 import msgspec
-from msgspec import Struct
+from msgspec import UNSET, Struct, UnsetType
 
 from . import events as ev
+from .cards import ALL_CODES
+from .engine.core import forced_turn, player_points
 from .engine.state import State
-from .scoring import card_points
 
 
 class Viewer(Struct, frozen=True):
@@ -107,6 +108,26 @@ class TableView(Struct, frozen=True):
     target: int
     viewer: int | None = None
     winners: tuple[int, ...] = ()
+    #: the expansions' public table (RULES_EXTRA §2, §5); absent from a base game's view
+    extra: "ExtraView | UnsetType" = UNSET
+
+
+class ExtraView(Struct, frozen=True):
+    """What the expansions add to the table, as ``viewer`` may see it (R-X-VIEW): the events
+    in play, who holds which, the jellyfish locks and who is protected are public; a
+    face-down shell's colour is seen by its owner only."""
+
+    table_event: str | None                 # the round's table event (R-EV-ROUND)
+    held: tuple[tuple[str, ...], ...]       # per seat, the events held (R-EV-HOLD)
+    effects: tuple[tuple[str, ...], ...]    # per seat, the events in effect (R-EV-APPLY)
+    event_deck_size: int                    # its order is secret (R-EV-DECK)
+    event_discards: tuple[str, ...]
+    keep_due: int | None                    # the seat to choose an event (R-EV-AWARD step 4)
+    locks: tuple[int, ...]                  # seats whose jellyfish lock lasts (R-X-JELLYFISH)
+    locked: tuple[int, ...]                 # seats whose next turn would be forced now
+    protected: tuple[int, ...]              # R-EV-PROTECT
+    face_down: tuple[bool, ...]             # per seat, a shell placed face down (R-EV-CORAL-REEF)
+    face_down_cards: tuple[str | None, ...]  # the shell itself, None when hidden from the viewer
 
 
 def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
@@ -124,7 +145,7 @@ def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
         seats.append(SeatView(
             seat=s, name=state.players[s], hand_size=len(hand),
             hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
-            card_points=card_points(hand, laid) if visible else None,
+            card_points=(player_points(state, s) if t.hands else 0) if visible else None,
             total=state.totals[s]))
     piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
                            cards=p if who.is_table else None)
@@ -136,7 +157,7 @@ def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
         call=f.call, caller=f.caller, deck_size=len(t.deck),
         deck=(t.deck if t.deck_ordered else None) if who.is_table else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
-        viewer=who.seat, winners=state.winners)
+        viewer=who.seat, winners=state.winners, extra=extra_view(state, who))
 
 
 # ---------------------------------------------------------------- events
@@ -180,6 +201,12 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     elif kind is ev.SharkPlayed:
         if event.stole is not None and not sees_private(viewer, event.player, event.victim):
             out["stole"] = None
+    if kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):
+        out = _cards_hidden(out)        # the expansions' own events: conservatively, every card
+    elif not sees_private(viewer, getattr(event, "player", None)):
+        for key in _PRIVATE_EXTRA_FIELDS:       # fields the expansions add to base events
+            if out.get(key) is not None:
+                out[key] = _cards_hidden(out[key])
     if kind in _MAY_SHOW:
         hands = after.table.hands
         shown = [{"seat": s, "hand": sorted(hands[s])} for s in range(after.n)
@@ -189,6 +216,51 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     return out
 
 
+_BASE_TYPES = frozenset(ev.BASE_TYPES)
+#: cards the expansions add to base events, seen by the acting player only (R-X-VIEW)
+_PRIVATE_EXTRA_FIELDS = ("dolphins_drew", "also_drew", "takes")
+_CARD_CODES = frozenset(ALL_CODES)
+
+
+def _cards_hidden(value: Any) -> Any:
+    """``value`` (a redacted event's JSON, or a part of it) with every card code as null."""
+    if isinstance(value, str):
+        return None if value in _CARD_CODES else value
+    if isinstance(value, (list, tuple)):
+        return [_cards_hidden(v) for v in value]
+    if isinstance(value, dict):
+        return {k: v if k == "type" else _cards_hidden(v) for k, v in value.items()}
+    return value
+
+
 #: the events after which a hand may become visible (R-STOP, R-LAST-3, a scored round,
 #: a game ended by four mermaids)
 _MAY_SHOW = frozenset(ev.TURN_TYPES) | {ev.RoundScored, ev.GameEnded}
+
+
+def _seats(mask: int, n: int) -> tuple[int, ...]:
+    return tuple(p for p in range(n) if mask & (1 << p))
+
+
+def extra_view(state: State, viewer: Viewer | int | None = None) -> "ExtraView | UnsetType":
+    """The expansions' part of ``state`` as ``viewer`` may see it (R-X-VIEW), or UNSET in a
+    game of a ruleset with neither Extra Salt cards nor events (nothing to show)."""
+    who = as_viewer(viewer)
+    rules = state.ruleset
+    if not rules.trios and rules.events is None:
+        return UNSET
+    t, f, n = state.table, state.flow, state.n
+    placed = t.face_down or (None,) * n
+    in_round = state.phase == "round"
+    return ExtraView(
+        table_event=state.table_event,
+        held=state.held or ((),) * n,
+        effects=tuple(tuple(sorted(state.effects(p))) for p in range(n)),
+        event_deck_size=len(state.event_deck), event_discards=state.event_discards,
+        keep_due=state.keep_due, locks=_seats(f.locks, n),
+        locked=tuple(p for p in range(n) if in_round and forced_turn(state, f, p)),
+        protected=_seats(f.protected, n),
+        face_down=tuple(c is not None for c in placed),
+        # R-X-VIEW: the colour stays hidden for the whole round, even when hands are shown
+        face_down_cards=tuple(c if sees_private(who, p) else None
+                              for p, c in enumerate(placed)))

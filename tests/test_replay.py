@@ -498,6 +498,8 @@ def visible_to(s: State, viewer: int, shown: frozenset[int] = frozenset()) -> se
                 seen |= set(t.hands[p])
         if t.laid:
             seen |= {c for pair in t.laid[p] for c in pair}
+        if t.face_down and p == viewer and t.face_down[p]:      # R-X-VIEW: its owner only
+            seen.add(t.face_down[p])
     seen |= {pile[-1] for pile in t.piles if pile}
     return seen
 
@@ -535,6 +537,8 @@ def assert_views_leak_nothing(events, name: str) -> int:
             allowed_line = allowed | visible_to(st.before, viewer, shown[st.seq - 1])
             if isinstance(st.event, ev.SharkPlayed) and viewer == st.event.victim:
                 allowed_line.add(st.event.stole)
+            if isinstance(st.event, ev.LobsterPlayed) and viewer == st.event.player:
+                allowed_line |= set(st.event.seen or ())   # R-X-VIEW: the lobster's cards
             leaked = codes_in(line) - allowed_line
             assert not leaked, f"{name} seq {st.seq}: seat {viewer} reads {sorted(leaked)} in {line!r}"
             checked += 1

@@ -21,7 +21,7 @@ from msgspec.structs import replace
 from seasalt_log import events as ev
 from seasalt_log import replay as replay_mod
 from seasalt_log import view as view_mod
-from seasalt_log.cards import CODES
+from seasalt_log.cards import CODES, EXTRA_CODES
 from seasalt_log.engine import State, apply
 from seasalt_log.golden import FIXTURES, fixture_logs, valid_games
 from seasalt_log.sim import simulate
@@ -34,7 +34,7 @@ except ImportError:      # tests/ run as a plain directory
     from randomplay import play_random_game  # type: ignore[no-redef]
 
 CODE_RE = re.compile(r"\b[a-z]+:[a-z]+(?:-[a-z]+)?\b")
-ALL_CODES = frozenset(CODES)
+ALL_CODES = frozenset(CODES) | frozenset(EXTRA_CODES)
 
 
 def codes_in(text: str) -> set[str]:
@@ -55,7 +55,8 @@ def check_views(events: list[ev.Event], name: str) -> int:
     the number of (point, seat) checks made. Fails on the first disagreement."""
     checks = 0
     s = State()
-    for i, (e, shown) in enumerate(zip(events, oracle.shown_hands(events)), start=1):
+    for i, (e, shown, face_down) in enumerate(zip(events, oracle.shown_hands(events),
+                                                  oracle.face_down_shells(events)), start=1):
         before, s = s, apply(s, e)
         for viewer in range(s.n):
             where = f"{name} seq {i} ({ev.TAGS[type(e)]}), seat {viewer}"
@@ -79,12 +80,14 @@ def check_views(events: list[ev.Event], name: str) -> int:
             assert view.deck is None, f"{where}: the deck is shown"
             assert all(p.cards is None for p in view.piles), f"{where}: a pile is shown"
             public |= {p[-1] for p in s.table.piles if p}
+            public |= {face_down[viewer]} if viewer in face_down else set()   # R-X-VIEW
             for text in (msgspec.json.encode(view).decode(),
                          replay_mod.render_state(view)):
                 leaked = codes_in(text) - public
                 assert not leaked, f"{where}: the view names {sorted(leaked)}"
             line = replay_mod.describe(e, before, viewer)
-            leaked = codes_in(line) - oracle.event_cards(e, viewer)
+            leaked = (codes_in(line) - oracle.event_cards(e, viewer)
+                      - oracle.extra_private_cards(e, viewer))
             assert not leaked, f"{where}: the line {line!r} names {sorted(leaked)}"
             checks += 1
     return checks

@@ -87,4 +87,63 @@ def event_cards(e: ev.Event, viewer: int) -> set[str]:
     if t is ev.SharkPlayed:
         sees = viewer in (e.player, e.victim)
         return set(e.cards) | ({e.stole} if sees and e.stole else set())
+    return extra_event_cards(e, viewer)
+
+
+# ---------------------------------------------------------------- the expansions (R-X-VIEW)
+#
+# RULES_EXTRA §7 (docs/RULES.md §16): the lobster's n cards and the card kept are seen by
+# its player only; jellyfish, trios, locks and who is protected are public; a forced take is
+# seen by its taker only; a face-down shell's colour by its owner only, for the whole round;
+# Hermit Crab takes: piles public, cards private; Sunfish and Dolphins draws private (the
+# discard that triggers the Dolphins is public); the Angelfish take is public; two swimmers:
+# the swapped cards are seen by the two players only; two sharks are public; events public.
+
+def extra_event_cards(e: ev.Event, viewer: int) -> set[str]:
+    """The card codes ``viewer`` may learn from an event of the expansions (R-X-VIEW), and
+    the private parts of the base types' expansion fields."""
+    t = type(e)
+    own = viewer == getattr(e, "player", None)
+    if t is ev.LobsterPlayed:
+        return set(e.cards) | (set(e.seen or ()) if own else set())
+    if t in (ev.JellyfishPlayed, ev.SharksPlayed):
+        return set(e.cards) | set(getattr(e, "pair", None) or ())
+    if t is ev.StarfishPlayed:
+        return set(e.cards) | {e.starfish}
+    if t is ev.ForcedDrawn:
+        return {e.card} if own and e.card else set()
+    if t is ev.AngelfishTaken:
+        return {e.card}
+    if t is ev.ShellFaceDown:
+        return {e.card} if own else set()
+    if t is ev.SwimmersPlayed:
+        sees = viewer in (e.player, e.victim)
+        return set(e.cards) | ({e.gave, e.got} - {None} if sees else set())
     return set()
+
+
+def extra_private_cards(e: ev.Event, viewer: int) -> set[str]:
+    """What a base event type's expansion fields add for its player only: the Hermit Crab's
+    takes, the Sunfish's second card, the Dolphins' card (R-X-VIEW)."""
+    if viewer != getattr(e, "player", None):
+        return set()
+    t = type(e)
+    if t is ev.CrabsPlayed and e.takes:
+        return {x.card for x in e.takes}
+    if t is ev.FishPlayed and e.also_drew:
+        return {e.also_drew}
+    if t is ev.DeckDrawn and e.dolphins_drew:
+        return {e.dolphins_drew}
+    return set()
+
+
+def face_down_shells(events: Iterable[ev.Event]) -> Iterator[dict[int, str]]:
+    """After each event, the face-down shell of each seat that placed one this round
+    (R-EV-CORAL-REEF); a new round starts with none."""
+    placed: dict[int, str] = {}
+    for e in events:
+        if type(e) is ev.RoundStarted:
+            placed = {}
+        elif type(e) is ev.ShellFaceDown:
+            placed = {**placed, e.player: e.card}
+        yield placed

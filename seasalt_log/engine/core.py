@@ -11,7 +11,7 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import breakdown, extra_breakdown, game_winners, round_points
+from ..scoring import card_points, game_winners, holding_breakdown, round_points
 from .rulings import DOLPHIN_KINDS, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -936,21 +936,18 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 def player_breakdown(s: State, seat: int):
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
-    R-X-SCORE with the events in effect for the seat)."""
+    R-X-SCORE with the events in effect for the seat): :func:`scoring.holding_breakdown`."""
     t = s.table
-    rules = s.ruleset
-    if rules.extra_scoring:
-        if s.table_event is None:
-            return extra_breakdown(t.hands[seat], t.laid[seat],
-                                   hand_starfish=rules.starfish_in_hand_scores)
-        return extra_breakdown(t.hands[seat], t.laid[seat], s.effects(seat),
-                               face_down=int(t.face_down[seat] is not None),
-                               hand_starfish=rules.starfish_in_hand_scores)
-    return breakdown(t.hands[seat], t.laid[seat])
+    if s.table_event is None:
+        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
+    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
+                             face_down=int(t.face_down[seat] is not None))
 
 
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
+    if not s.ruleset.extra_scoring:             # R-SCORE: memoised, the same points
+        return card_points(s.table.hands[seat], s.table.laid[seat])
     return player_breakdown(s, seat).card_points
 
 

@@ -19,7 +19,8 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..scoring import CAST, MULTIPLIERS, breakdown, last_chance_outcome
+from ..engine.core import player_breakdown
+from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .schema import sql_literal
 
@@ -558,8 +559,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                 held = prev.held[e.player]
                 awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
         elif t is ev.RoundScored and open_round is not None:
-            table = prev.table
-            b = [scores.of(table, p) for p in range(n)]
+            b = [scores.of(prev, p) for p in range(n)]
             open_round[4:9] = [e.ending, e.caller, e.caller_won,
                                last_chance_outcome(e.caller, e.card_points)
                                if e.ending == "last_chance" else None,
@@ -623,17 +623,21 @@ class ScoreMemo:
     __slots__ = ("memo", "turns")
 
     def __init__(self):
-        self.memo: dict[tuple[int, int], tuple] = {}
+        self.memo: dict[tuple, tuple] = {}
         #: seq of a turn's last event -> (the state after it, the turn's row)
         self.turns: dict[int, tuple] = {}
 
-    def of(self, table, seat: int):
+    def of(self, state, seat: int):
+        """The seat's breakdown in ``state`` by the engine's scoring (with the events in
+        effect for the seat, R-EV-APPLY), in the columns of :class:`scoring.Breakdown`."""
+        table = state.table
         hand, laid = table.hands[seat], table.laid[seat]
-        key = (id(hand), id(laid))
+        effects = state.effects(seat)
+        key = (id(hand), id(laid), effects)
         got = self.memo.get(key)
         if got is not None and got[0] is hand and got[1] is laid:
             return got[2]
-        b = breakdown(hand, laid)
+        b = as_breakdown(player_breakdown(state, seat))
         self.memo[key] = (hand, laid, b)
         return b
 
@@ -642,6 +646,6 @@ def _close_turn(turn: list, s, scores: ScoreMemo) -> tuple:
     """The turns row, with the player's hand, points and the deck as they are in ``s``."""
     table = s.table
     seat = turn[3]
-    b = scores.of(table, seat)
+    b = scores.of(s, seat)
     turn[15:19] = [len(table.hands[seat]), b.card_points, b.color_bonus, len(table.deck)]
     return tuple(turn)

@@ -1,0 +1,142 @@
+"""Player views of expansion games against the oracle of R-X-VIEW (tests/view_oracle.py):
+random ``extra-salt`` games with and without events, every point, every seat. The last
+tests make sure the checks fail when a view or a log line shows what R-X-VIEW hides."""
+
+from __future__ import annotations
+
+import pytest
+from msgspec.structs import replace
+
+from seasalt_log import events as ev
+from seasalt_log import replay as replay_mod
+from seasalt_log import view as view_mod
+
+from . import view_oracle as oracle
+from .randomplay import play_random_game
+from .test_view_oracle import check_views
+
+#: (seed, players, ruleset, events): Extra Salt alone, events alone, both
+GAMES = [(seed, 2 + seed % 3, ruleset, events)
+         for seed in range(8)
+         for ruleset, events in (("extra-salt", None), (None, "pepper"), ("extra-salt", "pepper"))]
+
+
+@pytest.fixture(scope="module")
+def games():
+    return [(f"random-{r}-{e}-{seed}", play_random_game(seed, n, ruleset=r, events=e))
+            for seed, n, r, e in GAMES]
+
+
+def test_the_games_reach_the_hidden_information_of_r_x_view(games):
+    """The games do exercise every event type R-X-VIEW speaks of, else the check is weak."""
+    seen = {type(e) for _, g in games for e in g}
+    assert {ev.LobsterPlayed, ev.JellyfishPlayed, ev.ForcedDrawn, ev.StarfishPlayed,
+            ev.AngelfishTaken, ev.ShellFaceDown, ev.SwimmersPlayed, ev.SharksPlayed,
+            ev.EventKept, ev.EventAwarded} <= seen, seen
+    fields = {f for _, g in games for e in g for f, on in (
+        ("hermit", type(e) is ev.CrabsPlayed and bool(e.takes)),
+        ("sunfish", type(e) is ev.FishPlayed and e.also_drew is not None),
+        ("dolphins", type(e) is ev.DeckDrawn and e.dolphins_drew is not None)) if on}
+    assert fields == {"hermit", "sunfish", "dolphins"}, fields
+
+
+def test_views_of_expansion_games_agree_with_the_oracle(games):
+    """R-X-VIEW: every view and log line of every seat shows only what the oracle allows."""
+    assert sum(check_views(g, name) for name, g in games) > 1000
+
+
+def _first(games, t):
+    for name, g in games:
+        for i, e in enumerate(g):
+            if type(e) is t:
+                return name, g[:i + 1]
+    raise AssertionError(f"no {t.__name__}")
+
+
+def test_a_leaked_face_down_shell_is_caught(games, monkeypatch):
+    """R-EV-CORAL-REEF, R-X-VIEW: showing another player's face-down shell fails the check."""
+    name, g = _first(games, ev.ShellFaceDown)
+    real = view_mod.extra_view
+    monkeypatch.setattr(view_mod, "extra_view", lambda s, viewer=None: real(s, None))
+    with pytest.raises(AssertionError, match="the view names"):
+        check_views(g, name)
+
+
+@pytest.mark.parametrize("t", [ev.LobsterPlayed, ev.ForcedDrawn, ev.ShellFaceDown])
+def test_a_leaked_private_card_in_the_log_is_caught(games, monkeypatch, t):
+    """R-X-VIEW: a log line telling another player the lobster's cards, a forced take or a
+    face-down shell fails the check."""
+    name, g = _first(games, t)
+    real = replay_mod.describe
+    monkeypatch.setattr(replay_mod, "describe", lambda e, s, viewer=None:
+                        real(e, s, None if type(e) is t else viewer))
+    with pytest.raises(AssertionError, match="the line"):
+        check_views(g, name)
+
+
+def test_the_face_down_shell_stays_hidden_after_the_round_is_scored(games):
+    """R-X-VIEW (Ruling): the face-down shell's colour stays hidden for the whole round,
+    even when every hand is shown at the scoring; its owner sees it."""
+    for _name, g in games:
+        placed = [i for i, e in enumerate(g) if type(e) is ev.ShellFaceDown]
+        scored = [i for i, e in enumerate(g) if type(e) is ev.RoundScored and e.ending != "deck_out"
+                  and placed and i > placed[0]]
+        if scored and not any(type(e) is ev.RoundStarted for e in g[placed[0]:scored[0]]):
+            break
+    else:
+        raise AssertionError("no game scores a round with a face-down shell")
+    shell = g[placed[0]]
+    s = replay_mod.replay(g[:scored[0] + 1])          # every hand is shown (R-STOP, R-LAST-4)
+    owner, other = shell.player, (shell.player + 1) % s.n
+    seen = view_mod.table_view(s, other)
+    assert all(seat.hand is not None for seat in seen.seats)
+    assert seen.extra.face_down[owner] is True and seen.extra.face_down_cards[owner] is None
+    assert view_mod.table_view(s, owner).extra.face_down_cards[owner] == shell.card
+    text = replay_mod.render_state(seen)
+    assert "face down: a shell (hidden)" in text
+
+
+def _cards_in(value) -> list[str]:
+    """Every card code in a redacted event's JSON (or a part of it)."""
+    if isinstance(value, str):
+        return [value] if value in ev_codes() else []
+    if isinstance(value, (list, tuple)):
+        return [c for v in value for c in _cards_in(v)]
+    if isinstance(value, dict):
+        return [c for k, v in value.items() if k != "type" for c in _cards_in(v)]
+    return []
+
+
+def ev_codes() -> frozenset[str]:
+    from seasalt_log.cards import ALL_CODES
+    return frozenset(ALL_CODES)
+
+
+def test_redacted_expansion_events_show_no_card_to_others(games):
+    """R-X-VIEW over the HTTP stream: in the expansions' own events, and in the private fields
+    they add to base events (Dolphins, Sunfish, Hermit Crab), a reader other than the acting
+    player gets no card at all; the acting player and the table get the whole event."""
+    checked = 0
+    for _, g in games:
+        for i, e in enumerate(g):
+            player = getattr(e, "player", None)
+            private = type(e) not in ev.BASE_TYPES or any(
+                getattr(e, f, None) for f in ("dolphins_drew", "also_drew", "takes"))
+            if not private or player is None:
+                continue
+            after = replay_mod.replay(g[:i + 1])
+            before = replay_mod.replay(g[:i]) if i else after
+            other = (player + 1) % len(g[0].players)
+            spectator = view_mod.redact(e, view_mod.SPECTATOR, before, after)
+            seat = view_mod.redact(e, view_mod.seat_viewer(other), before, after)
+            for red in (spectator, seat):
+                fields = red if type(e) not in ev.BASE_TYPES else {
+                    f: red.get(f) for f in ("dolphins_drew", "also_drew", "takes")}
+                assert _cards_in(fields) == [], (type(e).__name__, red)
+            assert view_mod.redact(e, view_mod.TABLE, before, after) is e
+            own = view_mod.redact(e, view_mod.seat_viewer(player), before, after)
+            assert ev.decode(ev.encode(e)) == e and own.get("type") == ev.TAGS[type(e)]
+            checked += 1
+            if checked > 400:
+                return
+    assert checked > 50
