@@ -421,6 +421,20 @@ class PatientBot(PlannerBot):
         return end
 
 
+class TimidBot(GreedyBot):
+    """The greedy bot that never calls STOP or LAST CHANCE: its rounds end in a deck-out
+    or a mermaid win, so its games run long enough to go through the whole event deck
+    (R-EV-RESHUFFLE) and reach the rare end-of-round situations."""
+
+    name = "timid"
+
+    def choose(self, view, options, rng):
+        d = super().choose(view, options, rng)
+        if d.kind in (dc.STOP, dc.LAST_CHANCE):
+            return _first_kind(options, dc.END) or d
+        return d
+
+
 def others_estimated(view: TableView) -> tuple[list, list[float]]:
     """The other seats, and each one's card points: shown when its hand is revealed, else
     guessed from its laid pairs and hand size (what this player may see, R-VIEW)."""
@@ -434,6 +448,7 @@ BOTS: dict[str, type[Bot]] = {
     "greedy": GreedyBot,
     "planner": PlannerBot,
     "patient": PatientBot,
+    "timid": TimidBot,
 }
 
 
