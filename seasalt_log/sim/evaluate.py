@@ -8,6 +8,7 @@ laid pairs, by colour over both); :meth:`Holding.points` is card points (R-SCORE
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Iterable, Sequence
 
 from ..scoring import CARD_INDEX, KIND_INDEX, counts, extra_breakdown, score_counts
@@ -32,7 +33,7 @@ class Holding:
     def __init__(self, hand: Iterable[str] = (), laid: Sequence[Sequence[str]] = ()):
         hand = tuple(hand)
         self.codes = list(hand)
-        self.units = tuple(laid)
+        self.units = tuple(tuple(u) for u in laid)
         base = [c for c in hand if c in CARD_INDEX]
         self.extra = len(hand) - len(base)
         plain = [u for u in self.units if len(u) == 2 and u[0] in CARD_INDEX and u[1] in CARD_INDEX]
@@ -66,7 +67,7 @@ class Holding:
     def points(self) -> int:
         """Card points (R-SCORE, R-X-SCORE), colour bonus not included."""
         if self.extra:
-            return extra_breakdown(self.codes, self.units).card_points
+            return _extra(tuple(sorted(self.codes)), self.units)[0]
         return sum(score_counts(self.hand, self.kinds, self.colors, self.laid))
 
     def points_with(self, code: str) -> int:
@@ -79,5 +80,12 @@ class Holding:
     def bonus(self) -> int:
         """The colour bonus: the largest colour group (R-SCORE-BONUS)."""
         if self.extra:
-            return extra_breakdown(self.codes, self.units).color_bonus
+            return _extra(tuple(sorted(self.codes)), self.units)[1]
         return max(self.colors)
+
+
+@lru_cache(maxsize=65536)
+def _extra(hand: tuple[str, ...], units: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
+    """(card points, colour bonus) by RULES_EXTRA §3; memoised: bots try the same hands."""
+    x = extra_breakdown(hand, units)
+    return x.card_points, x.color_bonus
