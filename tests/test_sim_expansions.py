@@ -108,3 +108,24 @@ def test_expansion_settings_are_checked():
         next(simulate(1, 2, 1, None, "extra-pepper"))
     with pytest.raises(SimulationError, match="R-X-RULESET-2"):
         next(simulate(1, 2, 1, None, "extra-salt", "salt"))
+
+
+def test_cli_simulate_and_tournament_take_the_expansion_settings(tmp_path):
+    from typer.testing import CliRunner
+    from seasalt_cli.main import app
+    runner = CliRunner()
+    out = tmp_path / "x.jsonl"
+    r = runner.invoke(app, ["simulate", "-n", "2", "-p", "3", "-s", "4", "--ruleset",
+                            "extra-salt", "--events", "pepper", "--out", str(out)])
+    assert r.exit_code == 0, r.output
+    lines = out.read_bytes().splitlines()
+    starts = [ev.decode(x) for x in lines if b'"game_started"' in x]
+    assert [(g.ruleset, g.events) for g in starts] == [("extra-salt", "pepper")] * 2
+    assert out.read_bytes() == b"".join(
+        ev.encode_lines(g) for g in simulate(2, 3, 4, None, "extra-salt", "pepper"))
+    r = runner.invoke(app, ["simulate", "-n", "1", "-p", "2", "-s", "1", "--ruleset", "extra"])
+    assert r.exit_code == 2
+    r = runner.invoke(app, ["tournament", "-n", "12", "-p", "2", "-s", "1", "--json",
+                            "--ruleset", "extra-salt", "--events", "pepper"])
+    assert r.exit_code == 0, r.output
+    assert '"games"' in r.output
