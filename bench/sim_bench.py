@@ -4,6 +4,7 @@
     python bench/sim_bench.py --players 4 --bots planner --games 500
     python bench/sim_bench.py --profile            # where the time goes (cProfile)
     python bench/sim_bench.py --tournament 1000    # the win-rate table of bench/RESULTS.md
+    python bench/sim_bench.py --ruleset extra-salt --events pepper   # the expansions
 
 Each game is played whole through the rules engine (every event through ``apply``, the
 derived events from ``next_derived``), bots deciding from their views. The figure counts
@@ -27,11 +28,12 @@ from seasalt_log.sim import DEFAULT_BOTS, simulate  # noqa: E402
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament  # noqa: E402
 
 
-def run(games: int, players: int, seed: int, bots) -> tuple[float, float, int]:
+def run(games: int, players: int, seed: int, bots, ruleset=None,
+        events_setting=None) -> tuple[float, float, int]:
     """(wall seconds, CPU seconds, events) for one batch."""
     w0, c0 = time.perf_counter(), time.process_time()
     events = 0
-    for game in simulate(games, players, seed, bots):
+    for game in simulate(games, players, seed, bots, ruleset, events_setting):
         events += len(game)
     return time.perf_counter() - w0, time.process_time() - c0, events
 
@@ -62,31 +64,35 @@ def main(argv=None) -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--bots", default=None, help="comma-separated bot names (default: the default mix)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--ruleset", choices=("base", "extra-salt"), default="base")
+    ap.add_argument("--events", choices=("none", "pepper"), default="none")
     ap.add_argument("--profile", action="store_true", help="print the top of a cProfile run")
     ap.add_argument("--tournament", type=int, metavar="GAMES",
                     help="instead, play a tournament of at least GAMES games per player count "
                          "and print its win-rate table (--bots: the strategies)")
     a = ap.parse_args(argv)
     bots = a.bots.split(",") if a.bots else None
+    settings = (None if a.ruleset == "base" else a.ruleset,
+                None if a.events == "none" else a.events)
     if a.tournament:
         print(tournament_table(a.tournament, a.seed, bots))
         return
-    run(50, a.players, a.seed + 99, bots)                 # warm up
+    run(50, a.players, a.seed + 99, bots, *settings)     # warm up
     if a.profile:
         prof = cProfile.Profile()
-        prof.runcall(run, a.games, a.players, a.seed, bots)
+        prof.runcall(run, a.games, a.players, a.seed, bots, *settings)
         pstats.Stats(prof).sort_stats("tottime").print_stats(20)
         return
     best = None
     for r in range(a.repeat):
-        wall, cpu, events = run(a.games, a.players, a.seed, bots)
+        wall, cpu, events = run(a.games, a.players, a.seed, bots, *settings)
         print(f"run {r + 1}: {a.games / wall:7.0f} games/s wall, {a.games / cpu:7.0f} games/s CPU, "
               f"{events / cpu:8.0f} events/s CPU ({events / a.games:.0f} events/game)", flush=True)
         if best is None or cpu < best[1]:
             best = (wall, cpu, events)
     wall, cpu, events = best
     names = ",".join(bots or DEFAULT_BOTS)
-    print(f"\n| {a.players} | {names} | {a.games} | {a.games / wall:.0f} | {a.games / cpu:.0f} | "
+    print(f"\n| {a.players} | {a.ruleset}/{a.events} | {names} | {a.games} | {a.games / wall:.0f} | {a.games / cpu:.0f} | "
           f"{events / a.games:.0f} | {events / cpu:.0f} |")
     print(f"Python {platform.python_version()} on {platform.machine()}")
 

@@ -1,6 +1,7 @@
 """Store benchmark: import throughput, bytes per stored event, replay latency.
 
     python bench/store_bench.py [--games 10000]
+    python bench/store_bench.py --games 1000 --ruleset extra-salt --events pepper
 
 Simulated games (mixed 2/3/4 players, default bots) are generated once into
 ``bench/.data/`` and reused. Then, in one process:
@@ -35,10 +36,12 @@ from seasalt_log.store import Store  # noqa: E402
 DATA = ROOT / "bench" / ".data"
 
 
-def corpus(games: int) -> Path:
-    """A log of ``games`` simulated games (a third each of 2, 3 and 4 players)."""
+def corpus(games: int, ruleset: str | None = None, events: str | None = None) -> Path:
+    """A log of ``games`` simulated games (a third each of 2, 3 and 4 players) of the
+    ``ruleset`` and ``events`` settings (None: the base game)."""
     from seasalt_log.sim import simulate
-    path = DATA / f"sim-{games}.jsonl"
+    tag = "".join(f"-{x}" for x in (ruleset, events) if x)
+    path = DATA / f"sim{tag}-{games}.jsonl"
     if path.exists():
         return path
     DATA.mkdir(parents=True, exist_ok=True)
@@ -46,7 +49,7 @@ def corpus(games: int) -> Path:
     with open(tmp, "wb") as fh:
         for players in (2, 3, 4):
             n = games // 3 + (1 if players == 2 else 0) * (games % 3)
-            for g in simulate(n, players, seed=players):
+            for g in simulate(n, players, players, None, ruleset, events):
                 fh.write(ev.encode_lines(g))
     tmp.rename(path)
     return path
@@ -95,9 +98,13 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None,
                     help="worker processes of the import (default: one per CPU)")
     ap.add_argument("--replay-only", action="store_true", help="reuse the store of a previous run")
+    ap.add_argument("--ruleset", choices=("base", "extra-salt"), default="base")
+    ap.add_argument("--events", choices=("none", "pepper"), default="none")
     args = ap.parse_args()
-    log = corpus(args.games)
-    db = DATA / f"store-{args.games}.duckdb"
+    settings = (None if args.ruleset == "base" else args.ruleset,
+                None if args.events == "none" else args.events)
+    log = corpus(args.games, *settings)
+    db = DATA / f"store{log.stem[3:]}.duckdb"
     if args.replay_only:
         report_replay(db)
         return

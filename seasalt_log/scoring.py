@@ -281,6 +281,24 @@ def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
                           tables=tuple(changed), face_down=face_down)
 
 
+_extra_breakdown = extra_breakdown
+
+
+def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
+                    effects: Iterable[str] = (), face_down: int = 0,
+                    hand_starfish: bool = True) -> ExtraBreakdown:  # noqa: F811
+    """Score a holding by RULES_EXTRA §3 (see :func:`_extra_breakdown`), memoised: the
+    engine, the read models and the bots score the same holdings again and again, and the
+    score does not depend on the order of the hand."""
+    return _extra_cached(tuple(sorted(hand)), tuple(tuple(u) for u in laid),
+                         frozenset(effects), face_down, hand_starfish)
+
+
+@lru_cache(maxsize=65536)
+def _extra_cached(hand, laid, effects, face_down, hand_starfish) -> ExtraBreakdown:
+    return _extra_breakdown(hand, laid, effects, face_down, hand_starfish)
+
+
 # ---------------------------------------------------------------- one player's holding
 
 def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules: "Ruleset",

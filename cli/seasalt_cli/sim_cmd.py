@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from enum import Enum
 from pathlib import Path
 
 import typer
@@ -31,6 +32,31 @@ SeedOption = typer.Option(..., "--seed", "-s", help="Seed: the same arguments gi
                           show_default=False)
 
 
+
+class RulesetChoice(str, Enum):
+    """``--ruleset``: the cards in play (R-X-RULESET-1)."""
+    base = "base"
+    extra_salt = "extra-salt"
+
+
+class EventsChoice(str, Enum):
+    """``--events``: the event setting (R-X-RULESET-2)."""
+    none = "none"
+    pepper = "pepper"
+
+
+RulesetOption = typer.Option(RulesetChoice.base, "--ruleset",
+                             help="Cards in play: the base game or Extra Salt's 66 cards.")
+EventsOption = typer.Option(EventsChoice.none, "--events",
+                            help="Event cards: none, or Extra Pepper's 12 events.")
+
+
+def _settings(ruleset: RulesetChoice, events: EventsChoice) -> tuple[str | None, str | None]:
+    """The game_started ``ruleset`` and ``events`` values (None for the base defaults)."""
+    return (None if ruleset is RulesetChoice.base else ruleset.value,
+            None if events is EventsChoice.none else events.value)
+
+
 def _bots_option(what: str, default) -> typer.models.OptionInfo:
     """``--bots NAME,...``: ``what`` the names are, with the strategies there are."""
     return typer.Option(None, "--bots", "-b", metavar="NAME,...",
@@ -57,6 +83,8 @@ def simulate(
                                                "of writing a log (as `seasalt import` would).",
                             show_default=False),
     as_json: bool = typer.Option(False, "--json", help="With --db: the import summary as JSON."),
+    ruleset: RulesetChoice = RulesetOption,
+    events: EventsChoice = EventsOption,
 ) -> None:
     """Simulate games played by bots and write them as a log (JSON Lines, LOG_FORMAT.md),
     or store them (--db).
@@ -66,6 +94,7 @@ def simulate(
     seed and the bots."""
     names = _bot_names(bots)
     check_args(players, names, games)
+    settings = _settings(ruleset, events)
     if db is not None and out_file is not None:
         raise UsageError("--db and --out are exclusive: store the games, or write a log")
     if out_file is not None:    # refused before any game is played
@@ -73,20 +102,20 @@ def simulate(
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
         if db is not None:
             with Store.open(db) as store:
-                summary = import_games(store, _ticking(simulate_games(games, players, seed, names),
-                                                       tick), source="simulate")
+                summary = import_games(store, _ticking(
+                    simulate_games(games, players, seed, names, *settings), tick), source="simulate")
             report_import(summary, as_json, "stored")
         elif out_file is None:
-            _write(sys.stdout.buffer, games, players, seed, names, tick)
+            _write(sys.stdout.buffer, games, players, seed, names, tick, settings)
             sys.stdout.flush()
         else:
             with atomic_file(out_file, [db_path(None)], what="--out") as fh:
-                _write(fh, games, players, seed, names, tick)
+                _write(fh, games, players, seed, names, tick, settings)
             err.print(f"{games} game{'s' if games != 1 else ''} written to {out_file}", markup=False)
 
 
-def _write(stream, games, players, seed, names, tick) -> None:
-    for game in _ticking(simulate_games(games, players, seed, names), tick):
+def _write(stream, games, players, seed, names, tick, settings) -> None:
+    for game in _ticking(simulate_games(games, players, seed, names, *settings), tick):
         stream.write(ev.encode_lines(game))
 
 
@@ -105,6 +134,8 @@ def tournament(
     seed: int = SeedOption,
     bots: str = _bots_option("Strategies to play", DEFAULT_STRATEGIES),
     as_json: bool = JsonOption,
+    ruleset: RulesetChoice = RulesetOption,
+    events: EventsChoice = EventsOption,
 ) -> None:
     """Play bot strategies against each other with seats rotated and print their win rates.
 
@@ -113,7 +144,9 @@ def tournament(
     names = _bot_names(bots)
     check_args(players, names, games, least=1)
     with progress_bar("playing", enabled=games >= PROGRESS_FROM, total=games) as tick:
-        result = run_tournament(games, players, seed, names, progress=tick)
+        rules, setting = _settings(ruleset, events)
+        result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
+                                events=setting)
     if as_json:
         print_json(result)
         return

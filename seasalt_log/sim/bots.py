@@ -56,7 +56,61 @@ def _first_kind(options: Sequence[Decision], kind: str) -> Decision | None:
     return None
 
 
-_DUOS = (dc.CRAB, dc.BOAT, dc.FISH, dc.SHARK)
+_DUOS = dc.PAIRS
+
+
+def expansion_choice(view: TableView, options: Sequence[Decision],
+                     rng: random.Random) -> Decision | None:
+    """The choice of the expansions' own steps (RULES_EXTRA), shared by the bots that
+    plan: the Angelfish take, the card the lobster keeps, the Water Rodeo swap and the
+    Hermit Crab takes worth most to the hand, the event kept (at random: the bot cannot
+    tell which rounds it will place in). None when ``options`` are none of these."""
+    kind = options[0].kind
+    if kind in (dc.ANGELFISH, dc.LOBSTER_KEEP):
+        h = holding_of(view)
+        return max(options, key=lambda d: h.points_with(d.card))
+    if kind == dc.SWAP:
+        return max(options, key=lambda d: _swap_value(holding_of(view), d))
+    if kind == dc.CRAB_TAKE and options[0].takes:
+        return max(options, key=lambda d: _with_all(holding_of(view), [c for _, c in d.takes]))
+    if kind == dc.KEEP_EVENT:
+        return options[rng.randrange(len(options))]
+    if kind == dc.FORCED:
+        return options[0]
+    return None
+
+
+def _swap_value(h: Holding, d: Decision) -> int:
+    if d.cards:
+        h.remove(d.cards[0])
+    return _with_all(h, [d.card] if d.card else [])
+
+
+def _with_all(h: Holding, cards: list[str]) -> int:
+    for c in cards:
+        h.add(c)
+    return h.points()
+
+
+def _expansion_pair(view: TableView, options: Sequence[Decision]) -> Decision | None:
+    """A pair or trio of the expansions to lay down, else a face-down shell when the hand is
+    big enough to be worth protecting (R-EV-CORAL-REEF)."""
+    shell = None
+    for d in options:
+        if d.kind in _EXPANSION_PAIRS:
+            return d
+        if d.kind == dc.SHELL and shell is None and view.seats[view.viewer].hand_size >= 6:
+            shell = d
+    return shell
+
+
+_EXPANSION_PAIRS = frozenset({dc.LOBSTER, dc.JELLYFISH, dc.SWIMMERS, dc.SHARKS, dc.STARFISH})
+
+
+def _generic(card: str) -> float:
+    """What ``card`` is worth to whoever takes it next (1 for the Extra Salt cards)."""
+    k = KI.get(card)
+    return 1.0 if k is None else _GENERIC[k]
 
 
 class RandomBot(Bot):
@@ -76,6 +130,9 @@ class GreedyBot(Bot):
 
     def choose(self, view, options, rng):
         kind = options[0].kind
+        x = expansion_choice(view, options, rng)
+        if x is not None:
+            return x
         if kind in (dc.DRAW, dc.TAKE):
             h = holding_of(view)
             base = my_points(view)
@@ -89,6 +146,9 @@ class GreedyBot(Bot):
         if kind in dc.SECOND_PHASE:                                 # keep / crab_take
             h = holding_of(view)
             return max(options, key=lambda d: h.points_with(d.card))
+        trio = _first_kind(options, dc.STARFISH)      # R-X-TRIO: the starfish scores laid
+        if trio is not None:
+            return trio
         for d in options:
             if d.kind in _DUOS:
                 if d.kind == dc.CRAB:
@@ -96,6 +156,9 @@ class GreedyBot(Bot):
                 if d.kind == dc.SHARK:
                     return _richest_victim(view, options, d)
                 return d
+        shell = _first_kind(options, dc.SHELL)
+        if shell is not None and view.seats[view.viewer].hand_size >= 6:
+            return shell
         return _first_kind(options, dc.STOP) or _first_kind(options, dc.END) or options[0]
 
 
@@ -165,6 +228,9 @@ class PlannerBot(Bot):
 
     def choose(self, view, options, rng):
         kind = options[0].kind
+        x = expansion_choice(view, options, rng)
+        if x is not None:
+            return x
         if kind in (dc.DRAW, dc.TAKE):
             return self._take(view, options, holding_of(view))
         if kind == dc.KEEP:
@@ -211,7 +277,7 @@ class PlannerBot(Bot):
         for d in options:
             if d.kind == dc.TAKE:
                 pts, promise = self._value_with(h, d.card, w)
-                k = (pts - base + promise, -_GENERIC[KI[d.card]])
+                k = (pts - base + promise, -_generic(d.card))
                 if pts - base >= self.take_gain and (key is None or k > key):
                     best, key = d, k
         return best or draw or options[0]
@@ -228,12 +294,15 @@ class PlannerBot(Bot):
             if v is None:
                 v = values[d.card] = sum(self._value_with(h, d.card, w))
             top = piles[d.pile].top
-            k = (v, _GENERIC[KI[top]] if top is not None else 0.0)
+            k = (v, _generic(top) if top is not None else 0.0)
             if key is None or k > key:
                 best, key = d, k
         return best
 
     def _duo(self, view, options) -> Decision | None:
+        trio = _first_kind(options, dc.STARFISH)      # R-X-TRIO: the starfish scores laid
+        if trio is not None:
+            return trio
         crab = boat = fish = shark = None
         for d in options:
             k = d.kind
@@ -247,7 +316,7 @@ class PlannerBot(Bot):
                     crab = _biggest_pile_crab(view, options, d)
             elif k == dc.BOAT:
                 boat = boat or d
-        return shark or fish or crab or boat
+        return shark or fish or crab or boat or _expansion_pair(view, options)
 
     # -- calls
 
@@ -352,6 +421,20 @@ class PatientBot(PlannerBot):
         return end
 
 
+class TimidBot(GreedyBot):
+    """The greedy bot that never calls STOP or LAST CHANCE: its rounds end in a deck-out
+    or a mermaid win, so its games run long enough to go through the whole event deck
+    (R-EV-RESHUFFLE) and reach the rare end-of-round situations."""
+
+    name = "timid"
+
+    def choose(self, view, options, rng):
+        d = super().choose(view, options, rng)
+        if d.kind in (dc.STOP, dc.LAST_CHANCE):
+            return _first_kind(options, dc.END) or d
+        return d
+
+
 def others_estimated(view: TableView) -> tuple[list, list[float]]:
     """The other seats, and each one's card points: shown when its hand is revealed, else
     guessed from its laid pairs and hand size (what this player may see, R-VIEW)."""
@@ -365,6 +448,7 @@ BOTS: dict[str, type[Bot]] = {
     "greedy": GreedyBot,
     "planner": PlannerBot,
     "patient": PatientBot,
+    "timid": TimidBot,
 }
 
 

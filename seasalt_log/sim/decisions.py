@@ -13,6 +13,14 @@ A :class:`Decision` is what a player decides *before* any hidden card is known:
 - after ``crab`` on a pile, the player looks through it and decides ``crab_take``;
 - ``end``, ``stop``, ``last_chance``.
 
+The expansions (RULES_EXTRA) add: ``lobster`` (then ``lobster_keep`` among the cards
+seen), ``jellyfish``, ``starfish`` (a trio: ``cards`` the pair, ``card`` the starfish),
+``forced`` (a forced turn's draw), ``angelfish`` (``card`` from ``pile``), ``shell`` (the
+face-down shell ``card``), ``swimmers`` on a ``victim`` (then ``swap`` after seeing the
+hand: ``cards`` the card given or empty, ``card`` the card got), ``sharks`` (``other``: the
+laid pair taken from ``victim``) and ``keep_event`` (``card``: the event code kept). A
+Hermit Crab ``crab`` lays the pair first; its ``crab_take`` lists the ``takes``.
+
 :func:`group` also returns the legal events each decision stands for; they stay with the
 simulator, which resolves a decision to one of them, so the engine stays the only judge of
 legality and a bot never holds an event that names a hidden card.
@@ -35,9 +43,23 @@ SHARK = "shark"
 END = "end"
 STOP = "stop"
 LAST_CHANCE = "last_chance"
+LOBSTER = "lobster"
+LOBSTER_KEEP = "lobster_keep"
+JELLYFISH = "jellyfish"
+STARFISH = "starfish"
+FORCED = "forced"
+ANGELFISH = "angelfish"
+SHELL = "shell"
+SWIMMERS = "swimmers"
+SWAP = "swap"
+SHARKS = "sharks"
+KEEP_EVENT = "keep_event"
+
+#: kinds of the decisions that lay a pair (or a trio) down
+PAIRS = frozenset({CRAB, BOAT, FISH, SHARK, LOBSTER, JELLYFISH, STARFISH, SWIMMERS, SHARKS})
 
 #: kinds of the decisions that follow another one (the card(s) seen after committing)
-SECOND_PHASE = frozenset({KEEP, CRAB_TAKE})
+SECOND_PHASE = frozenset({KEEP, CRAB_TAKE, LOBSTER_KEEP, SWAP})
 
 
 class Decision(Struct, frozen=True):
@@ -54,6 +76,10 @@ class Decision(Struct, frozen=True):
     card: str | None = None
     pile: int | None = None
     victim: int | None = None
+    #: the laid pair a Water Rodeo shark pair takes
+    other: tuple[str, ...] = ()
+    #: a Hermit Crab's takes, as (pile, card)
+    takes: tuple[tuple[int, str], ...] = ()
 
 
 #: decisions with, for each, the legal events it stands for (chance or a second decision
@@ -113,6 +139,15 @@ def group(moves: list[ev.Event]) -> Grouped:
             out.append(Decision(BOAT, cards=m.cards))
             evs.append([m])
             continue
+        elif t in _EXTRA:
+            key = _EXTRA[t](m)
+            if key in keyed:
+                evs[keyed[key]].append(m)
+                continue
+            keyed[key] = len(out)
+            out.append(_decision(key))
+            evs.append([m])
+            continue
         elif t is _EN:
             d = _END
         elif t is _ST:
@@ -130,6 +165,25 @@ def group(moves: list[ev.Event]) -> Grouped:
 
 _GROUPED = frozenset((_DT, _CR, _FI, _SH))
 
+#: the expansions' input events -> the key of the decision a move belongs to, as
+#: (kind, cards, card, pile, victim, other): only what the player sees before choosing
+_EXTRA = {
+    ev.LobsterPlayed: lambda m: (LOBSTER, m.cards, None, None, None, ()),
+    ev.JellyfishPlayed: lambda m: (JELLYFISH, m.cards, None, None, None, ()),
+    ev.StarfishPlayed: lambda m: (STARFISH, m.cards, m.starfish, None, None, ()),
+    ev.ForcedDrawn: lambda m: (FORCED, (), None, None, None, ()),
+    ev.AngelfishTaken: lambda m: (ANGELFISH, (), m.card, m.pile, None, ()),
+    ev.ShellFaceDown: lambda m: (SHELL, (), m.card, None, None, ()),
+    ev.SwimmersPlayed: lambda m: (SWIMMERS, m.cards, None, None, m.victim, ()),
+    ev.SharksPlayed: lambda m: (SHARKS, m.cards, None, None, m.victim, m.pair or ()),
+    ev.EventKept: lambda m: (KEEP_EVENT, (), m.event, None, None, ()),
+}
+
+
+def _decision(key: tuple) -> Decision:
+    kind, cards, card, pile, victim, other = key
+    return Decision(kind, cards=cards, card=card, pile=pile, victim=victim, other=other)
+
 
 def keep_options(draws: tuple[ev.Event, ...]) -> Grouped:
     """The ``keep`` decisions after a two-card draw (the drawer now sees both cards)."""
@@ -139,5 +193,18 @@ def keep_options(draws: tuple[ev.Event, ...]) -> Grouped:
 
 def crab_options(crabs: tuple[ev.Event, ...]) -> Grouped:
     """The ``crab_take`` decisions after a crab pair on a pile (the player looks through it)."""
-    return ([Decision(CRAB_TAKE, cards=e.cards, card=e.took, pile=e.pile) for e in crabs],
+    return ([Decision(CRAB_TAKE, cards=e.cards, card=e.took, pile=e.pile,
+                      takes=tuple((t.pile, t.card) for t in e.takes or ())) for e in crabs],
             [(e,) for e in crabs])
+
+
+def lobster_options(plays: tuple[ev.Event, ...]) -> Grouped:
+    """The ``lobster_keep`` decisions once the lobster has looked at the deck's top cards."""
+    return ([Decision(LOBSTER_KEEP, cards=e.seen or (), card=e.kept) for e in plays],
+            [(e,) for e in plays])
+
+
+def swap_options(plays: tuple[ev.Event, ...]) -> Grouped:
+    """The ``swap`` decisions once a Water Rodeo swimmer pair has looked at the hand."""
+    return ([Decision(SWAP, cards=(e.gave,) if e.gave else (), card=e.got, victim=e.victim)
+             for e in plays], [(e,) for e in plays])

@@ -14,8 +14,9 @@ from typing import Iterator, Sequence
 import msgspec
 
 from .. import events as ev
-from ..cards import COUNT
+from ..cards import CODES, COUNT, EXTRA_CODES
 from ..engine import apply, legal_moves, next_derived
+from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
 from ..view import table_view
@@ -24,6 +25,18 @@ from .bots import Bot, make_bots
 
 #: the 58 cards in catalog order; every round shuffles a copy
 DECK: tuple[str, ...] = tuple(code for code, n in COUNT.items() for _ in range(n))
+
+_CATALOG = {c: i for i, c in enumerate(CODES + EXTRA_CODES)}
+
+#: the ``--ruleset`` and ``--events`` choices (R-X-RULESET)
+RULESET_NAMES: tuple[str, ...] = tuple(RULESETS)
+EVENT_SETTINGS: tuple[str, ...] = ("pepper",)
+
+
+def round_deck(rules: Ruleset) -> tuple[str, ...]:
+    """A ruleset's cards in catalog order (the base game's :data:`DECK`), shuffled per round."""
+    return tuple(sorted(rules.cards, key=_CATALOG.__getitem__))
+
 
 #: the bots used when none are named, seated in rotation: the strong planner, the patient
 #: bot whose long rounds reach the rare situations (the deck's last card, deck-outs, final
@@ -59,10 +72,17 @@ def lineup(bots: Sequence[str], players: int, index: int) -> list[str]:
 
 
 def check_args(players: int, bots: Sequence[str] | None, games: int = 0,
-               least: int = 0) -> tuple[str, ...]:
-    """Validate a player count, bot names and a number of games (at least ``least``);
-    returns the bot names to use. Raises :class:`SimulationError`."""
+               least: int = 0, ruleset: str | None = None,
+               events: str | None = None) -> tuple[str, ...]:
+    """Validate a player count, bot names, a number of games (at least ``least``) and the
+    game settings; returns the bot names to use. Raises :class:`SimulationError`."""
     from .bots import BOTS
+    if ruleset is not None and ruleset not in RULESETS:
+        raise SimulationError(f"unknown ruleset {ruleset!r}; choose from "
+                              f"{', '.join(RULESET_NAMES)} (R-X-RULESET-1)")
+    if events is not None and events not in EVENT_SETTINGS:
+        raise SimulationError(f"unknown events {events!r}; choose from none, "
+                              f"{', '.join(EVENT_SETTINGS)} (R-X-RULESET-2)")
     if games < least:
         raise SimulationError(f"games must be at least {least}, not {games}")
     if players not in (2, 3, 4):
@@ -75,10 +95,14 @@ def check_args(players: int, bots: Sequence[str] | None, games: int = 0,
 
 
 def play_game(seed: int, index: int, seat_bots: Sequence[str],
-              bots: Sequence[Bot] | None = None) -> list[ev.Event]:
-    """One complete game: ``seat_bots[s]`` names the bot at seat ``s``.
+              bots: Sequence[Bot] | None = None, ruleset: str | None = None,
+              events: str | None = None) -> list[ev.Event]:
+    """One complete game: ``seat_bots[s]`` names the bot at seat ``s``; ``ruleset`` and
+    ``events`` are the game's settings (None: the base game, no events).
 
-    Returns every event in order, from ``game_started`` to ``game_ended``.
+    Returns every event in order, from ``game_started`` to ``game_ended``. With events the
+    simulator draws each round's event from the event deck (chance), and the player owed
+    an event chooses which to keep (R-EV-AWARD).
     """
     n = len(seat_bots)
     players = bots if bots is not None else make_bots(seat_bots)
@@ -95,7 +119,9 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
     push(ev.GameStarted(players=tuple(f"{b}-{i + 1}" for i, b in enumerate(seat_bots)),
                         game_id=f"sim-{seed}-{index}",
                         meta=msgspec.Raw(msgspec.json.encode(
-                            {"seed": seed, "game": index, "bots": list(seat_bots)}))))
+                            {"seed": seed, "game": index, "bots": list(seat_bots)})),
+                        ruleset=ruleset, events=events))
+    deck = DECK if ruleset is None else round_deck(s.ruleset)
     first = chance.randrange(n)                                    # R-SETUP-4, round 1
     group, moves = dc.group, legal_moves
     while True:
@@ -106,14 +132,23 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 return out
             continue
         if s.phase == BETWEEN:
+            if s.keep_due is not None:                             # R-EV-AWARD step 4
+                seat = s.keep_due
+                options, outcomes = group(moves(s))
+                i = 0 if len(options) == 1 else _pick(players[seat], table_view(s, seat),
+                                                      options, bot_rngs[seat])
+                push(outcomes[i][0])
+                continue
             if f.round >= MAX_ROUNDS:
                 raise SimulationError(f"game {s.game_id} did not end within {MAX_ROUNDS} rounds")
             if f.ender is not None:
                 first = (f.ender + 1) % n                          # R-SETUP-4
-            cards = list(DECK)
+            cards = list(deck)
             chance.shuffle(cards)                                  # R-SETUP-3
+            event = chance.choice(s.event_deck) if s.event_deck else None  # R-EV-DRAW
             push(ev.RoundStarted(round=f.round + 1, first_player=first,
-                                 discards=(cards[0], cards[1]), deck=tuple(cards[2:])))
+                                 discards=(cards[0], cards[1]), deck=tuple(cards[2:]),
+                                 event=event))
             continue
         seat = f.player
         bot, brng = players[seat], bot_rngs[seat]
@@ -156,6 +191,12 @@ def _resolve(s: State, d: dc.Decision, evs: tuple[ev.Event, ...], bot: Bot, view
         options, outcomes = dc.keep_options(evs)
     elif kind == dc.CRAB:
         options, outcomes = dc.crab_options(evs)
+    elif kind == dc.LOBSTER:
+        options, outcomes = dc.lobster_options(evs)
+    elif kind == dc.SWIMMERS:
+        options, outcomes = dc.swap_options(evs)
+    elif kind == dc.FORCED:                     # a deck without a recorded order: chance
+        return (chance.choice(evs),)
     else:  # pragma: no cover - fish with a recorded deck order has one outcome
         raise SimulationError(f"unexpected chance in a {kind} decision")
     if len(options) == 1:
@@ -165,17 +206,19 @@ def _resolve(s: State, d: dc.Decision, evs: tuple[ev.Event, ...], bot: Bot, view
     return outcomes[_pick(bot, view, options, brng)]
 
 
-def simulate(games: int, players: int, seed: int,
-             bots: Sequence[str] | None = None) -> Iterator[list[ev.Event]]:
+def simulate(games: int, players: int, seed: int, bots: Sequence[str] | None = None,
+             ruleset: str | None = None, events: str | None = None
+             ) -> Iterator[list[ev.Event]]:
     """Yield ``games`` complete simulated games of ``players`` players, each a list of
     events (LOG_FORMAT.md, derived events included).
 
     ``bots`` names the strategies (see :data:`seasalt_log.sim.bots.BOTS`); game ``i`` seats
     them rotated by ``i`` (:func:`lineup`); default :data:`DEFAULT_BOTS`. The same
     arguments always give the same games, byte for byte; game ``i`` has the id
-    ``sim-<seed>-<i>`` and ``meta`` ``{"seed", "game", "bots"}``.
+    ``sim-<seed>-<i>`` and ``meta`` ``{"seed", "game", "bots"}``. ``ruleset``
+    (``extra-salt``) and ``events`` (``pepper``) choose the expansions (R-X-RULESET).
     """
-    names = check_args(players, bots, games)
+    names = check_args(players, bots, games, ruleset=ruleset, events=events)
     cache: dict[str, Bot] = {}
     for i in range(games):
         seat_bots = lineup(names, players, i)
@@ -184,4 +227,4 @@ def simulate(games: int, players: int, seed: int,
             if b not in cache:
                 cache[b] = make_bots([b])[0]
             instances.append(cache[b])
-        yield play_game(seed, i, seat_bots, instances)
+        yield play_game(seed, i, seat_bots, instances, ruleset, events)

@@ -64,13 +64,17 @@ def lineups(strategies: Sequence[str], players: int) -> list[tuple[str, ...]]:
 
 def tournament(games: int, players: int, seed: int,
                strategies: Sequence[str] | None = None,
-               progress: Callable[[int], None] | None = None) -> TournamentResult:
+               progress: Callable[[int], None] | None = None,
+               ruleset: str | None = None, events: str | None = None) -> TournamentResult:
     """Play at least ``games`` games of ``players`` players among ``strategies`` (default
     :data:`DEFAULT_STRATEGIES`), seats rotated, and return each strategy's win rate.
 
     ``progress``, if given, is called with the number of games finished after each game.
+    ``ruleset`` and ``events`` choose the expansions (R-X-RULESET); a mermaid win there
+    may take three mermaids (R-EV-DANCE-OF-THE-MERMAIDS).
     """
-    names = tuple(dict.fromkeys(check_args(players, strategies or DEFAULT_STRATEGIES, games, 1)))
+    names = tuple(dict.fromkeys(check_args(players, strategies or DEFAULT_STRATEGIES, games, 1,
+                                           ruleset, events)))
     seatings = lineups(names, players)
     cycles = -(-games // len(seatings))
     total = cycles * len(seatings)
@@ -85,7 +89,7 @@ def tournament(games: int, players: int, seed: int,
     instances = {n: BOTS[n]() for n in names}
     for i in range(total):
         seating = seatings[i % len(seatings)]
-        game = play_game(seed, i, seating, [instances[b] for b in seating])
+        game = play_game(seed, i, seating, [instances[b] for b in seating], ruleset, events)
         for b in seating:
             seats[b] += 1
         for e in game:
