@@ -51,7 +51,8 @@ def live(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def client(live):
-    with httpx.Client(base_url=live[0], timeout=TIMEOUT) as c:
+    with httpx.Client(base_url=live[0], timeout=TIMEOUT,
+                      headers={"Content-Type": "application/json"}) as c:
         yield c
 
 
@@ -122,7 +123,7 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
 
     def play(game, size):
         try:
-            with httpx.Client(base_url=url, timeout=TIMEOUT) as c:
+            with httpx.Client(base_url=url, timeout=TIMEOUT, headers={"Content-Type": "application/json"}) as c:
                 record(c, game, size)
         except AssertionError as exc:
             errors.append(str(exc))

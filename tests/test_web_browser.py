@@ -365,7 +365,9 @@ def test_exported_file_opens_from_disk_and_replays(world, browser):
 
 # last: it adds a game to the store, which the statistics above must not see
 def _post(url, body, seq=None):
-    headers = {"If-Match": f'"{seq}"'} if seq is not None else {}
+    headers = {"Content-Type": "application/json"}
+    if seq is not None:
+        headers["If-Match"] = f'"{seq}"'
     r = httpx.post(url, content=json.dumps(body), headers=headers, timeout=30)
     assert r.status_code in (200, 201), r.text
     return r.json()

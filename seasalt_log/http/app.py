@@ -11,7 +11,6 @@ import contextlib
 import errno
 import os
 import re
-import time
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -507,13 +506,10 @@ async def follow(request: Request) -> Response:
             rows, _, ended = await _tail(live, gid, last, viewer)
             if rows or ended:
                 continue
-            if live.closing is not None and live.closing.is_set():
+            news = await live.wait(waiter, keepalive)
+            if news is None:
                 return
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(waiter.wait(), keepalive)
-            if live.closing is not None and live.closing.is_set():
-                return
-            if not waiter.is_set():
+            if not news:
                 yield b": keep-alive\n\n"
 
     headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -359,6 +359,20 @@ class LiveStore:
                 w.set()
         return w
 
+    async def wait(self, waiter: asyncio.Event, timeout: float) -> bool | None:
+        """Wait up to ``timeout`` seconds for ``waiter`` (from :meth:`waiter`): True when an
+        append came, False when the time ran out (a follower sends a keep-alive), None once
+        the service is closing (the follower's stream ends)."""
+        if self.closing is not None and self.closing.is_set():
+            return None
+        try:
+            await asyncio.wait_for(waiter.wait(), timeout)
+        except asyncio.TimeoutError:
+            pass
+        if self.closing is not None and self.closing.is_set():
+            return None
+        return waiter.is_set()
+
 
 _END_PREFIX = b'{"type":"game_ended"'
 

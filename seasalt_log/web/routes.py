@@ -9,7 +9,6 @@ see.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import OrderedDict
 from typing import Any
 
@@ -164,13 +163,10 @@ async def game_live(request: Request) -> Response:
                 if new and new[-1]["phase"] == "ended":
                     yield b"event: end\ndata: {}\n\n"
                     return
-            if live.closing is not None and live.closing.is_set():
+            news = await live.wait(waiter, keepalive)
+            if news is None:
                 return
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(waiter.wait(), keepalive)
-            if live.closing is not None and live.closing.is_set():
-                return
-            if not waiter.is_set():
+            if not news:
                 yield b": keep-alive\n\n"
 
     return StreamingResponse(stream(), media_type="text/event-stream",
