@@ -32,6 +32,7 @@ from msgspec import Struct
 from .analytics.parquet import LAYOUT_KEY, LAYOUT_WHOLE_GAMES, game_bucket
 from .batch import describe, fold_partition, whole_games
 from .errors import SeasaltError, UsageError
+from .outputs import atomic_dir
 from .store.arrow_rows import record_batch
 from .store.projections import TABLES
 from .workers import no_gc
@@ -115,7 +116,6 @@ def _prepare_out(out: str, source_files: list[str]) -> tuple[object, str]:
     root_dir = root.rstrip("/") + "/"
     if any(f.startswith(root_dir) for f in source_files):
         raise UsageError(f"--out {out}: inside the archive; give a directory outside it")
-    fs.makedirs(root, exist_ok=True)
     return fs, root
 
 
@@ -230,6 +230,29 @@ def run(source: str, out: str, *, rebuild: bool = False, workers: int | None = N
     if shuffle is None:
         shuffle = not whole
     ofs, out_root = _prepare_out(out, files)
+    protocols = ofs.protocol if isinstance(ofs.protocol, tuple) else (ofs.protocol,)
+    jobs = dict(rebuild=rebuild, workers=workers, scheduler=scheduler, client=client,
+                shuffle=shuffle, total=total, progress=progress)
+    if "file" in protocols:
+        # a local OUT is filled beside it and renamed into place when complete: a failed
+        # job leaves no partial output (seasalt_log.outputs)
+        with atomic_dir(out_root, what="--out") as tmp:
+            summary = _run_jobs(source, files, str(tmp), **jobs)
+            _database(str(tmp), summary.rows)
+        summary.out = out
+        summary.database = os.path.join(out_root, "archive.duckdb")
+    else:
+        ofs.makedirs(out_root, exist_ok=True)
+        summary = _run_jobs(source, files, out, **jobs)
+    summary.seconds = time.perf_counter() - t0
+    return summary
+
+
+def _run_jobs(source: str, files: list[str], out: str, *, rebuild: bool, workers, scheduler,
+              client, shuffle: bool, total: int, progress) -> ArchiveSummary:
+    """Fold ``files`` on Dask, writing the results under ``out`` (which exists)."""
+    ofs, out_root = _fs(out)
+    ofs.makedirs(out_root, exist_ok=True)
     own = None
     try:
         if client is None:
@@ -247,10 +270,6 @@ def run(source: str, out: str, *, rebuild: bool = False, workers: int | None = N
     finally:
         if own is not None:
             _close(own)
-    protocols = ofs.protocol if isinstance(ofs.protocol, tuple) else (ofs.protocol,)
-    if "file" in protocols:
-        summary.database = _database(out_root, summary.rows)
-    summary.seconds = time.perf_counter() - t0
     return summary
 
 

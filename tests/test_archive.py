@@ -17,6 +17,7 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
+from seasalt_log.errors import SeasaltError
 from seasalt_log.analytics import rebuild
 from seasalt_log.analytics.parquet import export_parquet
 from seasalt_log.service import import_logs
@@ -262,3 +263,21 @@ def test_without_the_extra_the_command_says_so_in_one_line(monkeypatch, tmp_path
     assert r.exit_code == 1
     assert r.stderr.strip().splitlines() == [
         "error: seasalt archive needs Dask, an optional extra: pip install 'seasalt-log[dask]'"]
+
+
+def test_a_failed_job_leaves_no_partial_output(planted, client, tmp_path, monkeypatch):
+    """Results are written beside OUT and renamed into place only when the whole job is
+    done, so a job that fails part-way leaves OUT as it was (absent here)."""
+    export = planted[1]
+    out = tmp_path / "out"
+
+    def fail(summary, futures, total, progress):
+        for f in futures:           # let the tasks write their parts first
+            f.result()
+        raise SeasaltError("a worker was lost")
+
+    monkeypatch.setattr(archive, "_gather", fail)
+    with pytest.raises(SeasaltError, match="a worker was lost"):
+        archive.run(str(export), str(out), client=client)
+    assert not out.exists()
+    assert [p.name for p in tmp_path.iterdir()] == []     # no temporary directory left either
