@@ -101,7 +101,8 @@ def test_import_and_validate_refuse_a_bad_game_id_naming_file_line_and_rule(tmp_
 
 def test_the_service_refuses_a_bad_game_id_and_serves_a_good_one(tmp_path):
     with ServerThread(create_app(tmp_path / "live.duckdb")) as url, \
-            httpx.Client(base_url=url, timeout=30) as client:
+            httpx.Client(base_url=url, timeout=30,
+                         headers={"Content-Type": "application/json"}) as client:
         r = client.post("/games", content=_start(game_id="a/b"))
         assert r.status_code == 400
         assert (r.json()["rule"], r.json()["path"]) == ("LOG-FORMAT", "$.game_id")
