@@ -145,7 +145,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 first = (f.ender + 1) % n                          # R-SETUP-4
             cards = list(deck)
             chance.shuffle(cards)                                  # R-SETUP-3
-            event = chance.choice(s.event_deck) if s.event_deck else None  # R-EV-DRAW
+            event = chance.choice(s.event_deck) if s.event_deck else None  # R-EV-ROUND
             push(ev.RoundStarted(round=f.round + 1, first_player=first,
                                  discards=(cards[0], cards[1]), deck=tuple(cards[2:]),
                                  event=event))

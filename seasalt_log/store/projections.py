@@ -211,7 +211,7 @@ SCHEMA: tuple[TableDef, ...] = (
     ), ("game_id", "round")),
     TableDef("round_extra", "One row per seat per scored round of a game scored by RULES_EXTRA "
                             "§3 (an Extra Salt game or a game with events): the parts of the "
-                            "card points the base tables do not have (R-X-SCORE-*), as the "
+                            "card points the base tables do not have (R-X-SCORE), as the "
                             "engine scores them with the seat's events in effect.", (
         _GAME, _ROUND, _SEAT,
         Col("trios", "TINYINT NOT NULL", "laid-down trios (R-X-TRIO)"),
