@@ -29,6 +29,7 @@ G4  Ann (seat 0) v Dee (seat 1), in progress: round 1, Dee played turn 1, Ann's 
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
 
 from seasalt_log import events as ev
 from seasalt_log.cards import FULL_DECK
@@ -167,3 +168,15 @@ def all_games() -> list[list[ev.Event]]:
 def log_bytes() -> bytes:
     """The four games as one JSON Lines log."""
     return b"".join(ev.encode_lines(g) for g in all_games())
+
+
+def stored(directory: Path, name: str = "q.duckdb") -> Path:
+    """A store in ``directory`` holding the four games, imported from their log."""
+    from seasalt_log.service import import_logs
+    from seasalt_log.store import Store
+    log = directory / "games.jsonl"
+    log.write_bytes(log_bytes())
+    path = directory / name
+    with Store.open(path) as store:
+        assert import_logs(store, [log]).new == 4
+    return path

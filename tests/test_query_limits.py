@@ -23,7 +23,6 @@ from seasalt_log.analytics.limits import (Limits, QueryTimeoutError, guarded, li
 from seasalt_log.analytics.query import run_query
 from seasalt_log.errors import UsageError
 from seasalt_log.http import ServerThread, create_app
-from seasalt_log.service import import_logs
 from seasalt_log.store import Store
 
 try:
@@ -45,13 +44,7 @@ def cli(*args, env=None):
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("limits")
-    log = d / "games.jsonl"
-    log.write_bytes(fx.log_bytes())
-    path = d / "q.duckdb"
-    with Store.open(path) as store:
-        assert import_logs(store, [log]).new == 4
-    return path
+    return fx.stored(tmp_path_factory.mktemp("limits"))
 
 
 def assert_free(db: Path) -> None:
@@ -231,11 +224,7 @@ def test_ctrl_c_stops_a_query_at_once(db, tmp_path, command):
 # ---------------------------------------------------------------- the service's reports
 
 def test_service_report_stops_at_the_time_limit(tmp_path, monkeypatch):
-    db = tmp_path / "live.duckdb"
-    log = tmp_path / "games.jsonl"
-    log.write_bytes(fx.log_bytes())
-    with Store.open(db) as store:
-        import_logs(store, [log])
+    db = fx.stored(tmp_path, "live.duckdb")
     monkeypatch.setenv("SEASALT_QUERY_TIMEOUT", "1s")
     real = reports.run_report_on
     endless = {"on": True}

@@ -30,13 +30,7 @@ def cli(*args, input=None):
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory) -> Path:
-    d = tmp_path_factory.mktemp("query")
-    log = d / "games.jsonl"
-    log.write_bytes(fx.log_bytes())
-    path = d / "q.duckdb"
-    with Store.open(path) as store:
-        assert import_logs(store, [log]).new == 4
-    return path
+    return fx.stored(tmp_path_factory.mktemp("query"))
 
 
 def digest(path: Path) -> str:
