@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply, legal_moves, with_derived
+from seasalt_log.engine import (State, apply, chance_outcomes, legal_decisions, legal_moves,
+                                with_derived)
 from seasalt_log.scoring import card_points
 from seasalt_log.engine.state import ROUND
 from seasalt_log.importers.jsonl import check_game, read_games
@@ -168,9 +169,9 @@ def test_bots_choose_the_same_whatever_is_hidden():
             if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
                 continue
             seat = s.flow.player
-            options, _ = dc.group(legal_moves(s))
+            options = legal_decisions(s)
             other = _hidden_variant(s, seat, rng)
-            other_options, _ = dc.group(legal_moves(other))
+            other_options = legal_decisions(other)
             view = table_view(s, seat)
             assert table_view(other, seat) == view
             assert other_options == options
@@ -190,27 +191,21 @@ def test_decisions_name_no_hidden_card():
         for s, e in states_of(game):
             if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
                 continue
-            options, outcomes = dc.group(legal_moves(s))
-            for d, evs in zip(options, outcomes):
+            for d in legal_decisions(s):
                 seen_kinds.add(d.kind)
                 if d.kind in (dc.DRAW, dc.FISH, dc.SHARK):
                     assert d.card is None
                 if d.kind == dc.DRAW:
                     assert d.cards == ()
-                assert all(type(x) is type(evs[0]) for x in evs)
     assert {dc.DRAW, dc.TAKE, dc.FISH, dc.SHARK, dc.CRAB, dc.BOAT, dc.END, dc.STOP,
             dc.LAST_CHANCE} <= seen_kinds
 
 
-class _MustNotBeAsked(BOTS["random"]):
-    def choose(self, view, options, rng):
-        raise AssertionError("the bot was asked to resolve chance")
-
-
 def test_the_simulator_picks_the_stolen_card_uniformly():
     """The bot picks the victim; the card is drawn by the simulator's RNG, uniformly over
-    the victim's cards (a card held twice is twice as likely)."""
-    from seasalt_log.sim.runner import _resolve
+    the victim's cards (a card held twice is twice as likely), as the engine's chance
+    weights say."""
+    from seasalt_log.sim.runner import _chance
     for game in simulate(40, 3, 4, ["planner"]):
         for s, e in states_of(game):
             if type(e) is not ev.SharkPlayed or e.victim is None:
@@ -218,14 +213,14 @@ def test_the_simulator_picks_the_stolen_card_uniformly():
             hand = s.table.hands[e.victim]
             if len(hand) < 3 or len(set(hand)) == len(hand):
                 continue
-            options, outcomes = dc.group(legal_moves(s))
-            i = next(i for i, d in enumerate(options)
+            d = next(d for d in legal_decisions(s)
                      if d.kind == dc.SHARK and d.victim == e.victim and d.cards == e.cards)
+            weights = dict(chance_outcomes(s, d))
+            assert weights == {(c,): n for c, n in Counter(hand).items()}
             picks = Counter()
             for k in range(3000):
-                (stolen,) = _resolve(s, options[i], outcomes[i], _MustNotBeAsked(), None,
-                                     s.flow.player, random.Random(0), random.Random(k))
-                picks[stolen.stole] += 1
+                (stolen,) = _chance(s, d, random.Random(k))
+                picks[stolen] += 1
             for code, n in Counter(hand).items():
                 assert abs(picks[code] / 3000 - n / len(hand)) < 0.04, (hand, picks)
             return
