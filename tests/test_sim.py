@@ -246,6 +246,27 @@ def test_memoised_and_count_points_equal_the_breakdown():
     assert n > 1000
 
 
+def test_count_points_equal_the_extra_breakdown():
+    """Extra Salt holdings, and a card tried and taken back, score as RULES_EXTRA §3 scores
+    them without events (scoring.extra_breakdown)."""
+    from seasalt_log.scoring import extra_breakdown
+    n = 0
+    for game in simulate(4, 3, 22, None, "extra-salt"):
+        for s, _ in states_of(game):
+            if s.phase != ROUND:
+                continue
+            for seat in range(s.n):
+                hand, laid = s.table.hands[seat], s.table.laid[seat]
+                x = extra_breakdown(hand, laid)
+                h = Holding(hand, laid)
+                assert (h.points(), h.bonus()) == (x.card_points, x.color_bonus)
+                for card in ("starfish:yellow", "seahorse:white", "crab:black"):
+                    assert h.points_with(card) == extra_breakdown(hand + (card,), laid).card_points
+                assert h.points() == x.card_points
+                n += 1
+    assert n > 1000
+
+
 # ---------------------------------------------------------------- the bots
 
 def test_each_bot_plays_whole_games_alone():

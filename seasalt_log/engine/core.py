@@ -946,9 +946,22 @@ def player_breakdown(s: State, seat: int):
 
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
+    global _last_points
     if not s.ruleset.extra_scoring:             # R-SCORE: memoised, the same points
         return card_points(s.table.hands[seat], s.table.laid[seat])
-    return player_breakdown(s, seat).card_points
+    last = _last_points
+    if (last[0] is s.table and last[1] is s.held and last[2] is s.table_event
+            and last[3] is s.ruleset and last[4] == seat):
+        return last[5]
+    points = player_breakdown(s, seat).card_points
+    _last_points = (s.table, s.held, s.table_event, s.ruleset, seat, points)
+    return points
+
+
+#: the last seat scored by :func:`player_points` with what its score depends on (compared by
+#: identity: states are immutable): the legal decisions and the player's own view score
+#: the same holding one after the other. One tuple, replaced whole.
+_last_points: tuple = (None, None, None, None, -1, 0)
 
 
 # ---------------------------------------------------------------- derived events

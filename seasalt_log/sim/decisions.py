@@ -4,7 +4,7 @@ player only; the simulator resolves chance (:func:`~seasalt_log.engine.chance_ou
 and turns the decision into the log's event (:func:`~seasalt_log.engine.decision_event`).
 """
 
-from ..engine.decisions import (ANGELFISH, BOAT, CRAB, CRAB_TAKE, DRAW, END, FISH, FORCED,  # noqa: F401
-                                JELLYFISH, KEEP, KEEP_EVENT, LAST_CHANCE, LOBSTER, LOBSTER_KEEP,
-                                PAIRS, SECOND_PHASE, SHARK, SHARKS, SHELL, STARFISH, STOP, SWAP,
-                                SWIMMERS, TAKE, Decision)
+from ..engine.decisions import (  # noqa: F401
+    ANGELFISH, BOAT, CRAB, CRAB_TAKE, DRAW, END, FISH, FORCED, JELLYFISH, KEEP, KEEP_EVENT,
+    LAST_CHANCE, LOBSTER, LOBSTER_KEEP, PAIRS, SECOND_PHASE, SHARK, SHARKS, SHELL, STARFISH,
+    STOP, SWAP, SWIMMERS, TAKE, Decision)

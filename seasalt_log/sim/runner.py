@@ -3,7 +3,8 @@
 Every event goes through :func:`seasalt_log.engine.apply`; the derived events come from
 :func:`seasalt_log.engine.next_derived`. The simulator owns all chance (the shuffles, the
 first player of round 1, the card a shark pair steals); bots only see
-:func:`seasalt_log.view.table_view` of their own seat and the
+:func:`seasalt_log.view.table_view` of their own seat (its expansions' part left out: no
+bot reads it) and the
 :func:`seasalt_log.engine.legal_decisions` of their player (then, having seen the cards, the
 :func:`seasalt_log.engine.next_decisions`).
 """
@@ -138,7 +139,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 seat = s.keep_due
                 options = legal_decisions(s)
                 d = options[0] if len(options) == 1 else _pick(
-                    players[seat], table_view(s, seat), options, bot_rngs[seat])
+                    players[seat], table_view(s, seat, extra=False), options, bot_rngs[seat])
                 push(decision_event(s, d))
                 continue
             if f.round >= MAX_ROUNDS:
@@ -159,7 +160,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if len(options) == 1:
             d = options[0]
         else:
-            view = table_view(s, seat)
+            view = table_view(s, seat, extra=False)
             d = _pick(bot, view, options, brng)
         outcome = _chance(s, d, chance)
         then = next_decisions(s, d, outcome)
@@ -167,7 +168,9 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             if len(then) == 1:
                 d = then[0]
             else:
-                d = _pick(bot, view if view is not None else table_view(s, seat), then, brng)
+                if view is None:
+                    view = table_view(s, seat, extra=False)
+                d = _pick(bot, view, then, brng)
             outcome = _chance(s, d, chance)
         e = decision_event(s, d, outcome)
         s = apply(s, e)
