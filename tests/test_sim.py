@@ -267,6 +267,22 @@ def test_count_points_equal_the_extra_breakdown():
     assert n > 1000
 
 
+def test_memoised_player_points_equal_the_breakdown():
+    """engine.player_points (memoised) is the card points of engine.player_breakdown in
+    every ruleset, events in effect included."""
+    from seasalt_log.engine.core import player_breakdown, player_points
+    n = 0
+    for ruleset, events in ((None, "pepper"), ("extra-salt", None), ("extra-salt", "pepper")):
+        for game in simulate(3, 3, 23, None, ruleset, events):
+            for s, _ in states_of(game):
+                if s.phase != ROUND:
+                    continue
+                for seat in range(s.n):
+                    assert player_points(s, seat) == player_breakdown(s, seat).card_points
+                    n += 1
+    assert n > 3000
+
+
 # ---------------------------------------------------------------- the bots
 
 def test_each_bot_plays_whole_games_alone():

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from msgspec import Struct
 
 from .rulings import BASE, Ruleset
@@ -95,12 +97,21 @@ class State(Struct, frozen=True, gc=False):
     def effects(self, seat: int) -> frozenset[str]:
         """The events in effect for ``seat`` this round (R-EV-APPLY)."""
         if self.table_event is None:
-            return frozenset()
-        return frozenset((self.table_event, *self.held[seat]))
+            return _NO_EFFECTS
+        return _effects(self.table_event, self.held[seat])
 
     @property
     def n(self) -> int:
         return len(self.players)
+
+
+_NO_EFFECTS: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=1024)
+def _effects(table_event: str, held: tuple[str, ...]) -> frozenset[str]:
+    """One set per (table event, events held): few, and asked for on every step."""
+    return frozenset((table_event, *held))
 
 
 INITIAL = State()
