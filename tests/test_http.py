@@ -25,8 +25,8 @@ from seasalt_log import events as ev
 from seasalt_log import replay
 from seasalt_log.cards import CODES, COUNT
 from seasalt_log.engine import BETWEEN, ENDED, State, apply, legal_moves, next_derived
-from seasalt_log.http import ServerThread, create_app, is_loopback
-from seasalt_log.http.app import ROUTES
+from seasalt_log.http.app import ROUTES, create_app
+from seasalt_log.http.server import ServerThread, is_loopback
 from seasalt_log.service import (GameCache, append_events, export_lines, import_logs,
                                  plan_append, start_game, write_planned)
 from seasalt_log.store import Store

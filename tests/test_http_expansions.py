@@ -14,7 +14,8 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log import replay
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.service import export_lines, import_logs
 from seasalt_log.store import Store
 from seasalt_log.verify import verify_store
