@@ -14,6 +14,7 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log import replay
+from seasalt_log.rescore import rescore
 from seasalt_log.http.app import create_app
 from seasalt_log.http.server import ServerThread
 from seasalt_log.service import export_lines, import_logs
@@ -112,7 +113,7 @@ def test_state_and_scores_read_back(client):
     for e in scored:
         r = client.get(f"/games/{gid}/rounds/{e.round}/score")
         assert r.status_code == 200, r.text
-        assert r.json() == dec(enc(replay.rescore(game, e.round, game_id=gid)))
+        assert r.json() == dec(enc(rescore(game, e.round, game_id=gid)))
 
 
 def test_live_read_models_equal_imported_ones(live, tmp_path):

@@ -27,6 +27,8 @@ from .. import queries
 from ..errors import LogFormatError, SeasaltError
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
+from ..replay import replay, resolve_seat
+from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
@@ -121,9 +123,8 @@ async def _reader(request: Request, gid: str) -> Viewer:
     if who is None:
         return viewer
     events = await live.events(gid)
-    replay = _replay()
     try:
-        seat = replay.resolve_seat(replay.replay(events[:1]), who) if who != "spectator" else None
+        seat = resolve_seat(replay(events[:1]), who) if who != "spectator" else None
     except SeasaltError as exc:
         raise ApiError(400, "bad_request", str(exc)) from None
     wanted = SPECTATOR if seat is None else seat_viewer(seat)
@@ -364,21 +365,12 @@ async def get_events(request: Request) -> Response:
     return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
 
 
-def _replay():
-    try:
-        from .. import replay
-    except ImportError:                          # pragma: no cover - replay ships with the library
-        raise ApiError(501, "not_implemented", "replay is not available in this build") from None
-    return replay
-
-
 def _count_rounds(events) -> int:
     return sum(1 for e in events if type(e) is ev.RoundStarted)
 
 
 async def get_state(request: Request) -> Response:
     """GET /games/{id}/state?round=R&turn=T&seq=N&as=PLAYER"""
-    replay = _replay()
     gid = request.path_params["game_id"]
     rnd = _int_param(request, "round")
     turn = _int_param(request, "turn")
@@ -396,14 +388,13 @@ async def get_state(request: Request) -> Response:
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
     if state is None:
-        state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
+        state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
     return _json_response(table_view(state, viewer), headers={"ETag": etag(len(events))})
 
 
 async def get_round_score(request: Request) -> Response:
-    """GET /games/{id}/rounds/{round}/score: the round rescored (replay.rescore)."""
-    replay = _replay()
+    """GET /games/{id}/rounds/{round}/score: the round rescored (:func:`rescore`)."""
     gid = request.path_params["game_id"]
     try:
         rnd = int(request.path_params["round"])
@@ -420,7 +411,7 @@ async def get_round_score(request: Request) -> Response:
         raise ApiError(403, "forbidden", f"round {rnd}'s hands are not shown (the round is not "
                                          "scored yet, or ended in a deck-out): only the table "
                                          "may rescore it")
-    report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
+    report = await asyncio.to_thread(rescore, events, rnd, game_id=gid)
     return _json_response(report)
 
 
