@@ -229,20 +229,25 @@ def test_the_simulator_picks_the_stolen_card_uniformly():
 
 # ---------------------------------------------------------------- fast paths equal the reference
 
+def round_seats(games):
+    """(state, seat) for every seat of every state of ``games`` while a round is in play."""
+    for game in games:
+        for s, _ in states_of(game):
+            if s.phase == ROUND:
+                for seat in range(s.n):
+                    yield s, seat
+
+
 def test_memoised_and_count_points_equal_the_breakdown():
     n = 0
     for players in (2, 3, 4):
-        for game in simulate(4, players, 21):
-            for s, _ in states_of(game):
-                if s.phase != ROUND:
-                    continue
-                for seat in range(s.n):
-                    hand, laid = s.table.hands[seat], s.table.laid[seat]
-                    b = breakdown(hand, laid)
-                    h = Holding(hand, laid)
-                    assert card_points(hand, laid) == h.points() == b.card_points
-                    assert h.bonus() == b.color_bonus or not (hand or laid)
-                    n += 1
+        for s, seat in round_seats(simulate(4, players, 21)):
+            hand, laid = s.table.hands[seat], s.table.laid[seat]
+            b = breakdown(hand, laid)
+            h = Holding(hand, laid)
+            assert card_points(hand, laid) == h.points() == b.card_points
+            assert h.bonus() == b.color_bonus or not (hand or laid)
+            n += 1
     assert n > 1000
 
 
@@ -251,19 +256,15 @@ def test_count_points_equal_the_extra_breakdown():
     them without events (scoring.extra_breakdown)."""
     from seasalt_log.scoring import extra_breakdown
     n = 0
-    for game in simulate(4, 3, 22, None, "extra-salt"):
-        for s, _ in states_of(game):
-            if s.phase != ROUND:
-                continue
-            for seat in range(s.n):
-                hand, laid = s.table.hands[seat], s.table.laid[seat]
-                x = extra_breakdown(hand, laid)
-                h = Holding(hand, laid)
-                assert (h.points(), h.bonus()) == (x.card_points, x.color_bonus)
-                for card in ("starfish:yellow", "seahorse:white", "crab:black"):
-                    assert h.points_with(card) == extra_breakdown(hand + (card,), laid).card_points
-                assert h.points() == x.card_points
-                n += 1
+    for s, seat in round_seats(simulate(4, 3, 22, None, "extra-salt")):
+        hand, laid = s.table.hands[seat], s.table.laid[seat]
+        x = extra_breakdown(hand, laid)
+        h = Holding(hand, laid)
+        assert (h.points(), h.bonus()) == (x.card_points, x.color_bonus)
+        for card in ("starfish:yellow", "seahorse:white", "crab:black"):
+            assert h.points_with(card) == extra_breakdown(hand + (card,), laid).card_points
+        assert h.points() == x.card_points
+        n += 1
     assert n > 1000
 
 
@@ -273,13 +274,9 @@ def test_memoised_player_points_equal_the_breakdown():
     from seasalt_log.engine.core import player_breakdown, player_points
     n = 0
     for ruleset, events in ((None, "pepper"), ("extra-salt", None), ("extra-salt", "pepper")):
-        for game in simulate(3, 3, 23, None, ruleset, events):
-            for s, _ in states_of(game):
-                if s.phase != ROUND:
-                    continue
-                for seat in range(s.n):
-                    assert player_points(s, seat) == player_breakdown(s, seat).card_points
-                    n += 1
+        for s, seat in round_seats(simulate(3, 3, 23, None, ruleset, events)):
+            assert player_points(s, seat) == player_breakdown(s, seat).card_points
+            n += 1
     assert n > 3000
 
 

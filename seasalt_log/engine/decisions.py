@@ -48,6 +48,7 @@ from msgspec import Struct
 from .. import events as ev
 from ..cards import KIND
 from .core import player_points, shark_targets, sharks_targets, swimmer_targets
+from .moves import pairs_in_hand
 from .rulings import DOLPHIN_KINDS
 from .state import ANGEL, BETWEEN, BOAT_TAKE, FORCED as FORCED_STEP, FORCED_DONE, ROUND, TAKE as \
     TAKE_STEP, State
@@ -224,18 +225,9 @@ def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
     """R-X-TRIO: a pair the player could lay now (the events in effect allowing) and a
     starfish."""
     rules = state.ruleset
-    pairs = set()
-    for tag, allowed in rules.pairs:
-        if not rules.pair_allowed(tag, effects):
-            continue
-        for ka, kb in allowed:
-            for a in hand:
-                if KIND[a] != ka:
-                    continue
-                for b in hand:
-                    if KIND[b] == kb and (a != b or hand.count(a) > 1):
-                        pairs.add((a, b) if a <= b else (b, a))
-    return [Decision(STARFISH, cards=pair, card=star) for pair in sorted(pairs) for star in stars]
+    allowed = [entry for entry in rules.pairs if rules.pair_allowed(entry[0], effects)]
+    return [Decision(STARFISH, cards=pair, card=star)
+            for pair in pairs_in_hand(hand, allowed) for star in stars]
 
 
 def _end_decisions(state: State) -> list[Decision]:

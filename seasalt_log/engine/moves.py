@@ -249,18 +249,24 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
                   for a in _distinct(swimmers) for b in _distinct(jellies)]
     stars = _distinct(c for c in hand if KIND[c] == "starfish")
     if stars and rules.trios:
-        pairs = set()
-        for _, allowed in rules.pairs:
-            for ka, kb in allowed:
-                for a in hand:
-                    if KIND[a] != ka:
-                        continue
-                    for b in hand:
-                        if KIND[b] == kb and (a != b or hand.count(a) > 1):
-                            pairs.add((a, b) if a <= b else (b, a))
         moves += [ev.StarfishPlayed(player=p, cards=pair, starfish=star)
-                  for pair in sorted(pairs) for star in stars]
+                  for pair in pairs_in_hand(hand, rules.pairs) for star in stars]
     return moves
+
+
+def pairs_in_hand(hand, pairs) -> list[tuple[str, str]]:
+    """The distinct pairs of ``hand`` of the kinds ``pairs`` lists (entries of
+    ``Ruleset.pairs``), each a sorted tuple, sorted: what a starfish may join (R-X-TRIO)."""
+    out = set()
+    for _, allowed in pairs:
+        for ka, kb in allowed:
+            for a in hand:
+                if KIND[a] != ka:
+                    continue
+                for b in hand:
+                    if KIND[b] == kb and (a != b or hand.count(a) > 1):
+                        out.add((a, b) if a <= b else (b, a))
+    return sorted(out)
 
 
 def forced_moves(state: State) -> list[ev.Event]:
