@@ -193,11 +193,11 @@ def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
     """Chance's answer to ``d``, drawn by the simulator: a shark pair steals a random card
     of the victim's hand (R-DUO-SHARK); anything else by the outcomes' weights (with the
     recorded deck order of a simulated round, the deck leaves one outcome)."""
-    if d.kind == SHARK and d.victim is not None:
-        return (chance.choice(s.table.hands[d.victim]),)
     outcomes = chance_outcomes(s, d)
-    if len(outcomes) == 1:
+    if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
         return outcomes[0][0]
+    if d.kind == SHARK:
+        return (chance.choice(s.table.hands[d.victim]),)
     return chance.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
 
 
