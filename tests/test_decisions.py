@@ -10,7 +10,8 @@ with it forgotten (the live case: the deck is then only the multiset of unseen c
   lobster's without a deck order (legal_moves lists one ``seen`` per card kept; the
   decisions every set of cards the lobster may see);
 - the chance weights count the ways: they sum to the number of ordered draws from the deck
-  (n, n(n-1)), the cards of the victim's hand, the n-card subsets the lobster may see.
+  (n, n(n-1): R-TAKE-1, R-TAKE-3), the cards of the victim's hand (R-DUO-SHARK), the
+  5-card subsets the lobster may see (R-X-LOBSTER).
 """
 
 from __future__ import annotations
@@ -137,14 +138,14 @@ def test_chance_weights_count_the_ways():
             if d.kind == dc.LOBSTER and n > LOBSTER_DECK:
                 continue
             total = sum(w for _, w in chance_outcomes(u, d))
-            if d.kind == dc.DRAW:
+            if d.kind == dc.DRAW:                         # R-TAKE-1 (two cards), R-TAKE-3
                 assert total == (n if n == 1 else n * (n - 1))
-            elif d.kind == dc.SHARK and d.victim is not None:
+            elif d.kind == dc.SHARK and d.victim is not None:   # R-DUO-SHARK: a random card
                 assert total == len(u.table.hands[d.victim])
-            elif d.kind == dc.LOBSTER and n <= LOBSTER_DECK:
+            elif d.kind == dc.LOBSTER and n <= LOBSTER_DECK:    # R-X-LOBSTER: the top 5
                 assert total == comb(n, min(5, n))
             elif d.kind in (dc.FORCED, dc.FISH) and n and "sunfish" not in u.effects(
-                    u.flow.player):
+                    u.flow.player):                       # R-X-JELLYFISH-TURN, R-DUO-FISH
                 assert total == n
             else:
                 continue
