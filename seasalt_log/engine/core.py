@@ -889,9 +889,10 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    need = (s.ruleset.mermaids_to_win if s.table_event is None
-            else s.ruleset.mermaids_to_win_for(s.effects(player)))  # R-EV-DANCE-OF-THE-MERMAIDS
-    if mermaid_check and t.hands[player].count(MERMAID) >= need:          # R-MERMAID-WIN
+    mermaids = t.hands[player].count(MERMAID) if mermaid_check else 0
+    if mermaids and mermaids >= (                                           # R-MERMAID-WIN
+            s.ruleset.mermaids_to_win if s.table_event is None
+            else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,

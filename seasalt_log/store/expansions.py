@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..engine.core import player_breakdown
 from ..engine.state import State
-from ..scoring import round_points
+from ..scoring import round_points, scores_alike
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -22,11 +22,27 @@ def round_event_rows(game_id: str, s: State) -> list[list]:
             for p in range(s.n)]
 
 
+#: the state last scored by :func:`_scores` and its breakdowns (states are immutable, and
+#: the state is kept, so the same object is the same state)
+_last: tuple = (None, [])
+
+
+def _scores(s: State) -> list:
+    """Each seat's breakdown in ``s`` by the engine's scoring; :func:`extra_rows` and
+    :func:`event_outcomes` of a round ask for the same state one after the other."""
+    global _last
+    last = _last
+    if last[0] is s:
+        return last[1]
+    scores = [player_breakdown(s, p) for p in range(s.n)]
+    _last = (s, scores)
+    return scores
+
+
 def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``."""
     out = []
-    for p in range(s.n):
-        b = player_breakdown(s, p)
+    for p, b in enumerate(_scores(s)):
         out.append((game_id, e.round, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
     return out
@@ -49,8 +65,13 @@ def without_event(s: State, seat: int, event: str) -> State:
 def rescored_points(s: State, e: ev.RoundScored, event: str) -> list[int]:
     """The round's points (as ``round_scored.points``) had ``event`` been in effect for
     nobody: each seat's card points and colour bonus by the engine's scoring without it,
-    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT)."""
-    scores = [player_breakdown(without_event(s, p, event), p) for p in range(s.n)]
+    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
+    the seats whose score the event can change are scored again."""
+    scores = list(_scores(s))
+    for p in range(s.n):
+        effects = s.effects(p)
+        if event in effects and not scores_alike(effects, effects - {event}):
+            scores[p] = player_breakdown(without_event(s, p, event), p)
     points, _ = round_points(e.ending, e.caller, [b.card_points for b in scores],
                              [b.color_bonus for b in scores])
     return list(points)
