@@ -218,6 +218,7 @@ X_CARD_INDEX: dict[str, tuple[int, int]] = {
 _LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
     X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
 _CAST = (X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2])
+_NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
 
 
 def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
@@ -226,8 +227,8 @@ def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     as count lists indexed by :data:`X_KIND_INDEX` and colour order; the input of
     :func:`score_extra_counts`."""
     index = X_CARD_INDEX
-    in_hand = [0] * len(X_KINDS)
-    colors = [0] * len(COLORS)
+    in_hand = _NO_KINDS[:]
+    colors = _NO_COLORS[:]
     for code in hand:
         k, c = index[code]
         in_hand[k] += 1
@@ -338,11 +339,15 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids:
-        mermaids = 0 if tornado else sum(sorted(colors, reverse=True)[:mermaids])  # R-EV-TORNADO
+        groups = sorted(colors, reverse=True)
+        bonus = groups[0]
+        mermaids = 0 if tornado else sum(groups[:mermaids])        # R-EV-TORNADO
+    else:
+        bonus = max(colors)
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
     return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
                           seahorse, seahorse_points, multipliers + cast, cast, mermaids,
-                          card_pts, max(colors), changed, face_down)
+                          card_pts, bonus, changed, face_down)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -369,8 +374,10 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
     (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
     views all score a player through this function."""
     if rules.extra_scoring:
-        return extra_breakdown(hand, laid, effects, face_down=face_down,
-                               hand_starfish=rules.starfish_in_hand_scores)
+        if type(effects) is not frozenset:
+            effects = frozenset(effects)
+        return score_extra_counts(*extra_counts(hand, laid), effects, face_down,
+                                  rules.starfish_in_hand_scores)
     return breakdown(hand, laid)
 
 

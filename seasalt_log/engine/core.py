@@ -935,14 +935,26 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
+#: seat -> (state, its breakdown) last scored: a round's end is scored for its round_scored,
+#: again to check it, then for the read models (states are immutable and kept here, so the
+#: same object is the same state)
+_last_scored: dict[int, tuple] = {}
+
+
 def player_breakdown(s: State, seat: int):
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
     R-X-SCORE with the events in effect for the seat): :func:`scoring.holding_breakdown`."""
+    last = _last_scored.get(seat)
+    if last is not None and last[0] is s:
+        return last[1]
     t = s.table
     if s.table_event is None:
-        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                             face_down=int(t.face_down[seat] is not None))
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
+    else:
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
+                              face_down=int(t.face_down[seat] is not None))
+    _last_scored[seat] = (s, b)
+    return b
 
 
 def player_points(s: State, seat: int) -> int:

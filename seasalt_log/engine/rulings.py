@@ -114,8 +114,11 @@ class Ruleset(Struct, frozen=True):
 
     def mermaids_to_win_for(self, effects: frozenset[str]) -> int:
         """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS."""
-        return min([self.mermaids_to_win] + [n for code, n in self.mermaid_events
-                                             if code in effects])
+        need = self.mermaids_to_win
+        for code, n in self.mermaid_events:
+            if n < need and code in effects:
+                need = n
+        return need
 
     def stop_allowed(self, effects: frozenset[str]) -> bool:
         """R-END-2 with R-EV-DIODON-FISH."""

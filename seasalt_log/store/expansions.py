@@ -22,27 +22,11 @@ def round_event_rows(game_id: str, s: State) -> list[list]:
             for p in range(s.n)]
 
 
-#: the state last scored by :func:`_scores` and its breakdowns (states are immutable, and
-#: the state is kept, so the same object is the same state)
-_last: tuple = (None, [])
-
-
-def _scores(s: State) -> list:
-    """Each seat's breakdown in ``s`` by the engine's scoring; :func:`extra_rows` and
-    :func:`event_outcomes` of a round ask for the same state one after the other."""
-    global _last
-    last = _last
-    if last[0] is s:
-        return last[1]
-    scores = [player_breakdown(s, p) for p in range(s.n)]
-    _last = (s, scores)
-    return scores
-
-
 def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``."""
     out = []
-    for p, b in enumerate(_scores(s)):
+    for p in range(s.n):
+        b = player_breakdown(s, p)
         out.append((game_id, e.round, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
     return out
@@ -62,12 +46,14 @@ def without_event(s: State, seat: int, event: str) -> State:
     return replace(s, table_event=rest[0] if rest else None, held=tuple(held))
 
 
-def rescored_points(s: State, e: ev.RoundScored, event: str) -> list[int]:
+def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None = None
+                    ) -> list[int]:
     """The round's points (as ``round_scored.points``) had ``event`` been in effect for
     nobody: each seat's card points and colour bonus by the engine's scoring without it,
     combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
-    the seats whose score the event can change are scored again."""
-    scores = list(_scores(s))
+    the seats whose score the event can change are scored again (``scores``: each seat's
+    breakdown with the event, if the caller has them)."""
+    scores = list(scores) if scores is not None else [player_breakdown(s, p) for p in range(s.n)]
     for p in range(s.n):
         effects = s.effects(p)
         if event in effects and not scores_alike(effects, effects - {event}):
@@ -85,8 +71,9 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     for p in range(s.n):
         for code in s.effects(p):
             by_event.setdefault(code, []).append(p)
+    scores = [player_breakdown(s, p) for p in range(s.n)]
     out = []
     for code in sorted(by_event):
-        other = _top(rescored_points(s, e, code))
+        other = _top(rescored_points(s, e, code, scores))
         out.append((game_id, e.round, code, by_event[code], winners, other, other != winners))
     return out
