@@ -199,7 +199,7 @@ RULINGS: tuple[tuple[str, str, str], ...] = (
     ("R-X-SCORE-STARFISH", "starfish in hand score with the pairs in hand only",
      "Ruleset.starfish_in_hand_scores"),
     ("R-X-SCORE-SEAHORSE", "the seahorse joins the kind worth most (ties: shell, octopus, "
-     "penguin, sailor in that order) and no multiplier counts it", "scoring.extra_breakdown"),
+     "penguin, sailor in that order) and no multiplier counts it", "scoring.score_extra_counts"),
     ("R-EV-PLACE", "places by game totals after the round; a tie gives no place",
      "core.places"),
     ("R-EV-RESHUFFLE", "an empty event deck takes the discards as they stand at step 3, "

@@ -67,7 +67,7 @@ class Flow(Struct, frozen=True, gc=False):
 
 _NO_EFFECTS: frozenset[str] = frozenset()
 #: (table event, events held) -> the events in effect: one set each, asked for on every turn
-#: (at most 12 x 67 keys: held is empty, one event or two)
+#: (fewer than 2,000 keys: 12 table events, and held is empty, one event or two)
 _EFFECTS: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
 
 
