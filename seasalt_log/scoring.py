@@ -218,6 +218,7 @@ X_CARD_INDEX: dict[str, tuple[int, int]] = {
 _LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
     X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
 _CAST = (X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2])
+_NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
 
 
 def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
@@ -226,8 +227,8 @@ def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     as count lists indexed by :data:`X_KIND_INDEX` and colour order; the input of
     :func:`score_extra_counts`."""
     index = X_CARD_INDEX
-    in_hand = [0] * len(X_KINDS)
-    colors = [0] * len(COLORS)
+    in_hand = _NO_KINDS[:]
+    colors = _NO_COLORS[:]
     for code in hand:
         k, c = index[code]
         in_hand[k] += 1
@@ -250,14 +251,16 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     in hand as counts (:func:`extra_counts`)."""
     c, lob = in_hand[_CRAB], in_hand[_LOBSTER]
     m = c if c < lob else lob
+    n = m + (c - m) // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
     w, sh, j = in_hand[_SWIMMER], in_hand[_SHARK], in_hand[_JELLYFISH]
-    plain_swim = min(w, sh + j)
-    swim = plain_swim
+    plain_swim = sh + j
+    if w < plain_swim:
+        plain_swim = w
     if rodeo:
-        mj = min(j, w)
+        mj = j if j < w else w
         swim = mj + (w - mj + sh) // 2
-    n = m + (c - m) // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2 + swim
-    return n, swim - plain_swim
+        return n + swim, swim - plain_swim
+    return n + plain_swim, 0
 
 
 class _EventScoring(NamedTuple):
@@ -289,27 +292,39 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
     return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed))
 
 
+_NO_EVENTS = _event_scoring(frozenset())
+
+
+def scores_alike(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a player with the events ``a`` in effect scores every holding as one with
+    ``b`` (the same tables: the other events change the play, not the scoring)."""
+    return _event_scoring(a) == _event_scoring(b)
+
+
 def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                        n_units: int, trios: int, effects: frozenset[str] = frozenset(),
                        face_down: int = 0, hand_starfish: bool = True) -> ExtraBreakdown:
     """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
     the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
-    rules = _event_scoring(effects)
+    collect, seahorse_kinds, rodeo, tornado, changed = (
+        _event_scoring(effects) if effects else _NO_EVENTS)
     # R-X-SCORE-DUO, R-X-SCORE-STARFISH
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, rules.rodeo)
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)
     pairs = n_units + in_pairs
-    in_hand_starfish = in_hand[_STARFISH]
-    starfish = 2 * (kinds[_STARFISH] - in_hand_starfish)
-    if hand_starfish and in_hand_starfish:
-        starfish += 2 * (in_hand_starfish if in_hand_starfish < in_pairs else in_pairs)
+    starfish = kinds[_STARFISH]
+    if starfish:
+        held = in_hand[_STARFISH]
+        starfish = 2 * (starfish - held)
+        if hand_starfish and held:
+            starfish += 2 * (held if held < in_pairs else in_pairs)
     collectors = 0
-    for k, table, top in rules.collect:                             # R-SCORE-COLLECT
+    for k, table, top in collect:                                   # R-SCORE-COLLECT
         n = kinds[k]
         if n:
             collectors += table[n if n < top else top]
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
-        for kind, k, most, table, top in rules.seahorse:  # ties: the first kind in this order
+        for kind, k, most, table, top in seahorse_kinds:  # ties: the first kind in this order
             n = kinds[k]
             if 0 < n < most:
                 gain = table[n + 1 if n + 1 < top else top] - table[n if n < top else top]
@@ -320,15 +335,19 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
         if kinds[m]:
             multipliers += kinds[m] * kinds[k] * per
     m, k, per = _CAST
-    cast = kinds[m] * kinds[k] * per                                # R-X-SCORE-CAST
+    cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids:
-        mermaids = 0 if rules.tornado else sum(sorted(colors, reverse=True)[:mermaids])  # R-EV-TORNADO
+        groups = sorted(colors, reverse=True)
+        bonus = groups[0]
+        mermaids = 0 if tornado else sum(groups[:mermaids])        # R-EV-TORNADO
+    else:
+        bonus = max(colors)
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
     return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
                           seahorse, seahorse_points, multipliers + cast, cast, mermaids,
-                          card_pts, max(colors), rules.changed, face_down)
+                          card_pts, bonus, changed, face_down)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -355,8 +374,10 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
     (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
     views all score a player through this function."""
     if rules.extra_scoring:
-        return extra_breakdown(hand, laid, effects, face_down=face_down,
-                               hand_starfish=rules.starfish_in_hand_scores)
+        if type(effects) is not frozenset:
+            effects = frozenset(effects)
+        return score_extra_counts(*extra_counts(hand, laid), effects, face_down,
+                                  rules.starfish_in_hand_scores)
     return breakdown(hand, laid)
 
 

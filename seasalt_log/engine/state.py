@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 from msgspec import Struct
 
 from .rulings import BASE, Ruleset
@@ -67,6 +65,12 @@ class Flow(Struct, frozen=True, gc=False):
     protected: int = 0                 # bitmask of protected seats (R-EV-PROTECT)
 
 
+_NO_EFFECTS: frozenset[str] = frozenset()
+#: (table event, events held) -> the events in effect: one set each, asked for on every turn
+#: (fewer than 2,000 keys: 12 table events, and held is empty, one event or two)
+_EFFECTS: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+
+
 class State(Struct, frozen=True, gc=False):
     """A whole game at one point of its stream; ``seq`` events have been applied."""
 
@@ -98,20 +102,15 @@ class State(Struct, frozen=True, gc=False):
         """The events in effect for ``seat`` this round (R-EV-APPLY)."""
         if self.table_event is None:
             return _NO_EFFECTS
-        return _effects(self.table_event, self.held[seat])
+        key = (self.table_event, self.held[seat])
+        got = _EFFECTS.get(key)
+        if got is None:
+            got = _EFFECTS[key] = frozenset((self.table_event, *self.held[seat]))
+        return got
 
     @property
     def n(self) -> int:
         return len(self.players)
-
-
-_NO_EFFECTS: frozenset[str] = frozenset()
-
-
-@lru_cache(maxsize=1024)
-def _effects(table_event: str, held: tuple[str, ...]) -> frozenset[str]:
-    """One set per (table event, events held): few, and asked for on every step."""
-    return frozenset((table_event, *held))
 
 
 INITIAL = State()
