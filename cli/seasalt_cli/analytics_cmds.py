@@ -97,11 +97,11 @@ def _read_sql(sql: str | None, file: Path | None) -> str:
     return sql
 
 
-def _limits(timeout: str, memory_limit: str):
+def _limits(ctx: typer.Context, timeout: str, memory_limit: str):
     """The query limits; a value from the environment is left for :func:`limits_from` to
     read, so that its errors name the variable rather than the option."""
-    return limits_from(timeout if on_command_line("timeout") else None,
-                       memory_limit if on_command_line("memory_limit") else None)
+    return limits_from(timeout if on_command_line(ctx, "timeout") else None,
+                       memory_limit if on_command_line(ctx, "memory_limit") else None)
 
 
 @contextmanager
@@ -116,6 +116,7 @@ def _stoppable():
 @app.command()
 @handles_errors
 def query(
+    ctx: typer.Context,
     sql: str = typer.Argument(None, metavar="SQL", help="One SQL statement, or - to read it from stdin."),
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
@@ -142,7 +143,7 @@ def query(
         from seasalt_log.http.client import remote_query
         result = remote_query(url, token, text)
     else:
-        limits = _limits(timeout, memory_limit)
+        limits = _limits(ctx, timeout, memory_limit)
         with _stoppable():
             result = run_query(store, text, limits=limits)
     emit(result, fmt, output, store)
@@ -151,6 +152,7 @@ def query(
 @app.command()
 @handles_errors
 def stats(
+    ctx: typer.Context,
     report: str = typer.Argument(None, metavar="REPORT", help="Report name (see --list)."),
     list_: bool = typer.Option(False, "--list", help="List the reports and what they show."),
     player: str = typer.Option(None, "--player", metavar="NAME", show_default=False,
@@ -173,7 +175,7 @@ def stats(
         return
     if output is not None:
         check_target(output, [db_path(db)], what="--out")
-    limits = _limits(timeout, memory_limit)
+    limits = _limits(ctx, timeout, memory_limit)
     with _stoppable():
         result = run_report(db_path(db), report, player=player, players=players, limits=limits)
     emit(result, fmt, output, db_path(db))

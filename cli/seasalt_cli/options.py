@@ -12,9 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-import click
 import typer
-from click.core import ParameterSource
 
 DEFAULT_DB = "seasalt.duckdb"
 DB_ENV = "SEASALT_DB"
@@ -59,8 +57,8 @@ def url_option(help: str = "Ask a running `seasalt serve` at this URL instead of
                         show_default=False, help=help)
 
 
-def on_command_line(name: str) -> bool:
+def on_command_line(ctx: typer.Context, name: str) -> bool:
     """Whether the option (parameter ``name``) was given on the command line, rather than
-    taken from its environment variable or default; True outside a command."""
-    ctx = click.get_current_context(silent=True)
-    return ctx is None or ctx.get_parameter_source(name) is ParameterSource.COMMANDLINE
+    taken from its environment variable or its default."""
+    source = ctx.get_parameter_source(name)
+    return source is not None and source.name == "COMMANDLINE"
