@@ -24,10 +24,10 @@ from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.view import TableView, table_view
 
-from .app import DbOption, JsonOption, app, db_path, handles_errors, out, print_json
+from .app import app, db_path, handles_errors, out, print_json
+from .options import DbOption, GameArg, JsonOption
 
-GameArg = typer.Argument(..., metavar="GAME", help="Game id")
-AsOption = typer.Option(None, "--as", metavar="PLAYER",
+AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
                         help="Show only what this player (name or seat number) could see.")
 
 
@@ -99,9 +99,12 @@ def _print_view(view: TableView, last: str | None) -> None:
 @handles_errors
 def replay_cmd(
     game: str = GameArg,
-    round: int = typer.Option(None, "--round", "-r", help="Round number (alone: the end of that round)."),
-    turn: int = typer.Option(None, "--turn", "-t", help="Turn number within --round (0: the round's start)."),
-    seq: int = typer.Option(None, "--seq", help="Event number (game_started is 1)."),
+    round: int = typer.Option(None, "--round", "-r", metavar="N", show_default=False,
+                              help="Round number (alone: the end of that round)."),
+    turn: int = typer.Option(None, "--turn", "-t", metavar="N", show_default=False,
+                             help="Turn number within --round (0: the round's start)."),
+    seq: int = typer.Option(None, "--seq", metavar="N", show_default=False,
+                            help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
     follow: bool = typer.Option(False, "--follow", "-f",
@@ -204,7 +207,8 @@ def log_cmd(
 @handles_errors
 def rescore_cmd(
     game: str = GameArg,
-    round: int = typer.Option(..., "--round", "-r", help="Round number."),
+    round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
+                              help="Round number."),
     as_json: bool = JsonOption,
     db: Path = DbOption,
 ) -> None:

@@ -572,7 +572,7 @@ async def post_backup(request: Request) -> Response:
     is in it), as ``application/octet-stream``; with a token, the token is needed. Headers:
     ``X-Seasalt-Events`` (events in the copy, for the client's check) and ``X-Seasalt-Store``
     (the store's identity, so that a client on the same machine refuses to write the copy
-    onto the store). ``seasalt backup DEST --service URL`` is its client."""
+    onto the store). ``seasalt backup DEST --url URL`` is its client."""
     _check_token(request)
     live = _live(request)
     try:
