@@ -118,7 +118,7 @@ def test_shell_completion_is_offered():
     assert r.exit_code == 0 and "complete" in r.stdout
 
 
-@pytest.mark.parametrize("module", ["seasalt_cli"])
+@pytest.mark.parametrize("module", ["seasalt_cli", "seasalt_log"])
 def test_python_m_runs_the_cli(module):
     done = subprocess.run([sys.executable, "-m", module, "--version"], capture_output=True,
                           text=True, timeout=60)
@@ -195,7 +195,7 @@ def test_an_option_has_one_placeholder_everywhere():
 
 def test_serve_shows_the_service_defaults():
     from seasalt_cli.serve_cmd import SHOWN_DEFAULTS
-    from seasalt_log.http import DEFAULT_MAX_BODY
+    from seasalt_log.http.app import DEFAULT_MAX_BODY
     from seasalt_log.http.live import MAX_CACHED_GAMES
     assert SHOWN_DEFAULTS == {"max_body": f"{DEFAULT_MAX_BODY // 2**20} MiB",
                               "live_games": str(MAX_CACHED_GAMES)}
@@ -250,7 +250,8 @@ FIXTURES = ROOT / "fixtures" / "rules"
 ])
 def test_where_two_rules_meet_every_face_names_the_documented_rule(tmp_path, name, rule, line):
     import httpx
-    from seasalt_log.http import ServerThread, create_app
+    from seasalt_log.http.app import create_app
+    from seasalt_log.http.server import ServerThread
 
     log = FIXTURES / f"{name}.illegal.jsonl"
     for args in (["validate", log], ["import", log, "--db", tmp_path / "s.duckdb"]):
