@@ -277,3 +277,63 @@ def test_stats_refuses_a_report_with_list():
     r = run("stats", "win-rates", "--list")
     assert r.exit_code == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
     assert "give win-rates or --list, not both" in r.stderr
+
+
+# ------------------------------------------------------------------ point 9: before / after
+
+@pytest.fixture(scope="module")
+def sim_store(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("sim")
+    _log(tmp)
+    db = tmp / "s.duckdb"
+    assert run("import", tmp / "g.jsonl", "--db", db).exit_code == 0
+    return db
+
+
+@pytest.mark.parametrize("point,expected", [
+    (["--round", "1", "--turn", "0"], "round 1, before turn 1"),
+    (["--round", "1", "--turn", "2"], "round 1, after turn 2"),
+    (["--round", "1"], "after round 1"),
+])
+def test_replay_says_before_or_after_a_turn(sim_store, point, expected):
+    r = run("replay", "sim-3-0", *point, "--db", sim_store)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0].startswith(f"Game sim-3-0: {expected} (seq ")
+    view = json.loads(run("replay", "sim-3-0", *point, "--db", sim_store, "--json").stdout)
+    if "--turn" in point:      # the state after turn T is the one before turn T+1's take
+        assert (view["turn"], view["step"]) == (int(point[3]) + 1, "take")
+
+
+def test_a_state_mid_turn_is_during_it(sim_store):
+    events = json.loads(run("log", "sim-3-0", "--db", sim_store, "--json").stdout)
+    take = next(e for e in events if e["round"] == 1 and e["turn"] == 2)   # turn 2's take
+    r = run("replay", "sim-3-0", "--seq", take["seq"], "--db", sim_store)
+    assert r.stdout.splitlines()[0] == f"Game sim-3-0: round 1, during turn 2 (seq {take['seq']})"
+
+
+def test_the_http_state_says_the_same_position(sim_store, tmp_path):
+    import httpx
+    from seasalt_log.http.app import create_app
+    from seasalt_log.http.server import ServerThread
+
+    db = tmp_path / "copy.duckdb"
+    assert run("backup", db, "--db", sim_store).exit_code == 0
+    cli = run("replay", "sim-3-0", "--round", "1", "--turn", "2", "--db", db).stdout
+    with ServerThread(create_app(db)) as url:
+        r = httpx.get(f"{url}/games/sim-3-0/state", params={"round": 1, "turn": 2}, timeout=30)
+    assert r.status_code == 200 and r.headers["Seasalt-Position"] == "round 1, after turn 2"
+    assert cli.startswith(f"Game sim-3-0: {r.headers['Seasalt-Position']} (seq ")
+
+
+def test_follow_steps_a_turn_per_key_on_a_terminal(sim_store, monkeypatch):
+    from seasalt_cli import replay_cmds
+    keys = iter(["n", "q"])
+    monkeypatch.setattr(replay_cmds, "_interactive", lambda: True)
+    monkeypatch.setattr(replay_cmds.typer, "getchar", lambda: next(keys))
+    r = run("replay", "sim-3-0", "--round", "1", "--follow", "--db", sim_store)
+    assert r.exit_code == 0 and r.stdout.count("== Round 1, turn ") == 2   # then q: stopped
+    monkeypatch.setattr(replay_cmds, "_interactive", lambda: False)
+    r = run("replay", "sim-3-0", "--round", "1", "--follow", "--db", sim_store)
+    turns = len(json.loads(run("replay", "sim-3-0", "--round", "1", "--follow", "--json",
+                               "--db", sim_store).stdout))
+    assert turns > 2 and r.stdout.count("== Round 1, turn ") == turns

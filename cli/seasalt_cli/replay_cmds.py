@@ -112,7 +112,8 @@ def replay_cmd(
     as_json: bool = JsonOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
-                                     "from --turn if given)."),
+                                     "from --turn if given): on a terminal a key shows the next "
+                                     "turn (q stops), else every turn is printed."),
     db: Path = DbOption,
 ) -> None:
     """Rebuild a stored game's state after an event (--seq), after a turn (--round/--turn),
@@ -158,7 +159,10 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
     if as_json:
         print_json(frames)
         return
+    stepping = _interactive()        # a key per turn; piped: every turn at once
     for i, fr in enumerate(frames):
+        if i and stepping and not _next_turn():
+            return
         if i:
             _plain("")
         title = f"== Round {fr.round}, turn {fr.turn} =="
@@ -169,6 +173,23 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
         for line in fr.events:
             _plain(f"  {line}")
         _print_view(fr.state, None)
+
+
+def _interactive() -> bool:
+    """Both ends are a terminal: ``--follow`` may wait for a key between turns."""
+    return _terminal() and sys.stdin.isatty()
+
+
+def _next_turn() -> bool:
+    """Wait for a key on the terminal: False on q, Escape or Ctrl-C/Ctrl-D (stop)."""
+    sys.stderr.write("-- any key: next turn; q: stop --")
+    sys.stderr.flush()
+    try:
+        key = typer.getchar()
+    except (KeyboardInterrupt, EOFError):
+        key = "q"
+    sys.stderr.write("\r\033[K")
+    return key not in ("q", "Q", "\x1b", "\x03", "\x04")
 
 
 # ---------------------------------------------------------------- log
