@@ -889,9 +889,10 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    need = (s.ruleset.mermaids_to_win if s.table_event is None
-            else s.ruleset.mermaids_to_win_for(s.effects(player)))  # R-EV-DANCE-OF-THE-MERMAIDS
-    if mermaid_check and t.hands[player].count(MERMAID) >= need:          # R-MERMAID-WIN
+    mermaids = t.hands[player].count(MERMAID) if mermaid_check else 0
+    if mermaids and mermaids >= (                                           # R-MERMAID-WIN
+            s.ruleset.mermaids_to_win if s.table_event is None
+            else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
@@ -934,14 +935,26 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
+#: seat -> (state, its breakdown) last scored: a round's end is scored for its round_scored,
+#: again to check it, then for the read models (states are immutable and kept here, so the
+#: same object is the same state)
+_last_scored: dict[int, tuple] = {}
+
+
 def player_breakdown(s: State, seat: int):
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
     R-X-SCORE with the events in effect for the seat): :func:`scoring.holding_breakdown`."""
+    last = _last_scored.get(seat)
+    if last is not None and last[0] is s:
+        return last[1]
     t = s.table
     if s.table_event is None:
-        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                             face_down=int(t.face_down[seat] is not None))
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
+    else:
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
+                              face_down=int(t.face_down[seat] is not None))
+    _last_scored[seat] = (s, b)
+    return b
 
 
 def player_points(s: State, seat: int) -> int:
