@@ -22,6 +22,7 @@ from seasalt_log.store import Store
 
 from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
                   out, print_json, progress_bar)
+from .remote import TokenOption, UrlOption, local_or_remote
 
 FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
                             help="table | csv | json | jsonl [default: table on a terminal, else csv]",
@@ -122,11 +123,8 @@ def query(
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
-    url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                            help="Ask a running `seasalt serve` at this URL instead of opening "
-                                 "the store (it needs the service's token)."),
-    token: str = typer.Option(None, "--token", envvar="SEASALT_TOKEN", show_default=False,
-                              help="The service's token, with --url."),
+    url: str = UrlOption,
+    token: str = TokenOption,
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
@@ -134,18 +132,21 @@ def query(
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
     refused. A query runs under a time and a memory limit; Ctrl-C stops it at once.
     Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`. While `seasalt serve`
-    holds the store, give --url to ask it (POST /query, with the service's own limits)."""
+    holds the store, the query asks it (POST /query, with the service's own limits; it
+    needs the service's token): found by itself, or at --url."""
     text = _read_sql(sql, file)
     store = db_path(db)
     if output is not None:      # refused before the query runs, not after
         check_target(output, [store], what="--output")
-    if url:
-        from seasalt_log.http.client import remote_query
-        result = remote_query(url, token, text)
-    else:
-        limits = limits_from(timeout, memory_limit)
+    limits = limits_from(timeout, memory_limit)
+
+    def local(path):
         with _stoppable():
-            result = run_query(store, text, limits=limits)
+            return run_query(path, text, limits=limits)
+    def remote(u):
+        from seasalt_log.http.client import remote_query
+        return remote_query(u, token, text)
+    result = local_or_remote(db, url, local, remote)
     emit(result, fmt, output, store)
 
 
@@ -164,10 +165,14 @@ def stats(
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
+    url: str = UrlOption,
+    token: str = TokenOption,
 ):
     """Run a named report over the store; without REPORT, list the reports.
 
-    A report runs under the same time and memory limits as `seasalt query`."""
+    A report runs under the same time and memory limits as `seasalt query`. While `seasalt
+    serve` holds the store, the report is run by the service (with its own limits): found by
+    itself, or at --url."""
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
         emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
@@ -176,8 +181,14 @@ def stats(
     if output is not None:
         check_target(output, [db_path(db)], what="--output")
     limits = limits_from(timeout, memory_limit)
-    with _stoppable():
-        result = run_report(db_path(db), report, player=player, players=players, limits=limits)
+
+    def local(path):
+        with _stoppable():
+            return run_report(path, report, player=player, players=players, limits=limits)
+    def remote(u):
+        from seasalt_log.http.client import remote_report
+        return remote_report(u, token, report, player=player, players=players)
+    result = local_or_remote(db, url, local, remote)
     emit(result, fmt, output, db_path(db))
 
 

@@ -55,6 +55,7 @@ def serve(
     at /openapi.json."""
     from seasalt_log.analytics.limits import limits_from
     from seasalt_log.http import DEFAULT_MAX_BODY, create_app, is_loopback, make_server
+    from seasalt_log.http.discovery import withdraw
     from seasalt_log.store import Store
 
     token = token or os.environ.get("SEASALT_TOKEN") or None
@@ -71,6 +72,7 @@ def serve(
                       **({"live_games": live_games} if live_games else {}))
     server = make_server(app_, host, port, access_log=access_log,
                          header_timeout=header_timeout, max_connections=max_connections)
+    server.announce_store = path      # STORE.serve.json: reading commands find the service
     shown = f"[{host}]" if ":" in host else host
     err.print(f"seasalt: serving {path} on http://{shown}:{port} "
               f"({'writes need the token' if token else 'no token: writes are open'}); "
@@ -79,6 +81,8 @@ def serve(
         server.run()
     except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
         server.started = False
+    finally:
+        withdraw(path)
     if not server.started:
         fail(f"could not start the service on {host}:{port} (see the message above)")
     err.print("seasalt: stopped; every append is stored", markup=False)

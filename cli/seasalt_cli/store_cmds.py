@@ -17,6 +17,7 @@ from seasalt_log.store import Store
 
 from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors, out,
                   print_json, progress_bar)
+from .remote import TokenOption, UrlOption, local_or_remote
 
 PathsArg = typer.Argument(..., metavar="PATH...",
                           help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
@@ -80,16 +81,15 @@ def games(db: Path = DbOption,
           player: str = typer.Option(None, "--player", help="Only games with this player name."),
           players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
           as_json: bool = JsonOption,
-          url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                  help="Ask a running `seasalt serve` at this URL instead "
-                                       "of opening the store.")):
+          url: str = UrlOption, token: str = TokenOption):
     """List stored games: id, players, rounds played, state, winners, totals."""
-    if url:
+    def local(path):
+        with Store.open(path, read_only=True) as store:
+            return queries.list_games(store, player=player, players=players)
+    def remote(u):
         from seasalt_log.http.client import remote_games
-        rows = remote_games(url, None, player=player, players=players)
-    else:
-        with Store.open(db_path(db), read_only=True) as store:
-            rows = queries.list_games(store, player=player, players=players)
+        return remote_games(u, token, player=player, players=players)
+    rows = local_or_remote(db, url, local, remote)
     if as_json:
         print_json(rows)
         return
@@ -107,16 +107,15 @@ def games(db: Path = DbOption,
 @app.command()
 @handles_errors
 def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
-         url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                 help="Ask a running `seasalt serve` at this URL instead of "
-                                      "opening the store.")):
+         url: str = UrlOption, token: str = TokenOption):
     """Sum one game up round by round: ending, caller, outcome, points, totals."""
-    if url:
+    def local(path):
+        with Store.open(path, read_only=True) as store:
+            return queries.game_summary(store, game)
+    def remote(u):
         from seasalt_log.http.client import remote_summary
-        summary = remote_summary(url, None, game)
-    else:
-        with Store.open(db_path(db), read_only=True) as store:
-            summary = queries.game_summary(store, game)
+        return remote_summary(u, token, game)
+    summary = local_or_remote(db, url, local, remote)
     if as_json:
         print_json(summary)
         return

@@ -30,6 +30,7 @@ from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConf
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
 from ..store.backup import StoreIdentity
+from ..turn_frames import turn_frames
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
@@ -40,8 +41,10 @@ DEFAULT_MAX_BODY = 4 * 1024 * 1024
 KEEPALIVE = 15.0
 #: seconds a client may take to send a request body
 BODY_TIMEOUT = 30.0
-#: at most this many games in one page of GET /games
+#: at most this many games in one page of GET /games (and rows of a report's page)
 MAX_PAGE = 1000
+#: at most this many events (or log lines) in one page of a game's events or log
+MAX_EVENTS_PAGE = 10_000
 #: the request headers a browser may send cross-origin (CORS preflight)
 CORS_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept"
 #: the response headers a cross-origin page may read
@@ -234,6 +237,22 @@ def _json_response(data: Any, status: int = 200, headers: dict | None = None) ->
     return Response(_json.encode(data), status, headers=headers, media_type=JSON)
 
 
+def _limit(request: Request, maximum: int) -> int:
+    """The page size asked for with ``?limit=`` (default and most: ``maximum``)."""
+    limit = _int_param(request, "limit", minimum=1) or maximum
+    if limit > maximum:
+        raise ApiError(400, "bad_request", f"query parameter 'limit' must be at most {maximum}")
+    return limit
+
+
+def _next_page(request: Request, **params: str) -> dict[str, str]:
+    """The ``Link: <...>; rel="next"`` header of a list: this request's URL with
+    ``params`` replaced (the next page's cursor)."""
+    query = {k: v for k, v in request.query_params.items() if k not in params}
+    query.update(params)
+    return {"Link": f'<{request.url.path}?{urlencode(query)}>; rel="next"'}
+
+
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 
@@ -351,9 +370,7 @@ async def list_games(request: Request) -> Response:
     players = _int_param(request, "players")
     if players is not None and players not in (2, 3, 4):
         raise ApiError(400, "bad_request", "players must be 2, 3 or 4")
-    limit = _int_param(request, "limit", minimum=1) or MAX_PAGE
-    if limit > MAX_PAGE:
-        raise ApiError(400, "bad_request", f"query parameter 'limit' must be at most {MAX_PAGE}")
+    limit = _limit(request, MAX_PAGE)
     cursor = request.query_params.get("cursor")
     rows = await _live(request).read(lambda s: queries.list_games(s, player=player, players=players))
     start = 0
@@ -365,9 +382,7 @@ async def list_games(request: Request) -> Response:
     page = rows[start:start + limit]
     headers = {}
     if start + limit < len(rows):
-        params = {k: v for k, v in request.query_params.items() if k != "cursor"}
-        params.update(limit=str(limit), cursor=page[-1].game_id)
-        headers["Link"] = f'</games?{urlencode(params)}>; rel="next"'
+        headers = _next_page(request, limit=str(limit), cursor=page[-1].game_id)
     return _json_response(page, headers=headers)
 
 
@@ -404,13 +419,18 @@ async def _tail(live: LiveStore, gid: str, after: int, viewer: Viewer
 
 
 async def get_events(request: Request) -> Response:
-    """GET /games/{id}/events?after=N[&format=jsonl][&as=SEAT]: the events as the reader
-    may see them (redacted for a seat or a spectator)."""
+    """GET /games/{id}/events?after=N&limit=L[&format=jsonl][&as=SEAT]: the events as the
+    reader may see them (redacted for a seat or a spectator); ``after`` is the cursor of
+    the next page's ``Link``."""
     gid = request.path_params["game_id"]
     after = _int_param(request, "after", minimum=0) or 0
+    limit = _limit(request, MAX_EVENTS_PAGE)
     viewer = await _reader(request, gid)
     rows, head, _ = await _tail(_live(request), gid, after, viewer)
     headers = {"ETag": _etag(head)}
+    if len(rows) > limit:
+        rows = rows[:limit]
+        headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
     if _wants_jsonl(request):
         return Response(b"".join(r + b"\n" for r in rows), headers=headers, media_type=JSONL)
     return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
@@ -451,6 +471,39 @@ async def get_state(request: Request) -> Response:
         state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
     return _json_response(table_view(state, viewer), headers={"ETag": _etag(len(events))})
+
+
+async def get_log(request: Request) -> Response:
+    """GET /games/{id}/log?after=N&limit=L&as=PLAYER: the events in words (``seasalt log``)
+    as the reader may see them; the table's lines also carry the events themselves."""
+    replay = _replay()
+    gid = request.path_params["game_id"]
+    after = _int_param(request, "after", minimum=0) or 0
+    limit = _limit(request, MAX_EVENTS_PAGE)
+    viewer = await _reader(request, gid)
+    events = await _live(request).events(gid)
+    lines = await asyncio.to_thread(replay.log_lines, events, game_id=gid,
+                                    viewer=None if viewer.is_table else viewer)
+    headers = {"ETag": _etag(len(events))}
+    if len(lines) > after + limit:
+        headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
+    return _json_response(lines[after:after + limit], headers=headers)
+
+
+async def get_turns(request: Request) -> Response:
+    """GET /games/{id}/turns?round=R&turn=T&as=PLAYER: a round turn by turn (``seasalt
+    replay --follow``): each turn's events in words and the table after it, as the reader
+    may see them. One round at most, so one page."""
+    gid = request.path_params["game_id"]
+    rnd = _int_param(request, "round")
+    turn = _int_param(request, "turn")
+    viewer = await _reader(request, gid)
+    events = await _live(request).events(gid)
+    if rnd is not None and not 1 <= rnd <= _count_rounds(events):
+        raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
+                                             f"there is no round {rnd}")
+    frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
+    return _json_response(frames, headers={"ETag": _etag(len(events))})
 
 
 async def get_round_score(request: Request) -> Response:
@@ -521,8 +574,19 @@ async def get_stats(request: Request) -> Response:
     from .stats import run_named_report
     name = request.path_params["report"]
     params = dict(request.query_params)
+    limit = _limit(request, MAX_PAGE)
+    cursor = params.pop("cursor", None) or "0"
+    params.pop("limit", None)
+    if not is_digits(cursor):
+        raise ApiError(400, "bad_request", f"cursor must be a row number, not {cursor[:40]!r}")
+    start = int(cursor)
     result = await _live(request).read(lambda s: run_named_report(s, name, params))
-    return _json_response(result)
+    rows = result["rows"]
+    result["rows"] = rows[start:start + limit]
+    headers = {}
+    if len(rows) > start + limit:
+        headers = _next_page(request, limit=str(limit), cursor=str(start + limit))
+    return _json_response(result, headers=headers)
 
 
 async def list_stats(request: Request) -> Response:
@@ -563,7 +627,8 @@ async def openapi(request: Request) -> Response:
 async def health(request: Request) -> Response:
     """GET /health: 200 while the service runs."""
     live = _live(request)
-    return _json_response({"status": "ok", "batches": live.batches, "appends": live.appends,
+    return _json_response({"status": "ok", "pid": os.getpid(),
+                           "batches": live.batches, "appends": live.appends,
                            "writer_seconds": round(live.writer_seconds, 3)})
 
 
@@ -603,6 +668,8 @@ ROUTES = [
     Route("/games/{game_id}/events", get_events, methods=["GET"]),
     Route("/games/{game_id}/events", post_events, methods=["POST"]),
     Route("/games/{game_id}/state", get_state, methods=["GET"]),
+    Route("/games/{game_id}/log", get_log, methods=["GET"]),
+    Route("/games/{game_id}/turns", get_turns, methods=["GET"]),
     Route("/games/{game_id}/rounds/{round}/score", get_round_score, methods=["GET"]),
     Route("/games/{game_id}/follow", follow, methods=["GET"]),
     Route("/stats", list_stats, methods=["GET"]),

@@ -12,6 +12,8 @@ import time
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from .discovery import announce, client_url, withdraw
+
 #: seconds a client may take to send a request's headers
 HEADER_TIMEOUT = 10.0
 #: seconds an idle keep-alive connection stays open
@@ -106,7 +108,18 @@ class Server(uvicorn.Server):
     graceful shutdown does not wait on them), lets the requests in progress finish (each
     append commits before it answers), closes the store, and returns normally."""
 
+    #: the store to announce the service for once it listens (``STORE.serve.json``, see
+    #: :mod:`.discovery`), withdrawn when it stops; None: announce nothing
+    announce_store = None
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.announce_store is not None:
+            announce(self.announce_store, client_url(self.config.host, self.config.port))
+
     async def shutdown(self, sockets=None) -> None:
+        if self.announce_store is not None:
+            withdraw(self.announce_store)
         live = getattr(getattr(self.config.app, "state", None), "live", None)
         if live is not None:
             live.stop_followers()

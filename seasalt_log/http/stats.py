@@ -59,4 +59,4 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
         raise ApiError(503, "report_limit", f"report {name}: {exc}") from None
     report = reports.get_report(name)
     return {"report": name, "description": report.description, "columns": result.columns,
-            "rows": json_rows(result)}
+            "types": result.types, "rows": json_rows(result)}
