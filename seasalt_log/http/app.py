@@ -253,6 +253,26 @@ def _next_page(request: Request, **params: str) -> dict[str, str]:
     return {"Link": f'<{request.url.path}?{urlencode(query)}>; rel="next"'}
 
 
+def _validators(seq: int, *vary: str) -> dict[str, str]:
+    """The headers of a read of one game: its seq as the ETag, and what else the answer
+    depends on (the reader's credential, and ``vary``)."""
+    return {"ETag": _etag(seq), "Vary": ", ".join(("Authorization", *vary))}
+
+
+def _not_modified(request: Request, headers: dict[str, str]) -> Response | None:
+    """304 when the request's If-None-Match names the ETag in ``headers`` (weak comparison,
+    RFC 9110 13.1.2; ``*`` matches any), else None."""
+    raw = request.headers.get("if-none-match")
+    if raw is None:
+        return None
+    tag = headers["ETag"]
+    for part in raw.split(","):
+        part = part.strip()
+        if part == "*" or part.removeprefix("W/") == tag:
+            return Response(status_code=304, headers=headers)
+    return None
+
+
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 
@@ -357,7 +377,14 @@ async def post_events(request: Request) -> Response:
                        "entity tag (e.g. If-Match: \"12\"; If-Match: * appends at whatever the "
                        "end is) or {\"expected_seq\": 12, \"events\": [...]}")
     expected = body_seq if body_given else header_seq
-    result = await _live(request).append(game_id, events, expected)
+    try:
+        result = await _live(request).append(game_id, events, expected)
+    except StreamConflictError as exc:
+        if body_given:              # a stale expected_seq in the body: 409
+            raise
+        raise ApiError(412, "precondition_failed", f"If-Match failed: {exc}",
+                       headers={"ETag": _etag(exc.found)}, current_seq=exc.found,
+                       expected_seq=exc.expected) from None
     return _json_response(result, 200, {"ETag": _etag(result.seq)})
 
 
@@ -391,8 +418,9 @@ async def get_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
+    headers = _validators(seq)
     data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
-    return _json_response(data, headers={"ETag": _etag(seq)})
+    return _not_modified(request, headers) or _json_response(data, headers=headers)
 
 
 def _wants_jsonl(request: Request) -> bool:
@@ -427,7 +455,9 @@ async def get_events(request: Request) -> Response:
     limit = _limit(request, MAX_EVENTS_PAGE)
     viewer = await _reader(request, gid)
     rows, head, _ = await _tail(_live(request), gid, after, viewer)
-    headers = {"ETag": _etag(head)}
+    headers = _validators(head, "Accept")
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     if len(rows) > limit:
         rows = rows[:limit]
         headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
@@ -458,6 +488,9 @@ async def get_state(request: Request) -> Response:
     viewer = await _reader(request, gid)
     live = _live(request)
     events = await live.events(gid)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     if seq is not None and not 1 <= seq <= len(events):
         raise ApiError(404, "no_such_point", f"game {gid} has seq 1..{len(events)}; there is "
                                              f"no seq {seq}", current_seq=len(events))
@@ -470,7 +503,7 @@ async def get_state(request: Request) -> Response:
     if state is None:
         state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
-    return _json_response(table_view(state, viewer), headers={"ETag": _etag(len(events))})
+    return _json_response(table_view(state, viewer), headers=headers)
 
 
 async def get_log(request: Request) -> Response:
@@ -482,9 +515,11 @@ async def get_log(request: Request) -> Response:
     limit = _limit(request, MAX_EVENTS_PAGE)
     viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     lines = await asyncio.to_thread(replay.log_lines, events, game_id=gid,
                                     viewer=None if viewer.is_table else viewer)
-    headers = {"ETag": _etag(len(events))}
     if len(lines) > after + limit:
         headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
     return _json_response(lines[after:after + limit], headers=headers)
@@ -499,11 +534,14 @@ async def get_turns(request: Request) -> Response:
     turn = _int_param(request, "turn")
     viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     if rnd is not None and not 1 <= rnd <= _count_rounds(events):
         raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
                                              f"there is no round {rnd}")
     frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
-    return _json_response(frames, headers={"ETag": _etag(len(events))})
+    return _json_response(frames, headers=headers)
 
 
 async def get_round_score(request: Request) -> Response:
@@ -525,8 +563,11 @@ async def get_round_score(request: Request) -> Response:
         raise ApiError(403, "forbidden", f"round {rnd}'s hands are not shown (the round is not "
                                          "scored yet, or ended in a deck-out): only the table "
                                          "may rescore it")
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
-    return _json_response(report)
+    return _json_response(report, headers=headers)
 
 
 async def follow(request: Request) -> Response:
@@ -661,12 +702,21 @@ async def post_backup(request: Request) -> Response:
 
 # ---------------------------------------------------------------- the app
 
+def _by_method(**handlers):
+    """One endpoint for a path served with several methods (``GET=..., POST=...``), so
+    that the path is one route and a 405 names every method it allows (``Allow``)."""
+    async def endpoint(request: Request) -> Response:
+        return await handlers["GET" if request.method == "HEAD" else request.method](request)
+    endpoint.__name__ = "_".join(h.__name__ for h in handlers.values())
+    endpoint.__doc__ = "\n".join(h.__doc__ or "" for h in handlers.values())
+    return endpoint
+
+
 ROUTES = [
-    Route("/games", list_games, methods=["GET"]),
-    Route("/games", post_game, methods=["POST"]),
+    Route("/games", _by_method(GET=list_games, POST=post_game), methods=["GET", "POST"]),
     Route("/games/{game_id}", get_game, methods=["GET"]),
-    Route("/games/{game_id}/events", get_events, methods=["GET"]),
-    Route("/games/{game_id}/events", post_events, methods=["POST"]),
+    Route("/games/{game_id}/events", _by_method(GET=get_events, POST=post_events),
+          methods=["GET", "POST"]),
     Route("/games/{game_id}/state", get_state, methods=["GET"]),
     Route("/games/{game_id}/log", get_log, methods=["GET"]),
     Route("/games/{game_id}/turns", get_turns, methods=["GET"]),
