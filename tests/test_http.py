@@ -289,7 +289,11 @@ def test_error_statuses_and_nothing_changes(client):
     def expect(status, error, response):
         assert response.status_code == status, response.text
         data = response.json()
-        assert data["error"] == error and data["message"]
+        # RFC 9457: a problem with its type, title, status, detail and instance
+        assert response.headers["content-type"] == "application/problem+json"
+        assert data["error"] == error and data["detail"] and data["title"]
+        assert data["type"] == f"/docs#{error}" and data["status"] == status
+        assert data["instance"] == response.request.url.path
         assert _snapshot(client, "errors") == before
         return data
 

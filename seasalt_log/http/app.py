@@ -1,7 +1,9 @@
 """The HTTP API (docs/HTTP.md): a thin Starlette face over the library.
 
-Every body is JSON encoded and decoded with msgspec; every error is a plain HTTP status with
-a JSON body ``{"error", "message", "rule"?, "reason"?, "index"?, "path"?, "current_seq"?}``.
+Every body is JSON encoded and decoded with msgspec; every error is an HTTP status with an
+RFC 9457 problem body (``application/problem+json``: ``type``, ``title``, ``status``,
+``detail``, ``instance``, and ``error``, ``rule``, ``reason``, ``index``, ``path``,
+``current_seq``, ``expected_seq`` as extension members).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import errno
+import functools
 import os
 import re
 from typing import Any
@@ -33,6 +36,10 @@ from ..store.backup import StoreIdentity
 from ..turn_frames import turn_frames
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
+from .bodies import GameDetail, Health, Problem
+from .docs_page import docs_html
+from .openapi import spec
+from .problems import PROBLEM_JSON, problem_type, title
 from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
@@ -57,7 +64,8 @@ JSONL = "application/jsonl"
 
 
 class ApiError(Exception):
-    """An error answered as ``status`` with a JSON body (``error`` is a short code)."""
+    """An error answered as ``status`` with an RFC 9457 problem body (``error`` is a short
+    code, :data:`.problems.TITLES`; ``fields`` the extension members of :class:`.Problem`)."""
 
     def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
                  **fields: Any):
@@ -66,9 +74,15 @@ class ApiError(Exception):
         self.headers = headers
         self.fields = {k: v for k, v in fields.items() if v is not None}
 
-    def response(self) -> Response:
-        body = {"error": self.error, "message": self.message, **self.fields}
-        return Response(_json.encode(body), self.status, headers=self.headers, media_type=JSON)
+    def problem(self, instance: str | None = None) -> Problem:
+        """The body: the problem of this error at ``instance`` (the request's path)."""
+        return Problem(type=problem_type(self.error), title=title(self.error),
+                       status=self.status, detail=self.message, instance=instance,
+                       error=self.error, **self.fields)
+
+    def response(self, instance: str | None = None) -> Response:
+        return Response(_json.encode(self.problem(instance)), self.status,
+                        headers=self.headers, media_type=PROBLEM_JSON)
 
 
 class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -419,7 +433,7 @@ async def get_game(request: Request) -> Response:
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
     headers = _validators(seq)
-    data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
+    data = GameDetail(seq=seq, game=summary.game, rounds=summary.rounds)
     return _not_modified(request, headers) or _json_response(data, headers=headers)
 
 
@@ -622,8 +636,8 @@ async def get_stats(request: Request) -> Response:
         raise ApiError(400, "bad_request", f"cursor must be a row number, not {cursor[:40]!r}")
     start = int(cursor)
     result = await _live(request).read(lambda s: run_named_report(s, name, params))
-    rows = result["rows"]
-    result["rows"] = rows[start:start + limit]
+    rows = result.rows
+    result.rows = rows[start:start + limit]
     headers = {}
     if len(rows) > start + limit:
         headers = _next_page(request, limit=str(limit), cursor=str(start + limit))
@@ -661,16 +675,25 @@ async def post_query(request: Request) -> Response:
 
 async def openapi(request: Request) -> Response:
     """GET /openapi.json"""
-    from .openapi import spec
     return _json_response(spec())
+
+
+@functools.lru_cache(maxsize=1)
+def _docs() -> bytes:
+    return docs_html(spec()).encode()
+
+
+async def docs(request: Request) -> Response:
+    """GET /docs: the API description as a self-contained web page."""
+    return Response(_docs(), media_type="text/html; charset=utf-8")
 
 
 async def health(request: Request) -> Response:
     """GET /health: 200 while the service runs."""
     live = _live(request)
-    return _json_response({"status": "ok", "pid": os.getpid(),
-                           "batches": live.batches, "appends": live.appends,
-                           "writer_seconds": round(live.writer_seconds, 3)})
+    return _json_response(Health(status="ok", pid=os.getpid(), batches=live.batches,
+                                 appends=live.appends,
+                                 writer_seconds=round(live.writer_seconds, 3)))
 
 
 async def post_backup(request: Request) -> Response:
@@ -726,13 +749,14 @@ ROUTES = [
     Route("/stats/{report}", get_stats, methods=["GET"]),
     Route("/query", post_query, methods=["POST"]),
     Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/docs", docs, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
     Route("/backup", post_backup, methods=["POST"]),
 ]
 
 
 async def _on_api_error(request: Request, exc: Exception) -> Response:
-    return error_for(exc).response()
+    return error_for(exc).response(request.url.path)
 
 
 async def _on_http_error(request: Request, exc: Exception) -> Response:
@@ -741,11 +765,11 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
     message = {404: f"no such endpoint: {request.url.path}",
                405: f"{request.method} is not allowed on {request.url.path}"}.get(
                    exc.status_code, str(exc.detail))
-    return ApiError(exc.status_code, code, message, headers=exc.headers).response()
+    return ApiError(exc.status_code, code, message, headers=exc.headers).response(request.url.path)
 
 
 async def _on_crash(request: Request, exc: Exception) -> Response:
-    return error_for(exc).response()
+    return error_for(exc).response(request.url.path)
 
 
 class _App(Starlette):
@@ -787,17 +811,18 @@ class _App(Starlette):
         if host is None or not state.hosts.allows(host):
             return ApiError(421 if host else 400, "bad_host",
                             f"this service does not answer to Host {(host or '')[:100]!r} "
-                            "(see --allowed-host)").response()
+                            "(see --allowed-host)").response(scope["path"])
         if state.rate is not None and scope.get("client"):
             wait = state.rate.take(scope["client"][0])
             if wait:
                 return ApiError(429, "too_many_requests", "too many requests from this client",
-                                headers={"Retry-After": str(max(1, round(wait)))}).response()
+                                headers={"Retry-After": str(max(1, round(wait)))}
+                                ).response(scope["path"])
         if preflight and scope["method"] == "OPTIONS" and origin is not None:
             if not _cors_allows(state.cors, origin):
                 return ApiError(403, "forbidden_origin",
                                 f"cross-origin requests from {origin[:100]!r} are not allowed "
-                                "(see --cors-origin)").response()
+                                "(see --cors-origin)").response(scope["path"])
             return Response(status_code=204, headers={
                 "Access-Control-Allow-Origin": origin,
                 "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
@@ -825,10 +850,10 @@ class _App(Starlette):
         try:
             response = await post_events(Request(scope, receive))
         except (ApiError, SeasaltError) as exc:
-            response = error_for(exc).response()
+            response = error_for(exc).response(scope["path"])
         except Exception as exc:
             # as Starlette's outermost handler does: answer 500, then let the server log it
-            await error_for(exc).response()(scope, receive, send)
+            await error_for(exc).response(scope["path"])(scope, receive, send)
             raise
         await response(scope, receive, send)
 
