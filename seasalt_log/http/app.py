@@ -36,7 +36,7 @@ from ..store.backup import StoreIdentity
 from ..turn_frames import turn_frames
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
-from .bodies import GameDetail, Health, Problem
+from .bodies import GameCreated, GameDetail, Health, Problem, ReportInfo, StatsReport
 from .docs_page import docs_html
 from .openapi import spec
 from .problems import PROBLEM_JSON, problem_type, title
@@ -370,8 +370,9 @@ async def post_game(request: Request) -> Response:
                                            "/games/{id}/events", index=0)
     result = await _live(request).start_game(start)
     loc = "/games/" + quote(result.game_id, safe="")
-    data = msgspec.structs.asdict(result)     # shallow: meta stays its raw JSON text
-    data.update(request.app.state.creds.for_game(result.game_id, len(start.players)))
+    tokens = request.app.state.creds.for_game(result.game_id, len(start.players))
+    data = GameCreated(game_id=result.game_id, seq=result.seq, appended=result.appended,
+                       **tokens)
     return _json_response(data, 201, {"Location": loc, "ETag": _etag(result.seq)})
 
 
@@ -636,18 +637,17 @@ async def get_stats(request: Request) -> Response:
         raise ApiError(400, "bad_request", f"cursor must be a row number, not {cursor[:40]!r}")
     start = int(cursor)
     result = await _live(request).read(lambda s: run_named_report(s, name, params))
-    rows = result.rows
-    result.rows = rows[start:start + limit]
+    rows = result.pop("rows")
     headers = {}
     if len(rows) > start + limit:
         headers = _next_page(request, limit=str(limit), cursor=str(start + limit))
-    return _json_response(result, headers=headers)
+    return _json_response(StatsReport(**result, rows=rows[start:start + limit]), headers=headers)
 
 
 async def list_stats(request: Request) -> Response:
     """GET /stats: the reports this service can run."""
     from .stats import report_list
-    return _json_response(await _live(request).read(report_list))
+    return _json_response([ReportInfo(**r) for r in await _live(request).read(report_list)])
 
 
 async def post_query(request: Request) -> Response:

@@ -30,6 +30,17 @@ class Problem(msgspec.Struct, omit_defaults=True):
     expected_seq: int | None = None    # the seq the request expected
 
 
+class GameCreated(msgspec.Struct):
+    """``POST /games``: what was stored, and the game's credentials (docs/HTTP.md, "Readers
+    and credentials")."""
+
+    game_id: str
+    seq: int
+    appended: list[ev.AnyEvent]    # type: ignore[valid-type]
+    table_token: str               # reads everything of this game
+    seat_tokens: list[str]         # one per seat, in seat order: that seat's view
+
+
 class GameDetail(msgspec.Struct):
     """``GET /games/{id}``: the game round by round."""
 

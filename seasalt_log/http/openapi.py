@@ -19,8 +19,8 @@ from ..replay import LogLine, RoundReport
 from ..service import AppendResult
 from ..turn_frames import TurnFrame
 from ..view import TableView
-from .bodies import (AppendRequest, GameDetail, Health, Problem, QueryResult, ReportInfo,
-                     StatsReport)
+from .bodies import (AppendRequest, GameCreated, GameDetail, Health, Problem, QueryResult,
+                     ReportInfo, StatsReport)
 from .problems import PROBLEM_JSON, TITLES
 from .sql import QueryBody
 
@@ -91,7 +91,8 @@ def _read(summary: str, description: str, params: list, schema: dict, *,
 @functools.lru_cache(maxsize=1)
 def spec() -> dict[str, Any]:
     """The whole description, as a dict ready to encode."""
-    types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameRow, GameDetail,
+    types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameCreated, GameRow,
+             GameDetail,
              TableView, LogLine, TurnFrame, RoundReport, ReportInfo, StatsReport, QueryBody,
              QueryResult, Health, Problem]
     _, components = msgspec.json.schema_components(types,
@@ -142,7 +143,7 @@ def spec() -> dict[str, Any]:
                 "security": WRITE_AUTH,
                 "requestBody": {"required": True, **_json(_ref("GameStarted"))},
                 "responses": {
-                    "201": {"description": "Stored", **_json(_ref("AppendResult")),
+                    "201": {"description": "Stored", **_json(_ref("GameCreated")),
                             "headers": {"Location": _h("/games/{id}"),
                                         "ETag": _h("The game's seq, quoted")}},
                     **write_errors,

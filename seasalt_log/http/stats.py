@@ -7,11 +7,11 @@ service's DuckDB memory limit (``SEASALT_QUERY_MEMORY``) is set when it opens th
 
 from __future__ import annotations
 
+from typing import Any
 
 from ..digits import is_digits
 from ..errors import UsageError
 from ..store import Store
-from .bodies import ReportInfo, StatsReport
 
 #: the filters every report takes (seasalt_log.analytics.reports)
 FILTERS = ("player", "players")
@@ -27,14 +27,14 @@ def _analytics():
     return reports, json_rows
 
 
-def report_list(store: Store) -> list[ReportInfo]:
-    """Every report's name, description and filters."""
+def report_list(store: Store) -> list[dict[str, Any]]:
+    """Every report's name, description and filters (the fields of :class:`.ReportInfo`)."""
     reports, _ = _analytics()
-    return [ReportInfo(name=r.name, description=r.description, filters=list(FILTERS))
+    return [{"name": r.name, "description": r.description, "filters": list(FILTERS)}
             for r in reports.list_reports()]
 
 
-def run_named_report(store: Store, name: str, params: dict[str, str]) -> StatsReport:
+def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[str, Any]:
     """Run report ``name`` with the filters in ``params`` (query parameters)."""
     from .app import ApiError
     reports, json_rows = _analytics()
@@ -58,5 +58,5 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> StatsRe
     except (QueryTimeoutError, QueryMemoryError) as exc:
         raise ApiError(503, "report_limit", f"report {name}: {exc}") from None
     report = reports.get_report(name)
-    return StatsReport(report=name, description=report.description, columns=result.columns,
-                       types=result.types, rows=json_rows(result))
+    return {"report": name, "description": report.description, "columns": result.columns,
+            "types": result.types, "rows": json_rows(result)}     # :class:`.StatsReport`
