@@ -143,6 +143,7 @@ def query(
     def local(path):
         with _stoppable():
             return run_query(path, text, limits=limits)
+
     def remote(u):
         from seasalt_log.http.client import remote_query
         return remote_query(u, token, text)
@@ -185,6 +186,7 @@ def stats(
     def local(path):
         with _stoppable():
             return run_report(path, report, player=player, players=players, limits=limits)
+
     def remote(u):
         from seasalt_log.http.client import remote_report
         return remote_report(u, token, report, player=player, players=players)

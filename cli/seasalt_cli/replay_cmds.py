@@ -173,6 +173,7 @@ def log_cmd(
     token: str = TokenOption,
 ) -> None:
     """Every event of a stored game as a sentence, with its seq, round and turn."""
+
     def local(path):
         events = load_events(path, game)
         return rp.log_lines(events, viewer=_viewer(events, as_player, game), game_id=game)
@@ -214,6 +215,7 @@ def rescore_cmd(
 ) -> None:
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
     next to the stored ones, and the what-if of the other call."""
+
     def remote(u):
         from seasalt_log.http.client import remote_rescore
         return remote_rescore(u, token, game, round)

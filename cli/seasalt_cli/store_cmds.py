@@ -83,9 +83,11 @@ def games(db: Path = DbOption,
           as_json: bool = JsonOption,
           url: str = UrlOption, token: str = TokenOption):
     """List stored games: id, players, rounds played, state, winners, totals."""
+
     def local(path):
         with Store.open(path, read_only=True) as store:
             return queries.list_games(store, player=player, players=players)
+
     def remote(u):
         from seasalt_log.http.client import remote_games
         return remote_games(u, token, player=player, players=players)
@@ -109,9 +111,11 @@ def games(db: Path = DbOption,
 def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
          url: str = UrlOption, token: str = TokenOption):
     """Sum one game up round by round: ending, caller, outcome, points, totals."""
+
     def local(path):
         with Store.open(path, read_only=True) as store:
             return queries.game_summary(store, game)
+
     def remote(u):
         from seasalt_log.http.client import remote_summary
         return remote_summary(u, token, game)

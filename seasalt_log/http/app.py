@@ -493,6 +493,13 @@ def _count_rounds(events) -> int:
     return sum(1 for e in events if type(e) is ev.RoundStarted)
 
 
+def _check_round(gid: str, events, rnd: int | None) -> None:
+    """404 unless round ``rnd`` (None: no round asked for) has started in the game."""
+    n = _count_rounds(events)
+    if rnd is not None and not 1 <= rnd <= n:
+        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+
+
 async def get_state(request: Request) -> Response:
     """GET /games/{id}/state?round=R&turn=T&seq=N&as=PLAYER"""
     replay = _replay()
@@ -503,15 +510,13 @@ async def get_state(request: Request) -> Response:
     viewer = await _reader(request, gid)
     live = _live(request)
     events = await live.events(gid)
-    headers = _validators(len(events))
-    if (fresh := _not_modified(request, headers)) is not None:
-        return fresh
     if seq is not None and not 1 <= seq <= len(events):
         raise ApiError(404, "no_such_point", f"game {gid} has seq 1..{len(events)}; there is "
                                              f"no seq {seq}", current_seq=len(events))
-    if rnd is not None and not 1 <= rnd <= _count_rounds(events):
-        raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
-                                             f"there is no round {rnd}")
+    _check_round(gid, events, rnd)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     state = None
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
@@ -549,12 +554,10 @@ async def get_turns(request: Request) -> Response:
     turn = _int_param(request, "turn")
     viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
+    _check_round(gid, events, rnd)
     headers = _validators(len(events))
     if (fresh := _not_modified(request, headers)) is not None:
         return fresh
-    if rnd is not None and not 1 <= rnd <= _count_rounds(events):
-        raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
-                                             f"there is no round {rnd}")
     frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
     return _json_response(frames, headers=headers)
 
@@ -569,9 +572,7 @@ async def get_round_score(request: Request) -> Response:
         raise ApiError(400, "bad_request", "the round must be a number") from None
     viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
-    n = _count_rounds(events)
-    if not 1 <= rnd <= n:
-        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+    _check_round(gid, events, rnd)
     if not viewer.is_table and not any(
             type(e) is ev.RoundScored and e.round == rnd and e.ending != "deck_out" for e in events):
         # the rescore shows every hand: only once the round's hands were shown (R-VIEW)
