@@ -10,6 +10,7 @@ from msgspec import Struct
 from . import events as ev
 from . import replay as rp
 from .errors import UsageError
+from .narration import describe
 from .view import TableView, Viewer, table_view
 
 
@@ -39,6 +40,6 @@ def turn_frames(events: Sequence[ev.Event], game: str, round: int | None = None,
                              f"there is no turn {turn}")
         all_turns = [t for t in all_turns if t.turn >= turn]
     return [TurnFrame(round=t.round, turn=t.turn,
-                      events=[rp.describe(st.event, st.before, viewer) for st in t.steps],
+                      events=[describe(st.event, st.before, viewer) for st in t.steps],
                       state=table_view(t.state, viewer))
             for t in all_turns]

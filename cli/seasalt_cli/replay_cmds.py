@@ -17,7 +17,10 @@ from rich.table import Table
 from rich.text import Text
 
 from seasalt_log import events as ev
+from seasalt_log import narration
 from seasalt_log import replay as rp
+from seasalt_log.render import render_report, render_state
+from seasalt_log.rescore import rescore
 from seasalt_log.engine import State, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
@@ -60,12 +63,12 @@ def _terminal() -> bool:
 
 def _print_view(view: TableView, last: str | None) -> None:
     if not _terminal():
-        _plain(rp.render_state(view))
+        _plain(render_state(view))
         if last:
             _plain(f"Last event: {last}")
         return
     names = [s.name for s in view.seats]
-    head = rp.render_state(view).splitlines()
+    head = render_state(view).splitlines()
     # header lines up to the first seat line, as text; the seats as a table
     for line in head:
         if line.startswith(("  ", "> ")):
@@ -121,7 +124,7 @@ def replay_cmd(
         if as_json:
             return table_view(state, viewer), None
         before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
-        return table_view(state, viewer), rp.describe(events[state.seq - 1], before, viewer)
+        return table_view(state, viewer), narration.describe(events[state.seq - 1], before, viewer)
 
     def remote(u):
         from seasalt_log.http import client
@@ -176,7 +179,7 @@ def log_cmd(
 
     def local(path):
         events = load_events(path, game)
-        return rp.log_lines(events, viewer=_viewer(events, as_player, game), game_id=game)
+        return narration.log_lines(events, viewer=_viewer(events, as_player, game), game_id=game)
 
     def remote(u):
         from seasalt_log.http.client import remote_log
@@ -219,15 +222,15 @@ def rescore_cmd(
     def remote(u):
         from seasalt_log.http.client import remote_rescore
         return remote_rescore(u, token, game, round)
-    report = local_or_remote(db, url, lambda path: rp.rescore(load_events(path, game), round,
+    report = local_or_remote(db, url, lambda path: rescore(load_events(path, game), round,
                                                              game_id=game), remote)
     if as_json:
         print_json(report)
         return
     if not _terminal():
-        _plain(rp.render_report(report))
+        _plain(render_report(report))
         return
-    text = rp.render_report(report).splitlines()
+    text = render_report(report).splitlines()
     out.print(text[0], markup=False)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("")

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import functools
 import os
 import re
@@ -28,19 +27,24 @@ from starlette.routing import Route
 from ..digits import is_digits
 from .. import events as ev
 from .. import queries
-from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
-                      UnknownGameError, UsageError)
+from ..errors import LogFormatError, SeasaltError, StreamConflictError
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
+from ..narration import log_lines
+from ..replay import replay, resolve_seat
+from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..turn_frames import turn_frames
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
+from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
-from .bodies import GameCreated, GameDetail, Health, Problem, ReportInfo, StatsReport
+from .bodies import GameCreated, GameDetail, Health, ReportInfo, StatsReport
 from .docs_page import docs_html
+from .errors import JSON, ApiError, error_for, etag
+from .errors import json_encoder as _json
+from .live import MAX_CACHED_GAMES, LiveStore
 from .openapi import spec
-from .problems import PROBLEM_JSON, problem_type, title
-from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
+from .stats import report_list, run_named_report
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -57,32 +61,8 @@ CORS_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event
 #: the response headers a cross-origin page may read
 CORS_EXPOSE = "ETag, Location, Link, Retry-After"
 
-_json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")   # str: odd SQL types
 _EMPTY = State()
-JSON = "application/json"
 JSONL = "application/jsonl"
-
-
-class ApiError(Exception):
-    """An error answered as ``status`` with an RFC 9457 problem body (``error`` is a short
-    code, :data:`.problems.TITLES`; ``fields`` the extension members of :class:`.Problem`)."""
-
-    def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
-                 **fields: Any):
-        super().__init__(message)
-        self.status, self.error, self.message = status, error, message
-        self.headers = headers
-        self.fields = {k: v for k, v in fields.items() if v is not None}
-
-    def problem(self, instance: str | None = None) -> Problem:
-        """The body: the problem of this error at ``instance`` (the request's path)."""
-        return Problem(type=problem_type(self.error), title=title(self.error),
-                       status=self.status, detail=self.message, instance=instance,
-                       error=self.error, **self.fields)
-
-    def response(self, instance: str | None = None) -> Response:
-        return Response(_json.encode(self.problem(instance)), self.status,
-                        headers=self.headers, media_type=PROBLEM_JSON)
 
 
 class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -90,43 +70,6 @@ class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
 
     events: list[msgspec.Raw]
     expected_seq: int | None = None
-
-
-def error_for(exc: BaseException) -> ApiError:
-    """The HTTP error for a library error (and 500 for anything else)."""
-    if isinstance(exc, ApiError):
-        return exc
-    index = getattr(exc, "index", None)
-    if isinstance(exc, IllegalMoveError):
-        return ApiError(422, "illegal_move", str(exc), rule=exc.rule, reason=exc.reason,
-                        index=index)
-    if isinstance(exc, LogFormatError):
-        return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
-                        path=exc.path, index=index)
-    if isinstance(exc, StreamConflictError):
-        return ApiError(409, "conflict", str(exc), headers={"ETag": _etag(exc.found)},
-                        current_seq=exc.found, expected_seq=exc.expected)
-    if isinstance(exc, UnknownGameError):
-        return ApiError(404, "unknown_game", str(exc))
-    if isinstance(exc, ServiceClosed):
-        return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
-    if _disk_full(exc):
-        return ApiError(507, "insufficient_storage", "the store's disk is full: nothing was "
-                        "stored; retry once space is freed", headers={"Retry-After": "10"})
-    if isinstance(exc, (UsageError, SeasaltError)):
-        return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
-    return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """Whether ``exc`` says the disk is full (OSError ENOSPC, or DuckDB's message for it)."""
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return True
-    return "No space left on device" in str(exc)
-
-
-def _etag(seq: int) -> str:
-    return f'"{seq}"'
 
 
 # ---------------------------------------------------------------- request helpers
@@ -190,9 +133,8 @@ async def _reader(request: Request, gid: str) -> Viewer:
     if who is None:
         return viewer
     events = await live.events(gid)
-    replay = _replay()
     try:
-        seat = replay.resolve_seat(replay.replay(events[:1]), who) if who != "spectator" else None
+        seat = resolve_seat(replay(events[:1]), who) if who != "spectator" else None
     except SeasaltError as exc:
         raise ApiError(400, "bad_request", str(exc)) from None
     wanted = SPECTATOR if seat is None else seat_viewer(seat)
@@ -270,7 +212,7 @@ def _next_page(request: Request, **params: str) -> dict[str, str]:
 def _validators(seq: int, *vary: str) -> dict[str, str]:
     """The headers of a read of one game: its seq as the ETag, and what else the answer
     depends on (the reader's credential, and ``vary``)."""
-    return {"ETag": _etag(seq), "Vary": ", ".join(("Authorization", *vary))}
+    return {"ETag": etag(seq), "Vary": ", ".join(("Authorization", *vary))}
 
 
 def _not_modified(request: Request, headers: dict[str, str]) -> Response | None:
@@ -373,7 +315,7 @@ async def post_game(request: Request) -> Response:
     tokens = request.app.state.creds.for_game(result.game_id, len(start.players))
     data = GameCreated(game_id=result.game_id, seq=result.seq, appended=result.appended,
                        **tokens)
-    return _json_response(data, 201, {"Location": loc, "ETag": _etag(result.seq)})
+    return _json_response(data, 201, {"Location": loc, "ETag": etag(result.seq)})
 
 
 async def post_events(request: Request) -> Response:
@@ -398,9 +340,9 @@ async def post_events(request: Request) -> Response:
         if body_given:              # a stale expected_seq in the body: 409
             raise
         raise ApiError(412, "precondition_failed", f"If-Match failed: {exc}",
-                       headers={"ETag": _etag(exc.found)}, current_seq=exc.found,
+                       headers={"ETag": etag(exc.found)}, current_seq=exc.found,
                        expected_seq=exc.expected) from None
-    return _json_response(result, 200, {"ETag": _etag(result.seq)})
+    return _json_response(result, 200, {"ETag": etag(result.seq)})
 
 
 # ---------------------------------------------------------------- reads
@@ -481,14 +423,6 @@ async def get_events(request: Request) -> Response:
     return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
 
 
-def _replay():
-    try:
-        from .. import replay
-    except ImportError:                          # pragma: no cover - replay ships with the library
-        raise ApiError(501, "not_implemented", "replay is not available in this build") from None
-    return replay
-
-
 def _count_rounds(events) -> int:
     return sum(1 for e in events if type(e) is ev.RoundStarted)
 
@@ -502,7 +436,6 @@ def _check_round(gid: str, events, rnd: int | None) -> None:
 
 async def get_state(request: Request) -> Response:
     """GET /games/{id}/state?round=R&turn=T&seq=N&as=PLAYER"""
-    replay = _replay()
     gid = request.path_params["game_id"]
     rnd = _int_param(request, "round")
     turn = _int_param(request, "turn")
@@ -521,7 +454,7 @@ async def get_state(request: Request) -> Response:
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
     if state is None:
-        state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
+        state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
     return _json_response(table_view(state, viewer), headers=headers)
 
@@ -529,7 +462,6 @@ async def get_state(request: Request) -> Response:
 async def get_log(request: Request) -> Response:
     """GET /games/{id}/log?after=N&limit=L&as=PLAYER: the events in words (``seasalt log``)
     as the reader may see them; the table's lines also carry the events themselves."""
-    replay = _replay()
     gid = request.path_params["game_id"]
     after = _int_param(request, "after", minimum=0) or 0
     limit = _limit(request, MAX_EVENTS_PAGE)
@@ -538,7 +470,7 @@ async def get_log(request: Request) -> Response:
     headers = _validators(len(events))
     if (fresh := _not_modified(request, headers)) is not None:
         return fresh
-    lines = await asyncio.to_thread(replay.log_lines, events, game_id=gid,
+    lines = await asyncio.to_thread(log_lines, events, game_id=gid,
                                     viewer=None if viewer.is_table else viewer)
     if len(lines) > after + limit:
         headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
@@ -563,8 +495,7 @@ async def get_turns(request: Request) -> Response:
 
 
 async def get_round_score(request: Request) -> Response:
-    """GET /games/{id}/rounds/{round}/score: the round rescored (replay.rescore)."""
-    replay = _replay()
+    """GET /games/{id}/rounds/{round}/score: the round rescored (:func:`rescore`)."""
     gid = request.path_params["game_id"]
     try:
         rnd = int(request.path_params["round"])
@@ -582,7 +513,7 @@ async def get_round_score(request: Request) -> Response:
     headers = _validators(len(events))
     if (fresh := _not_modified(request, headers)) is not None:
         return fresh
-    report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
+    report = await asyncio.to_thread(rescore, events, rnd, game_id=gid)
     return _json_response(report, headers=headers)
 
 
@@ -628,7 +559,6 @@ async def follow(request: Request) -> Response:
 
 async def get_stats(request: Request) -> Response:
     """GET /stats/{report}?...: a named analytics report with its filters."""
-    from .stats import run_named_report
     name = request.path_params["report"]
     params = dict(request.query_params)
     limit = _limit(request, MAX_PAGE)
@@ -647,7 +577,6 @@ async def get_stats(request: Request) -> Response:
 
 async def list_stats(request: Request) -> Response:
     """GET /stats: the reports this service can run."""
-    from .stats import report_list
     return _json_response([ReportInfo(**r) for r in await _live(request).read(report_list)])
 
 
@@ -891,7 +820,6 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
         finally:
             await live.close()
 
-    from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
     app = _App(routes=ROUTES + WEB_ROUTES, lifespan=lifespan, exception_handlers={
         ApiError: _on_api_error, SeasaltError: _on_api_error, HTTPException: _on_http_error,
         Exception: _on_crash})

@@ -17,7 +17,8 @@ from .. import events as ev
 from ..analytics.output import Result
 from ..errors import SeasaltError
 from ..queries import GameRow, GameSummary
-from ..replay import LogLine, RoundReport
+from ..narration import LogLine
+from ..rescore import RoundReport
 from ..turn_frames import TurnFrame
 from ..view import TableView
 

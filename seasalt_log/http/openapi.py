@@ -15,7 +15,8 @@ import msgspec
 
 from .. import events as ev
 from ..queries import GameRow
-from ..replay import LogLine, RoundReport
+from ..narration import LogLine
+from ..rescore import RoundReport
 from ..service import AppendResult
 from ..turn_frames import TurnFrame
 from ..view import TableView
@@ -92,9 +93,8 @@ def _read(summary: str, description: str, params: list, schema: dict, *,
 def spec() -> dict[str, Any]:
     """The whole description, as a dict ready to encode."""
     types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameCreated, GameRow,
-             GameDetail,
-             TableView, LogLine, TurnFrame, RoundReport, ReportInfo, StatsReport, QueryBody,
-             QueryResult, Health, Problem]
+             GameDetail, TableView, LogLine, TurnFrame, RoundReport, ReportInfo, StatsReport,
+             QueryBody, QueryResult, Health, Problem]
     _, components = msgspec.json.schema_components(types,
                                                    ref_template="#/components/schemas/{name}")
     any_event = {"oneOf": [_ref(t.__name__) for t in ev.EVENT_TYPES],
