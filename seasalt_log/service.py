@@ -357,6 +357,8 @@ def already_derived(cache: GameCache, new: Sequence[ev.Event]) -> int:
     one's place: one that differs is refused (R-DERIVED, ``index`` its place in ``new``).
     The first that has no stored counterpart ends the run (the engine then checks it as
     usual). Returns 0 when ``new`` starts with an input event."""
+    if not new or type(new[0]) not in ev.DERIVED_TYPES:
+        return 0                        # the usual append: nothing to look up
     events, states = cache.events, cache.states
     first = len(events)
     while first and type(events[first - 1]) in ev.DERIVED_TYPES:
