@@ -227,3 +227,21 @@ def test_a_different_derived_event_is_refused_and_changes_nothing(client):  # no
     r = client.post("/games/proto-6/events", content=body(scored), headers={"If-Match": f'"{seq}"'})
     assert r.status_code == 200 and r.json() == {"game_id": "proto-6", "seq": seq, "appended": []}
     assert client.get("/games/proto-6/events").content == before
+
+
+def test_the_clients_read_the_problems_detail(tmp_path):
+    """The library's own clients (`seasalt backup --service`, the reading commands' --url)
+    quote the problem's ``detail`` in their one-line error."""
+    from seasalt_log.errors import SeasaltError
+    from seasalt_log.http.app import create_app
+    from seasalt_log.http.client import remote_query
+    from seasalt_log.http.server import ServerThread
+    from seasalt_log.store.backup import backup_from_service
+
+    with ServerThread(create_app(tmp_path / "p.duckdb", token="right")) as url:
+        with pytest.raises(SeasaltError, match="refused the backup: wrong token"):
+            backup_from_service(url, tmp_path / "copy.duckdb", token="wrong")
+        with pytest.raises(SeasaltError, match="answered 401: wrong token"):
+            remote_query(url, "wrong", "SELECT 1")
+        with pytest.raises(SeasaltError, match="answered 400: query refused"):
+            remote_query(url, "right", "DROP TABLE events")
