@@ -242,6 +242,11 @@ def test_a_busy_store_without_a_service_names_url(tmp_path):
             assert r.exit_code == 1, r.output
             assert r.output.count("\n") == 1, r.output
             assert "busy" in r.output and "--url" in r.output
+        # a live process that does not answer at the URL (a reused pid) is no service either
+        discovery_path(db).write_text(json.dumps({"url": f"http://127.0.0.1:{_free_port()}",
+                                                  "pid": os.getpid()}))
+        r = _run(["show", "sim-3-0", "--db", str(db)])
+        assert r.exit_code == 1 and "busy" in r.output and "--url" in r.output, r.output
     finally:
         holder.kill()
         holder.wait()
