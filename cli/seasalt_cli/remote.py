@@ -17,12 +17,12 @@ T = TypeVar("T")
 
 UrlOption = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
                          help="Ask a running `seasalt serve` at this URL instead of opening the "
-                              "store [env SEASALT_URL; found by itself when the service holds "
-                              "the store]")
+                              "store (without it, a service that holds the store is found by "
+                              "itself)")
 TokenOption = typer.Option(None, "--token", envvar="SEASALT_TOKEN", show_default=False,
                            help="The credential to read the service with: its token, or a "
                                 "game's table or seat token (without one: what a spectator "
-                                "sees) [env SEASALT_TOKEN]")
+                                "sees)")
 
 
 def local_or_remote(db: Path | None, url: str | None, local: Callable[[Path], T],
