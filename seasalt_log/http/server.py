@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import logging
 import socket
 import threading
 import time
@@ -115,7 +116,12 @@ class Server(uvicorn.Server):
     async def startup(self, sockets=None) -> None:
         await super().startup(sockets=sockets)
         if self.started and self.announce_store is not None:
-            announce(self.announce_store, client_url(self.config.host, self.config.port))
+            try:
+                announce(self.announce_store, client_url(self.config.host, self.config.port))
+            except OSError as exc:      # a read-only directory: serve, but unannounced
+                logging.getLogger("uvicorn.error").warning(
+                    "cannot write %s (%s): reading commands will need --url",
+                    exc.filename, exc.strerror)
 
     async def shutdown(self, sockets=None) -> None:
         if self.announce_store is not None:
