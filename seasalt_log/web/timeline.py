@@ -16,15 +16,16 @@ import msgspec
 from .. import events as ev
 from ..engine.state import State
 from ..errors import UsageError
-from ..replay import describe, rescore, resolve_seat, steps
-from ..view import table_view
+from ..replay import describe, rescore, steps
+from ..view import Viewer, as_viewer, table_view
 
 _to = msgspec.to_builtins
 
 
 def frame(state: State, event: ev.Event, before: State, seq: int, rnd: int, turn: int,
-          viewer: int | None) -> dict[str, Any]:
-    """The frame after ``event`` (applied to ``before``, giving ``state``)."""
+          viewer: Viewer | int | None) -> dict[str, Any]:
+    """The frame after ``event`` (applied to ``before``, giving ``state``) as ``viewer``
+    (a :class:`~seasalt_log.view.Viewer`; None the table, an int a seat) may see it."""
     view = _to(table_view(state, viewer))
     view.pop("deck", None)
     for pile in view["piles"]:
@@ -34,18 +35,7 @@ def frame(state: State, event: ev.Event, before: State, seq: int, rnd: int, turn
     return view
 
 
-def viewer_of(events: Sequence[ev.Event], who: str | None) -> int | None:
-    """The seat ``who`` names (a name or a seat number) in this game, or None for everyone."""
-    if who is None or who == "":
-        return None
-    first = events[0] if events else None
-    if not isinstance(first, ev.GameStarted):
-        raise UsageError("the game has no game_started event")
-    from ..engine import apply
-    return resolve_seat(apply(State(), first), who)
-
-
-def frames(events: Sequence[ev.Event], viewer: int | None = None, *, after: int = 0,
+def frames(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *, after: int = 0,
            game_id: str | None = None) -> list[dict[str, Any]]:
     """The frames of the events with seq > ``after`` (seq 1 is game_started)."""
     return [frame(st.after, st.event, st.before, st.seq, st.round, st.turn, viewer)
@@ -70,16 +60,18 @@ def deltas(all_frames: Sequence[dict], after: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def round_reports(events: Sequence[ev.Event], viewer: int | None = None, *,
+def round_reports(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *,
                   game_id: str | None = None, last_frames: dict[int, dict] | None = None
                   ) -> dict[int, dict[str, Any]]:
     """Each ended round's :func:`rescore` report by round number.
 
-    In a player's view (``viewer`` a seat) a report keeps the hands and breakdowns of the
-    players whose hands that player saw at the end of the round (``last_frames``: the last
-    frame of each round, as that player saw it) and drops the what-if (it needs the cards
-    held at the call). Rounds still in play have no report.
+    In a seat's or a spectator's view a report keeps the hands and breakdowns of the
+    players whose hands that viewer saw at the end of the round (``last_frames``: the last
+    frame of each round, as that viewer saw it, so :func:`seasalt_log.view.sees_hand`
+    decides) and drops the what-if (it needs the cards held at the call). Rounds still in
+    play have no report.
     """
+    partial = not as_viewer(viewer).is_table
     out: dict[int, dict[str, Any]] = {}
     n = sum(1 for e in events if type(e) is ev.RoundStarted)
     for rnd in range(1, n + 1):
@@ -87,7 +79,7 @@ def round_reports(events: Sequence[ev.Event], viewer: int | None = None, *,
             report = _to(rescore(events, rnd, game_id=game_id))
         except UsageError:            # the round is still in play
             continue
-        if viewer is not None:
+        if partial:
             seen = {s["seat"] for s in (last_frames or {}).get(rnd, {}).get("seats", ())
                     if s["hand"] is not None}
             for p in report["players"]:
