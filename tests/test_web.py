@@ -20,7 +20,8 @@ from seasalt_log.sim import simulate
 from seasalt_log.store import Store
 from seasalt_log.web.timeline import deltas, frames, last_frame_of_rounds, round_reports
 
-from .web_oracle import feed_live, hidden_cards_in, hidden_moves, leaked, mid_round, shown_after
+from .web_oracle import (SPECTATOR, feed_live, hidden_cards_in, hidden_moves, leaked, mid_round,
+                         shown_after)
 
 GAMES = [g for n, seed in ((2, 5), (3, 6), (4, 7)) for g in simulate(3, n, seed)]
 
@@ -193,10 +194,10 @@ def test_a_spectator_page_of_a_live_game_holds_public_cards_only(live_world, gid
     tokens, events = live[gid]
     r = httpx.get(f"{url}/play/{gid}")
     assert r.status_code == 200
-    assert leaked(r.text, events, None) == set()
+    assert leaked(r.text, events, SPECTATOR) == set()
     fr = _frames_of(r.text)
     assert len(fr) == len(events)
-    assert hidden_cards_in(fr, shown_after(events), None) == []
+    assert hidden_cards_in(fr, shown_after(events), SPECTATOR) == []
     assert "Spectator (public cards)" in r.text and "type=\"password\"" in r.text
     # the live stream: its first message holds every frame after 0
     with httpx.stream("GET", f"{url}/play/{gid}/live", timeout=10) as s:
@@ -204,10 +205,10 @@ def test_a_spectator_page_of_a_live_game_holds_public_cards_only(live_world, gid
             if line.startswith("data: {\""):
                 break
     assert len(json.loads(line[6:])["frames"]) == len(events)
-    assert leaked(line, events, None) == set()
+    assert leaked(line, events, SPECTATOR) == set()
     # the table's view of the same game does hold hidden cards: the check can fail
     r = httpx.get(f"{url}/play/{gid}", headers={"Authorization": "Bearer " + tokens["table_token"]})
-    assert leaked(r.text, events, None)
+    assert leaked(r.text, events, SPECTATOR)
 
 
 @pytest.mark.parametrize("gid", ["live-base", "live-extra"])
@@ -236,7 +237,7 @@ def test_a_seat_token_opens_that_seat_only(live_world, gid):
         # seat 1 may not read as seat 0, but may read as a spectator
         assert browser.get(f"/play/{gid}", params={"as": names[0]}).status_code == 403
         r = browser.get(f"/play/{gid}", params={"as": "spectator"})
-        assert r.status_code == 200 and leaked(r.text, events, None) == set()
+        assert r.status_code == 200 and leaked(r.text, events, SPECTATOR) == set()
         with browser.stream("GET", f"/play/{gid}/live", timeout=10) as s:
             line = next(x for x in s.iter_lines() if x.startswith("data: {\""))
         assert leaked(line, events, 1) == set()
@@ -263,5 +264,5 @@ def test_an_ended_game_follows_the_public_after_end_option(tmp_path):
     with ServerThread(create_app(tmp_path / "s.duckdb", public_after_end=False)) as url:
         r = httpx.get(f"{url}/play/{gid}")
         assert r.status_code == 200 and "as a spectator" in r.text
-        assert leaked(r.text, game, None) == set()
+        assert leaked(r.text, game, SPECTATOR) == set()
         assert httpx.get(f"{url}/play/{gid}", params={"as": "1"}).status_code == 403

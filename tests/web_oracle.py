@@ -13,6 +13,10 @@ from .view_oracle import (event_cards, extra_private_cards, face_down_shells, ha
                           shown_hands)
 
 
+#: the viewer who holds no seat (a spectator), for the functions below that take a seat
+SPECTATOR = -1
+
+
 def shown_after(events) -> list[frozenset[int]]:
     """After each event (index seq - 1), the seats whose hands every player may see."""
     return list(shown_hands(events))
@@ -64,8 +68,8 @@ def codes_in(text: str) -> set[str]:
     return set(_CODE.findall(text))
 
 
-def knowable_cards(events, viewer: int | None) -> set[str]:
-    """Every card code ``viewer`` (a seat, or None for a spectator) may have learnt by the
+def knowable_cards(events, viewer: int) -> set[str]:
+    """Every card code ``viewer`` (a seat, or :data:`SPECTATOR`) may have learnt by the
     end of ``events``, by the oracle of tests/view_oracle.py: what each event shows them
     (RULES.md §7, R-X-VIEW), their own hand and face-down shell, and every hand shown.
     The hands are read from the engine's state (``State.table``), not from any view."""
@@ -77,14 +81,14 @@ def knowable_cards(events, viewer: int | None) -> set[str]:
         known |= event_cards(e, viewer) | extra_private_cards(e, viewer)
         hands = st.after.table.hands
         for s in hands_visible_to(shown[i], viewer):
-            if s is not None and hands and s < len(hands):
+            if 0 <= s < len(hands):
                 known |= set(hands[s])
         if viewer in shells[i]:
             known.add(shells[i][viewer])
     return known
 
 
-def leaked(text: str, events, viewer: int | None) -> set[str]:
+def leaked(text: str, events, viewer: int) -> set[str]:
     """The card codes in ``text`` that ``viewer`` could not have seen in ``events``."""
     return codes_in(text) - knowable_cards(events, viewer)
 
@@ -123,3 +127,23 @@ def mid_round(game, rnd: int = 2, turns: int = 6) -> int:
     start = next(i for i, e in enumerate(game) if isinstance(e, ev.RoundStarted) and e.round == rnd)
     ended = [i for i, e in enumerate(game) if i > start and isinstance(e, ev.TurnEnded)]
     return ended[turns - 1] + 1
+
+
+# ---------------------------------------------------------------- the expansions' table
+
+def extra_truth(state, viewer: int | None, shells: dict[int, str]) -> dict:
+    """What the expansions add to the table in the engine's state (RULES.md §9-18), as the
+    page must draw it for ``viewer`` (a seat, None for the table): the table event, per seat
+    the events held and in effect, the seats whose jellyfish lock lasts, the protected
+    seats, and the face-down shells, their colour only to their owner and the table
+    (R-X-VIEW; ``shells`` from view_oracle.face_down_shells); :data:`SPECTATOR` sees none."""
+    n, f = state.n, state.flow
+    return {
+        "event": state.table_event or "",
+        "held": [" ".join(state.held[s]) if state.held else "" for s in range(n)],
+        "effects": [" ".join(sorted(state.effects(s))) for s in range(n)],
+        "locks": [bool(f.locks >> s & 1) for s in range(n)],
+        "protected": [bool(f.protected >> s & 1) for s in range(n)],
+        "face_down": [None if s not in shells else
+                      shells[s] if viewer is None or viewer == s else "" for s in range(n)],
+    }

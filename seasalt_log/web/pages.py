@@ -184,18 +184,25 @@ def _ruleset_words(rules: tuple[str, str] | None) -> str:
 # ---------------------------------------------------------------- one game
 
 def score_sheet(summary: GameSummary) -> str:
-    """The score sheet round by round (``seasalt show``) and a chart of the totals."""
+    """The score sheet round by round (``seasalt show``) and a chart of the totals. One
+    column per player, each cell the round's points and the total after it, so that the
+    sheet of a 4-player game fits a phone's width without scrolling sideways."""
     g = summary.game
     names = g.players
     rows = []
     for r in summary.rounds:
-        caller = names[r.caller] if r.caller is not None else ""
-        rows.append((r.round, _cell(r.ending), escape(caller), _cell(r.outcome),
-                     *(_cell(p) for p in r.points), *(_cell(t) for t in r.totals)))
-    headers = ("round", "ending", "caller", "outcome", *(f"{n} points" for n in names),
-               *(f"{n} total" for n in names))
-    numeric = (True, False, False, False, *([True] * (2 * len(names))))
-    table = _table(headers, rows, caption="Score sheet", numeric=numeric, attrs=' id="score-sheet"')
+        how = (r.ending or "in play").replace("_", " ")
+        if r.caller is not None:
+            how += f", called by {names[r.caller]}"
+        if r.outcome not in (None, r.ending):
+            how += f" ({r.outcome})"
+        rows.append((r.round, escape(how), *(
+            "" if p is None else f'<span class="pts">{p}</span> → <span class="tot">{t}</span>'
+            for p, t in zip(r.points, r.totals))))
+    headers = ("round", "ending", *names)
+    numeric = (True, False, *([True] * len(names)))
+    table = _table(headers, rows, numeric=numeric, attrs=' id="score-sheet"',
+                   caption="Score sheet: each player's points in the round → their total")
     return table + totals_chart(names, [r.totals for r in summary.rounds], g.target)
 
 

@@ -122,6 +122,20 @@
     return el("div", {"class": "report"}, [el("p", {text: words}), el("div", {"class": "scroll"}, [t])]);
   }
 
+  // the seats of frame f, reusing the ones drawn last time into root while nothing they
+  // show has changed: a step changes one or two seats, and expand() keeps the same object
+  // for a seat (and for `extra`) that did not change
+  function seatsOf(root, f) {
+    var cache = root._seats || (root._seats = []);
+    var key = [f.player, f.step, f.caller, f.call].join("|");
+    return f.seats.map(function (s, k) {
+      var c = cache[k];
+      if (c && c.seat === s && c.extra === f.extra && c.key === key) return c.el;
+      cache[k] = {seat: s, extra: f.extra, key: key, el: seatBox(s, f)};
+      return cache[k].el;
+    });
+  }
+
   // draw frame f into the table element; `report` is the round's report when f ends a round
   function drawTable(root, f, report) {
     var status = f.phase === "ended" ? "Game over" + (f.winners.length ? ": won by " +
@@ -140,7 +154,7 @@
     }
     var kids = [el("p", {"class": "said", text: f.text}),
       el("div", {"class": "muted", text: status}), mid,
-      el("div", {"class": "seats"}, f.seats.map(function (s) { return seatBox(s, f); }))];
+      el("div", {"class": "seats"}, seatsOf(root, f))];
     if (report) kids.push(reportBox(report));
     root.replaceChildren.apply(root, kids);
   }
@@ -161,6 +175,7 @@
     var data = JSON.parse(dataEl.textContent);
     var frames = [], reports = data.reports || {};
     data.frames.forEach(function (d) { frames.push(expand(frames[frames.length - 1], d)); });
+    if (window.performance && performance.mark) performance.mark("seasalt-frames");
     var $ = function (id) { return document.getElementById(id); };
     var table = $("table"), slider = $("slider"), pos = $("pos");
     var i = 0;
@@ -213,6 +228,7 @@
     window.addEventListener("hashchange", function () { var k = fromHash(); if (k != null) show(k, true); });
     var k0 = fromHash();
     show(k0 != null ? k0 : (data.live ? frames.length - 1 : 0), k0 != null);
+    if (window.performance && performance.mark) performance.mark("seasalt-drawn");
     window.seasaltViewer = {show: show, frames: frames, at: function () { return i; }};
     if (data.live && window.EventSource) {
       var live = $("live");
