@@ -149,15 +149,17 @@ async def _game_data(app, gid: str, viewer: Viewer, after: int = 0) -> tuple[Any
 
     def compute():
         fr = frames(events, viewer, game_id=gid)
-        return fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
+        # a page sends every frame as changes: computed once here, not at each request
+        return (fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr)),
+                deltas(fr))
     if key in cache:
         cache.move_to_end(key)
-        fr, reports = cache[key]
+        fr, reports, changes = cache[key]
     else:
-        fr, reports = cache[key] = await asyncio.to_thread(compute)
+        fr, reports, changes = cache[key] = await asyncio.to_thread(compute)
         while len(cache) > CACHED_VIEWS:
             cache.popitem(last=False)
-    return events, fr[after:], deltas(fr, after), reports
+    return events, fr[after:], changes if after == 0 else deltas(fr, after), reports
 
 
 def _trade_token(request: Request, gid: str, token: str) -> Response:

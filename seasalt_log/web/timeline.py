@@ -73,10 +73,13 @@ def round_reports(events: Sequence[ev.Event], viewer: Viewer | int | None = None
     """
     partial = not as_viewer(viewer).is_table
     out: dict[int, dict[str, Any]] = {}
-    n = sum(1 for e in events if type(e) is ev.RoundStarted)
-    for rnd in range(1, n + 1):
+    starts = [i for i, e in enumerate(events) if type(e) is ev.RoundStarted]
+    for rnd in range(1, len(starts) + 1):
+        # the events up to the next round's start hold the whole round (and its derived
+        # events): rescore replays only those, not the whole game for every round
+        end = starts[rnd] if rnd < len(starts) else len(events)
         try:
-            report = _to(rescore(events, rnd, game_id=game_id))
+            report = _to(rescore(events[:end], rnd, game_id=game_id))
         except UsageError:            # the round is still in play
             continue
         if partial:
