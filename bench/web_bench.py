@@ -13,8 +13,8 @@ Chromium driven by Playwright (``pip install -e '.[test]'``).
 - *usable*: from the request's start to the table drawn (the viewer's
   ``seasalt-drawn`` mark), with the HTML received, parsed and the frames rebuilt on the
   way, median of 10 loads;
-- *redraw*: the viewer drawing each frame in turn (``seasaltViewer.show``), per step, and
-  an arrow key to the next frame painted;
+- *redraw*: the viewer drawing each frame in turn (``seasaltViewer.show``), per step, with
+  the main thread's CPU time and how much of it went to style and layout;
 - *front end*: the HTML, CSS and script of each page without its game data.
 """
 
@@ -82,9 +82,11 @@ def main() -> None:
                 cdp = page.context.new_cdp_session(page)
                 cdp.send("Performance.enable")
 
+                def metrics() -> dict:        # the page's counters (seconds)
+                    return {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
+
                 def thread_ms() -> float:     # CPU time of the page's main thread
-                    m = {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
-                    return m["ThreadTime"] * 1000
+                    return metrics()["ThreadTime"] * 1000
                 usable, cpu_load, split = [], [], []
                 for _ in range(10):
                     page.goto("about:blank")
@@ -106,37 +108,22 @@ def main() -> None:
                       f"(HTML received {med[0]:.0f}, parsed {med[1]:.0f}, frames rebuilt "
                       f"{med[2]:.0f}, first frame drawn {med[3]:.0f}); main-thread CPU time to "
                       f"load and draw: median {statistics.median(cpu_load):.0f} ms")
-                for fresh in (False, True):
-                    # fresh: every seat drawn anew at each step (the seats drawn before are
-                    # forgotten), as the viewer did before it reused unchanged seats
-                    t0 = thread_ms()
-                    per = page.evaluate("""(fresh) => {
-                        const v = window.seasaltViewer, n = v.frames.length, out = [];
-                        const table = document.getElementById("table");
-                        for (let k = 0; k < n; k++) { const t = performance.now();
-                          if (fresh) table._seats = [];
-                          v.show(k); document.body.offsetHeight; out.push(performance.now() - t); }
-                        out.sort((a, b) => a - b);
-                        return [out[Math.floor(n / 2)], out[Math.floor(n * 0.99)], out[n - 1]]; }""",
-                                        fresh)
-                    steps_cpu = (thread_ms() - t0) / len(game)
-                    how = "every seat drawn anew" if fresh else "unchanged seats reused"
-                    print(f"redraw per step (with layout), {how}: median {per[0]:.2f} ms, p99 "
-                          f"{per[1]:.2f} ms, max {per[2]:.2f} ms; main-thread CPU time per step "
-                          f"{steps_cpu:.2f} ms")
-                # a step as the keyboard makes it, to the next frame painted
-                frame_ms = page.evaluate("""async () => {
-                    const v = window.seasaltViewer, out = [];
-                    v.show(0);
-                    for (let k = 1; k < 200; k++) {
-                      const t = performance.now();
-                      document.dispatchEvent(new KeyboardEvent("keydown", {key: "ArrowRight"}));
-                      await new Promise(r => requestAnimationFrame(() => setTimeout(r, 0)));
-                      out.push(performance.now() - t); }
+                per = page.evaluate("""() => {
+                    const v = window.seasaltViewer, n = v.frames.length, out = [];
+                    for (let k = 0; k < n; k++) { const t = performance.now(); v.show(k);
+                      document.body.offsetHeight; out.push(performance.now() - t); }
                     out.sort((a, b) => a - b);
-                    return [out[100], out[197]]; }""")
-                print(f"arrow key to the next frame painted: median {frame_ms[0]:.1f} ms, "
-                      f"p99 {frame_ms[1]:.1f} ms")
+                    return [out[Math.floor(n / 2)], out[Math.floor(n * 0.99)], out[n - 1]]; }""")
+                a = metrics()
+                page.evaluate("""() => { const v = window.seasaltViewer;
+                    for (let k = 0; k < v.frames.length; k++) { v.show(k); document.body.offsetHeight; } }""")
+                z = metrics()
+                n = len(game)
+                print(f"redraw per step (with layout): median {per[0]:.2f} ms, p99 {per[1]:.2f} ms, "
+                      f"max {per[2]:.2f} ms; main-thread CPU time per step "
+                      f"{(z['ThreadTime'] - a['ThreadTime']) * 1000 / n:.2f} ms, of which style "
+                      f"{(z['RecalcStyleDuration'] - a['RecalcStyleDuration']) * 1000 / n:.2f} ms "
+                      f"and layout {(z['LayoutDuration'] - a['LayoutDuration']) * 1000 / n:.2f} ms")
                 browser.close()
     # the front end: every page's HTML, CSS and script, without the game's data
     data = {"game_id": "x", "frames": [], "reports": {}, "live": None}

@@ -20,11 +20,12 @@
     }
     if (!drawn[code]) {
       var kc = code.split(":"), kind = kc[0], colour = kc[1];
+      var name = kind === "castofcrabs" ? "cast of crabs" : kind;
       var e = el("span", {"class": "card" + (DARK[colour] ? " dark" : ""),
-        role: "img", "aria-label": kind + ", " + colour, "data-code": code,
+        role: "img", "aria-label": name + ", " + colour, "data-code": code,
         style: "--c:var(--" + colour + ")"});
       e.innerHTML = '<svg aria-hidden="true" viewBox="0 0 32 32"><use href="#k-' + kind +
-        '"></use></svg><span class="k">' + kind + "</span>";
+        '"></use></svg><span class="k">' + name + "</span>";
       drawn[code] = e;
     }
     var c = drawn[code].cloneNode(true);
@@ -122,20 +123,6 @@
     return el("div", {"class": "report"}, [el("p", {text: words}), el("div", {"class": "scroll"}, [t])]);
   }
 
-  // the seats of frame f, reusing the ones drawn last time into root while nothing they
-  // show has changed: a step changes one or two seats, and expand() keeps the same object
-  // for a seat (and for `extra`) that did not change
-  function seatsOf(root, f) {
-    var cache = root._seats || (root._seats = []);
-    var key = [f.player, f.step, f.caller, f.call].join("|");
-    return f.seats.map(function (s, k) {
-      var c = cache[k];
-      if (c && c.seat === s && c.extra === f.extra && c.key === key) return c.el;
-      cache[k] = {seat: s, extra: f.extra, key: key, el: seatBox(s, f)};
-      return cache[k].el;
-    });
-  }
-
   // draw frame f into the table element; `report` is the round's report when f ends a round
   function drawTable(root, f, report) {
     var status = f.phase === "ended" ? "Game over" + (f.winners.length ? ": won by " +
@@ -154,7 +141,7 @@
     }
     var kids = [el("p", {"class": "said", text: f.text}),
       el("div", {"class": "muted", text: status}), mid,
-      el("div", {"class": "seats"}, seatsOf(root, f))];
+      el("div", {"class": "seats"}, f.seats.map(function (s) { return seatBox(s, f); }))];
     if (report) kids.push(reportBox(report));
     root.replaceChildren.apply(root, kids);
   }
