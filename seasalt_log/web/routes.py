@@ -22,8 +22,10 @@ from .. import queries
 from ..cards import ALL_CODES
 from ..errors import SeasaltError, UnknownGameError
 from ..hand import score_hand
-from . import pages
+from ..http.errors import ApiError
+from ..http.stats import report_list, run_named_report
 from ..view import Viewer
+from . import pages
 from .timeline import deltas, frames, last_frame_of_rounds, round_reports
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
@@ -43,8 +45,6 @@ def _error_page(status: int, message: str, gid: str | None = None) -> HTMLRespon
 def _page(handler):
     """Answer a page's errors as an HTML page (404 for an unknown game, the API's status
     for an API error, 400 for any other bad input)."""
-    from ..http.app import ApiError
-
     async def wrapped(request: Request) -> Response:
         try:
             return await handler(request)
@@ -130,13 +130,13 @@ def _cookie_credential(request: Request) -> bytes | None:
 
 
 async def _page_reader(request: Request, gid: str, *, narrow: bool = True) -> Viewer:
-    """Who reads this game's page: the API's rules exactly (``http.app._reader``), with the
-    credential from ``Authorization`` or, for a browser, the game's cookie; ``narrow``:
-    with ``?as=`` applied (else the reader the credential names, whose views a page lists)."""
-    from ..http.app import _reader
+    """Who reads this game's page: the API's rules exactly (its reader function, kept in
+    ``app.state.reader``), with the credential from ``Authorization`` or, for a browser, the
+    game's cookie; ``narrow``: with ``?as=`` applied (else the reader the credential names,
+    whose views a page lists)."""
     if not narrow:
         request = Request({**request.scope, "query_string": b""}, request.receive)
-    return await _reader(request, gid, _cookie_credential(request))
+    return await request.app.state.reader(request, gid, _cookie_credential(request))
 
 
 async def _game_data(app, gid: str, viewer: Viewer, after: int = 0) -> tuple[Any, ...]:
@@ -185,8 +185,7 @@ async def game(request: Request) -> Response:
     token = request.query_params.get("token")
     if token is not None:
         if token:                             # a token that names nobody: 401 now, no cookie
-            from ..http.app import _reader
-            await _reader(request, gid, token.encode("utf-8"))
+            await request.app.state.reader(request, gid, token.encode("utf-8"))
         return _trade_token(request, gid, token)
     reader = await _page_reader(request, gid)
     base = await _page_reader(request, gid, narrow=False)
@@ -244,13 +243,11 @@ async def game_live(request: Request) -> Response:
 
 async def reports(request: Request) -> Response:
     """GET /reports: the named reports."""
-    from ..http.stats import report_list
     return HTMLResponse(pages.reports_page(await request.app.state.live.read(report_list)))
 
 
 async def report(request: Request) -> Response:
     """GET /reports/{name}?player=NAME&players=N: one report, its chart and filters."""
-    from ..http.stats import report_list, run_named_report
     name = request.path_params["name"]
     params = {k: v for k, v in request.query_params.items() if k in ("player", "players") and v}
     live = request.app.state.live
@@ -284,7 +281,7 @@ async def calculator(request: Request) -> Response:
                         400 if error else 200)
 
 
-#: the pages; :func:`seasalt_log.http.create_app` adds them to the API's routes
+#: the pages; :func:`seasalt_log.http.app.create_app` adds them to the API's routes
 WEB_ROUTES = [
     Route("/", _page(games), methods=["GET"]),
     Route("/play/{game_id}", _page(game), methods=["GET"]),
