@@ -6,6 +6,7 @@ in this process (``ServerThread``, a loopback port); the browser is the distribu
 Chromium driven by Playwright (``pip install -e '.[test]'``).
 
     python bench/web_bench.py
+    python bench/web_bench.py --server-only GAME.jsonl   # the server's work only, 5 times
 
 - *server work*: the frames, round reports and JSON of the page, CPU time (a first
   request; later ones for the same game and viewer are served from a small cache);
@@ -21,6 +22,7 @@ Chromium driven by Playwright (``pip install -e '.[test]'``).
 from __future__ import annotations
 
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -46,18 +48,32 @@ def long_game(min_events: int = 700) -> list[ev.Event]:
     raise SystemExit(f"no simulated game of {min_events} events")
 
 
-def main() -> None:
-    from playwright.sync_api import sync_playwright
-    game = long_game()
-    gid = game[0].game_id
+def server_work(game: list[ev.Event], times: int = 5) -> list[float]:
+    """The service's work for a game page, ``times`` times: frames, round reports, the
+    frames as changes, JSON. Returns the CPU milliseconds of each."""
     from seasalt_log.web.timeline import deltas, frames, last_frame_of_rounds, round_reports
+    gid = game[0].game_id
     cpu = []
-    for _ in range(5):
+    for _ in range(times):
         t0 = time.process_time()
         fr = frames(game, game_id=gid)
         round_reports(game, game_id=gid, last_frames=last_frame_of_rounds(fr))
         pages._json.encode(deltas(fr))
         cpu.append((time.process_time() - t0) * 1000)
+    return cpu
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--server-only":
+        # python bench/web_bench.py --server-only GAME.jsonl: that work alone, for timing
+        # the whole process against another version of the code
+        server_work([ev.decode(line) for line in Path(sys.argv[2]).read_bytes().splitlines()
+                     if line.strip()])
+        return
+    from playwright.sync_api import sync_playwright
+    game = long_game()
+    gid = game[0].game_id
+    cpu = server_work(game)
     print(f"server work for the page (frames, reports, JSON), CPU time: best {min(cpu):.0f} ms, "
           f"median {statistics.median(cpu):.0f} ms")
     with tempfile.TemporaryDirectory() as d:
