@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import httpx
 import pytest
@@ -267,3 +268,44 @@ def test_an_ended_game_follows_the_public_after_end_option(tmp_path):
         assert r.status_code == 200 and "as a spectator" in r.text
         assert leaked(r.text, game, SPECTATOR) == set()
         assert httpx.get(f"{url}/play/{gid}", params={"as": "1"}).status_code == 403
+
+
+def test_games_list_filters_by_ruleset(live_world):
+    url, _ = live_world
+    def ids(**params):
+        r = httpx.get(url + "/", params=params)
+        assert r.status_code == 200
+        return [line.split(">")[1].split("<")[0] for line in r.text.split('href="/play/')[1:]]
+    assert ids(ruleset="pepper") == ["live-extra"] == ids(ruleset="extra-salt")
+    assert sorted(ids(ruleset="base")) == sorted(["live-base", GAMES[0][0].game_id])
+    assert sorted(ids(ruleset="no-events")) == sorted(ids(ruleset="base"))
+    assert len(ids()) == 3
+    r = httpx.get(url + "/", params={"ruleset": "salty"})
+    assert r.status_code == 400 and "ruleset must be one of" in html.unescape(r.text)
+
+
+@pytest.mark.parametrize("args", [
+    ["shell:black", "shell:green", "octopus:green", "--ruleset", "extra-salt",
+     "--laid", "crab:black,crab:yellow,starfish:yellow", "--event", "kraken"],
+    ["mermaid:white", "seahorse:white", "penguin:pink", "--ruleset", "extra-salt",
+     "--face-down", "shell:grey", "--event", "coral-reef", "--event", "dance-of-the-shells"],
+])
+def test_calculator_takes_ruleset_events_and_face_down_shells(served, args):
+    """The calculator's breakdown equals `seasalt score`'s for the expansions' options."""
+    cli = CliRunner().invoke(app, ["score", *args, "--json"])
+    assert cli.exit_code == 0, cli.output
+    want = json.loads(cli.output)
+    params: list[tuple[str, str]] = []
+    cards = [a for i, a in enumerate(args) if not a.startswith("--")
+             and (i == 0 or not args[i - 1].startswith("--"))]
+    for code in set(cards):
+        params.append((code, str(cards.count(code))))
+    flags = {"--ruleset": "ruleset", "--laid": "laid", "--event": "event", "--face-down": "face_down"}
+    params += [(flags[a], args[i + 1]) for i, a in enumerate(args) if a in flags]
+    r = httpx.get(served + "/calculator", params=params)
+    assert r.status_code == 200, html.unescape(r.text)
+    table = r.text.split('id="breakdown"')[1].split("</table>")[0]
+    rows = dict(re.findall(r"<tr><td>([a-z_]+)</td><td class=n>([^<]*)</td></tr>", table))
+    for field in ("pairs", "trios", "starfish", "collectors", "multipliers", "mermaids",
+                  "card_points", "color_bonus", "face_down"):
+        assert rows[field] == str(want[field]), field
