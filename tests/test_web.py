@@ -20,7 +20,8 @@ from seasalt_log.replay import steps
 from seasalt_log.service import import_logs
 from seasalt_log.sim import simulate
 from seasalt_log.store import Store
-from seasalt_log.web.timeline import deltas, frames, last_frame_of_rounds, round_reports
+from seasalt_log.view import SPECTATOR as SPECTATOR_VIEW
+from seasalt_log.web.timeline import deltas, frame_set, frames, last_frame_of_rounds, round_reports
 
 from .web_oracle import (SPECTATOR, feed_live, hidden_cards_in, hidden_moves, leaked, mid_round,
                          shown_after)
@@ -309,3 +310,20 @@ def test_calculator_takes_ruleset_events_and_face_down_shells(served, args):
     for field in ("pairs", "trios", "starfish", "collectors", "multipliers", "mermaids",
                   "card_points", "color_bonus", "face_down"):
         assert rows[field] == str(want[field]), field
+
+
+@pytest.mark.parametrize("game", [GAMES[1], EXTRA_LIVE], ids=["base", "expansions"])
+def test_a_frame_set_extended_event_by_event_equals_one_made_at_once(game):
+    """A live page's frames grow with the game (routes keep and extend them): extended after
+    every event, or every 7, they are what the whole game gives, round reports included
+    (a round's report made before its round_scored arrived is made again)."""
+    gid = game[0].game_id
+    for viewer in (None, 1, SPECTATOR_VIEW):
+        for step in (1, 7):
+            fs = None
+            for n in [*range(1, len(game), step), len(game)]:
+                fs = frame_set(game[:n], viewer, game_id=gid, prev=fs)
+            whole = frames(game, viewer, game_id=gid)
+            assert fs.frames == whole and fs.changes == deltas(whole)
+            assert fs.reports == round_reports(game, viewer, game_id=gid,
+                                               last_frames=last_frame_of_rounds(whole))

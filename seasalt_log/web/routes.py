@@ -26,7 +26,7 @@ from ..http.errors import ApiError
 from ..http.stats import report_list, run_named_report
 from ..view import Viewer
 from . import pages
-from .timeline import deltas, frames, last_frame_of_rounds, round_reports
+from .timeline import frame_set
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
 
@@ -111,8 +111,7 @@ async def games(request: Request) -> Response:
     return HTMLResponse(html)
 
 
-#: how many (game, viewer, length) frame sets an app keeps: a stored game's first N events
-#: never change (the store is append-only), so the frames computed for them stay right
+#: how many (game, viewer) frame sets an app keeps
 CACHED_VIEWS = 32
 
 #: the cookie a page keeps a game's credential in (HttpOnly, for that game's pages only)
@@ -140,26 +139,25 @@ async def _page_reader(request: Request, gid: str, *, narrow: bool = True) -> Vi
 
 
 async def _game_data(app, gid: str, viewer: Viewer, after: int = 0) -> tuple[Any, ...]:
-    live = app.state.live
-    events = await live.events(gid)
-    key = (gid, viewer, len(events))
+    """(the events, the frames after the first ``after``, the same as changes, the round
+    reports) of game ``gid`` as ``viewer`` sees it. The frame set made for a shorter start
+    of the game (a live game's page, the request before) is extended, not made anew: the
+    store is append-only, so what was made for the first N events stays right."""
+    events = await app.state.live.events(gid)
+    key = (gid, viewer)
     cache = getattr(app.state, "web_frames", None)
     if cache is None:
         cache = app.state.web_frames = OrderedDict()
-
-    def compute():
-        fr = frames(events, viewer, game_id=gid)
-        # a page sends every frame as changes: computed once here, not at each request
-        return (fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr)),
-                deltas(fr))
-    if key in cache:
+    fs = cache.get(key)
+    if fs is not None:
         cache.move_to_end(key)
-        fr, reports, changes = cache[key]
-    else:
-        fr, reports, changes = cache[key] = await asyncio.to_thread(compute)
+    if fs is None or len(fs.frames) != len(events):
+        prev = fs if fs is not None and len(fs.frames) < len(events) else None
+        fs = cache[key] = await asyncio.to_thread(frame_set, events, viewer, game_id=gid,
+                                                  prev=prev)
         while len(cache) > CACHED_VIEWS:
             cache.popitem(last=False)
-    return events, fr[after:], changes if after == 0 else deltas(fr, after), reports
+    return events, fs.frames[after:], fs.changes[after:], fs.reports
 
 
 def _trade_token(request: Request, gid: str, token: str) -> Response:
