@@ -9,7 +9,8 @@ Chromium driven by Playwright (``pip install -e '.[test]'``).
     python bench/web_bench.py --server-only GAME.jsonl   # the server's work only, 5 times
 
 - *server work*: the frames, round reports and JSON of the page, CPU time (a first
-  request; later ones for the same game and viewer are served from a small cache);
+  request; later ones for the same game and viewer are served from a small cache), and
+  the frames extended by one event (a live game's page after an append);
 - *request*: GET /play/{id} answered (HTML around the cached frames), median of 20;
 - *usable*: from the request's start to the table drawn (the viewer's
   ``seasalt-drawn`` mark), with the HTML received, parsed and the frames rebuilt on the
@@ -76,6 +77,15 @@ def main() -> None:
     cpu = server_work(game)
     print(f"server work for the page (frames, reports, JSON), CPU time: best {min(cpu):.0f} ms, "
           f"median {statistics.median(cpu):.0f} ms")
+    from seasalt_log.web.timeline import frame_set
+    grow = []
+    for n in range(len(game) // 2, len(game) // 2 + 20):   # a live page, one event at a time
+        fs = frame_set(game[:n], game_id=gid)
+        t0 = time.process_time()
+        frame_set(game[:n + 1], game_id=gid, prev=fs)
+        grow.append((time.process_time() - t0) * 1000)
+    print(f"a live page's frames extended by one event, CPU time: median "
+          f"{statistics.median(grow):.2f} ms")
     with tempfile.TemporaryDirectory() as d:
         log = Path(d) / "g.jsonl"
         log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in game))

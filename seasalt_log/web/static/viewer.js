@@ -229,7 +229,11 @@
         live.textContent = "Live: " + frames.length + " events so far";
         show(atEnd ? frames.length - 1 : i);
       };
-      src.addEventListener("end", function () { live.textContent = "The game has ended."; src.close(); });
+      src.addEventListener("end", function () {
+        live.replaceChildren("The game has ended. ", el("a", {href: location.pathname + location.search,
+          text: "Reload it (hands may be shown now that it is over)"}));
+        src.close();
+      });
       src.onerror = function () { live.textContent = "Live: reconnecting…"; };
     }
   }
