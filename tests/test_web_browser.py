@@ -549,5 +549,10 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
     assert len(got) == seq and hidden_cards_in(got, shown, 1) == []
     assert hidden_cards_in(pages[0].page.evaluate("window.seasaltViewer.frames"), shown, 1)
     pages[0].shot("live-desktop")
+    # the rest of the game in one append: the pages say it ended and offer a reload
+    _post(f"{world['url']}/games/{gid}/events", [msgspec.to_builtins(e) for e in rest[10:]], seq)
     for p in pages:
+        p.page.wait_for_function("document.getElementById('live').textContent"
+                                 ".startsWith('The game has ended.')", timeout=10000)
+        assert p.page.is_visible("#live a")
         p.close()
