@@ -1,9 +1,10 @@
 """The web app's routes (docs/HTTP.md, "Web pages"), mounted beside the JSON API.
 
-Pages read through the same :class:`~seasalt_log.http.live.LiveStore` as the API. A game
-page carries its frames computed on the server for its viewer (``?as=PLAYER``), so a
-player's page, and the live stream it listens to, never carry a card that player could not
-see.
+Pages read through the same :class:`~seasalt_log.http.live.LiveStore` as the API, and a
+game's reader is decided by the API's own rules (the table, a seat, or a spectator, from
+the game's token kept in a cookie, narrowed by ``?as=``). A game page carries its frames
+computed on the server for that reader, so a player's or a spectator's page, and the live
+stream it listens to, never carry a card that reader could not see.
 """
 
 from __future__ import annotations
@@ -188,7 +189,7 @@ async def game(request: Request) -> Response:
     reader = await _page_reader(request, gid)
     base = await _page_reader(request, gid, narrow=False)
     summary = await live.read(lambda s: queries.game_summary(s, gid))
-    events, _, fr, reports = await _game_data(request.app, gid, reader)
+    _, _, fr, reports = await _game_data(request.app, gid, reader)
     stream = None
     if summary.game.status != "ended":
         stream = _game_path(gid) + "/live"
