@@ -82,7 +82,7 @@ def steps(events: Iterable[ev.Event], *, game_id: str | None = None,
     as they are applied.
     """
     from msgspec.structs import replace
-    s = start or State()
+    s = State() if start is None else start
     for seq, e in enumerate(events, s.seq + 1):
         before = s
         s = apply(s, e)
