@@ -112,14 +112,15 @@ def _same_or_allowed_origin(request: Request, origin: str) -> bool:
     return origin_host(origin) == request.headers.get("host", "").strip().lower()
 
 
-async def _reader(request: Request, gid: str) -> Viewer:
+async def _reader(request: Request, gid: str, credential: bytes | None = None) -> Viewer:
     """Who reads game ``gid`` (docs/HTTP.md "Readers and credentials"), narrowed by ``?as=``.
 
     The service token and the game's table token read everything; a seat token reads that
     seat's view; no credential reads as a spectator. An ended game reads as the table for
-    everyone when the service makes ended games public (the default)."""
+    everyone when the service makes ended games public (the default). ``credential``: a
+    token given another way than ``Authorization`` (the web pages' cookie)."""
     creds: Credentials = request.app.state.creds
-    got = bearer(request.scope["headers"])
+    got = bearer(request.scope["headers"]) if credential is None else credential
     live = _live(request)
     if creds.is_service(got):
         viewer = TABLE
@@ -832,6 +833,7 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
     app.state.hosts = HostCheck(host, allowed_hosts)
     app.state.cors = tuple(cors_origins)
     app.state.public_after_end = public_after_end
+    app.state.reader = _reader              # the web pages read with the same rules
     app.state.rate = RateLimit(rate_limit) if rate_limit else None
     app.state.body_timeout = body_timeout
     app.state.max_body = max_body
