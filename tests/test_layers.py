@@ -31,13 +31,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store", ("seasalt_log.store", "seasalt_log.queries")),
     # what works over logs and stores: reading a game, importing, analytics, the simulator
     ("library", ("seasalt_log.replay", "seasalt_log.rescore", "seasalt_log.narration",
-                 "seasalt_log.render", "seasalt_log.importers", "seasalt_log.analytics",
+                 "seasalt_log.render", "seasalt_log.turn_frames", "seasalt_log.importers",
+                 "seasalt_log.analytics",
                  "seasalt_log.sim", "seasalt_log.verify", "seasalt_log.archive",
                  "seasalt_log.golden")),
     # the writing service and its HTTP and web faces
     ("service", ("seasalt_log.service", "seasalt_log.http", "seasalt_log.web")),
     # the command line
-    ("cli", ("seasalt_cli",)),
+    ("cli", ("seasalt_cli", "seasalt_log.__main__")),   # python -m seasalt_log runs the CLI
 )
 
 
