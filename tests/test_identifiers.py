@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.errors import LogFormatError
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.importers.jsonl import derive_game_id
 from seasalt_log.service import export_lines, import_logs
 from seasalt_log.sim import simulate
@@ -115,7 +116,7 @@ def test_the_service_refuses_a_bad_game_id_and_serves_a_good_one(tmp_path):
         # an event over the line limit: the line limit's LOG-FORMAT error, not a 413
         r = client.post("/games", content=_start(meta={"blob": "m" * (1 << 20)}))
         assert r.status_code == 400 and r.json()["rule"] == "LOG-FORMAT"
-        assert "at most 1,048,576 bytes" in r.json()["message"]
+        assert "at most 1,048,576 bytes" in r.json()["detail"]
 
 
 # ---------------------------------------------------------------- meta

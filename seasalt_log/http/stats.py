@@ -12,13 +12,13 @@ from typing import Any
 from ..digits import is_digits
 from ..errors import UsageError
 from ..store import Store
+from .errors import ApiError
 
 #: the filters every report takes (seasalt_log.analytics.reports)
 FILTERS = ("player", "players")
 
 
 def _analytics():
-    from .app import ApiError
     try:
         from ..analytics import reports
         from ..analytics.output import json_rows
@@ -28,7 +28,7 @@ def _analytics():
 
 
 def report_list(store: Store) -> list[dict[str, Any]]:
-    """Every report's name, description and filters."""
+    """Every report's name, description and filters (the fields of :class:`.ReportInfo`)."""
     reports, _ = _analytics()
     return [{"name": r.name, "description": r.description, "filters": list(FILTERS)}
             for r in reports.list_reports()]
@@ -36,7 +36,6 @@ def report_list(store: Store) -> list[dict[str, Any]]:
 
 def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[str, Any]:
     """Run report ``name`` with the filters in ``params`` (query parameters)."""
-    from .app import ApiError
     reports, json_rows = _analytics()
     unknown = sorted(set(params) - set(FILTERS))
     if unknown:
@@ -59,4 +58,4 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
         raise ApiError(503, "report_limit", f"report {name}: {exc}") from None
     report = reports.get_report(name)
     return {"report": name, "description": report.description, "columns": result.columns,
-            "rows": json_rows(result)}
+            "types": result.types, "rows": json_rows(result)}     # :class:`.StatsReport`
