@@ -7,15 +7,17 @@ Simulated games (a third each of 2, 3 and 4 players, default bots) are imported 
 game whole in one file). Then:
 
 - the per-core rate: :func:`seasalt_log.store.batch.fold_partition` over the events of one
-  export file in this process, events per CPU-second (check only);
+  export file in this process, events per CPU-second (check only), and where that CPU
+  goes per event (reading the file, decoding, the engine, the results, writing them);
 - ``archive check`` on the export (no shuffle), and on the same events split the way an
   older export could leave them (every game over several files: a shuffle first);
 - ``archive rebuild`` on the export (the read models written too);
 
 each on a fresh ``LocalCluster`` of ``--workers`` processes: events per second of wall clock
 once the cluster is up (its start is shown apart), and events per CPU-second of the worker
-processes (their CPU time, read on each worker before and after), the figure that holds on
-a loaded machine: ``workers`` times it is what as many free cores would do.
+processes (their CPU time, read on each worker before and after, once the workers have
+imported seasalt), the figure that holds on a loaded machine: ``workers`` times it is what
+as many free cores would do.
 """
 
 from __future__ import annotations
@@ -85,6 +87,46 @@ def per_core(export: Path) -> None:
           f"{batch.events / cpu:,.0f} events per CPU-second")
 
 
+def _warm() -> None:
+    import seasalt_log.archive  # noqa: F401
+
+
+def phases(export: Path) -> None:
+    """Where a task's CPU goes, per event, for one export file: the steps of
+    ``archive._fold_file`` timed apart (the engine's share is the fold less the rest)."""
+    import gc
+    import io
+
+    import pyarrow.parquet as pq
+
+    from seasalt_log.store import batch
+    f = sorted((export / "events").glob("*/*.parquet"))[0]
+    gc.disable()
+    clock = time.process_time
+    t0 = clock()
+    table = pq.read_table(f, columns=["game_id", "seq", "event"])
+    t1 = clock()
+    events = batch._decode_column(table.column("event"))
+    t2 = clock()
+    starts = batch._game_starts(table.column("game_id"))
+    last = [batch._engine_states(events[a:b], every=False) for a, b in zip(starts, starts[1:])]
+    t3 = clock()
+    out = batch.Batch()
+    for k, (a, b) in enumerate(zip(starts, starts[1:])):
+        out.add(str(k), b - a, events[a:b], last[k][-1], None)
+    tables = out.tables()
+    t4 = clock()
+    for rows in tables:
+        pq.write_table(rows, io.BytesIO())
+    t5 = clock()
+    gc.enable()
+    n = table.num_rows
+    print("per event (µs of CPU): " + ", ".join(
+        f"{name} {1e6 * dt / n:.2f}" for name, dt in (
+            ("read Parquet", t1 - t0), ("decode", t2 - t1), ("engine check + apply", t3 - t2),
+            ("results", t4 - t3), ("write results", t5 - t4))))
+
+
 def job(what: str, source: Path, workers: int, **kw) -> None:
     import dask
     from distributed import Client, LocalCluster
@@ -98,6 +140,9 @@ def job(what: str, source: Path, workers: int, **kw) -> None:
     client = Client(cluster)
     start = time.perf_counter() - t0
     try:
+        # the workers import the engine before the clock starts: a one-off cost per worker
+        # process (about a second of CPU), not a cost per event
+        client.run(_warm)
         before = client.run(time.process_time)
         s = run(str(source), str(out), client=client, **kw)
         after = client.run(time.process_time)
@@ -123,6 +168,7 @@ def main() -> None:
     _, export = build(args.games)
     print(f"load average before: {os.getloadavg()[0]:.1f}")
     per_core(export)
+    phases(export)
     job("check, whole games", export, args.workers)
     if args.check_only:
         return

@@ -274,8 +274,13 @@ def _run_jobs(source: str, files: list[str], out: str, *, rebuild: bool, workers
 
 
 #: Dask settings of the local cluster: the workers' statistical profiler (a thread sampling
-#: every task's stack) costs the fold CPU time under the GIL, and nothing here reads it
-LOCAL_CONFIG = {"distributed.worker.profile.enabled": False}
+#: every task's stack) costs the fold CPU time under the GIL, and nothing here reads it; the
+#: event loop's tick, memory and system monitors, polled less often, take an idle worker
+#: from about 1.6 % of a CPU to 0.3 % (the memory limit is still checked every second)
+LOCAL_CONFIG = {"distributed.worker.profile.enabled": False,
+                "distributed.admin.tick.interval": "1s",
+                "distributed.worker.memory.monitor-interval": "1s",
+                "distributed.admin.system-monitor.interval": "5s"}
 
 
 def _connect(workers: int | None, scheduler: str | None):

@@ -21,13 +21,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .. import events as ev
-from ..engine import State, apply, next_derived
+from ..engine import State, apply, fold, next_derived
 from ..engine.state import ENDED
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from .arrow_rows import arrow_type
 from .projections import project
 
 _decode_list = msgspec.json.Decoder(list[ev.AnyEvent]).decode
+_decode_stream = msgspec.json.Decoder(ev.AnyEvent).decode_lines
 
 #: the per-game results: one row per game
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -153,8 +154,8 @@ def fold_game(texts: list[str], *, strict: bool = True) -> Folded:
 
 
 def _fold_fast(texts: list[str]) -> Folded | None:
-    """The engine alone over the events (with the format checks of game_started and
-    round_started, which it does not repeat); None when anything fails.
+    """The engine alone over the events (see :func:`_engine_states`); None when anything
+    fails.
 
     Every other check of the strict fold is one the engine makes too, in its own words: a
     seat out of range fails as an index or a wrong player, a derived event missing before an
@@ -162,22 +163,35 @@ def _fold_fast(texts: list[str]) -> Folded | None:
     derived event. So a game passes here exactly when it passes the strict fold, and a
     failure is then reported by the strict fold."""
     events = _decode_all(texts)
-    if events is None:
+    states = _engine_states(events) if events is not None else None
+    return Folded(events, states, None) if states is not None else None
+
+
+def _engine_states(events: list[ev.Event], every: bool = True) -> list[State] | None:
+    """The state after each of ``events`` (``every=False``: after the last only), folded by
+    the engine with the format checks of game_started and round_started, which it does not
+    repeat; None when anything fails or a derived event is missing at the end."""
+    if not events or type(events[0]) is not ev.GameStarted:
         return None
-    states: list[State] = []
-    s = State()
     try:
-        for e in events:
-            t = type(e)
-            if t is ev.GameStarted or t is ev.RoundStarted:
-                ev.validate(e, s.n or None)
-            s = apply(s, e)
-            states.append(s)
+        ev.validate(events[0], None)
+        n = len(events[0].players)
+        if every:
+            states, s = [], State()
+            for e in events:
+                if type(e) is ev.RoundStarted:
+                    ev.validate(e, n)
+                s = apply(s, e)
+                states.append(s)
+        else:
+            for e in events:
+                if type(e) is ev.RoundStarted:
+                    ev.validate(e, n)
+            s = fold(events)
+            states = [s]
     except SeasaltError:
         return None
-    if next_derived(s) is not None:
-        return None
-    return Folded(events, states, None)
+    return states if next_derived(s) is None else None
 
 
 def _failure(kind: str, exc: SeasaltError, index: int, s: State) -> Failure:
@@ -217,6 +231,31 @@ class Batch:
                 return describe(r[0], r[10], r[11], r[12])
         return None
 
+    def add(self, gid: str, rows: int, events: list[ev.Event], last: State | None,
+            failure: Failure | None, seq_at: Callable[[int], int] | None = None) -> None:
+        """The results of one game folded: ``events`` folded (up to the failure), ``last``
+        the state after them; ``seq_at(i)``: the seq of the game's row ``i`` (default
+        ``i + 1``)."""
+        self.games += 1
+        self.events += rows
+        for e in events:
+            if type(e) is ev.RoundScored:
+                self.rounds.append((gid, e.round, e.ending, e.caller, e.caller_won,
+                                    list(e.card_points), list(e.color_bonus), list(e.points),
+                                    list(e.totals)))
+        if failure is None:
+            ended = last.phase == ENDED
+            self.results.append((gid, rows, True, "ended" if ended else "in_progress",
+                                 last.rounds_played, list(last.winners) if ended else None,
+                                 list(last.totals), None, None, None, None, None, None))
+            return
+        self.failed += 1
+        i = failure.index
+        seq = seq_at(i) if seq_at is not None and i < rows else i + 1
+        self.results.append((gid, rows, False, "failed", last.rounds_played if last else 0,
+                             None, list(last.totals) if last else [], failure.kind,
+                             failure.rule, seq, failure.round, failure.turn, failure.message))
+
     def tables(self) -> tuple[pa.Table, pa.Table]:
         """(per-game results, per-round results) as Arrow tables."""
         return (_arrow(RESULT_COLUMNS, self.results), _arrow(ROUND_COLUMNS, self.rounds))
@@ -229,30 +268,10 @@ def fold_games(games: Iterable[tuple[str, list[str], list[int] | None]], *,
     ``read_models`` (table name -> rows, as :func:`~seasalt_log.store.projections.project`
     makes them), when given. ``strict``: see :func:`fold_game`."""
     out = Batch()
-    results, rounds = out.results, out.rounds
     for gid, texts, seqs in games:
         events, states, failure = fold_game(texts, strict=strict)
-        out.games += 1
-        out.events += len(texts)
-        last = states[-1] if states else None
-        for e in events:
-            if type(e) is ev.RoundScored:
-                rounds.append((gid, e.round, e.ending, e.caller, e.caller_won,
-                               list(e.card_points), list(e.color_bonus), list(e.points),
-                               list(e.totals)))
-        if failure is None:
-            ended = last.phase == ENDED
-            results.append((gid, len(texts), True, "ended" if ended else "in_progress",
-                            last.rounds_played, list(last.winners) if ended else None,
-                            list(last.totals), None, None, None, None, None, None))
-        else:
-            out.failed += 1
-            i = failure.index
-            seq = seqs[i] if seqs is not None and i < len(seqs) else i + 1
-            results.append((gid, len(texts), False, "failed",
-                            last.rounds_played if last else 0, None,
-                            list(last.totals) if last else [], failure.kind, failure.rule, seq,
-                            failure.round, failure.turn, failure.message))
+        out.add(gid, len(texts), events, states[-1] if states else None, failure,
+                (lambda i, seqs=seqs: seqs[i]) if seqs is not None else None)
         if read_models is not None and failure is None and events:
             read_models(project(gid, events, states))
     return out
@@ -281,10 +300,63 @@ def fold_partition(table: pa.Table, *, read_models: RowsCallback | None = None,
                    sort: bool = False, strict: bool = True) -> Batch:
     """:func:`fold_games` over an Arrow table of whole games (``game_id``, ``seq``,
     ``event``; other columns ignored). The rows of each game must be contiguous and in seq
-    order, or ``sort`` (sort them here). ``strict``: see :func:`fold_game`."""
+    order, or ``sort`` (sort them here). ``strict``: see :func:`fold_game`.
+
+    With ``strict=False`` the events are decoded straight from the Arrow column in one call
+    and each game is folded by the engine alone; only a game that fails (or a partition
+    that does not decode) goes through :func:`fold_game` again, for its first error."""
     if sort:
         table = table.sort_by([("game_id", "ascending"), ("seq", "ascending")])
-    return fold_games(split_games(table), read_models=read_models, strict=strict)
+    events = None if strict or table.num_rows == 0 else _decode_column(table.column("event"))
+    if events is None:
+        return fold_games(split_games(table), read_models=read_models, strict=strict)
+    starts = _game_starts(table.column("game_id"))
+    ids = table.column("game_id").take(starts[:-1]).to_pylist()
+    seqs, texts = table.column("seq"), table.column("event")
+    out = Batch()
+    for k, gid in enumerate(ids):
+        a, b = starts[k], starts[k + 1]
+        game = events[a:b]
+        states = _engine_states(game, every=read_models is not None)
+        if states is None:                # fails: again with every check, for its error
+            game, states, failure = fold_game(texts.slice(a, b - a).to_pylist())
+        else:
+            failure = None
+        out.add(gid, b - a, game, states[-1] if states else None, failure,
+                lambda i, a=a: seqs[a + i].as_py())
+        if read_models is not None and failure is None:
+            read_models(project(gid, game, states))
+    return out
+
+
+def _decode_column(column: pa.ChunkedArray) -> list[ev.Event] | None:
+    """Every event of a string column, decoded in one call from its bytes (the texts lie
+    back to back in the Arrow buffer); None when they do not decode one event per row."""
+    arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
+    if arr.null_count or not (pa.types.is_string(arr.type) or pa.types.is_large_string(arr.type)):
+        return None
+    width = pa.int64() if pa.types.is_large_string(arr.type) else pa.int32()
+    offsets = pa.Array.from_buffers(width, arr.offset + len(arr) + 1, [None, arr.buffers()[1]])
+    first, end = offsets[arr.offset].as_py(), offsets[arr.offset + len(arr)].as_py()
+    try:
+        events = _decode_stream(memoryview(arr.buffers()[2])[first:end])
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    # one event per row: every row holds an object, and no row's text runs into the next
+    # (a row with two objects and one with none could otherwise pair up)
+    if len(events) != len(arr) or not pc.all(pc.starts_with(pc.utf8_ltrim_whitespace(arr), "{")).as_py():
+        return None
+    return events
+
+
+def _game_starts(ids: pa.ChunkedArray) -> list[int]:
+    """The row where each game of ``ids`` (its rows contiguous) starts, and the number of
+    rows."""
+    n = len(ids)
+    if n < 2:
+        return [0, n]
+    new = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
+    return [0] + pc.add(pc.indices_nonzero(new), 1).to_pylist() + [n]
 
 
 def whole_games(table: pa.Table) -> bool:
