@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import os
+
 import json
 import re
 import subprocess
@@ -114,8 +116,12 @@ def test_version_is_the_package_metadata():
 def test_shell_completion_is_offered():
     text = _help()
     assert "--install-completion" in text and "--show-completion" in text
-    r = run("--show-completion", "bash", env={"SHELL": "/bin/bash"})
-    assert r.exit_code == 0 and "complete" in r.stdout
+    # the shell named rather than detected from the parent processes (none may be a shell):
+    # Typer reads this variable when the app is built, hence a fresh process
+    env = {**os.environ, "_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}
+    r = subprocess.run([sys.executable, "-m", "seasalt_cli", "--show-completion", "bash"],
+                       env=env, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and "complete" in r.stdout, r.stderr
 
 
 @pytest.mark.parametrize("module", ["seasalt_cli", "seasalt_log"])
