@@ -93,7 +93,8 @@ def _time(fn, repeat: int) -> tuple[float, float, object]:
 def run(repeat: int, jobs: int | None, skip_rebuild: bool) -> None:
     """Time every report (no filter, --players 4, --player NAME) and a rebuild; print a
     Markdown table for bench/RESULTS.md."""
-    from seasalt_log.analytics import list_reports, rebuild, run_report
+    from seasalt_log.analytics import list_reports, run_report
+    from seasalt_log.store.rebuild import rebuild
     from seasalt_log.analytics.query import run_query
     from seasalt_log.store import Store
     if not DB.exists():

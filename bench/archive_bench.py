@@ -6,7 +6,7 @@ Simulated games (a third each of 2, 3 and 4 players, default bots) are imported 
 ``bench/.data/archive-<games>.duckdb`` and exported with ``seasalt export --parquet`` (each
 game whole in one file). Then:
 
-- the per-core rate: :func:`seasalt_log.batch.fold_partition` over the events of one
+- the per-core rate: :func:`seasalt_log.store.batch.fold_partition` over the events of one
   export file in this process, events per CPU-second (check only);
 - ``archive check`` on the export (no shuffle), and on the same events split the way an
   older export could leave them (every game over several files: a shuffle first);
@@ -73,7 +73,7 @@ def per_core(export: Path) -> None:
 
     import pyarrow.parquet as pq
 
-    from seasalt_log.batch import fold_partition
+    from seasalt_log.store.batch import fold_partition
     f = sorted((export / "events").glob("*/*.parquet"))[0]
     table = pq.read_table(f, columns=["game_id", "seq", "event"])
     gc.disable()

@@ -38,7 +38,8 @@ NAMES = ("Ann", "Ben", "Cid", "Dee")
 
 SERVER = """
 import sys
-from seasalt_log.http import create_app, make_server
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import make_server
 make_server(create_app(sys.argv[1]), "127.0.0.1", int(sys.argv[2]), log_level="warning").run()
 """
 

@@ -25,7 +25,8 @@ from pathlib import Path
 
 import httpx
 
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.service import import_logs
 from seasalt_log.sim import simulate
 from seasalt_log.store import Store

@@ -2,7 +2,7 @@
 
 The archive is what ``seasalt export --parquet`` writes (or its ``events/`` directory alone),
 on a local path or any fsspec URL (``s3://``, ``gs://``, ``abfs://`` ...). Each Dask task
-reads one events file and folds its games with :func:`seasalt_log.batch.fold_partition`, the
+reads one events file and folds its games with :func:`seasalt_log.store.batch.fold_partition`, the
 function ``verify`` and ``rebuild`` use; an export that keeps every game whole in one file
 (its files say so in their metadata) needs nothing more. Older exports, where a game could be
 split across files, go through a shuffle first: each file is split by a stable hash of the
@@ -30,7 +30,7 @@ import pyarrow.parquet as pq
 from msgspec import Struct
 
 from .analytics.parquet import LAYOUT_KEY, LAYOUT_WHOLE_GAMES, game_bucket
-from .batch import describe, fold_partition, whole_games
+from .store.batch import describe, fold_partition, whole_games
 from .errors import SeasaltError, UsageError
 from .outputs import atomic_dir
 from .store.arrow_rows import record_batch
@@ -344,7 +344,7 @@ def _gather(summary: ArchiveSummary, futures, total: int, progress: Progress | N
 def _database(root: str, tables: dict[str, int]) -> str:
     """OUT/archive.duckdb: the output tables loaded from their Parquet files."""
     import duckdb
-    from .store.schema import sql_literal
+    from .store.literals import sql_literal
     path = os.path.join(root, "archive.duckdb")
     con = duckdb.connect(path)
     try:

@@ -3,8 +3,8 @@
 For each log ``fixtures/<path>.jsonl`` that holds at least one game the engine accepts (and
 that ``fixtures/MANIFEST.json``, when it lists the file, expects to be valid), the
 transcript ``fixtures/golden/<path>.txt`` shows every valid game of it: each event as a
-sentence, the whole state (:func:`~seasalt_log.replay.render_state`) after every turn, and
-each round's result (:func:`~seasalt_log.replay.render_report`). A game the engine refuses
+sentence, the whole state (:func:`~seasalt_log.render.render_state`) after every turn, and
+each round's result (:func:`~seasalt_log.render.render_report`). A game the engine refuses
 is left out (the rules tests cover those). A change of the engine, the scoring or the
 rendering shows up as a diff of these files in review.
 
@@ -25,7 +25,10 @@ from typing import Sequence
 from . import events as ev
 from .errors import SeasaltError
 from .importers.jsonl import CheckedGame, check_game, read_games
-from .replay import describe, render_report, render_state, rescore, steps
+from .narration import describe
+from .render import render_report, render_state
+from .replay import steps
+from .rescore import rescore
 from .view import table_view
 
 REGENERATE = "python -m seasalt_log.golden"

@@ -19,7 +19,8 @@ from .engine import State, apply, next_derived
 from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
 from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks, scratch_dir
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
-from .importers.writer import GameOutcome, ImportRun, ImportSummary, failed_outcome
+from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
+from .importers.writer import ImportRun
 from .store.projections import TABLES, project
 from .workers import no_gc
 from .store.store import Store, event_rows, insert_rows, plan_write

@@ -32,7 +32,7 @@ import duckdb
 from msgspec import Struct
 
 from . import events as ev
-from .batch import fold_game
+from .store.batch import fold_game
 from .engine import State
 from .importers.jsonl import derive_game_id
 from .store.layout import schema_differences

@@ -6,7 +6,6 @@ number below is worked out from the comments there (kept as the arithmetic, not 
 
 from __future__ import annotations
 
-import importlib
 import json
 import re
 from pathlib import Path
@@ -17,12 +16,14 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
-from seasalt_log.analytics import docs, list_reports, rebuild, run_report
+from seasalt_log.analytics import docs, list_reports, run_report
 from seasalt_log.analytics.parquet import PARQUET_TABLES, export_parquet
 from seasalt_log.errors import SeasaltError
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store
+from seasalt_log.store import rebuild as rebuild_mod
 from seasalt_log.store.projections import CARDS, PROJECTIONS_VERSION, SCHEMA, TABLES, VIEWS
+from seasalt_log.store.rebuild import rebuild
 from seasalt_log.store.schema import full_ddl
 
 try:
@@ -35,7 +36,6 @@ except ImportError:      # tests/ run as a plain directory
     from randomplay import play_random_game  # type: ignore[no-redef]
 
 ROOT = Path(__file__).resolve().parents[1]
-rebuild_mod = importlib.import_module("seasalt_log.analytics.rebuild")   # the function shadows it
 runner = CliRunner()
 
 

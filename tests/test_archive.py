@@ -18,7 +18,7 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.errors import SeasaltError
-from seasalt_log.analytics import rebuild
+from seasalt_log.store.rebuild import rebuild
 from seasalt_log.analytics.parquet import export_parquet
 from seasalt_log.service import import_logs
 from seasalt_log.sim import simulate

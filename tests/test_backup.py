@@ -401,7 +401,8 @@ def test_backup_refuses_the_store_its_wal_and_links_to_them(tmp_path):
 def test_a_failed_copy_in_the_service_is_one_line_and_writes_nothing(tmp_path, monkeypatch):
     """The service cannot copy (a full disk beside the store, simulated): the client says
     so in one line, exit 1, and DEST is not created; the service goes on."""
-    from seasalt_log.http import ServerThread, create_app
+    from seasalt_log.http.app import create_app
+    from seasalt_log.http.server import ServerThread
     import seasalt_log.http.live as live
 
     def full(*args, **kwargs):

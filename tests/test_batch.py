@@ -1,4 +1,4 @@
-"""The shared fold (seasalt_log.batch): its quick path (engine first, every check again only
+"""The shared fold (seasalt_log.store.batch): its quick path (engine first, every check again only
 on a failure) gives exactly the outcome of the strict fold that ``seasalt verify`` uses,
 on intact games and on games broken in many ways; and the partition helpers."""
 
@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.batch import fold_game, fold_partition, whole_games
+from seasalt_log.store.batch import fold_game, fold_partition, whole_games
 
 try:
     from .reliability_helpers import valid_games

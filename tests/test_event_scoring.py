@@ -8,7 +8,8 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.engine import State, apply
-from seasalt_log.replay import render_report, rescore
+from seasalt_log.render import render_report
+from seasalt_log.rescore import rescore
 from seasalt_log.store.projections import project
 
 from .randomplay import play_random_game

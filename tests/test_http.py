@@ -23,10 +23,11 @@ from typer.testing import CliRunner
 
 from seasalt_log import events as ev
 from seasalt_log import replay
+from seasalt_log.rescore import rescore
 from seasalt_log.cards import CODES, COUNT
 from seasalt_log.engine import BETWEEN, ENDED, State, apply, legal_moves, next_derived
-from seasalt_log.http import ServerThread, create_app, is_loopback
-from seasalt_log.http.app import ROUTES
+from seasalt_log.http.app import ROUTES, create_app
+from seasalt_log.http.server import ServerThread, is_loopback
 from seasalt_log.service import (GameCache, append_events, export_lines, import_logs,
                                  plan_append, start_game, write_planned)
 from seasalt_log.store import Store
@@ -523,7 +524,7 @@ def test_round_scores_match_rescore(client):
     for rnd in range(1, n_rounds + 1):
         r = client.get(f"/games/scored/rounds/{rnd}/score")
         assert r.status_code == 200, r.text
-        want = msgspec.json.decode(msgspec.json.encode(replay.rescore(game, rnd, game_id="scored")))
+        want = msgspec.json.decode(msgspec.json.encode(rescore(game, rnd, game_id="scored")))
         assert r.json() == want
 
 

@@ -14,7 +14,9 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log import replay
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.rescore import rescore
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.service import export_lines, import_logs
 from seasalt_log.store import Store
 from seasalt_log.verify import verify_store
@@ -111,7 +113,7 @@ def test_state_and_scores_read_back(client):
     for e in scored:
         r = client.get(f"/games/{gid}/rounds/{e.round}/score")
         assert r.status_code == 200, r.text
-        assert r.json() == dec(enc(replay.rescore(game, e.round, game_id=gid)))
+        assert r.json() == dec(enc(rescore(game, e.round, game_id=gid)))
 
 
 def test_live_read_models_equal_imported_ones(live, tmp_path):

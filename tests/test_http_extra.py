@@ -7,6 +7,7 @@ import msgspec
 
 from seasalt_log import events as ev
 from seasalt_log import replay
+from seasalt_log.rescore import rescore
 from seasalt_log.view import table_view
 
 from .randomplay import play_random_game
@@ -40,5 +41,5 @@ def test_expansion_states_views_and_scores_over_http(client):  # noqa: F811
     for rnd in sorted({e.round for e in game if type(e) is ev.RoundScored}):
         r = client.get(f"/games/xp/rounds/{rnd}/score")
         assert r.status_code == 200, r.text
-        assert r.json() == dec(enc(replay.rescore(game, rnd, game_id="xp")))
+        assert r.json() == dec(enc(rescore(game, rnd, game_id="xp")))
         assert all(p["effects"] for p in r.json()["players"])              # R-EV-APPLY

@@ -10,7 +10,8 @@ import httpx
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 
 START = ev.encode(ev.GameStarted(players=("Ann", "Ben"), target=12))
 JSON = {"Content-Type": "application/json"}
@@ -212,7 +213,7 @@ def test_a_full_disk_is_507():
 
     import duckdb
 
-    from seasalt_log.http.app import error_for
+    from seasalt_log.http.errors import error_for
     for exc in (OSError(errno.ENOSPC, "No space left on device"),
                 duckdb.IOException('IO Error: Could not write file "x.wal": No space left on device')):
         e = error_for(exc)

@@ -16,7 +16,8 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.errors import LogFormatError
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.importers.jsonl import derive_game_id
 from seasalt_log.service import export_lines, import_logs
 from seasalt_log.sim import simulate

@@ -452,8 +452,7 @@ def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
 
 def test_a_full_temporary_directory_during_a_rebuild(store, tmp_path, monkeypatch):
     """DuckDB's failure to write the rebuild's temporary files is TMPDIR's, not the store's."""
-    import importlib
-    rebuild_mod = importlib.import_module("seasalt_log.analytics.rebuild")
+    from seasalt_log.store import rebuild as rebuild_mod
     (tmp_path / "afile").write_text("x")
     monkeypatch.setattr(rebuild_mod.tempfile, "mkdtemp", lambda **k: str(tmp_path / "afile" / "t"))
     before = digest(store)

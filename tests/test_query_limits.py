@@ -22,7 +22,8 @@ from seasalt_log.analytics.limits import (Limits, QueryTimeoutError, guarded, li
                                           parse_memory, parse_timeout)
 from seasalt_log.analytics.query import run_query
 from seasalt_log.errors import UsageError
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.store import Store
 
 try:

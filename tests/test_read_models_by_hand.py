@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from seasalt_log.analytics.rebuild import rebuild
+from seasalt_log.store.rebuild import rebuild
 from seasalt_log.golden import FIXTURES
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store

@@ -21,7 +21,8 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.engine import State, apply
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.view import SPECTATOR, TABLE, redact, seat_viewer, table_view
 from tests.randomplay import play_random_game
 

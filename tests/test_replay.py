@@ -16,9 +16,11 @@ from seasalt_log.cards import CODES, COUNT
 from seasalt_log.engine import ENDED, ROUND, State, fold, legal_moves, next_derived, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.importers.jsonl import check_game, read_games
-from seasalt_log.replay import (describe, iter_turn_states, log_lines, render_report,
-                                render_state, replay, replay_stored, rescore, resolve_seat,
-                                steps, turns, game_id_of)
+from seasalt_log.narration import describe, log_lines
+from seasalt_log.render import render_report, render_state
+from seasalt_log.replay import (game_id_of, iter_turn_states, replay, replay_stored, resolve_seat,
+                                steps, turns)
+from seasalt_log.rescore import rescore
 from seasalt_log.view import table_view
 
 try:

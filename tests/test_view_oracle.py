@@ -19,7 +19,7 @@ import pytest
 from msgspec.structs import replace
 
 from seasalt_log import events as ev
-from seasalt_log import replay as replay_mod
+from seasalt_log import narration, render
 from seasalt_log import view as view_mod
 from seasalt_log.cards import CODES, EXTRA_CODES
 from seasalt_log.engine import State, apply
@@ -82,10 +82,10 @@ def check_views(events: list[ev.Event], name: str) -> int:
             public |= {p[-1] for p in s.table.piles if p}
             public |= {face_down[viewer]} if viewer in face_down else set()   # R-X-VIEW
             for text in (msgspec.json.encode(view).decode(),
-                         replay_mod.render_state(view)):
+                         render.render_state(view)):
                 leaked = codes_in(text) - public
                 assert not leaked, f"{where}: the view names {sorted(leaked)}"
-            line = replay_mod.describe(e, before, viewer)
+            line = narration.describe(e, before, viewer)
             leaked = (codes_in(line) - oracle.event_cards(e, viewer)
                       - oracle.extra_private_cards(e, viewer))
             assert not leaked, f"{where}: the line {line!r} names {sorted(leaked)}"
@@ -246,8 +246,8 @@ def test_one_leaked_card_is_caught(monkeypatch):
 
 def test_a_leaked_draw_in_the_log_is_caught(monkeypatch):
     """A log line that tells everyone the cards of a deck draw."""
-    real = replay_mod.describe
-    monkeypatch.setattr(replay_mod, "describe",
+    real = narration.describe
+    monkeypatch.setattr(narration, "describe",
                         lambda e, before, viewer=None: real(e, before, None)
                         if type(e) is ev.DeckDrawn else real(e, before, viewer))
     with pytest.raises(AssertionError, match="the line"):

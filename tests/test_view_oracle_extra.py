@@ -8,6 +8,7 @@ import pytest
 from msgspec.structs import replace
 
 from seasalt_log import events as ev
+from seasalt_log import narration, render
 from seasalt_log import replay as replay_mod
 from seasalt_log import view as view_mod
 
@@ -67,8 +68,8 @@ def test_a_leaked_private_card_in_the_log_is_caught(games, monkeypatch, t):
     """R-X-VIEW: a log line telling another player the lobster's cards, a forced take or a
     face-down shell fails the check."""
     name, g = _first(games, t)
-    real = replay_mod.describe
-    monkeypatch.setattr(replay_mod, "describe", lambda e, s, viewer=None:
+    real = narration.describe
+    monkeypatch.setattr(narration, "describe", lambda e, s, viewer=None:
                         real(e, s, None if type(e) is t else viewer))
     with pytest.raises(AssertionError, match="the line"):
         check_views(g, name)
@@ -92,7 +93,7 @@ def test_the_face_down_shell_stays_hidden_after_the_round_is_scored(games):
     assert all(seat.hand is not None for seat in seen.seats)
     assert seen.extra.face_down[owner] is True and seen.extra.face_down_cards[owner] is None
     assert view_mod.table_view(s, owner).extra.face_down_cards[owner] == shell.card
-    text = replay_mod.render_state(seen)
+    text = render.render_state(seen)
     assert "face down: a shell (hidden)" in text
 
 

@@ -13,7 +13,8 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
-from seasalt_log.http import ServerThread, create_app
+from seasalt_log.http.app import create_app
+from seasalt_log.http.server import ServerThread
 from seasalt_log.replay import steps
 from seasalt_log.service import import_logs
 from seasalt_log.sim import simulate

@@ -14,7 +14,7 @@ from seasalt_log.analytics.output import FORMATS, Result, format_for, save_resul
 from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
                                           TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
-from seasalt_log.analytics.rebuild import rebuild as rebuild_store
+from seasalt_log.store.rebuild import rebuild as rebuild_store
 from seasalt_log.analytics.reports import list_reports, run_report
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target

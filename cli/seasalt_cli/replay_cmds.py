@@ -18,7 +18,10 @@ from rich.table import Table
 from rich.text import Text
 
 from seasalt_log import events as ev
+from seasalt_log import narration
 from seasalt_log import replay as rp
+from seasalt_log.render import render_report, render_state
+from seasalt_log.rescore import rescore
 from seasalt_log.engine import State, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
@@ -68,12 +71,12 @@ class TurnFrame(Struct, frozen=True):
 
 def _print_view(view: TableView, last: str | None) -> None:
     if not _terminal():
-        _plain(rp.render_state(view))
+        _plain(render_state(view))
         if last:
             _plain(f"Last event: {last}")
         return
     names = [s.name for s in view.seats]
-    head = rp.render_state(view).splitlines()
+    head = render_state(view).splitlines()
     # header lines up to the first seat line, as text; the seats as a table
     for line in head:
         if line.startswith(("  ", "> ")):
@@ -129,7 +132,7 @@ def replay_cmd(
         return
     last = events[state.seq - 1]
     before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
-    _print_view(view, rp.describe(last, before, viewer))
+    _print_view(view, narration.describe(last, before, viewer))
 
 
 def _follow(events, game: str, round: int | None, turn: int | None, viewer: int | None,
@@ -146,7 +149,7 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
                              f"there is no turn {turn}")
         all_turns = [t for t in all_turns if t.turn >= turn]
     frames = [TurnFrame(round=t.round, turn=t.turn,
-                        events=[rp.describe(st.event, st.before, viewer) for st in t.steps],
+                        events=[narration.describe(st.event, st.before, viewer) for st in t.steps],
                         state=table_view(t.state, viewer))
               for t in all_turns]
     if as_json:
@@ -178,7 +181,7 @@ def log_cmd(
     """Every event of a stored game as a sentence, with its seq, round and turn."""
     events = load_events(db, game)
     viewer = _viewer(events, as_player, game)
-    lines = rp.log_lines(events, viewer=viewer, game_id=game)
+    lines = narration.log_lines(events, viewer=viewer, game_id=game)
     if as_json:
         print_json(lines)
         return
@@ -211,14 +214,14 @@ def rescore_cmd(
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
     next to the stored ones, and the what-if of the other call."""
     events = load_events(db, game)
-    report = rp.rescore(events, round, game_id=game)
+    report = rescore(events, round, game_id=game)
     if as_json:
         print_json(report)
         return
     if not _terminal():
-        _plain(rp.render_report(report))
+        _plain(render_report(report))
         return
-    text = rp.render_report(report).splitlines()
+    text = render_report(report).splitlines()
     out.print(text[0], markup=False)
     table = Table(box=box.SIMPLE_HEAD)
     table.add_column("")

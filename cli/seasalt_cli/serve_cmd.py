@@ -54,7 +54,8 @@ def serve(
     cleanly: every answered append is committed. The API is described in docs/HTTP.md and
     at /openapi.json."""
     from seasalt_log.analytics.limits import limits_from
-    from seasalt_log.http import DEFAULT_MAX_BODY, create_app, is_loopback, make_server
+    from seasalt_log.http.app import DEFAULT_MAX_BODY, create_app
+    from seasalt_log.http.server import is_loopback, make_server
     from seasalt_log.store import Store
 
     token = token or os.environ.get("SEASALT_TOKEN") or None

@@ -22,7 +22,7 @@ from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_file, atomic_path
-from ..store.schema import sql_literal
+from ..store.literals import sql_literal
 
 #: the text formats of ``--format``
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")

@@ -38,7 +38,7 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
-from ..store.schema import sql_literal
+from ..store.literals import sql_literal
 
 #: every name the export writes in DIR
 PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import errno
 import os
 import re
 from typing import Any
@@ -25,14 +24,19 @@ from starlette.routing import Route
 from ..digits import is_digits
 from .. import events as ev
 from .. import queries
-from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
-                      UnknownGameError, UsageError)
+from ..errors import LogFormatError, SeasaltError
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
+from ..replay import replay, resolve_seat
+from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
+from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
-from .live import MAX_CACHED_GAMES, LiveStore, ServiceClosed
+from .errors import JSON, ApiError, error_for, etag
+from .errors import json_encoder as _json
+from .live import MAX_CACHED_GAMES, LiveStore
+from .stats import report_list, run_named_report
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
 DEFAULT_MAX_BODY = 4 * 1024 * 1024
@@ -47,25 +51,8 @@ CORS_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event
 #: the response headers a cross-origin page may read
 CORS_EXPOSE = "ETag, Location, Link, Retry-After"
 
-_json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")   # str: odd SQL types
 _EMPTY = State()
-JSON = "application/json"
 JSONL = "application/jsonl"
-
-
-class ApiError(Exception):
-    """An error answered as ``status`` with a JSON body (``error`` is a short code)."""
-
-    def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
-                 **fields: Any):
-        super().__init__(message)
-        self.status, self.error, self.message = status, error, message
-        self.headers = headers
-        self.fields = {k: v for k, v in fields.items() if v is not None}
-
-    def response(self) -> Response:
-        body = {"error": self.error, "message": self.message, **self.fields}
-        return Response(_json.encode(body), self.status, headers=self.headers, media_type=JSON)
 
 
 class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
@@ -73,43 +60,6 @@ class AppendBody(msgspec.Struct, forbid_unknown_fields=True):
 
     events: list[msgspec.Raw]
     expected_seq: int | None = None
-
-
-def error_for(exc: BaseException) -> ApiError:
-    """The HTTP error for a library error (and 500 for anything else)."""
-    if isinstance(exc, ApiError):
-        return exc
-    index = getattr(exc, "index", None)
-    if isinstance(exc, IllegalMoveError):
-        return ApiError(422, "illegal_move", str(exc), rule=exc.rule, reason=exc.reason,
-                        index=index)
-    if isinstance(exc, LogFormatError):
-        return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
-                        path=exc.path, index=index)
-    if isinstance(exc, StreamConflictError):
-        return ApiError(409, "conflict", str(exc), headers={"ETag": _etag(exc.found)},
-                        current_seq=exc.found, expected_seq=exc.expected)
-    if isinstance(exc, UnknownGameError):
-        return ApiError(404, "unknown_game", str(exc))
-    if isinstance(exc, ServiceClosed):
-        return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
-    if _disk_full(exc):
-        return ApiError(507, "insufficient_storage", "the store's disk is full: nothing was "
-                        "stored; retry once space is freed", headers={"Retry-After": "10"})
-    if isinstance(exc, (UsageError, SeasaltError)):
-        return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
-    return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
-
-
-def _disk_full(exc: BaseException) -> bool:
-    """Whether ``exc`` says the disk is full (OSError ENOSPC, or DuckDB's message for it)."""
-    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
-        return True
-    return "No space left on device" in str(exc)
-
-
-def _etag(seq: int) -> str:
-    return f'"{seq}"'
 
 
 # ---------------------------------------------------------------- request helpers
@@ -173,9 +123,8 @@ async def _reader(request: Request, gid: str) -> Viewer:
     if who is None:
         return viewer
     events = await live.events(gid)
-    replay = _replay()
     try:
-        seat = replay.resolve_seat(replay.replay(events[:1]), who) if who != "spectator" else None
+        seat = resolve_seat(replay(events[:1]), who) if who != "spectator" else None
     except SeasaltError as exc:
         raise ApiError(400, "bad_request", str(exc)) from None
     wanted = SPECTATOR if seat is None else seat_viewer(seat)
@@ -319,7 +268,7 @@ async def post_game(request: Request) -> Response:
     loc = "/games/" + quote(result.game_id, safe="")
     data = msgspec.structs.asdict(result)     # shallow: meta stays its raw JSON text
     data.update(request.app.state.creds.for_game(result.game_id, len(start.players)))
-    return _json_response(data, 201, {"Location": loc, "ETag": _etag(result.seq)})
+    return _json_response(data, 201, {"Location": loc, "ETag": etag(result.seq)})
 
 
 async def post_events(request: Request) -> Response:
@@ -339,7 +288,7 @@ async def post_events(request: Request) -> Response:
                        "end is) or {\"expected_seq\": 12, \"events\": [...]}")
     expected = body_seq if body_given else header_seq
     result = await _live(request).append(game_id, events, expected)
-    return _json_response(result, 200, {"ETag": _etag(result.seq)})
+    return _json_response(result, 200, {"ETag": etag(result.seq)})
 
 
 # ---------------------------------------------------------------- reads
@@ -377,7 +326,7 @@ async def get_game(request: Request) -> Response:
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
     data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
-    return _json_response(data, headers={"ETag": _etag(seq)})
+    return _json_response(data, headers={"ETag": etag(seq)})
 
 
 def _wants_jsonl(request: Request) -> bool:
@@ -410,18 +359,10 @@ async def get_events(request: Request) -> Response:
     after = _int_param(request, "after", minimum=0) or 0
     viewer = await _reader(request, gid)
     rows, head, _ = await _tail(_live(request), gid, after, viewer)
-    headers = {"ETag": _etag(head)}
+    headers = {"ETag": etag(head)}
     if _wants_jsonl(request):
         return Response(b"".join(r + b"\n" for r in rows), headers=headers, media_type=JSONL)
     return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
-
-
-def _replay():
-    try:
-        from .. import replay
-    except ImportError:                          # pragma: no cover - replay ships with the library
-        raise ApiError(501, "not_implemented", "replay is not available in this build") from None
-    return replay
 
 
 def _count_rounds(events) -> int:
@@ -430,7 +371,6 @@ def _count_rounds(events) -> int:
 
 async def get_state(request: Request) -> Response:
     """GET /games/{id}/state?round=R&turn=T&seq=N&as=PLAYER"""
-    replay = _replay()
     gid = request.path_params["game_id"]
     rnd = _int_param(request, "round")
     turn = _int_param(request, "turn")
@@ -448,14 +388,13 @@ async def get_state(request: Request) -> Response:
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
     if state is None:
-        state = await asyncio.to_thread(replay.replay, events, round=rnd, turn=turn, seq=seq,
+        state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
-    return _json_response(table_view(state, viewer), headers={"ETag": _etag(len(events))})
+    return _json_response(table_view(state, viewer), headers={"ETag": etag(len(events))})
 
 
 async def get_round_score(request: Request) -> Response:
-    """GET /games/{id}/rounds/{round}/score: the round rescored (replay.rescore)."""
-    replay = _replay()
+    """GET /games/{id}/rounds/{round}/score: the round rescored (:func:`rescore`)."""
     gid = request.path_params["game_id"]
     try:
         rnd = int(request.path_params["round"])
@@ -472,7 +411,7 @@ async def get_round_score(request: Request) -> Response:
         raise ApiError(403, "forbidden", f"round {rnd}'s hands are not shown (the round is not "
                                          "scored yet, or ended in a deck-out): only the table "
                                          "may rescore it")
-    report = await asyncio.to_thread(replay.rescore, events, rnd, game_id=gid)
+    report = await asyncio.to_thread(rescore, events, rnd, game_id=gid)
     return _json_response(report)
 
 
@@ -518,7 +457,6 @@ async def follow(request: Request) -> Response:
 
 async def get_stats(request: Request) -> Response:
     """GET /stats/{report}?...: a named analytics report with its filters."""
-    from .stats import run_named_report
     name = request.path_params["report"]
     params = dict(request.query_params)
     result = await _live(request).read(lambda s: run_named_report(s, name, params))
@@ -527,7 +465,6 @@ async def get_stats(request: Request) -> Response:
 
 async def list_stats(request: Request) -> Response:
     """GET /stats: the reports this service can run."""
-    from .stats import report_list
     return _json_response(await _live(request).read(report_list))
 
 
@@ -748,7 +685,6 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
         finally:
             await live.close()
 
-    from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
     app = _App(routes=ROUTES + WEB_ROUTES, lifespan=lifespan, exception_handlers={
         ApiError: _on_api_error, SeasaltError: _on_api_error, HTTPException: _on_http_error,
         Exception: _on_crash})

@@ -74,7 +74,7 @@ def spec() -> dict[str, Any]:
     types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameRow, GameDetail,
              TableView, ErrorBody]
     try:
-        from ..replay import RoundReport
+        from ..rescore import RoundReport
         types.append(RoundReport)
         report = _ref("RoundReport")
     except ImportError:                                  # pragma: no cover

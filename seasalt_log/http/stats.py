@@ -12,13 +12,13 @@ from typing import Any
 from ..digits import is_digits
 from ..errors import UsageError
 from ..store import Store
+from .errors import ApiError
 
 #: the filters every report takes (seasalt_log.analytics.reports)
 FILTERS = ("player", "players")
 
 
 def _analytics():
-    from .app import ApiError
     try:
         from ..analytics import reports
         from ..analytics.output import json_rows
@@ -36,7 +36,6 @@ def report_list(store: Store) -> list[dict[str, Any]]:
 
 def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[str, Any]:
     """Run report ``name`` with the filters in ``params`` (query parameters)."""
-    from .app import ApiError
     reports, json_rows = _analytics()
     unknown = sorted(set(params) - set(FILTERS))
     if unknown:

@@ -29,7 +29,11 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
+from ..store.arrow_rows import RowSink
+from ..store.projections import TABLES
+from ..store.store import plan_write
 from .jsonl import RawGame, check_game, read_games
+from .outcomes import failed_outcome, fingerprints
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
 AHEAD = 6                      # chunks per worker process checked ahead of the importer
@@ -218,10 +222,10 @@ class ChunkGame(Struct):
     last_line: int
     events: int = 0               # events (derived included) of a good game
     rows: bool = False            # its rows are in the chunk's files (a new game)
-    failure: object = None        # the failed outcome (seasalt_log.importers.writer.GameOutcome)
+    failure: object = None        # the failed outcome (seasalt_log.importers.outcomes.GameOutcome)
     encoded: list[bytes] | None = None   # a game stored already, or met before in the
                                          # chunk: its encoded events, to compare
-    fingerprints: bytes = b""     # validating: 8 bytes per event (see writer.fingerprints)
+    fingerprints: bytes = b""     # validating: 8 bytes per event (see outcomes.fingerprints)
 
 
 class ChunkResult(Struct):
@@ -257,10 +261,6 @@ def _close() -> None:
 def check_chunk(chunk: Chunk) -> ChunkResult:
     """Read and check every game of ``chunk``; write the rows of its new games (neither
     stored already nor met before in the chunk) to Arrow files, one per table."""
-    from ..store.arrow_rows import RowSink
-    from ..store.projections import TABLES
-    from ..store.store import plan_write
-    from .writer import failed_outcome, fingerprints
     assert _setup is not None, "_init first"
     stored, out_dir = _setup.stored, _setup.out_dir
     sink = (RowSink(("events", "commits", *TABLES), directory=out_dir, tag=str(chunk.index))

@@ -2,7 +2,7 @@
 
 The reference is not a list kept by hand: it is the catalog of an empty in-memory database
 made by the same DDL a new store gets (:data:`~seasalt_log.store.schema.EVENTS_DDL` and
-:func:`~seasalt_log.store.projections.migrate_projections`). A store's catalog (tables with
+:func:`~seasalt_log.store.rebuild.migrate_projections`). A store's catalog (tables with
 their columns, types and constraints, views with their definitions, triggers, indexes,
 sequences and macros) is compared with it object by object, as DuckDB itself writes each
 object's definition back (``duckdb_tables().sql`` and the like), so spelling and
@@ -17,7 +17,8 @@ from typing import NamedTuple
 
 import duckdb
 
-from .projections import TABLES, migrate_projections
+from .projections import TABLES
+from .rebuild import migrate_projections
 from .schema import EVENTS_DDL
 
 #: kind -> the catalog query giving (schema, name, table the object is on, definition)

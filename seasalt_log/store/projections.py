@@ -22,10 +22,11 @@ from ..engine.state import BOAT_TAKE, TAKE
 from ..engine.core import player_breakdown
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
-from .schema import sql_literal
+from .literals import sql_literal
 
 #: bump when a read model's shape or content changes: stores with another version are
-#: rebuilt from their events when next opened for writing (:func:`migrate_projections`)
+#: rebuilt from their events when next opened for writing
+#: (:func:`seasalt_log.store.rebuild.migrate_projections`)
 PROJECTIONS_VERSION = 4     # 3: no primary-key indexes; 4: the expansions' read models
 
 
@@ -362,25 +363,7 @@ DROP_DDL = "\n".join([f"DROP VIEW IF EXISTS {v.name};" for v in VIEWS]
 """Drops every read model (views first); the events table is never touched."""
 
 
-# ---------------------------------------------------------------- migration
-
-def migrate_projections(con) -> None:
-    """Create the read models, inside the caller's transaction (the store's migration).
-
-    A store whose read models were made by another :data:`PROJECTIONS_VERSION` has them
-    dropped and recomputed from its events (:func:`seasalt_log.analytics.rebuild.rebuild_in`).
-    """
-    row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
-    if row is not None and row[0] == str(PROJECTIONS_VERSION):
-        return                  # made by this version: nothing to write
-    if con.execute("SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)").fetchone()[0]:
-        from ..analytics.rebuild import rebuild_in
-        rebuild_in(con)
-    else:
-        con.execute(DROP_DDL)
-        con.execute(PROJECTIONS_DDL)
-    set_version(con)
-
+# ---------------------------------------------------------------- version
 
 def set_version(con) -> None:
     """Record that the read models are those of this :data:`PROJECTIONS_VERSION`."""

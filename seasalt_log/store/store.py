@@ -21,7 +21,8 @@ from .. import events as ev
 from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
                       UnknownGameError)
-from .projections import TABLES, migrate_projections, project
+from .projections import TABLES, project
+from .rebuild import migrate_projections
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
 HASH_BYTES = 8

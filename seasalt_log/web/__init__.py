@@ -5,7 +5,7 @@ one-file HTML export.
   through :func:`seasalt_log.view.table_view` (a player's page never holds a hidden card);
 - :mod:`.pages` — the HTML of every page, one template for the table (viewer, live page,
   exported file); the table itself is drawn by ``static/viewer.js``;
-- :mod:`.routes` — the Starlette routes, mounted by :func:`seasalt_log.http.create_app`;
+- :mod:`.routes` — the Starlette routes, mounted by :func:`seasalt_log.http.app.create_app`;
 - :func:`export_html` — a game as one self-contained HTML file.
 """
 

@@ -20,6 +20,8 @@ from starlette.routing import Route
 from .. import queries
 from ..errors import SeasaltError, UnknownGameError
 from ..hand import score_hand
+from ..http.errors import ApiError
+from ..http.stats import report_list, run_named_report
 from . import pages
 from .timeline import deltas, frames, last_frame_of_rounds, round_reports, viewer_of
 
@@ -35,8 +37,6 @@ def _error_page(status: int, message: str) -> HTMLResponse:
 def _page(handler):
     """Answer a page's errors as an HTML page (404 for an unknown game, the API's status
     for an API error, 400 for any other bad input)."""
-    from ..http.app import ApiError
-
     async def wrapped(request: Request) -> Response:
         try:
             return await handler(request)
@@ -175,13 +175,11 @@ async def game_live(request: Request) -> Response:
 
 async def reports(request: Request) -> Response:
     """GET /reports: the named reports."""
-    from ..http.stats import report_list
     return HTMLResponse(pages.reports_page(await request.app.state.live.read(report_list)))
 
 
 async def report(request: Request) -> Response:
     """GET /reports/{name}?player=NAME&players=N: one report, its chart and filters."""
-    from ..http.stats import report_list, run_named_report
     name = request.path_params["name"]
     params = {k: v for k, v in request.query_params.items() if k in ("player", "players") and v}
     live = request.app.state.live
@@ -209,7 +207,7 @@ async def calculator(request: Request) -> Response:
                         400 if error else 200)
 
 
-#: the pages; :func:`seasalt_log.http.create_app` adds them to the API's routes
+#: the pages; :func:`seasalt_log.http.app.create_app` adds them to the API's routes
 WEB_ROUTES = [
     Route("/", _page(games), methods=["GET"]),
     Route("/play/{game_id}", _page(game), methods=["GET"]),

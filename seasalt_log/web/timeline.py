@@ -1,9 +1,9 @@
 """Every point of a game as one viewer saw it: the frames the replay viewer steps through.
 
 A frame is the :class:`~seasalt_log.view.TableView` after one event (as the viewer may see
-it, RULES.md §7) with the event told in words (:func:`seasalt_log.replay.describe`, as the
+it, RULES.md §7) with the event told in words (:func:`seasalt_log.narration.describe`, as the
 viewer saw it). The deck order and the cards under the pile tops are left out: the viewer
-shows the deck size and the tops. Round reports are :func:`seasalt_log.replay.rescore`'s,
+shows the deck size and the tops. Round reports are :func:`seasalt_log.rescore.rescore`'s,
 cut down in a player's view to what that player saw at the end of the round.
 """
 
@@ -16,7 +16,9 @@ import msgspec
 from .. import events as ev
 from ..engine.state import State
 from ..errors import UsageError
-from ..replay import describe, rescore, resolve_seat, steps
+from ..narration import describe
+from ..replay import resolve_seat, steps
+from ..rescore import rescore
 from ..view import table_view
 
 _to = msgspec.to_builtins

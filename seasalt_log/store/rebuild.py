@@ -1,7 +1,7 @@
 """``seasalt rebuild``: drop every read model and recompute it from the events table alone.
 
 Each game's stored events are decoded in seq order and folded by the engine with
-:func:`seasalt_log.batch.fold_games` (the fold of ``verify`` and ``archive`` too), which gives
+:func:`seasalt_log.store.batch.fold_games` (the fold of ``verify`` and ``archive`` too), which gives
 the read-model rows of :func:`seasalt_log.store.projections.project`; they go in as Arrow
 batches. Everything happens in one transaction: a failure leaves the read models as they were.
 
@@ -24,12 +24,12 @@ import duckdb
 from msgspec import Struct
 
 from .. import workers
-from ..batch import fold_games, split_games
 from ..errors import SeasaltError, UsageError
-from ..store.projections import DROP_DDL, PROJECTIONS_DDL, TABLES, set_version
-from ..store.arrow_rows import RowSink, insert, read_file
-from ..store.schema import sql_literal
 from ..workers import no_gc
+from .arrow_rows import RowSink, insert, read_file
+from .batch import fold_games, split_games
+from .literals import sql_literal
+from .projections import DROP_DDL, PROJECTIONS_DDL, PROJECTIONS_VERSION, TABLES, set_version
 
 #: below this many events a rebuild runs in this process (starting workers costs more)
 PARALLEL_FROM = 300_000
@@ -93,6 +93,25 @@ def rebuild_in(con, *, jobs: int | None = None, progress: Progress | None = None
                           seconds=time.perf_counter() - t0, jobs=jobs)
 
 
+# ---------------------------------------------------------------- migration
+
+def migrate_projections(con) -> None:
+    """Create the read models, inside the caller's transaction (the store's migration).
+
+    A store whose read models were made by another :data:`PROJECTIONS_VERSION` has them
+    dropped and recomputed from its events (:func:`rebuild_in`).
+    """
+    row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
+    if row is not None and row[0] == str(PROJECTIONS_VERSION):
+        return                  # made by this version: nothing to write
+    if con.execute("SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)").fetchone()[0]:
+        rebuild_in(con)
+    else:
+        con.execute(DROP_DDL)
+        con.execute(PROJECTIONS_DDL)
+    set_version(con)
+
+
 # ---------------------------------------------------------------- folding games
 
 def iter_games(cursor) -> Iterator[tuple[str, list[str]]]:
@@ -114,7 +133,7 @@ def iter_games(cursor) -> Iterator[tuple[str, list[str]]]:
 
 
 def _fold_into(sink: RowSink, games) -> tuple[int, int]:
-    """Fold ``games`` (see :func:`seasalt_log.batch.fold_games`) into ``sink``; (games,
+    """Fold ``games`` (see :func:`seasalt_log.store.batch.fold_games`) into ``sink``; (games,
     events). An illegal or undecodable game stops the rebuild: nothing is changed."""
     batch = fold_games(games, read_models=sink.add, strict=False)
     first = batch.first_error()

@@ -20,11 +20,12 @@ import msgspec
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from . import events as ev
-from .engine import State, apply, next_derived
-from .engine.state import ENDED
-from .errors import IllegalMoveError, LogFormatError, SeasaltError
-from .store.projections import project
+from .. import events as ev
+from ..engine import State, apply, next_derived
+from ..engine.state import ENDED
+from ..errors import IllegalMoveError, LogFormatError, SeasaltError
+from .arrow_rows import arrow_type
+from .projections import project
 
 _decode_list = msgspec.json.Decoder(list[ev.AnyEvent]).decode
 
@@ -300,7 +301,6 @@ def whole_games(table: pa.Table) -> bool:
 
 
 def _arrow(columns, rows: list[tuple]) -> pa.Table:
-    from .store.arrow_rows import arrow_type
     schema = pa.schema([(n, arrow_type(t)) for n, t in columns])
     if not rows:
         return schema.empty_table()

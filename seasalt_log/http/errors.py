@@ -1,0 +1,74 @@
+"""The HTTP API's errors: :class:`ApiError` (a status with a JSON body) and
+:func:`error_for`, the status each library error is answered with (docs/HTTP.md).
+
+Kept apart from the routes so the report and web modules can raise and catch them.
+"""
+
+from __future__ import annotations
+
+import errno
+from typing import Any
+
+import msgspec
+from starlette.responses import Response
+
+from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
+                      UnknownGameError, UsageError)
+from .live import ServiceClosed
+
+#: the API's encoder (``str`` for SQL types msgspec does not know)
+json_encoder = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
+JSON = "application/json"
+
+
+class ApiError(Exception):
+    """An error answered as ``status`` with a JSON body (``error`` is a short code)."""
+
+    def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
+                 **fields: Any):
+        super().__init__(message)
+        self.status, self.error, self.message = status, error, message
+        self.headers = headers
+        self.fields = {k: v for k, v in fields.items() if v is not None}
+
+    def response(self) -> Response:
+        body = {"error": self.error, "message": self.message, **self.fields}
+        return Response(json_encoder.encode(body), self.status, headers=self.headers, media_type=JSON)
+
+
+def error_for(exc: BaseException) -> ApiError:
+    """The HTTP error for a library error (and 500 for anything else)."""
+    if isinstance(exc, ApiError):
+        return exc
+    index = getattr(exc, "index", None)
+    if isinstance(exc, IllegalMoveError):
+        return ApiError(422, "illegal_move", str(exc), rule=exc.rule, reason=exc.reason,
+                        index=index)
+    if isinstance(exc, LogFormatError):
+        return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
+                        path=exc.path, index=index)
+    if isinstance(exc, StreamConflictError):
+        return ApiError(409, "conflict", str(exc), headers={"ETag": etag(exc.found)},
+                        current_seq=exc.found, expected_seq=exc.expected)
+    if isinstance(exc, UnknownGameError):
+        return ApiError(404, "unknown_game", str(exc))
+    if isinstance(exc, ServiceClosed):
+        return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
+    if _disk_full(exc):
+        return ApiError(507, "insufficient_storage", "the store's disk is full: nothing was "
+                        "stored; retry once space is freed", headers={"Retry-After": "10"})
+    if isinstance(exc, (UsageError, SeasaltError)):
+        return ApiError(400, "bad_request", str(exc), reason=getattr(exc, "reason", None))
+    return ApiError(500, "internal", f"internal error: {type(exc).__name__}")
+
+
+def _disk_full(exc: BaseException) -> bool:
+    """Whether ``exc`` says the disk is full (OSError ENOSPC, or DuckDB's message for it)."""
+    if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+        return True
+    return "No space left on device" in str(exc)
+
+
+def etag(seq: int) -> str:
+    """The entity tag of a game whose last event is ``seq``."""
+    return f'"{seq}"'
