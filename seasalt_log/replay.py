@@ -203,34 +203,40 @@ def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int |
                   seq: int | None = None, game_id: str | None = None) -> State:
     """:func:`replay` of a stored game given as its events' JSON, in seq order.
 
-    The state after turn T of round R is found by folding round R alone, from the state
-    between rounds R-1 and R (built from ``game_started`` and round R-1's
-    ``round_scored``: what the engine carries from one round to the next), so that only
-    that round's events are decoded. The stored JSON is the canonical encoding (the type
-    tag first), which is how a round's start is found without decoding. Anything else,
-    or a point the game does not have, is :func:`replay` of every event.
+    A stored game was checked when it was written (``seasalt verify`` checks it again), so
+    only the round that holds the point is decoded and folded, from the state between that
+    round and the one before (built from ``game_started`` and the previous round's
+    ``round_scored``: what the engine carries from one round to the next): after turn T of
+    round R, after event ``seq``, or the latest state (nothing given: the last round to the
+    end). The stored JSON is the canonical encoding (the type tag first), which is how a
+    round's start is found without decoding. Anything else (a round alone; a game with the
+    Extra Pepper events, whose event cards pass from round to round), or a point the game
+    does not have, is :func:`replay` of every event.
     """
-    if round is not None and turn is not None and seq is None and texts:
+    found = None
+    if texts and seq is None and (round is None) == (turn is None):
         found = _fold_round(texts, round, turn, game_id)
-        if found is not None:
-            return found
+    elif texts and seq is not None and round is None and turn is None:
+        found = _fold_to(texts, seq, game_id)
+    if found is not None:
+        return found
     events = [ev.decode(t) for t in texts]
     return replay(events, round=round, turn=turn, seq=seq,
                   game_id=game_id or game_id_of(events))
 
 
-def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None) -> State | None:
+def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> State | None:
+    """The state just before the ``round_started`` at index ``first`` (None: a game this
+    does not rebuild, or a stream that is not as stored)."""
     from msgspec.structs import replace
-    starts = [i for i, t in enumerate(texts) if t.startswith(_ROUND_STARTED)]
-    if not 1 <= round <= len(starts):
-        return None
-    first = starts[round - 1]
-    start = ev.decode(texts[0])
-    if type(start) is not ev.GameStarted:
+    start, begun = ev.decode(texts[0]), ev.decode(texts[first])
+    if type(start) is not ev.GameStarted or type(begun) is not ev.RoundStarted:
         return None
     s = apply(State(), start)
     if s.game_id is None:
-        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[starts[0]])]))
+        # the id the store derives from game_started and the first round_started
+        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[1])]))
+    round = begun.round
     if round > 1:
         scored = ev.decode(texts[first - 1])
         if type(scored) is not ev.RoundScored or scored.round != round - 1:
@@ -241,6 +247,34 @@ def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None
                     last_points=tuple(scored.points), rounds_played=round - 1, seq=first,
                     flow=Flow(round=round - 1))
     elif first != 1:
+        return None
+    return s
+
+
+def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | None:
+    """The state after event ``seq``, folded from the start of its round."""
+    if not 1 <= seq <= len(texts):
+        return None
+    first = next((k for k in range(seq - 1, 0, -1) if texts[k].startswith(_ROUND_STARTED)), None)
+    s = None if first is None else _between_rounds(texts, first, game_id)
+    if s is None:
+        return None
+    for k in range(first, seq):
+        s = apply(s, ev.decode(texts[k]))
+    return s
+
+
+def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
+                game_id: str | None) -> State | None:
+    """The state after turn ``turn`` of round ``round``, or with neither the latest."""
+    if round is None:
+        return _fold_to(texts, len(texts), game_id)
+    starts = [i for i, t in enumerate(texts) if t.startswith(_ROUND_STARTED)]
+    if not 1 <= round <= len(starts):
+        return None
+    first = starts[round - 1]
+    s = _between_rounds(texts, first, game_id)
+    if s is None:
         return None
     found = None
     end = starts[round] if round < len(starts) else len(texts)
