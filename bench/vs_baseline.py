@@ -43,28 +43,16 @@ DATA = BENCH / ".data"
 SETTINGS = {"base": (None, None), "extra": ("extra-salt", "pepper")}
 
 
-def _cpu() -> float:
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system
-
-
 # ------------------------------------------------------------- seasalt's side (child processes)
 
 def seasalt_import(log: str, db: str, jobs: int | None) -> dict:
-    from seasalt_log.service import import_logs
-    from seasalt_log.store import Store
-    with Store.open(db) as store:
-        t, c = time.perf_counter(), _cpu()
-        summary = import_logs(store, [log], jobs=jobs)
-        elapsed, cpu = time.perf_counter() - t, _cpu() - c
-        store.con.execute("CHECKPOINT")
-    if summary.failed:
-        raise SystemExit(f"import failed: {summary.failed} games")
-    return {"events": summary.events_stored, "seconds": elapsed, "cpu": cpu,
-            "bytes": Path(db).stat().st_size}
+    from store_bench import bench_import      # the import as store_bench.py times it
+    events, elapsed, cpu = bench_import(Path(log), Path(db), jobs)
+    return {"events": events, "seconds": elapsed, "cpu": cpu, "bytes": Path(db).stat().st_size}
 
 
 def seasalt_replay(db: str) -> dict:
+    from store_bench import _cpu
     from seasalt_log.replay import replay_stored
     from seasalt_log.store import Store
     with Store.open(db, read_only=True) as store:
