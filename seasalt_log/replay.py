@@ -206,12 +206,12 @@ def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int |
     A stored game was checked when it was written (``seasalt verify`` checks it again), so
     only the round that holds the point is decoded and folded, from the state between that
     round and the one before (built from ``game_started`` and the previous round's
-    ``round_scored``: what the engine carries from one round to the next): after turn T of
+    ``round_scored``: what the engine carries from one round to the next; with the Extra
+    Pepper events also each earlier round's start and event awards): after turn T of
     round R, after event ``seq``, or the latest state (nothing given: the last round to the
     end). The stored JSON is the canonical encoding (the type tag first), which is how a
-    round's start is found without decoding. Anything else (a round alone; a game with the
-    Extra Pepper events, whose event cards pass from round to round), or a point the game
-    does not have, is :func:`replay` of every event.
+    round's start is found without decoding. Anything else (a round alone), or a point the
+    game does not have, is :func:`replay` of every event.
     """
     found = None
     if texts and seq is None and (round is None) == (turn is None):
@@ -226,8 +226,8 @@ def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int |
 
 
 def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> State | None:
-    """The state just before the ``round_started`` at index ``first`` (None: a game this
-    does not rebuild, or a stream that is not as stored)."""
+    """The state just before the ``round_started`` at index ``first`` (None: a stream that
+    is not as stored)."""
     from msgspec.structs import replace
     start, begun = ev.decode(texts[0]), ev.decode(texts[first])
     if type(start) is not ev.GameStarted or type(begun) is not ev.RoundStarted:
@@ -236,19 +236,40 @@ def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> St
     if s.game_id is None:
         # the id the store derives from game_started and the first round_started
         s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[1])]))
-    round = begun.round
-    if round > 1:
-        scored = ev.decode(texts[first - 1])
-        if type(scored) is not ev.RoundScored or scored.round != round - 1:
+    if begun.round == 1:
+        return s if first == 1 else None
+    if s.ruleset.events is None:
+        return _after_scored(s, texts, first - 1, begun.round - 1, None)
+    # Extra Pepper: the event cards pass from round to round (R-EV-ROUND, R-EV-AWARD), so
+    # each earlier round's round_started, event_awarded and event_kept are applied (and
+    # checked), its turns are not
+    starts = [k for k in range(1, first + 1) if texts[k].startswith(_ROUND_STARTED)]
+    for rnd, (at, end) in enumerate(zip(starts, starts[1:]), 1):
+        s = apply(s, ev.decode(texts[at]))
+        scored = next((k for k in range(end - 1, at, -1)
+                       if texts[k].startswith(_ROUND_SCORED)), None)
+        if scored is None or (s := _after_scored(s, texts, scored, rnd, "event_awarded")) is None:
             return None
-        # what _round_scored leaves (R-SETUP-4's check of the first player was made when
-        # the game was stored: ender None skips it here)
-        s = replace(s, phase=BETWEEN, totals=tuple(scored.totals),
-                    last_points=tuple(scored.points), rounds_played=round - 1, seq=first,
-                    flow=Flow(round=round - 1))
-    elif first != 1:
+        for k in range(scored + 1, end):
+            s = apply(s, ev.decode(texts[k]))
+    return s if len(starts) == begun.round else None
+
+
+_ROUND_SCORED = '{"type":"round_scored"'
+
+
+def _after_scored(s: State, texts: Sequence[str], at: int, round: int,
+                  due: str | None) -> State | None:
+    """What _round_scored leaves after the ``round_scored`` of ``round`` at index ``at``
+    (R-SETUP-4's check of the next first player was made when the game was stored: ender
+    None skips it here)."""
+    from msgspec.structs import replace
+    scored = ev.decode(texts[at])
+    if type(scored) is not ev.RoundScored or scored.round != round:
         return None
-    return s
+    return replace(s, phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
+                   rounds_played=scored.round, seq=at + 1,
+                   flow=Flow(round=scored.round, due=due))
 
 
 def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | None:

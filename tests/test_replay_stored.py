@@ -51,11 +51,13 @@ def test_a_seq_the_game_lacks_is_the_error_of_replay(seq):
         replay_stored(texts, seq=seq)
 
 
-def test_only_the_last_round_is_decoded_for_the_end_and_its_events():
-    """Events of the rounds before the point are not decoded (R-FLOW-ROUND: each round
-    starts from what the engine carries between rounds): an unreadable one in round 1
-    does not disturb the end of the game or an event of its last round."""
-    events = next(g for g in simulate(4, 2, seed=3) if sum(
+@pytest.mark.parametrize("settings", [{}, {"ruleset": "extra-salt", "events": "pepper"}])
+def test_only_the_last_round_is_decoded_for_the_end_and_its_events(settings):
+    """The turns of the rounds before the point are not decoded (R-FLOW-ROUND: each round
+    starts from what the engine carries between rounds; with the events, R-EV-AWARD, the
+    rounds' starts and awards are): an unreadable turn event in round 1 does not disturb
+    the end of the game or an event of its last round."""
+    events = next(g for g in simulate(6, 2, seed=3, **settings) if sum(
         type(e) is ev.RoundStarted for e in g) >= 3)
     texts = [ev.encode(e).decode() for e in events]
     last = max(i for i, e in enumerate(events) if type(e) is ev.RoundStarted)
