@@ -61,7 +61,22 @@ def test_only_the_last_round_is_decoded_for_the_end_and_its_events(settings):
         type(e) is ev.RoundStarted for e in g) >= 3)
     texts = [ev.encode(e).decode() for e in events]
     last = max(i for i, e in enumerate(events) if type(e) is ev.RoundStarted)
+    rounds = sum(type(e) is ev.RoundStarted for e in events)
     want_end, want_mid = replay(events), replay(events, seq=last + 3)
+    want_turn = replay(events, round=rounds, turn=1)
     texts[3] = "not an event"
     assert replay_stored(texts) == want_end
     assert replay_stored(texts, seq=last + 3) == want_mid
+    assert replay_stored(texts, round=rounds, turn=1) == want_turn
+
+
+@pytest.mark.parametrize("kind", ["extra-salt", "pepper"])
+def test_every_turn_of_the_expansions_gives_the_state_of_a_full_replay(kind):
+    """The turn path shares the rebuilt state between rounds (R-EV-AWARD with the events)."""
+    from seasalt_log.replay import steps
+    for events in _games(kind):
+        texts = [ev.encode(e).decode() for e in events]
+        points = {(st.round, st.turn) for st in steps(events) if st.round}
+        for rnd, turn in sorted(points):
+            assert replay_stored(texts, round=rnd, turn=turn) == \
+                replay(events, round=rnd, turn=turn), (rnd, turn)
