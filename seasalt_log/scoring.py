@@ -3,13 +3,12 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from msgspec import Struct
 
-from .cards import CODES, COLOR, COLORS, KIND, KINDS
+from .cards import ALL_CODES, CODES, COLOR, COLORS, EXTRA_FAMILIES, KIND, KINDS
 
 if TYPE_CHECKING:
     from .engine.rulings import Ruleset
@@ -209,40 +208,73 @@ class ExtraBreakdown(Struct, frozen=True):
     face_down: int          # face-down shells left out (R-EV-CORAL-REEF)
 
 
-def hand_pairs(kinds: Counter, rodeo: bool) -> tuple[int, int]:
-    """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO."""
-    c, lob = kinds["crab"], kinds["lobster"]
-    m = min(c, lob)
-    w, sh, j = kinds["swimmer"], kinds["shark"], kinds["jellyfish"]
-    plain_swim = min(w, sh + j)
-    swim = plain_swim
+#: count lists of the expansions: every kind of every ruleset, the base kinds first at their
+#: :data:`KIND_INDEX` (so :func:`score_counts`' indexes hold), then the Extra Salt kinds
+X_KINDS: tuple[str, ...] = KINDS + tuple(EXTRA_FAMILIES)
+X_KIND_INDEX: dict[str, int] = {k: i for i, k in enumerate(X_KINDS)}
+#: every card code of every ruleset -> (kind index in :data:`X_KINDS`, colour index)
+X_CARD_INDEX: dict[str, tuple[int, int]] = {
+    code: (X_KIND_INDEX[KIND[code]], COLORS.index(COLOR[code])) for code in ALL_CODES}
+_LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
+    X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
+_CAST = (X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2])
+_NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
+
+
+def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
+                 ) -> tuple[list[int], list[int], list[int], int, int]:
+    """(kinds in hand, kinds in hand and laid units, colours of both, units laid, trios laid)
+    as count lists indexed by :data:`X_KIND_INDEX` and colour order; the input of
+    :func:`score_extra_counts`."""
+    index = X_CARD_INDEX
+    in_hand = _NO_KINDS[:]
+    colors = _NO_COLORS[:]
+    for code in hand:
+        k, c = index[code]
+        in_hand[k] += 1
+        colors[c] += 1
+    kinds = in_hand[:]
+    n_units = trios = 0
+    for unit in laid:
+        n_units += 1
+        if len(unit) == 3:
+            trios += 1
+        for code in unit:
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
+    return in_hand, kinds, colors, n_units, trios
+
+
+def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
+    """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO, from the kinds
+    in hand as counts (:func:`extra_counts`)."""
+    c, lob = in_hand[_CRAB], in_hand[_LOBSTER]
+    m = c if c < lob else lob
+    n = m + (c - m) // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+    w, sh, j = in_hand[_SWIMMER], in_hand[_SHARK], in_hand[_JELLYFISH]
+    plain_swim = sh + j
+    if w < plain_swim:
+        plain_swim = w
     if rodeo:
-        mj = min(j, w)
+        mj = j if j < w else w
         swim = mj + (w - mj + sh) // 2
-    n = m + (c - m) // 2 + kinds["boat"] // 2 + kinds["fish"] // 2 + swim
-    return n, swim - plain_swim
+        return n + swim, swim - plain_swim
+    return n + plain_swim, 0
 
 
-def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
-                    effects: Iterable[str] = (), face_down: int = 0,
-                    hand_starfish: bool = True) -> ExtraBreakdown:
-    """Score a holding by RULES_EXTRA §3: ``hand`` codes, ``laid`` units (pairs of two codes,
-    trios of a pair and a starfish), the event codes in ``effects`` in effect for the
-    player (R-EV-APPLY), and ``face_down`` shells, which count for nothing. ``hand_starfish``:
-    starfish in hand score with the pairs in hand (R-X-SCORE-STARFISH, Ruling)."""
-    effects = frozenset(effects)
-    hand = list(hand)
-    laid = [tuple(u) for u in laid]
-    in_hand = Counter(KIND[c] for c in hand)
-    kinds = in_hand + Counter(KIND[c] for u in laid for c in u)
-    colors = Counter(COLOR[c] for c in hand) + Counter(COLOR[c] for u in laid for c in u)
-    # R-X-SCORE-DUO, R-X-SCORE-STARFISH
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, RODEO in effects)
-    trios = sum(1 for u in laid if len(u) == 3)
-    pairs = len(laid) + in_pairs
-    starfish = 2 * (kinds["starfish"] - in_hand["starfish"])
-    if hand_starfish:
-        starfish += 2 * min(in_hand["starfish"], in_pairs)
+class _EventScoring(NamedTuple):
+    """What the events in effect for a player change in RULES_EXTRA §3, made once per set."""
+
+    collect: tuple[tuple[int, tuple[int, ...], int], ...]   # (kind, table, top index)
+    seahorse: tuple[tuple[str, int, int, tuple[int, ...], int], ...]  # kinds it may join
+    rodeo: bool
+    tornado: bool
+    changed: tuple[str, ...]
+
+
+@lru_cache(maxsize=None)
+def _event_scoring(effects: frozenset[str]) -> _EventScoring:
     # R-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []
@@ -251,52 +283,85 @@ def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
             kind, table = EVENT_TABLES[code]
             tables[kind] = table
             changed.append(code)
+    tornado = MERMAIDS_SCORE_NOTHING in effects
+    if tornado:
+        changed.append(MERMAIDS_SCORE_NOTHING)
+    collect = tuple((X_KIND_INDEX[k], t, len(t) - 1) for k, t in tables.items())
+    seahorse = tuple((kind, X_KIND_INDEX[kind], most, tables[kind], len(tables[kind]) - 1)
+                     for kind, most in SEAHORSE_KINDS)
+    return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed))
 
-    def collect(counts: Counter) -> int:
-        return sum(table[min(counts[k], len(table) - 1)] for k, table in tables.items())
 
-    collectors = collect(kinds)
+_NO_EVENTS = _event_scoring(frozenset())
+
+
+def scores_alike(a: frozenset[str], b: frozenset[str]) -> bool:
+    """Whether a player with the events ``a`` in effect scores every holding as one with
+    ``b`` (the same tables: the other events change the play, not the scoring)."""
+    return _event_scoring(a) == _event_scoring(b)
+
+
+def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                       n_units: int, trios: int, effects: frozenset[str] = frozenset(),
+                       face_down: int = 0, hand_starfish: bool = True) -> ExtraBreakdown:
+    """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
+    the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
+    collect, seahorse_kinds, rodeo, tornado, changed = (
+        _event_scoring(effects) if effects else _NO_EVENTS)
+    # R-X-SCORE-DUO, R-X-SCORE-STARFISH
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)
+    pairs = n_units + in_pairs
+    starfish = kinds[_STARFISH]
+    if starfish:
+        held = in_hand[_STARFISH]
+        starfish = 2 * (starfish - held)
+        if hand_starfish and held:
+            starfish += 2 * (held if held < in_pairs else in_pairs)
+    collectors = 0
+    for k, table, top in collect:                                   # R-SCORE-COLLECT
+        n = kinds[k]
+        if n:
+            collectors += table[n if n < top else top]
     seahorse, seahorse_points = None, 0
-    if kinds["seahorse"]:                                           # R-X-SCORE-SEAHORSE
-        for kind, top in SEAHORSE_KINDS:          # ties: the first kind in this order
-            if 0 < kinds[kind] < top:
-                gain = collect(kinds + Counter({kind: 1})) - collectors
+    if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
+        for kind, k, most, table, top in seahorse_kinds:  # ties: the first kind in this order
+            n = kinds[k]
+            if 0 < n < most:
+                gain = table[n + 1 if n + 1 < top else top] - table[n if n < top else top]
                 if seahorse is None or gain > seahorse_points:
                     seahorse, seahorse_points = kind, gain
-    multipliers = sum(kinds[m] * kinds[k] * per for m, (k, per) in MULTIPLIERS.items())
-    m, k, per = CAST
-    cast = kinds[m] * kinds[k] * per                                # R-X-SCORE-CAST
+    multipliers = 0
+    for m, k, per in _MULTIPLY:                                     # R-SCORE-MULT
+        if kinds[m]:
+            multipliers += kinds[m] * kinds[k] * per
+    m, k, per = _CAST
+    cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
-    groups = sorted(colors.values(), reverse=True)
-    mermaids = sum(groups[:kinds["mermaid"]]) if kinds["mermaid"] else 0
-    if MERMAIDS_SCORE_NOTHING in effects:                           # R-EV-TORNADO
-        mermaids = 0
-        changed.append(MERMAIDS_SCORE_NOTHING)
+    mermaids = kinds[_MERMAID]
+    if mermaids:
+        groups = sorted(colors, reverse=True)
+        bonus = groups[0]
+        mermaids = 0 if tornado else sum(groups[:mermaids])        # R-EV-TORNADO
+    else:
+        bonus = max(colors)
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
-    return ExtraBreakdown(pairs=pairs, rodeo_pairs=rodeo_pairs, trios=trios, starfish=starfish,
-                          collectors=collectors + seahorse_points, seahorse=seahorse,
-                          seahorse_points=seahorse_points, multipliers=multipliers + cast,
-                          cast=cast, mermaids=mermaids, card_points=card_pts,
-                          color_bonus=max(colors.values(), default=0),
-                          tables=tuple(changed), face_down=face_down)
-
-
-_extra_breakdown = extra_breakdown
+    return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
+                          seahorse, seahorse_points, multipliers + cast, cast, mermaids,
+                          card_pts, bonus, changed, face_down)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
                     effects: Iterable[str] = (), face_down: int = 0,
-                    hand_starfish: bool = True) -> ExtraBreakdown:  # noqa: F811
-    """Score a holding by RULES_EXTRA §3 (see :func:`_extra_breakdown`), memoised: the
-    engine, the read models and the bots score the same holdings again and again, and the
-    score does not depend on the order of the hand."""
-    return _extra_cached(tuple(sorted(hand)), tuple(tuple(u) for u in laid),
-                         frozenset(effects), face_down, hand_starfish)
-
-
-@lru_cache(maxsize=65536)
-def _extra_cached(hand, laid, effects, face_down, hand_starfish) -> ExtraBreakdown:
-    return _extra_breakdown(hand, laid, effects, face_down, hand_starfish)
+                    hand_starfish: bool = True) -> ExtraBreakdown:
+    """Score a holding by RULES_EXTRA §3: ``hand`` codes, ``laid`` units (pairs of two codes,
+    trios of a pair and a starfish), the event codes in ``effects`` in effect for the
+    player (R-EV-APPLY), and ``face_down`` shells, which count for nothing. ``hand_starfish``:
+    starfish in hand score with the pairs in hand (R-X-SCORE-STARFISH, Ruling). Scored on
+    count lists (:func:`extra_counts`, :func:`score_extra_counts`), as :func:`breakdown`
+    scores the base game."""
+    if type(effects) is not frozenset:
+        effects = frozenset(effects)
+    return score_extra_counts(*extra_counts(hand, laid), effects, face_down, hand_starfish)
 
 
 # ---------------------------------------------------------------- one player's holding
@@ -309,8 +374,10 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
     (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
     views all score a player through this function."""
     if rules.extra_scoring:
-        return extra_breakdown(hand, laid, effects, face_down=face_down,
-                               hand_starfish=rules.starfish_in_hand_scores)
+        if type(effects) is not frozenset:
+            effects = frozenset(effects)
+        return score_extra_counts(*extra_counts(hand, laid), effects, face_down,
+                                  rules.starfish_in_hand_scores)
     return breakdown(hand, laid)
 
 

@@ -1,30 +1,32 @@
 """Simulated games of the expansions (RULES_EXTRA): the realism of the bots' games and
-property tests over many of them (``SEASALT_SIM_EXPANSION_GAMES`` changes the number, 900
-by default, split over Extra Salt without and with events and the base cards with events).
+property tests over the shared set of simulated games (tests/conftest.py: 2,000 by default,
+``SEASALT_SIM_EXPANSION_GAMES`` changes the number, split over Extra Salt without and with
+events and the base cards with events, 2, 3 and 4 players).
 
 - every event is accepted by the engine, and every card of the ruleset is in exactly one
   place (deck, piles, hands, laid units, face-down shells) after every event of a round;
+- the same game with its derived events stripped replays to the same events;
 - decode(encode(log)) is identical;
-- the same game with its derived events stripped replays to the same events.
+- the ``event_outcomes`` read model rescores like the Counter oracle (on 300 games).
+
+Each game goes through the engine once: the importer's check of its input events gives
+the derived events to compare and the states whose cards are counted.
 """
 
 from __future__ import annotations
 
-import os
 from collections import Counter
 
 import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.cards import EXTRA_CODES
-from seasalt_log.engine import ROUND, State, apply
+from seasalt_log.engine import ROUND, State
 from seasalt_log.importers.jsonl import check_game, raw_game
 from seasalt_log.sim import SimulationError, simulate
 
+from .conftest import EXPANSION_GAMES, EXPANSION_SETTINGS
 from .expansion_situations import situations
-
-GAMES = int(os.environ.get("SEASALT_SIM_EXPANSION_GAMES", "900"))
-SETTINGS = (("extra-salt", None), ("extra-salt", "pepper"), (None, "pepper"))
 
 
 def cards_in_play(s: State) -> list[str]:
@@ -41,41 +43,79 @@ def cards_in_play(s: State) -> list[str]:
     return cards
 
 
-@pytest.fixture(scope="module")
-def games() -> list[list[ev.Event]]:
-    out = []
-    per = GAMES // (3 * len(SETTINGS))
-    for k, (ruleset, events) in enumerate(SETTINGS):
-        for players in (2, 3, 4):
-            out.extend(simulate(per, players, 500 + 10 * k + players, None, ruleset, events))
-    return out
+def test_the_games_cover_every_setting(expansion_games):
+    assert len(expansion_games) >= EXPANSION_GAMES
+    settings = Counter((g[0].ruleset, g[0].events, len(g[0].players)) for g in expansion_games)
+    assert set(settings) == {(r, e, n) for r, e in EXPANSION_SETTINGS for n in (2, 3, 4)}
+    assert len(set(settings.values())) == 1
 
 
-def test_every_event_is_legal_and_every_card_in_one_place(games):
-    assert len(games) >= GAMES - 9
+def test_every_event_is_legal_cards_are_conserved_and_derived_events_recomputed(expansion_games):
+    """R-X-CARDS, R-DERIVED: the game's input events, derived events stripped, pass the
+    importer's checks and give back the same events; after every event of a round each of
+    the ruleset's cards (66 with Extra Salt) is in exactly one place."""
+    checked_states = 0
+    for game in expansion_games:
+        inputs = [e for e in game if type(e) not in ev.DERIVED_TYPES]
+        assert len(inputs) < len(game)
+        checked = check_game(raw_game(inputs))
+        assert checked.events == game, game[0].game_id
+        states = checked.states
+        assert states[-1].phase == "ended", game[0].game_id
+        rules = states[-1].ruleset
+        assert len(rules.cards) == (66 if rules.trios else 58)        # R-X-CARDS-1, R-CARDS
+        want = list(rules.cards)
+        table = None
+        for s in states:
+            # an event that leaves the table as it was (the same object) moves no card
+            if s.phase == ROUND and s.table is not table:
+                assert cards_in_play(s) == want, (game[0].game_id, s.seq)
+                checked_states += 1
+            table = s.table
+    assert checked_states > 100 * len(expansion_games)
+
+
+def test_encoding_round_trips(expansion_games):
+    for game in expansion_games:
+        data = ev.encode_lines(game)
+        lines = data.splitlines()
+        assert [ev.decode(line) for line in lines] == game
+        assert ev.encode_lines(ev.decode(line) for line in lines) == data
+
+
+def test_event_outcomes_agree_with_the_oracle(expansion_games):
+    """R-EV-APPLY, the ``event_outcomes`` read model: the winners of each round had an
+    event been in effect for nobody, as the store computes them (rescoring only the seats
+    the event can change), equal those of every seat rescored by the Counter scorer of
+    tests/extra_scoring_oracle.py without the event (R-STOP, R-LAST-4, R-DECKOUT)."""
+    from seasalt_log.engine import apply
+    from seasalt_log.scoring import round_points
+    from seasalt_log.store.expansions import event_outcomes
+    from . import extra_scoring_oracle as oracle
+
+    def top(points):
+        return [p for p, x in enumerate(points) if x == max(points)]
+
+    games = [g for g in expansion_games if g[0].events is not None][:300]
+    changed = rows = 0
     for game in games:
         s = State()
         for e in game:
+            if type(e) is ev.RoundScored:
+                t = s.table
+                for (_, rnd, code, seats, winners, other, changes) in event_outcomes("g", s, e):
+                    scores = [oracle.extra_breakdown(
+                        t.hands[p], t.laid[p], s.effects(p) - {code},
+                        hand_starfish=s.ruleset.starfish_in_hand_scores) for p in range(s.n)]
+                    points, _ = round_points(e.ending, e.caller,
+                                             [b["card_points"] for b in scores],
+                                             [b["color_bonus"] for b in scores])
+                    assert (winners, other) == (top(e.points), top(points)), (game[0].game_id, rnd, code)
+                    assert seats == [p for p in range(s.n) if code in s.effects(p)]
+                    changed += changes
+                    rows += 1
             s = apply(s, e)
-            if s.phase == ROUND:
-                assert cards_in_play(s) == list(s.ruleset.cards), (game[0].game_id, s.seq)
-        assert s.phase == "ended", game[0].game_id
-        if s.ruleset.trios:
-            assert len(s.ruleset.cards) == 66                 # R-X-CARDS
-
-
-def test_encoding_round_trips(games):
-    for game in games:
-        data = ev.encode_lines(game)
-        assert [ev.decode(line) for line in data.splitlines()] == game
-        assert ev.encode_lines(ev.decode(line) for line in data.splitlines()) == data
-
-
-def test_stripped_derived_events_replay_to_the_same_game(games):
-    for game in games:
-        inputs = [e for e in game if type(e) not in ev.DERIVED_TYPES]
-        assert len(inputs) < len(game)
-        assert check_game(raw_game(inputs)).events == game
+    assert rows >= len(games) and changed > 0, (rows, changed)
 
 
 #: the situations a few hundred games of the default bots (and long games of the bot that

@@ -27,10 +27,10 @@ from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.view import TableView, table_view
 
-from .app import DbOption, JsonOption, app, db_path, handles_errors, out, print_json
+from .app import app, db_path, handles_errors, out, print_json
+from .options import DbOption, GameArg, JsonOption
 
-GameArg = typer.Argument(..., metavar="GAME", help="Game id")
-AsOption = typer.Option(None, "--as", metavar="PLAYER",
+AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
                         help="Show only what this player (name or seat number) could see.")
 
 
@@ -102,14 +102,18 @@ def _print_view(view: TableView, last: str | None) -> None:
 @handles_errors
 def replay_cmd(
     game: str = GameArg,
-    round: int = typer.Option(None, "--round", "-r", help="Round number (alone: the end of that round)."),
-    turn: int = typer.Option(None, "--turn", "-t", help="Turn number within --round (0: the round's start)."),
-    seq: int = typer.Option(None, "--seq", help="Event number (game_started is 1)."),
+    round: int = typer.Option(None, "--round", "-r", metavar="N", show_default=False,
+                              help="Round number (alone: the end of that round)."),
+    turn: int = typer.Option(None, "--turn", "-t", metavar="N", show_default=False,
+                             help="Turn number within --round (0: the round's start)."),
+    seq: int = typer.Option(None, "--seq", metavar="N", show_default=False,
+                            help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
-                                     "from --turn if given)."),
+                                     "from --turn if given): on a terminal a key shows the next "
+                                     "turn (q stops), else every turn is printed."),
     db: Path = DbOption,
 ) -> None:
     """Rebuild a stored game's state after an event (--seq), after a turn (--round/--turn),
@@ -155,7 +159,10 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
     if as_json:
         print_json(frames)
         return
+    stepping = _interactive()        # a key per turn; piped: every turn at once
     for i, fr in enumerate(frames):
+        if i and stepping and not _next_turn():
+            return
         if i:
             _plain("")
         title = f"== Round {fr.round}, turn {fr.turn} =="
@@ -166,6 +173,23 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
         for line in fr.events:
             _plain(f"  {line}")
         _print_view(fr.state, None)
+
+
+def _interactive() -> bool:
+    """Both ends are a terminal: ``--follow`` may wait for a key between turns."""
+    return _terminal() and sys.stdin.isatty()
+
+
+def _next_turn() -> bool:
+    """Wait for a key on the terminal: False on q, Escape or Ctrl-C/Ctrl-D (stop)."""
+    sys.stderr.write("-- any key: next turn; q: stop --")
+    sys.stderr.flush()
+    try:
+        key = typer.getchar()
+    except (KeyboardInterrupt, EOFError):
+        key = "q"
+    sys.stderr.write("\r\033[K")
+    return key not in ("q", "Q", "\x1b", "\x03", "\x04")
 
 
 # ---------------------------------------------------------------- log
@@ -207,7 +231,8 @@ def log_cmd(
 @handles_errors
 def rescore_cmd(
     game: str = GameArg,
-    round: int = typer.Option(..., "--round", "-r", help="Round number."),
+    round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
+                              help="Round number."),
     as_json: bool = JsonOption,
     db: Path = DbOption,
 ) -> None:

@@ -15,11 +15,13 @@ from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors, out,
-                  print_json, progress_bar)
+from .app import app, db_path, err, fail, handles_errors, log, out, print_json, progress_bar
+from .options import (DbOption, GameArg, JobsOption, JsonOption, PlayerOption, PlayersOption,
+                      ProgressOption, out_option, url_option)
 
-PathsArg = typer.Argument(..., metavar="PATH...",
-                          help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
+PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
+                          help="Log files (JSON Lines), directories (searched for *.jsonl), or - "
+                               "for stdin.")
 
 
 def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
@@ -35,7 +37,7 @@ def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
         tail = f"; {summary.events_stored} events {verb}"
         if not summary.written and summary.failed and verb == "stored":
             tail = "; nothing stored (--strict)"
-        err.print("games: " + ", ".join(parts) + tail, markup=False)
+        log.info("games: " + ", ".join(parts) + tail)
     if summary.failed:
         raise typer.Exit(1)
 
@@ -45,7 +47,7 @@ def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
 def import_(paths: list[str] = PathsArg, db: Path = DbOption,
             strict: bool = typer.Option(False, "--strict", help="Store nothing unless every game is good."),
             as_json: bool = JsonOption,
-            progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+            progress: bool = ProgressOption,
             jobs: int = JobsOption):
     """Check logs with the engine and store their games (new, or extending a stored game).
 
@@ -60,11 +62,11 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 @app.command()
 @handles_errors
 def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
-             progress: bool = typer.Option(True, "--progress/--no-progress"),
+             progress: bool = ProgressOption,
              jobs: int = JobsOption,
-             db: Path = typer.Option(None, "--db", show_default=False,
+             db: Path = typer.Option(None, "--db", metavar="FILE", show_default=False,
                                      help="Also compare with the games of this store, as "
-                                          "an import into it would (opened read-only)")):
+                                          "an import into it would (opened read-only).")):
     """Every check of `import` (format, rules, derived events; with --db, conflicts with
     the stored games), writing nothing."""
     with contextlib.ExitStack() as stack:
@@ -77,12 +79,10 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
 @app.command()
 @handles_errors
 def games(db: Path = DbOption,
-          player: str = typer.Option(None, "--player", help="Only games with this player name."),
-          players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
+          player: str = PlayerOption,
+          players: int = PlayersOption,
           as_json: bool = JsonOption,
-          url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                  help="Ask a running `seasalt serve` at this URL instead "
-                                       "of opening the store.")):
+          url: str = url_option()):
     """List stored games: id, players, rounds played, state, winners, totals."""
     if url:
         from seasalt_log.http.client import remote_games
@@ -101,15 +101,13 @@ def games(db: Path = DbOption,
                       ", ".join(g.players[w] for w in g.winners or ()),
                       " ".join(map(str, g.totals)))
     out.print(table)
-    err.print(f"{len(rows)} game(s)")
+    log.info(f"{len(rows)} game(s)")
 
 
 @app.command()
 @handles_errors
-def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
-         url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                 help="Ask a running `seasalt serve` at this URL instead of "
-                                      "opening the store.")):
+def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
+         url: str = url_option()):
     """Sum one game up round by round: ending, caller, outcome, points, totals."""
     if url:
         from seasalt_log.http.client import remote_summary
@@ -140,9 +138,10 @@ def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, a
 
 @app.command()
 @handles_errors
-def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Game ids"),
+def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=False,
+                                             help="The ids of the games to export."),
            all_: bool = typer.Option(False, "--all", help="Export every stored game."),
-           output: Path = typer.Option(None, "--out", "-o", help="Write to FILE instead of stdout."),
+           output: Path = out_option("Write the log to FILE."),
            parquet: Path = typer.Option(None, "--parquet", metavar="DIR",
                                         help="Instead: write the events and every read model as "
                                              "Parquet files in DIR (see docs/SQL.md)."),
@@ -189,4 +188,4 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
         page = export_html(store.read_events(gid), queries.game_summary(store, gid))
     with atomic_file(html, [db], what="--html", text=True) as fh:
         fh.write(page)
-    err.print(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)", markup=False)
+    log.info(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)")

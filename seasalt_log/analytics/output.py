@@ -26,7 +26,7 @@ from ..store.literals import sql_literal
 
 #: the text formats of ``--format``
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")
-#: ``--output`` file suffix -> format
+#: ``--out`` file suffix -> format
 SUFFIXES: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "jsonl"}
 
 
@@ -119,10 +119,10 @@ def write_result(result: Result, fmt: str, out: IO[str]) -> None:
 
 
 def format_for(path: str | Path) -> str:
-    """The format an ``--output`` file's suffix asks for."""
+    """The format an ``--out`` file's suffix asks for."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
-        raise UsageError(f"--output {path}: the file name must end with "
+        raise UsageError(f"--out {path}: the file name must end with "
                          + ", ".join(SUFFIXES) + " (it chooses the format)")
     return SUFFIXES[suffix]
 
@@ -135,10 +135,10 @@ def save_result(result: Result, path: str | Path, stores: Iterable[str | Path | 
     (:mod:`seasalt_log.outputs`)."""
     fmt = format_for(path)
     if fmt == "parquet":
-        with atomic_path(path, stores, what="--output") as tmp:
+        with atomic_path(path, stores, what="--out") as tmp:
             write_parquet(result, tmp, shown=path)
     else:
-        with atomic_file(path, stores, what="--output", text=True) as fh:
+        with atomic_file(path, stores, what="--out", text=True) as fh:
             write_result(result, fmt, fh)
     return fmt
 

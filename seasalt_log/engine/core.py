@@ -203,9 +203,9 @@ def _take_done(s: State, e) -> Flow:
     step = f.step
     if step == TAKE:
         raise illegal(s, "R-FLOW-TAKE", "a turn begins with its take (deck_drawn or discard_taken)")
-    if step == BOAT_TAKE:
-        raise illegal(s, "R-DUO-BOAT", "the boat pair's extra take comes next (deck_drawn or "
-                                       "discard_taken)")
+    if step == BOAT_TAKE:       # R-FLOW-TAKE names the order: the take right after the boats
+        raise illegal(s, "R-FLOW-TAKE", "the boat pair's extra take (R-DUO-BOAT) comes next: "
+                                        "deck_drawn or discard_taken")
     if step == FORCED or step == FORCED_DONE:
         _not_in_forced_turn(s, e)
     if step == ANGEL:
@@ -505,10 +505,14 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     t = _lay_pair(s, e)
     targets = shark_targets(s, t)
+    v = e.victim
+    if v is not None and v != e.player and 0 <= v < s.n:
+        if s.flow.protected & (1 << v):
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
+        if s.flow.revealed & (1 << v):      # the rule that names revealed hands, not the duo's
+            raise illegal(s, "R-LAST-3", f"{seat_name(s, v)} has revealed their hand: it "
+                                         "cannot be stolen from (R-DUO-SHARK)")
     if not targets:
-        if e.victim is not None and s.flow.protected & (1 << e.victim) and e.victim != e.player:
-            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, e.victim)} is protected by the "
-                                             "Coral Reef")
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
@@ -516,12 +520,8 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     if e.victim is None or e.stole is None:
         raise illegal(s, "R-DUO-NOEFFECT", f"seats {targets} can be stolen from, so the shark pair "
                                            "must steal (victim and stole)")
-    v = e.victim
     if v not in targets:
-        if s.flow.protected & (1 << v) and v != e.player:
-            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
-        why = ("is the player" if v == e.player else "has revealed their hand (R-LAST-3)"
-               if s.flow.revealed & (1 << v) else "has an empty hand")
+        why = "is the player" if v == e.player else "has an empty hand"
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")
     hand = without(t.hands[v], e.stole)
     if hand is None:
@@ -889,9 +889,10 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    need = (s.ruleset.mermaids_to_win if s.table_event is None
-            else s.ruleset.mermaids_to_win_for(s.effects(player)))  # R-EV-DANCE-OF-THE-MERMAIDS
-    if mermaid_check and t.hands[player].count(MERMAID) >= need:          # R-MERMAID-WIN
+    mermaids = t.hands[player].count(MERMAID) if mermaid_check else 0
+    if mermaids and mermaids >= (                                           # R-MERMAID-WIN
+            s.ruleset.mermaids_to_win if s.table_event is None
+            else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
@@ -934,14 +935,26 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
+#: seat -> (state, its breakdown) last scored: a round's end is scored for its round_scored,
+#: again to check it, then for the read models (states are immutable and kept here, so the
+#: same object is the same state)
+_last_scored: dict[int, tuple] = {}
+
+
 def player_breakdown(s: State, seat: int):
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
     R-X-SCORE with the events in effect for the seat): :func:`scoring.holding_breakdown`."""
+    last = _last_scored.get(seat)
+    if last is not None and last[0] is s:
+        return last[1]
     t = s.table
     if s.table_event is None:
-        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                             face_down=int(t.face_down[seat] is not None))
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
+    else:
+        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
+                              face_down=int(t.face_down[seat] is not None))
+    _last_scored[seat] = (s, b)
+    return b
 
 
 def player_points(s: State, seat: int) -> int:

@@ -114,8 +114,11 @@ class Ruleset(Struct, frozen=True):
 
     def mermaids_to_win_for(self, effects: frozenset[str]) -> int:
         """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS."""
-        return min([self.mermaids_to_win] + [n for code, n in self.mermaid_events
-                                             if code in effects])
+        need = self.mermaids_to_win
+        for code, n in self.mermaid_events:
+            if n < need and code in effects:
+                need = n
+        return need
 
     def stop_allowed(self, effects: frozenset[str]) -> bool:
         """R-END-2 with R-EV-DIODON-FISH."""
@@ -196,7 +199,7 @@ RULINGS: tuple[tuple[str, str, str], ...] = (
     ("R-X-SCORE-STARFISH", "starfish in hand score with the pairs in hand only",
      "Ruleset.starfish_in_hand_scores"),
     ("R-X-SCORE-SEAHORSE", "the seahorse joins the kind worth most (ties: shell, octopus, "
-     "penguin, sailor in that order) and no multiplier counts it", "scoring.extra_breakdown"),
+     "penguin, sailor in that order) and no multiplier counts it", "scoring.score_extra_counts"),
     ("R-EV-PLACE", "places by game totals after the round; a tie gives no place",
      "core.places"),
     ("R-EV-RESHUFFLE", "an empty event deck takes the discards as they stand at step 3, "

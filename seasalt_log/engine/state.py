@@ -65,6 +65,12 @@ class Flow(Struct, frozen=True, gc=False):
     protected: int = 0                 # bitmask of protected seats (R-EV-PROTECT)
 
 
+_NO_EFFECTS: frozenset[str] = frozenset()
+#: (table event, events held) -> the events in effect: one set each, asked for on every turn
+#: (fewer than 2,000 keys: 12 table events, and held is empty, one event or two)
+_EFFECTS: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+
+
 class State(Struct, frozen=True, gc=False):
     """A whole game at one point of its stream; ``seq`` events have been applied."""
 
@@ -95,8 +101,12 @@ class State(Struct, frozen=True, gc=False):
     def effects(self, seat: int) -> frozenset[str]:
         """The events in effect for ``seat`` this round (R-EV-APPLY)."""
         if self.table_event is None:
-            return frozenset()
-        return frozenset((self.table_event, *self.held[seat]))
+            return _NO_EFFECTS
+        key = (self.table_event, self.held[seat])
+        got = _EFFECTS.get(key)
+        if got is None:
+            got = _EFFECTS[key] = frozenset((self.table_event, *self.held[seat]))
+        return got
 
     @property
     def n(self) -> int:

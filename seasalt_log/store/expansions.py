@@ -12,7 +12,7 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..engine.core import player_breakdown
 from ..engine.state import State
-from ..scoring import round_points
+from ..scoring import round_points, scores_alike
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -46,11 +46,18 @@ def without_event(s: State, seat: int, event: str) -> State:
     return replace(s, table_event=rest[0] if rest else None, held=tuple(held))
 
 
-def rescored_points(s: State, e: ev.RoundScored, event: str) -> list[int]:
+def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None = None
+                    ) -> list[int]:
     """The round's points (as ``round_scored.points``) had ``event`` been in effect for
     nobody: each seat's card points and colour bonus by the engine's scoring without it,
-    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT)."""
-    scores = [player_breakdown(without_event(s, p, event), p) for p in range(s.n)]
+    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
+    the seats whose score the event can change are scored again (``scores``: each seat's
+    breakdown with the event, if the caller has them)."""
+    scores = list(scores) if scores is not None else [player_breakdown(s, p) for p in range(s.n)]
+    for p in range(s.n):
+        effects = s.effects(p)
+        if event in effects and not scores_alike(effects, effects - {event}):
+            scores[p] = player_breakdown(without_event(s, p, event), p)
     points, _ = round_points(e.ending, e.caller, [b.card_points for b in scores],
                              [b.color_bonus for b in scores])
     return list(points)
@@ -64,8 +71,9 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     for p in range(s.n):
         for code in s.effects(p):
             by_event.setdefault(code, []).append(p)
+    scores = [player_breakdown(s, p) for p in range(s.n)]
     out = []
     for code in sorted(by_event):
-        other = _top(rescored_points(s, e, code))
+        other = _top(rescored_points(s, e, code, scores))
         out.append((game_id, e.round, code, by_event[code], winners, other, other != winners))
     return out
