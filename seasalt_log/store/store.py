@@ -23,6 +23,7 @@ from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamCon
                       UnknownGameError)
 from .projections import TABLES, project
 from .rebuild import migrate_projections
+from .literals import sql_literal
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
 HASH_BYTES = 8
@@ -151,11 +152,10 @@ def connect(path: Path, *, read_only: bool, config: dict | None = None,
                 pass
             finally:
                 fold.close()
+    if not read_only and not path.exists():
+        _create(path)
     try:
-        settings = dict(config or {})
-        if not read_only:
-            settings.setdefault("default_block_size", str(BLOCK_SIZE))
-        con = duckdb.connect(str(path), read_only=read_only, config=settings)
+        con = duckdb.connect(str(path), read_only=read_only, config=config or {})
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower():
             raise StoreBusyError(
@@ -170,6 +170,21 @@ def connect(path: Path, *, read_only: bool, config: dict | None = None,
             con.close()
             raise store_failure(path, exc) from None
     return con
+
+
+def _create(path: Path) -> None:
+    """Make ``path`` an empty DuckDB file with :data:`BLOCK_SIZE` blocks. The file says its
+    block size, so every connection opens it with DuckDB's default configuration (DuckDB
+    refuses a second connection to a file open in the process with another one). A
+    failure here is left to the open that follows, which words it."""
+    con = duckdb.connect()
+    try:
+        con.execute(f"ATTACH {sql_literal(path)} AS new_store (BLOCK_SIZE {BLOCK_SIZE})")
+        con.execute("DETACH new_store")
+    except duckdb.Error:
+        pass
+    finally:
+        con.close()
 
 
 def store_failure(path: Path, exc: Exception) -> SeasaltError:
