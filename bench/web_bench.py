@@ -6,19 +6,24 @@ in this process (``ServerThread``, a loopback port); the browser is the distribu
 Chromium driven by Playwright (``pip install -e '.[test]'``).
 
     python bench/web_bench.py
+    python bench/web_bench.py --server-only GAME.jsonl   # the server's work only, 5 times
 
 - *server work*: the frames, round reports and JSON of the page, CPU time (a first
-  request; later ones for the same game and viewer are served from a small cache);
+  request; later ones for the same game and viewer are served from a small cache), and
+  the frames extended by one event (a live game's page after an append);
 - *request*: GET /play/{id} answered (HTML around the cached frames), median of 20;
-- *usable*: from navigation start to the table drawn (``performance.now()`` when the
-  viewer has drawn its first frame), median of 10 loads;
-- *redraw*: the viewer drawing each frame in turn (``seasaltViewer.show``), per step;
+- *usable*: from the request's start to the table drawn (the viewer's
+  ``seasalt-drawn`` mark), with the HTML received, parsed and the frames rebuilt on the
+  way, median of 10 loads;
+- *redraw*: the viewer drawing each frame in turn (``seasaltViewer.show``), per step, with
+  the main thread's CPU time and how much of it went to style and layout;
 - *front end*: the HTML, CSS and script of each page without its game data.
 """
 
 from __future__ import annotations
 
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -44,19 +49,43 @@ def long_game(min_events: int = 700) -> list[ev.Event]:
     raise SystemExit(f"no simulated game of {min_events} events")
 
 
-def main() -> None:
-    from playwright.sync_api import sync_playwright
-    game = long_game()
-    gid = game[0].game_id
+def server_work(game: list[ev.Event], times: int = 5) -> list[float]:
+    """The service's work for a game page, ``times`` times: frames, round reports, the
+    frames as changes, JSON. Returns the CPU milliseconds of each."""
     from seasalt_log.web.timeline import deltas, frames, last_frame_of_rounds, round_reports
+    gid = game[0].game_id
     cpu = []
-    for _ in range(5):
+    for _ in range(times):
         t0 = time.process_time()
         fr = frames(game, game_id=gid)
         round_reports(game, game_id=gid, last_frames=last_frame_of_rounds(fr))
         pages._json.encode(deltas(fr))
         cpu.append((time.process_time() - t0) * 1000)
-    print(f"server work for the page (frames, reports, JSON), CPU time: best {min(cpu):.0f} ms")
+    return cpu
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == "--server-only":
+        # python bench/web_bench.py --server-only GAME.jsonl: that work alone, for timing
+        # the whole process against another version of the code
+        server_work([ev.decode(line) for line in Path(sys.argv[2]).read_bytes().splitlines()
+                     if line.strip()])
+        return
+    from playwright.sync_api import sync_playwright
+    game = long_game()
+    gid = game[0].game_id
+    cpu = server_work(game)
+    print(f"server work for the page (frames, reports, JSON), CPU time: best {min(cpu):.0f} ms, "
+          f"median {statistics.median(cpu):.0f} ms")
+    from seasalt_log.web.timeline import frame_set
+    grow = []
+    for n in range(len(game) // 2, len(game) // 2 + 20):   # a live page, one event at a time
+        fs = frame_set(game[:n], game_id=gid)
+        t0 = time.process_time()
+        frame_set(game[:n + 1], game_id=gid, prev=fs)
+        grow.append((time.process_time() - t0) * 1000)
+    print(f"a live page's frames extended by one event, CPU time: median "
+          f"{statistics.median(grow):.2f} ms")
     with tempfile.TemporaryDirectory() as d:
         log = Path(d) / "g.jsonl"
         log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in game))
@@ -80,35 +109,54 @@ def main() -> None:
                 cdp = page.context.new_cdp_session(page)
                 cdp.send("Performance.enable")
 
+                def metrics() -> dict:        # the page's counters (seconds)
+                    return {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
+
                 def thread_ms() -> float:     # CPU time of the page's main thread
-                    m = {x["name"]: x["value"] for x in cdp.send("Performance.getMetrics")["metrics"]}
-                    return m["ThreadTime"] * 1000
-                usable, cpu_load = [], []
+                    return metrics()["ThreadTime"] * 1000
+                usable, cpu_load, split = [], [], []
                 for _ in range(10):
                     page.goto("about:blank")
                     t0 = thread_ms()
                     page.goto(page_url)
                     page.wait_for_selector("#table .seat")
-                    usable.append(page.evaluate("performance.now()"))
+                    # from the request's start: the HTML received, parsed (the page's script
+                    # starts), the frames rebuilt, the first frame drawn
+                    split.append(page.evaluate("""() => {
+                        const n = performance.getEntriesByType("navigation")[0];
+                        const m = name => performance.getEntriesByName(name)[0].startTime;
+                        return [n.responseEnd - n.requestStart, n.domInteractive - n.requestStart,
+                                m("seasalt-frames") - n.requestStart,
+                                m("seasalt-drawn") - n.requestStart]; }"""))
+                    usable.append(split[-1][3])
                     cpu_load.append(thread_ms() - t0)
-                print(f"usable: median {statistics.median(usable):.0f} ms after navigation start; "
-                      f"main-thread CPU time to load and draw: median {statistics.median(cpu_load):.0f} ms")
-                t0 = thread_ms()
+                med = [statistics.median(x[k] for x in split) for k in range(4)]
+                print(f"usable: median {statistics.median(usable):.0f} ms after the request's start "
+                      f"(HTML received {med[0]:.0f}, parsed {med[1]:.0f}, frames rebuilt "
+                      f"{med[2]:.0f}, first frame drawn {med[3]:.0f}); main-thread CPU time to "
+                      f"load and draw: median {statistics.median(cpu_load):.0f} ms")
                 per = page.evaluate("""() => {
                     const v = window.seasaltViewer, n = v.frames.length, out = [];
                     for (let k = 0; k < n; k++) { const t = performance.now(); v.show(k);
                       document.body.offsetHeight; out.push(performance.now() - t); }
                     out.sort((a, b) => a - b);
                     return [out[Math.floor(n / 2)], out[Math.floor(n * 0.99)], out[n - 1]]; }""")
-                steps_cpu = (thread_ms() - t0) / len(game)
+                a = metrics()
+                page.evaluate("""() => { const v = window.seasaltViewer;
+                    for (let k = 0; k < v.frames.length; k++) { v.show(k); document.body.offsetHeight; } }""")
+                z = metrics()
+                n = len(game)
                 print(f"redraw per step (with layout): median {per[0]:.2f} ms, p99 {per[1]:.2f} ms, "
-                      f"max {per[2]:.2f} ms; main-thread CPU time per step {steps_cpu:.2f} ms")
+                      f"max {per[2]:.2f} ms; main-thread CPU time per step "
+                      f"{(z['ThreadTime'] - a['ThreadTime']) * 1000 / n:.2f} ms, of which style "
+                      f"{(z['RecalcStyleDuration'] - a['RecalcStyleDuration']) * 1000 / n:.2f} ms "
+                      f"and layout {(z['LayoutDuration'] - a['LayoutDuration']) * 1000 / n:.2f} ms")
                 browser.close()
     # the front end: every page's HTML, CSS and script, without the game's data
     data = {"game_id": "x", "frames": [], "reports": {}, "live": None}
     from seasalt_log.queries import GameRow
     row = GameRow("x", ["A", "B"], 2, 40, "ended", 0, 0, None, None, [0, 0])
-    sizes = {"game page template": len(pages.game_page(row, "", data, viewer=None).encode()),
+    sizes = {"game page template": len(pages.game_page(row, "", data).encode()),
              "app.css": len(pages._static("app.css").encode()),
              "viewer.js": len(pages._static("viewer.js").encode()),
              "card symbols": len(pages.sprite().encode())}

@@ -72,15 +72,18 @@ def game_id_of(events: Sequence[ev.Event]) -> str | None:
     return derive_game_id(events)
 
 
-def steps(events: Iterable[ev.Event], *, game_id: str | None = None) -> Iterator[Step]:
+def steps(events: Iterable[ev.Event], *, game_id: str | None = None,
+          start: State | None = None) -> Iterator[Step]:
     """Apply ``events`` in order and yield a :class:`Step` for each.
 
     ``game_id`` names the game in the states when its ``game_started`` carries none (the
-    store's derived id). Events are checked by the engine as they are applied.
+    store's derived id). ``start``: the state the events follow (a game's state after its
+    first ``start.seq`` events; default the empty state). Events are checked by the engine
+    as they are applied.
     """
     from msgspec.structs import replace
-    s = State()
-    for seq, e in enumerate(events, 1):
+    s = State() if start is None else start
+    for seq, e in enumerate(events, s.seq + 1):
         before = s
         s = apply(s, e)
         if seq == 1 and s.game_id is None and game_id is not None:

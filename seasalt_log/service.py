@@ -198,6 +198,8 @@ def append_events(store: Store, game_id: str, new: Sequence[ev.Event], expected_
         if cached.game_id != game_id:
             raise ValueError(f"the cache holds game {cached.game_id}, not {game_id}")
         planned = plan_append(cached, new, expected_seq)
+        if not planned.result.appended:        # only derived events already stored
+            return planned.result
         write_planned(store, [planned])
         cached.adopt(planned.cache)
         return planned.result
@@ -342,8 +344,41 @@ def plan_append(cache: GameCache, new: Sequence[ev.Event], expected_seq: int | N
         raise UnknownGameError(gid)
     if expected_seq is not None and head != expected_seq:
         raise StreamConflictError(gid, expected_seq, head)
-    appended, states = _check_new(gid, cache.events, cache.state, new)
+    rest = new[already_derived(cache, new):]
+    appended, states = _check_new(gid, cache.events, cache.state, rest) if rest else ([], [])
     return _planned(cache, appended, states)
+
+
+def already_derived(cache: GameCache, new: Sequence[ev.Event]) -> int:
+    """How many leading events of ``new`` are derived events the stored game already holds:
+    the derived events the store added after the game's last input event (a client that
+    sends the derived events of its own log, one request per event, sends each after the
+    store has added it). Each is compared with the stored one by the engine, at the stored
+    one's place: one that differs is refused (R-DERIVED, ``index`` its place in ``new``).
+    The first that has no stored counterpart ends the run (the engine then checks it as
+    usual). Returns 0 when ``new`` starts with an input event."""
+    if not new or type(new[0]) not in ev.DERIVED_TYPES:
+        return 0                        # the usual append: nothing to look up
+    events, states = cache.events, cache.states
+    first = len(events)
+    while first and type(events[first - 1]) in ev.DERIVED_TYPES:
+        first -= 1
+    at, skip = first, 0
+    for i, e in enumerate(new):
+        if type(e) not in ev.DERIVED_TYPES:
+            break
+        k = next((k for k in range(at, len(events)) if type(events[k]) is type(e)), None)
+        if k is None:
+            break
+        try:
+            apply(states[k - 1] if k else State(), e)      # R-DERIVED when it differs
+        except SeasaltError as exc:
+            exc.index = i                      # type: ignore[attr-defined]
+            if hasattr(exc, "locate"):
+                exc.locate(game_id=cache.game_id)
+            raise
+        at, skip = k + 1, i + 1
+    return skip
 
 
 def plan_start(store: Store, start: ev.GameStarted) -> PlannedAppend:

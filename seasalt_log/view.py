@@ -130,9 +130,12 @@ class ExtraView(Struct, frozen=True):
     face_down_cards: tuple[str | None, ...]  # the shell itself, None when hidden from the viewer
 
 
-def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
+def table_view(state: State, viewer: Viewer | int | None = None, *,
+               extra: bool = True) -> TableView:
     """The state as ``viewer`` may see it (None or :data:`TABLE`: everything; an int: that
-    seat). ``TableView.viewer`` is the seat, None for the table and for a spectator."""
+    seat). ``TableView.viewer`` is the seat, None for the table and for a spectator.
+    ``extra=False`` leaves the expansions' part (:func:`extra_view`) unset, for a reader
+    that does not use it (the simulator's bots)."""
     who = as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
@@ -157,7 +160,8 @@ def table_view(state: State, viewer: Viewer | int | None = None) -> TableView:
         call=f.call, caller=f.caller, deck_size=len(t.deck),
         deck=(t.deck if t.deck_ordered else None) if who.is_table else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
-        viewer=who.seat, winners=state.winners, extra=extra_view(state, who))
+        viewer=who.seat, winners=state.winners,
+        extra=extra_view(state, who) if extra else UNSET)
 
 
 # ---------------------------------------------------------------- events

@@ -246,7 +246,7 @@ def test_sixteen_clients_race_to_append(server, client, tmp_path):
                 with lock:
                     if r.status_code == 200:
                         wins.append((seq, r.json()["seq"], done))
-                    elif r.status_code == 409:
+                    elif r.status_code == 412:      # If-Match failed (RFC 9110)
                         losses.append((seq, r.json()["current_seq"]))
                     else:
                         other.append(f"{r.status_code} {r.text}")
@@ -290,7 +290,11 @@ def test_error_statuses_and_nothing_changes(client):
     def expect(status, error, response):
         assert response.status_code == status, response.text
         data = response.json()
-        assert data["error"] == error and data["message"]
+        # RFC 9457: a problem with its type, title, status, detail and instance
+        assert response.headers["content-type"] == "application/problem+json"
+        assert data["error"] == error and data["detail"] and data["title"]
+        assert data["type"] == f"/docs#{error}" and data["status"] == status
+        assert data["instance"] == response.request.url.path
         assert _snapshot(client, "errors") == before
         return data
 
@@ -330,8 +334,13 @@ def test_error_statuses_and_nothing_changes(client):
     assert d["rule"] == "R-FLOW-PLAYER" and d["index"] == 1 and d["reason"]
     d = expect(422, "illegal_move", client.post(url, content=body(ins[0]), headers=ok))
     assert d["rule"] == "R-FLOW-GAME"
-    # 409: a stale expected seq, with the current one; an existing game id
-    d = expect(409, "conflict", client.post(url, content=body(ins[2]), headers={"If-Match": '"1"'}))
+    # 412: a failed If-Match; 409: a stale expected_seq in the body, or an existing game
+    # id; both with the current seq
+    d = expect(412, "precondition_failed", client.post(url, content=body(ins[2]),
+                                                       headers={"If-Match": '"1"'}))
+    assert d["current_seq"] == seq and d["expected_seq"] == 1
+    d = expect(409, "conflict", client.post(
+        url, content=b'{"expected_seq":1,"events":[%s]}' % body(ins[2])))
     assert d["current_seq"] == seq and d["expected_seq"] == 1
     d = expect(409, "conflict", client.post("/games", content=body(ins[0])))
     assert d["current_seq"] == seq
@@ -813,7 +822,8 @@ def test_append_short_way_answers_as_the_routed_way(tmp_path):
                 (url, b"{not json", {**auth, "If-Match": '"1"'}),          # 400
                 (url, body(ins[1]), {**auth, "If-Match": "soon"}),         # 400
                 (url, body(ins[1]), auth),                                 # 428
-                (url, body(ins[1]), {**auth, "If-Match": '"7"'}),          # 409
+                (url, body(ins[1]), {**auth, "If-Match": '"7"'}),          # 412
+                (url, b'{"expected_seq":7,"events":[%s]}' % body(ins[1]), auth),  # 409
                 (url, body(ins[0]), {**auth, "If-Match": '"1"'}),          # 422
                 ("/games/nope/events", body(ins[1]), {**auth, "If-Match": '"1"'}),   # 404
                 (url, b"x" * (MAX_BODY + 1), {**auth, "If-Match": '"1"'}),  # 413

@@ -116,7 +116,7 @@ def test_the_service_refuses_a_bad_game_id_and_serves_a_good_one(tmp_path):
         # an event over the line limit: the line limit's LOG-FORMAT error, not a 413
         r = client.post("/games", content=_start(meta={"blob": "m" * (1 << 20)}))
         assert r.status_code == 400 and r.json()["rule"] == "LOG-FORMAT"
-        assert "at most 1,048,576 bytes" in r.json()["message"]
+        assert "at most 1,048,576 bytes" in r.json()["detail"]
 
 
 # ---------------------------------------------------------------- meta

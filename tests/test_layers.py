@@ -31,7 +31,8 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("store", ("seasalt_log.store", "seasalt_log.queries")),
     # what works over logs and stores: reading a game, importing, analytics, the simulator
     ("library", ("seasalt_log.replay", "seasalt_log.rescore", "seasalt_log.narration",
-                 "seasalt_log.render", "seasalt_log.importers", "seasalt_log.analytics",
+                 "seasalt_log.render", "seasalt_log.turn_frames", "seasalt_log.importers",
+                 "seasalt_log.analytics",
                  "seasalt_log.sim", "seasalt_log.verify", "seasalt_log.archive",
                  "seasalt_log.golden")),
     # the writing service and its HTTP and web faces

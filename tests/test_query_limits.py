@@ -242,7 +242,7 @@ def test_service_report_stops_at_the_time_limit(tmp_path, monkeypatch):
         assert time.monotonic() - start < 10
         assert r.status_code == 503, r.text
         body = r.json()
-        assert body["error"] == "report_limit" and "SEASALT_QUERY_TIMEOUT" in body["message"]
+        assert body["error"] == "report_limit" and "SEASALT_QUERY_TIMEOUT" in body["detail"]
         endless["on"] = False           # the reader connection is usable again at once
         assert c.get("/stats/win-rates").status_code == 200
         assert c.get("/games").status_code == 200

@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply, legal_moves, with_derived
+from seasalt_log.engine import (State, apply, chance_outcomes, legal_decisions, legal_moves,
+                                with_derived)
 from seasalt_log.scoring import card_points
 from seasalt_log.engine.state import ROUND
 from seasalt_log.importers.jsonl import check_game, read_games
@@ -168,9 +169,9 @@ def test_bots_choose_the_same_whatever_is_hidden():
             if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
                 continue
             seat = s.flow.player
-            options, _ = dc.group(legal_moves(s))
+            options = legal_decisions(s)
             other = _hidden_variant(s, seat, rng)
-            other_options, _ = dc.group(legal_moves(other))
+            other_options = legal_decisions(other)
             view = table_view(s, seat)
             assert table_view(other, seat) == view
             assert other_options == options
@@ -190,27 +191,21 @@ def test_decisions_name_no_hidden_card():
         for s, e in states_of(game):
             if s.phase != ROUND or s.flow.due or type(e) not in ev.TURN_TYPES:
                 continue
-            options, outcomes = dc.group(legal_moves(s))
-            for d, evs in zip(options, outcomes):
+            for d in legal_decisions(s):
                 seen_kinds.add(d.kind)
                 if d.kind in (dc.DRAW, dc.FISH, dc.SHARK):
                     assert d.card is None
                 if d.kind == dc.DRAW:
                     assert d.cards == ()
-                assert all(type(x) is type(evs[0]) for x in evs)
     assert {dc.DRAW, dc.TAKE, dc.FISH, dc.SHARK, dc.CRAB, dc.BOAT, dc.END, dc.STOP,
             dc.LAST_CHANCE} <= seen_kinds
 
 
-class _MustNotBeAsked(BOTS["random"]):
-    def choose(self, view, options, rng):
-        raise AssertionError("the bot was asked to resolve chance")
-
-
 def test_the_simulator_picks_the_stolen_card_uniformly():
     """The bot picks the victim; the card is drawn by the simulator's RNG, uniformly over
-    the victim's cards (a card held twice is twice as likely)."""
-    from seasalt_log.sim.runner import _resolve
+    the victim's cards (a card held twice is twice as likely), as the engine's chance
+    weights say."""
+    from seasalt_log.sim.runner import _chance
     for game in simulate(40, 3, 4, ["planner"]):
         for s, e in states_of(game):
             if type(e) is not ev.SharkPlayed or e.victim is None:
@@ -218,14 +213,14 @@ def test_the_simulator_picks_the_stolen_card_uniformly():
             hand = s.table.hands[e.victim]
             if len(hand) < 3 or len(set(hand)) == len(hand):
                 continue
-            options, outcomes = dc.group(legal_moves(s))
-            i = next(i for i, d in enumerate(options)
+            d = next(d for d in legal_decisions(s)
                      if d.kind == dc.SHARK and d.victim == e.victim and d.cards == e.cards)
+            weights = dict(chance_outcomes(s, d))
+            assert weights == {(c,): n for c, n in Counter(hand).items()}
             picks = Counter()
             for k in range(3000):
-                (stolen,) = _resolve(s, options[i], outcomes[i], _MustNotBeAsked(), None,
-                                     s.flow.player, random.Random(0), random.Random(k))
-                picks[stolen.stole] += 1
+                (stolen,) = _chance(s, d, random.Random(k))
+                picks[stolen] += 1
             for code, n in Counter(hand).items():
                 assert abs(picks[code] / 3000 - n / len(hand)) < 0.04, (hand, picks)
             return
@@ -234,21 +229,55 @@ def test_the_simulator_picks_the_stolen_card_uniformly():
 
 # ---------------------------------------------------------------- fast paths equal the reference
 
+def round_seats(games):
+    """(state, seat) for every seat of every state of ``games`` while a round is in play."""
+    for game in games:
+        for s, _ in states_of(game):
+            if s.phase == ROUND:
+                for seat in range(s.n):
+                    yield s, seat
+
+
 def test_memoised_and_count_points_equal_the_breakdown():
     n = 0
     for players in (2, 3, 4):
-        for game in simulate(4, players, 21):
-            for s, _ in states_of(game):
-                if s.phase != ROUND:
-                    continue
-                for seat in range(s.n):
-                    hand, laid = s.table.hands[seat], s.table.laid[seat]
-                    b = breakdown(hand, laid)
-                    h = Holding(hand, laid)
-                    assert card_points(hand, laid) == h.points() == b.card_points
-                    assert h.bonus() == b.color_bonus or not (hand or laid)
-                    n += 1
+        for s, seat in round_seats(simulate(4, players, 21)):
+            hand, laid = s.table.hands[seat], s.table.laid[seat]
+            b = breakdown(hand, laid)
+            h = Holding(hand, laid)
+            assert card_points(hand, laid) == h.points() == b.card_points
+            assert h.bonus() == b.color_bonus or not (hand or laid)
+            n += 1
     assert n > 1000
+
+
+def test_count_points_equal_the_extra_breakdown():
+    """Extra Salt holdings, and a card tried and taken back, score as RULES_EXTRA §3 scores
+    them without events (scoring.extra_breakdown)."""
+    from seasalt_log.scoring import extra_breakdown
+    n = 0
+    for s, seat in round_seats(simulate(4, 3, 22, None, "extra-salt")):
+        hand, laid = s.table.hands[seat], s.table.laid[seat]
+        x = extra_breakdown(hand, laid)
+        h = Holding(hand, laid)
+        assert (h.points(), h.bonus()) == (x.card_points, x.color_bonus)
+        for card in ("starfish:yellow", "seahorse:white", "crab:black"):
+            assert h.points_with(card) == extra_breakdown(hand + (card,), laid).card_points
+        assert h.points() == x.card_points
+        n += 1
+    assert n > 1000
+
+
+def test_memoised_player_points_equal_the_breakdown():
+    """engine.player_points (memoised) is the card points of engine.player_breakdown in
+    every ruleset, events in effect included."""
+    from seasalt_log.engine.core import player_breakdown, player_points
+    n = 0
+    for ruleset, events in ((None, "pepper"), ("extra-salt", None), ("extra-salt", "pepper")):
+        for s, seat in round_seats(simulate(3, 3, 23, None, ruleset, events)):
+            assert player_points(s, seat) == player_breakdown(s, seat).card_points
+            n += 1
+    assert n > 3000
 
 
 # ---------------------------------------------------------------- the bots

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 
 import httpx
 import pytest
@@ -19,9 +20,11 @@ from seasalt_log.replay import steps
 from seasalt_log.service import import_logs
 from seasalt_log.sim import simulate
 from seasalt_log.store import Store
-from seasalt_log.web.timeline import deltas, frames, last_frame_of_rounds, round_reports
+from seasalt_log.view import SPECTATOR as SPECTATOR_VIEW
+from seasalt_log.web.timeline import deltas, frame_set, frames, last_frame_of_rounds, round_reports
 
-from .web_oracle import hidden_cards_in, hidden_moves, shown_after
+from .web_oracle import (SPECTATOR, feed_live, hidden_cards_in, hidden_moves, leaked, mid_round,
+                         shown_after)
 
 GAMES = [g for n, seed in ((2, 5), (3, 6), (4, 7)) for g in simulate(3, n, seed)]
 
@@ -156,3 +159,171 @@ def test_export_html(tmp_path):
         assert r.exit_code == 1 and words in r.output and "Traceback" not in r.output
     assert not (tmp_path / "x.html").exists()
     assert run(app, ["export", gid, "--db", db]).exit_code == 0              # the store is intact
+
+
+# ---------------------------------------------------------------- readers (issue 15 point 1)
+
+def _frames_of(page: str) -> list[dict]:
+    raw = page.split('<script id="game-data" type="application/json">')[1].split("</script>")[0]
+    return expand(json.loads(raw)["frames"])
+
+
+BASE_LIVE = GAMES[3]                                          # 3 players
+EXTRA_LIVE = next(g for g in simulate(4, 3, 21, ruleset="extra-salt", events="pepper")
+                  if sum(isinstance(e, ev.RoundStarted) for e in g) >= 2)
+
+
+@pytest.fixture(scope="module")
+def live_world(tmp_path_factory):
+    """Two games in progress (8 turns into round 1: hands hold cards nobody else has seen)
+    on a service with a token, one base, one with both expansions."""
+    d = tmp_path_factory.mktemp("webreaders")
+    log = d / "g.jsonl"
+    log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in GAMES[0]))
+    with Store.open(d / "s.duckdb") as store:
+        import_logs(store, [str(log)])
+    with ServerThread(create_app(d / "s.duckdb", keepalive=0.5, token="svc")) as url:
+        live = {}
+        for gid, game in (("live-base", BASE_LIVE), ("live-extra", EXTRA_LIVE)):
+            live[gid] = feed_live(url, game, mid_round(game, 1, 8), gid, token="svc")
+        yield url, live
+
+
+@pytest.mark.parametrize("gid", ["live-base", "live-extra"])
+def test_a_spectator_page_of_a_live_game_holds_public_cards_only(live_world, gid):
+    """R-VIEW, R-X-VIEW: no credential reads a game in progress as a spectator; the page,
+    its frames and its live stream hold no card the oracle says is hidden from everyone."""
+    url, live = live_world
+    tokens, events = live[gid]
+    r = httpx.get(f"{url}/play/{gid}")
+    assert r.status_code == 200
+    assert leaked(r.text, events, SPECTATOR) == set()
+    fr = _frames_of(r.text)
+    assert len(fr) == len(events)
+    assert hidden_cards_in(fr, shown_after(events), SPECTATOR) == []
+    assert "Spectator (public cards)" in r.text and "type=\"password\"" in r.text
+    # the live stream: its first message holds every frame after 0
+    with httpx.stream("GET", f"{url}/play/{gid}/live", timeout=10) as s:
+        for line in s.iter_lines():
+            if line.startswith("data: {\""):
+                break
+    assert len(json.loads(line[6:])["frames"]) == len(events)
+    assert leaked(line, events, SPECTATOR) == set()
+    # the table's view of the same game does hold hidden cards: the check can fail
+    r = httpx.get(f"{url}/play/{gid}", headers={"Authorization": "Bearer " + tokens["table_token"]})
+    assert leaked(r.text, events, SPECTATOR)
+
+
+@pytest.mark.parametrize("gid", ["live-base", "live-extra"])
+def test_a_seat_token_opens_that_seat_only(live_world, gid):
+    url, live = live_world
+    tokens, events = live[gid]
+    names = events[0].players
+    # ?as= without a credential is refused, as the API refuses it
+    r = httpx.get(f"{url}/play/{gid}", params={"as": names[1]})
+    assert r.status_code == 403 and "may not read game" in html.unescape(r.text)
+    # a wrong token: 401, no cookie
+    r = httpx.get(f"{url}/play/{gid}", params={"token": "nope"})
+    assert r.status_code == 401 and "set-cookie" not in r.headers
+    with httpx.Client(base_url=url) as browser:
+        r = browser.get(f"/play/{gid}", params={"token": tokens["seat_tokens"][1], "as": names[1]})
+        assert r.status_code == 303 and r.headers["location"] == f"/play/{gid}?as={names[1]}"
+        cookie = r.headers["set-cookie"].lower()
+        assert "httponly" in cookie and "samesite=strict" in cookie and f"path=/play/{gid}" in cookie
+        r = browser.get(f"/play/{gid}")
+        assert r.status_code == 200
+        fr = _frames_of(r.text)
+        assert hidden_cards_in(fr, shown_after(events), 1) == []
+        assert leaked(r.text, events, 1) == set()
+        assert fr == plain(frames(events, 1))
+        assert f"As {names[1]} (you)" in r.text and f"As {names[0]}" not in r.text
+        # seat 1 may not read as seat 0, but may read as a spectator
+        assert browser.get(f"/play/{gid}", params={"as": names[0]}).status_code == 403
+        r = browser.get(f"/play/{gid}", params={"as": "spectator"})
+        assert r.status_code == 200 and leaked(r.text, events, SPECTATOR) == set()
+        with browser.stream("GET", f"/play/{gid}/live", timeout=10) as s:
+            line = next(x for x in s.iter_lines() if x.startswith("data: {\""))
+        assert leaked(line, events, 1) == set()
+        # forgetting the token: back to a spectator
+        r = browser.get(f"/play/{gid}", params={"token": ""})
+        assert r.status_code == 303
+        assert browser.get(f"/play/{gid}", params={"as": names[1]}).status_code == 403
+    # the table token sees every hand
+    with httpx.Client(base_url=url) as browser:
+        browser.get(f"/play/{gid}", params={"token": tokens["table_token"]})
+        assert _frames_of(browser.get(f"/play/{gid}").text) == plain(frames(events))
+        assert browser.get(f"/play/{gid}", params={"as": names[0]}).status_code == 200
+
+
+def test_an_ended_game_follows_the_public_after_end_option(tmp_path):
+    game = GAMES[0]
+    gid = game[0].game_id
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in game))
+    with Store.open(tmp_path / "s.duckdb") as store:
+        import_logs(store, [str(log)])
+    with ServerThread(create_app(tmp_path / "s.duckdb")) as url:
+        assert _frames_of(httpx.get(f"{url}/play/{gid}").text) == plain(frames(game))
+    with ServerThread(create_app(tmp_path / "s.duckdb", public_after_end=False)) as url:
+        r = httpx.get(f"{url}/play/{gid}")
+        assert r.status_code == 200 and "as a spectator" in r.text
+        assert leaked(r.text, game, SPECTATOR) == set()
+        assert httpx.get(f"{url}/play/{gid}", params={"as": "1"}).status_code == 403
+
+
+def test_games_list_filters_by_ruleset(live_world):
+    url, _ = live_world
+    def ids(**params):
+        r = httpx.get(url + "/", params=params)
+        assert r.status_code == 200
+        return [line.split(">")[1].split("<")[0] for line in r.text.split('href="/play/')[1:]]
+    assert ids(ruleset="pepper") == ["live-extra"] == ids(ruleset="extra-salt")
+    assert sorted(ids(ruleset="base")) == sorted(["live-base", GAMES[0][0].game_id])
+    assert sorted(ids(ruleset="no-events")) == sorted(ids(ruleset="base"))
+    assert len(ids()) == 3
+    r = httpx.get(url + "/", params={"ruleset": "salty"})
+    assert r.status_code == 400 and "ruleset must be one of" in html.unescape(r.text)
+
+
+@pytest.mark.parametrize("args", [
+    ["shell:black", "shell:green", "octopus:green", "--ruleset", "extra-salt",
+     "--laid", "crab:black,crab:yellow,starfish:yellow", "--event", "kraken"],
+    ["mermaid:white", "seahorse:white", "penguin:pink", "--ruleset", "extra-salt",
+     "--face-down", "shell:grey", "--event", "coral-reef", "--event", "dance-of-the-shells"],
+])
+def test_calculator_takes_ruleset_events_and_face_down_shells(served, args):
+    """The calculator's breakdown equals `seasalt score`'s for the expansions' options."""
+    cli = CliRunner().invoke(app, ["score", *args, "--json"])
+    assert cli.exit_code == 0, cli.output
+    want = json.loads(cli.output)
+    params: list[tuple[str, str]] = []
+    cards = [a for i, a in enumerate(args) if not a.startswith("--")
+             and (i == 0 or not args[i - 1].startswith("--"))]
+    for code in set(cards):
+        params.append((code, str(cards.count(code))))
+    flags = {"--ruleset": "ruleset", "--laid": "laid", "--event": "event", "--face-down": "face_down"}
+    params += [(flags[a], args[i + 1]) for i, a in enumerate(args) if a in flags]
+    r = httpx.get(served + "/calculator", params=params)
+    assert r.status_code == 200, html.unescape(r.text)
+    table = r.text.split('id="breakdown"')[1].split("</table>")[0]
+    rows = dict(re.findall(r"<tr><td>([a-z_]+)</td><td class=n>([^<]*)</td></tr>", table))
+    for field in ("pairs", "trios", "starfish", "collectors", "multipliers", "mermaids",
+                  "card_points", "color_bonus", "face_down"):
+        assert rows[field] == str(want[field]), field
+
+
+@pytest.mark.parametrize("game", [GAMES[1], EXTRA_LIVE], ids=["base", "expansions"])
+def test_a_frame_set_extended_event_by_event_equals_one_made_at_once(game):
+    """A live page's frames grow with the game (routes keep and extend them): extended after
+    every event, or every 7, they are what the whole game gives, round reports included
+    (a round's report made before its round_scored arrived is made again)."""
+    gid = game[0].game_id
+    for viewer in (None, 1, SPECTATOR_VIEW):
+        for step in (1, 7):
+            fs = None
+            for n in [*range(1, len(game), step), len(game)]:
+                fs = frame_set(game[:n], viewer, game_id=gid, prev=fs)
+            whole = frames(game, viewer, game_id=gid)
+            assert fs.frames == whole and fs.changes == deltas(whole)
+            assert fs.reports == round_reports(game, viewer, game_id=gid,
+                                               last_frames=last_frame_of_rounds(whole))

@@ -26,8 +26,9 @@ import pytest
 from seasalt_log import events as ev
 from seasalt_log.replay import steps
 
-from .view_oracle import hands_visible_to
-from .web_oracle import hidden_cards_in, hidden_moves, shown_after
+from .view_oracle import face_down_shells, hands_visible_to
+from .web_oracle import (SPECTATOR, extra_truth, feed_live, hidden_cards_in, hidden_moves, leaked,
+                         mid_round, shown_after)
 
 CHROMIUM = os.environ.get("SEASALT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 if not os.path.exists(CHROMIUM):
@@ -43,6 +44,8 @@ PHONE = {"width": 390, "height": 844}
 DESKTOP = {"width": 1280, "height": 900}
 # (players, seed) of the simulated games stepped through
 GAMES = ((2, 11), (3, 12), (4, 13))
+# (players, seed) of the simulated Extra Salt games with the events of Extra Pepper
+EXTRA_GAMES = ((2, 15), (4, 16))
 REPORTS = ("calls", "duos", "last-chance", "mermaid-wins", "overview", "players",
            "points-by-source", "round-length", "win-rates")
 
@@ -88,11 +91,21 @@ def world(tmp_path_factory):
         games.update(got)
         ids.append(max(got, key=lambda g: len(got[g])))        # the longer game of the two
         seasalt("import", str(out), "--db", "s.duckdb", cwd=d)
+    for n, seed in EXTRA_GAMES:
+        out = d / f"x{n}.jsonl"
+        seasalt("simulate", "--games", "2", "--players", str(n), "--seed", str(seed),
+                "--ruleset", "extra-salt", "--events", "pepper", "--out", str(out), cwd=d)
+        got = read_jsonl(out)
+        games.update(got)
+        ids.append(max(got, key=lambda g: len(got[g])))
+        seasalt("import", str(out), "--db", "s.duckdb", cwd=d)
     cli = {name: json.loads(seasalt("stats", name, "--db", "s.duckdb", "--format", "json",
                                     cwd=d).stdout) for name in REPORTS}
     cli["win-rates?players=3"] = json.loads(seasalt("stats", "win-rates", "--players", "3",
                                                     "--db", "s.duckdb", "--format", "json",
                                                     cwd=d).stdout)
+    cli["show"] = {gid: json.loads(seasalt("show", gid, "--db", "s.duckdb", "--json", cwd=d).stdout)
+                   for gid in ids}
     export = d / "game.html"
     seasalt("export", ids[1], "--html", str(export), "--db", "s.duckdb", cwd=d)
     with socket.socket() as s:
@@ -160,7 +173,15 @@ READ_TABLE = """() => {
     total: Number(s.querySelector('h3').textContent.match(/total (-?\\d+)/)[1])}));
   const tops = [0, 1].map(i => { const c = document.querySelector(`#table [data-pile="${i}"] .card`);
     return c ? c.dataset.code : null; });
-  return {seats, tops, deck: Number(document.querySelector('#table .deck').dataset.deck),
+  const ev = document.querySelector('#table [data-table-event]');
+  const attr = (s, name) => { const e = s.querySelector(`[data-${name}]`); return e ? e.getAttribute(`data-${name}`) : null; };
+  const extra = ev === null ? null : {event: ev.dataset.tableEvent,
+    held: Array.from(document.querySelectorAll('#table section.seat')).map(s => attr(s, 'held') || ''),
+    effects: Array.from(document.querySelectorAll('#table section.seat')).map(s => attr(s, 'effects') || ''),
+    locks: Array.from(document.querySelectorAll('#table section.seat')).map(s => attr(s, 'lock') !== null),
+    protected: Array.from(document.querySelectorAll('#table section.seat')).map(s => attr(s, 'protected') !== null),
+    face_down: Array.from(document.querySelectorAll('#table section.seat')).map(s => attr(s, 'face-down'))};
+  return {seats, tops, extra, deck: Number(document.querySelector('#table .deck').dataset.deck),
           pos: document.getElementById('pos').textContent, said: document.querySelector('#table .said').textContent};
 }"""
 
@@ -180,9 +201,15 @@ def truth(state, viewer: int | None = None, shown: frozenset[int] = frozenset())
     return {"seats": seats, "tops": tops, "deck": len(t.deck)}
 
 
-def check_equal(page, state, seq: int, viewer=None, shown=frozenset()):
+def check_equal(page, state, seq: int, viewer=None, shown=frozenset(), shells=None):
+    """The page at ``seq`` against the engine's state; ``shells`` (the face-down shells
+    then, view_oracle.face_down_shells) for a game with the expansions."""
     got = page.evaluate(READ_TABLE)
     want = truth(state, viewer, shown)
+    if shells is not None:
+        assert got["extra"] == extra_truth(state, viewer, shells), f"seq {seq}: the expansions"
+    else:
+        assert got["extra"] is None
     assert got["deck"] == want["deck"], f"seq {seq}: deck size"
     assert got["tops"] == want["tops"], f"seq {seq}: pile tops"
     for s, (g, w) in enumerate(zip(got["seats"], want["seats"])):
@@ -346,6 +373,40 @@ def test_games_list_filters_and_links(world, browser):
     p.close()
 
 
+NARROW = {"width": 375, "height": 740}
+
+
+def test_no_page_scrolls_sideways_on_a_phone(world, browser):
+    """Every page at 375 x 740: the document is no wider than the screen, the score sheet
+    fits without scrolling, and it gives `seasalt show`'s points and totals."""
+    p = Page(browser, NARROW)
+    paths = ["/", "/?players=4", "/reports", *(f"/reports/{r}" for r in REPORTS), "/calculator",
+             "/calculator?mermaid:white=2&octopus:green=1&laid=crab:black,crab:yellow",
+             *(f"/play/{gid}" for gid in world["ids"]),
+             f"/play/{world['ids'][4]}?as={world['games'][world['ids'][4]][0].players[2]}"]
+    width = "[document.scrollingElement.scrollWidth, window.innerWidth]"
+    for path in paths:
+        p.page.goto(world["url"] + path)
+        got, screen = p.page.evaluate(width)
+        assert got <= screen, f"{path}: {got} px wide on a {screen} px screen"
+        if path.startswith("/play/"):
+            p.page.keyboard.press("End")                        # the fullest table
+            got, screen = p.page.evaluate(width)
+            assert got <= screen, f"{path} at its last event: {got} px wide"
+            sheet, box = p.page.evaluate("""() => { const t = document.getElementById('score-sheet');
+              return [t.scrollWidth, t.parentElement.clientWidth]; }""")
+            assert sheet <= box, f"{path}: the score sheet scrolls sideways"
+            gid = path.split("/")[2].split("?")[0]
+            if gid in world["cli"]["show"]:
+                want = [[str(r["round"]), *("" if pt is None else f"{pt} → {t}"
+                                                 for pt, t in zip(r["points"], r["totals"]))]
+                        for r in world["cli"]["show"][gid]["rounds"]]
+                rows = _table_rows(p.page, "#score-sheet")
+                assert [[r[0], *r[2:]] for r in rows] == want, path
+    p.shot("game-expansions-phone")
+    p.close()
+
+
 def test_exported_file_opens_from_disk_and_replays(world, browser):
     gid = world["ids"][1]
     states = [st.after for st in steps(world["games"][gid])]
@@ -361,6 +422,84 @@ def test_exported_file_opens_from_disk_and_replays(world, browser):
     assert all(u.startswith("file:") or u.startswith("data:") for u in requests), requests
     p.shot("export-desktop")
     p.close()
+
+
+@pytest.mark.parametrize("which, viewer", [(3, None), (4, 1)], ids=["2p-table", "4p-seat1"])
+def test_step_through_expansion_games_equals_engine(world, browser, which, viewer):
+    """Extra Salt with the events of Extra Pepper: every event's table against the engine,
+    the events in effect, who holds which, the jellyfish locks, who is protected, trios and
+    face-down shells included (their colour hidden from the other seats, R-X-VIEW)."""
+    gid = world["ids"][which]
+    events = world["games"][gid]
+    states = [st.after for st in steps(events)]
+    shown, shells = shown_after(events), list(face_down_shells(events))
+    assert any(isinstance(e, ev.ShellFaceDown) for e in events) or any(
+        isinstance(e, ev.StarfishPlayed) for e in events)       # the game has what to draw
+    names = events[0].players
+    p = Page(browser)
+    p.page.goto(f"{world['url']}/play/{gid}" + ("" if viewer is None else f"?as={names[viewer]}"))
+    for seq in range(1, len(states) + 1):
+        if seq > 1:
+            p.page.keyboard.press("ArrowRight")
+        check_equal(p.page, states[seq - 1], seq, viewer, shown[seq - 1], shells[seq - 1])
+        if seq == len(states) // 2:
+            p.shot(f"game-expansions-{len(names)}p-middle-desktop")
+    p.close()
+
+
+def _record_streams(page) -> None:
+    """Keep every server-sent message the page receives in ``window.__sse``."""
+    page.add_init_script("""(() => { const ES = window.EventSource; window.__sse = [];
+      window.EventSource = function (url, opts) { const s = new ES(url, opts);
+        s.addEventListener('message', m => window.__sse.push(m.data)); return s; };
+      window.EventSource.prototype = ES.prototype; })()""")
+
+
+def _loaded(p: Page) -> str:
+    """Everything the page loaded: every response body and every streamed message."""
+    return "\n".join([b.decode("utf-8", "replace") for b in p.bodies]
+                     + p.page.evaluate("window.__sse"))
+
+
+@pytest.mark.parametrize("kind", ["base", "expansions"])
+def test_live_game_pages_hold_no_hidden_card(world, browser, kind):
+    """R-VIEW, R-X-VIEW, issue 15 point 1: a game in progress seen by a seat (its token,
+    traded for a cookie) and by a spectator (no credential): neither the page nor anything
+    it loaded, the live stream's messages included, holds a card that reader could not
+    see; the table's page does (so the check can fail)."""
+    src = world["games"][world["ids"][0 if kind == "base" else 4]]
+    gid = f"live-{kind}"
+    upto = mid_round(src, 1, 4)
+    tokens, stored = feed_live(world["url"], src, upto, gid)
+    pages = {"table": Page(browser), "seat": Page(browser, PHONE), "spectator": Page(browser)}
+    for p in pages.values():
+        _record_streams(p.page)
+    base = f"{world['url']}/play/{gid}"
+    pages["table"].page.goto(f"{base}?token={tokens['table_token']}")
+    pages["seat"].page.goto(f"{base}?token={tokens['seat_tokens'][1]}")
+    pages["spectator"].page.goto(base)
+    assert "?token" not in pages["seat"].page.url           # traded for a cookie
+    pages["table"].page.wait_for_timeout(300)                # the streams are open
+    more = [e for e in src[upto:upto + 12] if not isinstance(e, ev.DERIVED_TYPES)]
+    seq = len(stored)
+    for e in more:
+        seq = _post(f"{world['url']}/games/{gid}/events", json.loads(ev.encode(e)), seq)["seq"]
+    for p in pages.values():
+        p.page.wait_for_function(f"window.seasaltViewer.frames.length === {seq}", timeout=5000)
+    r = httpx.get(f"{world['url']}/games/{gid}/events",
+                  headers={"Authorization": "Bearer " + tokens["table_token"]})
+    events = [ev.decode(json.dumps(x).encode()) for x in r.json()]
+    shown = shown_after(events)
+    for who, viewer in (("seat", 1), ("spectator", SPECTATOR)):
+        p = pages[who]
+        assert leaked(_loaded(p), events, viewer) == set(), who
+        assert hidden_cards_in(p.page.evaluate("window.seasaltViewer.frames"), shown, viewer) == []
+        check_equal(p.page, [st.after for st in steps(events)][-1], seq, viewer, shown[-1],
+                    list(face_down_shells(events))[-1] if kind == "expansions" else None)
+    assert leaked(_loaded(pages["table"]), events, SPECTATOR)
+    pages["seat"].shot(f"live-{kind}-seat-phone")
+    for p in pages.values():
+        p.close()
 
 
 # last: it adds a game to the store, which the statistics above must not see
@@ -379,14 +518,14 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
     gid = "live-web-1"
     start = ev.GameStarted(players=src[0].players, game_id=gid)
     import msgspec
-    _post(world["url"] + "/games", msgspec.to_builtins(start))
+    tokens = _post(world["url"] + "/games", msgspec.to_builtins(start))
     rest = [e for e in src[1:] if not isinstance(e, (ev.RoundScored, ev.GameEnded))]
     seq = 1
     for e in rest[:6]:
         seq = _post(f"{world['url']}/games/{gid}/events", msgspec.to_builtins(e), seq)["seq"]
     pages = [Page(browser), Page(browser, PHONE)]
-    pages[0].page.goto(f"{world['url']}/play/{gid}")
-    pages[1].page.goto(f"{world['url']}/play/{gid}?as={src[0].players[1]}")
+    pages[0].page.goto(f"{world['url']}/play/{gid}?token={tokens['table_token']}")
+    pages[1].page.goto(f"{world['url']}/play/{gid}?token={tokens['seat_tokens'][1]}")
     for p in pages:
         assert p.page.text_content("#pos").startswith(f"Event {seq} of {seq}")
     p.page.wait_for_timeout(300)                     # the streams are open
@@ -410,5 +549,10 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
     assert len(got) == seq and hidden_cards_in(got, shown, 1) == []
     assert hidden_cards_in(pages[0].page.evaluate("window.seasaltViewer.frames"), shown, 1)
     pages[0].shot("live-desktop")
+    # the rest of the game in one append: the pages say it ended and offer a reload
+    _post(f"{world['url']}/games/{gid}/events", [msgspec.to_builtins(e) for e in rest[10:]], seq)
     for p in pages:
+        p.page.wait_for_function("document.getElementById('live').textContent"
+                                 ".startsWith('The game has ended.')", timeout=10000)
+        assert p.page.is_visible("#live a")
         p.close()

@@ -21,7 +21,9 @@ from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
 from .app import app, db_path, fail, handles_errors, log, out, print_json, progress_bar
-from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption, TokenOption, on_command_line, out_option, url_option)
+from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption,
+                      ReadTokenOption, UrlOption, on_command_line, out_option)
+from .remote import local_or_remote
 
 OutputOption = out_option("Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
                           "suffix chooses the format).")
@@ -124,9 +126,8 @@ def query(
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
-    url: str = url_option("Ask a running `seasalt serve` at this URL instead of opening the "
-                          "store (with its --token)."),
-    token: str = TokenOption,
+    url: str = UrlOption,
+    token: str = ReadTokenOption,
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
@@ -134,18 +135,22 @@ def query(
     settings or files (INSERT, CREATE, COPY, ATTACH, INSTALL, read_csv(...), ...) are
     refused. A query runs under a time and a memory limit; Ctrl-C stops it at once.
     Tables and columns: docs/SQL.md, or `seasalt query "SHOW TABLES"`. While `seasalt serve`
-    holds the store, give --url to ask it (POST /query, with the service's own limits)."""
+    holds the store, the query asks it (POST /query, with the service's own limits; it
+    needs the service's token): found by itself, or at --url."""
     text = _read_sql(sql, file)
     store = db_path(db)
     if output is not None:      # refused before the query runs, not after
         check_target(output, [store], what="--out")
-    if url:
-        from seasalt_log.http.client import remote_query
-        result = remote_query(url, token, text)
-    else:
-        limits = _limits(ctx, timeout, memory_limit)
+    limits = _limits(ctx, timeout, memory_limit)
+
+    def local(path):
         with _stoppable():
-            result = run_query(store, text, limits=limits)
+            return run_query(path, text, limits=limits)
+
+    def remote(u):
+        from seasalt_log.http.client import remote_query
+        return remote_query(u, token, text)
+    result = local_or_remote(db, url, local, remote)
     emit(result, fmt, output, store)
 
 
@@ -164,10 +169,14 @@ def stats(
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
+    url: str = UrlOption,
+    token: str = ReadTokenOption,
 ):
     """Run a named report over the store; without REPORT, list the reports.
 
-    A report runs under the same time and memory limits as `seasalt query`."""
+    A report runs under the same time and memory limits as `seasalt query`. While `seasalt
+    serve` holds the store, the report is run by the service (with its own limits): found by
+    itself, or at --url."""
     if list_ and report is not None:
         raise typer.BadParameter(f"--list lists every report: give {report} or --list, not both")
     if list_ or report is None:
@@ -178,8 +187,15 @@ def stats(
     if output is not None:
         check_target(output, [db_path(db)], what="--out")
     limits = _limits(ctx, timeout, memory_limit)
-    with _stoppable():
-        result = run_report(db_path(db), report, player=player, players=players, limits=limits)
+
+    def local(path):
+        with _stoppable():
+            return run_report(path, report, player=player, players=players, limits=limits)
+
+    def remote(u):
+        from seasalt_log.http.client import remote_report
+        return remote_report(u, token, report, player=player, players=players)
+    result = local_or_remote(db, url, local, remote)
     emit(result, fmt, output, db_path(db))
 
 

@@ -108,6 +108,17 @@ def url_option(help: str = "Ask a running `seasalt serve` at this URL instead of
                         show_default=False, help=help)
 
 
+#: ``--url`` of the reading commands, which also find a running service by themselves
+UrlOption = url_option("Ask a running `seasalt serve` at this URL instead of opening the store "
+                       "(without it, a service that holds the store is found by itself).")
+#: ``--token`` of the reading commands: the credential they read the service with
+ReadTokenOption = typer.Option(None, "--token", envvar=TOKEN_ENV, show_envvar=True,
+                               metavar="TOKEN", show_default=False,
+                               help="The credential to read the service with: its token, or a "
+                                    "game's table or seat token (without one: what a spectator "
+                                    "sees).")
+
+
 def on_command_line(ctx: typer.Context, name: str) -> bool:
     """Whether the option (parameter ``name``) was given on the command line, rather than
     taken from its environment variable or its default."""

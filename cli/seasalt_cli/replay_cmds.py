@@ -12,7 +12,6 @@ import sys
 from pathlib import Path
 
 import typer
-from msgspec import Struct
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -25,18 +24,20 @@ from seasalt_log.rescore import rescore
 from seasalt_log.engine import State, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
+from seasalt_log.turn_frames import TurnFrame, turn_frames
 from seasalt_log.view import TableView, table_view
 
-from .app import app, db_path, handles_errors, out, print_json
-from .options import DbOption, GameArg, JsonOption
+from .app import app, handles_errors, out, print_json
+from .options import DbOption, GameArg, JsonOption, ReadTokenOption, UrlOption
+from .remote import local_or_remote
 
 AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
                         help="Show only what this player (name or seat number) could see.")
 
 
-def load_events(db: Path | None, game: str) -> list[ev.Event]:
+def load_events(path: Path, game: str) -> list[ev.Event]:
     """A stored game's events, derived ones included (raises UnknownGameError)."""
-    with Store.open(db_path(db), read_only=True) as store:
+    with Store.open(path, read_only=True) as store:
         return store.read_events(game)
 
 
@@ -59,15 +60,6 @@ def _terminal() -> bool:
 
 
 # ---------------------------------------------------------------- replay
-
-class TurnFrame(Struct, frozen=True):
-    """One turn of ``seasalt replay --follow --json``: its events as lines and the state after."""
-
-    round: int
-    turn: int
-    events: list[str]
-    state: TableView
-
 
 def _print_view(view: TableView, last: str | None) -> None:
     if not _terminal():
@@ -115,6 +107,8 @@ def replay_cmd(
                                      "from --turn if given): on a terminal a key shows the next "
                                      "turn (q stops), else every turn is printed."),
     db: Path = DbOption,
+    url: str = UrlOption,
+    token: str = ReadTokenOption,
 ) -> None:
     """Rebuild a stored game's state after an event (--seq), after a turn (--round/--turn),
     or now; --follow shows every turn of a round with its events."""
@@ -122,40 +116,41 @@ def replay_cmd(
         raise UsageError("--seq names a point on its own: do not combine it with --round/--turn")
     if turn is not None and round is None:
         raise UsageError("--turn needs --round (a turn is numbered within its round)")
-    events = load_events(db, game)
-    viewer = _viewer(events, as_player, game)
+    if follow and seq is not None:
+        raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
+
+    def local(path):
+        events = load_events(path, game)
+        viewer = _viewer(events, as_player, game)
+        if follow:
+            return turn_frames(events, game, round, turn, viewer)
+        state = rp.replay(events, round=round, turn=turn, seq=seq, game_id=game)
+        if as_json:
+            return table_view(state, viewer), None
+        before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
+        return table_view(state, viewer), narration.describe(events[state.seq - 1], before, viewer)
+
+    def remote(u):
+        from seasalt_log.http import client
+        if follow:
+            return client.remote_turns(u, token, game, round=round, turn=turn, who=as_player)
+        view = client.remote_state(u, token, game, round=round, turn=turn, seq=seq,
+                                   who=as_player)
+        if as_json:
+            return view, None
+        line = client.remote_log(u, token, game, who=as_player, after=view.seq - 1, limit=1)
+        return view, line[0].text if line else None
+
+    answer = local_or_remote(db, url, local, remote)
     if follow:
-        if seq is not None:
-            raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
-        _follow(events, game, round, turn, viewer, as_json)
-        return
-    state = rp.replay(events, round=round, turn=turn, seq=seq, game_id=game)
-    view = table_view(state, viewer)
-    if as_json:
-        print_json(view)
-        return
-    last = events[state.seq - 1]
-    before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
-    _print_view(view, narration.describe(last, before, viewer))
+        _print_frames(answer, as_json)
+    elif as_json:
+        print_json(answer[0])
+    else:
+        _print_view(*answer)
 
 
-def _follow(events, game: str, round: int | None, turn: int | None, viewer: int | None,
-            as_json: bool) -> None:
-    if round is None:
-        round = rp.replay(events, game_id=game).flow.round
-        if round == 0:
-            raise UsageError(f"game {game} has no round yet")
-    all_turns = rp.turns(events, round, game_id=game)
-    if turn is not None:
-        last = all_turns[-1].turn if all_turns else 0
-        if turn < 0 or turn > last:
-            raise UsageError(f"game {game}: round {round} has {last} turn{'s' if last != 1 else ''}; "
-                             f"there is no turn {turn}")
-        all_turns = [t for t in all_turns if t.turn >= turn]
-    frames = [TurnFrame(round=t.round, turn=t.turn,
-                        events=[narration.describe(st.event, st.before, viewer) for st in t.steps],
-                        state=table_view(t.state, viewer))
-              for t in all_turns]
+def _print_frames(frames: list[TurnFrame], as_json: bool) -> None:
     if as_json:
         print_json(frames)
         return
@@ -201,11 +196,19 @@ def log_cmd(
     as_player: str = AsOption,
     as_json: bool = JsonOption,
     db: Path = DbOption,
+    url: str = UrlOption,
+    token: str = ReadTokenOption,
 ) -> None:
     """Every event of a stored game as a sentence, with its seq, round and turn."""
-    events = load_events(db, game)
-    viewer = _viewer(events, as_player, game)
-    lines = narration.log_lines(events, viewer=viewer, game_id=game)
+
+    def local(path):
+        events = load_events(path, game)
+        return narration.log_lines(events, viewer=_viewer(events, as_player, game), game_id=game)
+
+    def remote(u):
+        from seasalt_log.http.client import remote_log
+        return remote_log(u, token, game, who=as_player)
+    lines = local_or_remote(db, url, local, remote)
     if as_json:
         print_json(lines)
         return
@@ -235,11 +238,17 @@ def rescore_cmd(
                               help="Round number."),
     as_json: bool = JsonOption,
     db: Path = DbOption,
+    url: str = UrlOption,
+    token: str = ReadTokenOption,
 ) -> None:
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
     next to the stored ones, and the what-if of the other call."""
-    events = load_events(db, game)
-    report = rescore(events, round, game_id=game)
+
+    def remote(u):
+        from seasalt_log.http.client import remote_rescore
+        return remote_rescore(u, token, game, round)
+    report = local_or_remote(db, url, lambda path: rescore(load_events(path, game), round,
+                                                             game_id=game), remote)
     if as_json:
         print_json(report)
         return

@@ -67,6 +67,7 @@ def serve(
     at /openapi.json."""
     from seasalt_log.analytics.limits import limits_from
     from seasalt_log.http.app import DEFAULT_MAX_BODY, create_app
+    from seasalt_log.http.discovery import withdraw
     from seasalt_log.http.server import is_loopback, make_server
     from seasalt_log.store import Store
 
@@ -83,6 +84,7 @@ def serve(
                       **({"live_games": live_games} if live_games else {}))
     server = make_server(app_, host, port, access_log=access_log,
                          header_timeout=header_timeout, max_connections=max_connections)
+    server.announce_store = path      # STORE.serve.json: reading commands find the service
     shown = f"[{host}]" if ":" in host else host
     server.on_started = lambda: log.info(
         f"seasalt: serving {path} on http://{shown}:{port} "
@@ -91,6 +93,8 @@ def serve(
         server.run()
     except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
         server.started = False
+    finally:
+        withdraw(path)
     if not server.started:
         fail(f"could not start the service on {host}:{port} (see the message above)")
     log.info("seasalt: stopped; every append is stored")

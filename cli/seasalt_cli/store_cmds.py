@@ -17,7 +17,8 @@ from seasalt_log.store import Store
 
 from .app import app, db_path, err, fail, handles_errors, log, out, print_json, progress_bar
 from .options import (DbOption, GameArg, JobsOption, JsonOption, PlayerOption, PlayersOption,
-                      ProgressOption, out_option, url_option)
+                      ProgressOption, ReadTokenOption, UrlOption, out_option)
+from .remote import local_or_remote
 
 PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
                           help="Log files (JSON Lines), directories (searched for *.jsonl), or - "
@@ -82,14 +83,17 @@ def games(db: Path = DbOption,
           player: str = PlayerOption,
           players: int = PlayersOption,
           as_json: bool = JsonOption,
-          url: str = url_option()):
+          url: str = UrlOption, token: str = ReadTokenOption):
     """List stored games: id, players, rounds played, state, winners, totals."""
-    if url:
+
+    def local(path):
+        with Store.open(path, read_only=True) as store:
+            return queries.list_games(store, player=player, players=players)
+
+    def remote(u):
         from seasalt_log.http.client import remote_games
-        rows = remote_games(url, None, player=player, players=players)
-    else:
-        with Store.open(db_path(db), read_only=True) as store:
-            rows = queries.list_games(store, player=player, players=players)
+        return remote_games(u, token, player=player, players=players)
+    rows = local_or_remote(db, url, local, remote)
     if as_json:
         print_json(rows)
         return
@@ -107,14 +111,17 @@ def games(db: Path = DbOption,
 @app.command()
 @handles_errors
 def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
-         url: str = url_option()):
+         url: str = UrlOption, token: str = ReadTokenOption):
     """Sum one game up round by round: ending, caller, outcome, points, totals."""
-    if url:
+
+    def local(path):
+        with Store.open(path, read_only=True) as store:
+            return queries.game_summary(store, game)
+
+    def remote(u):
         from seasalt_log.http.client import remote_summary
-        summary = remote_summary(url, None, game)
-    else:
-        with Store.open(db_path(db), read_only=True) as store:
-            summary = queries.game_summary(store, game)
+        return remote_summary(u, token, game)
+    summary = local_or_remote(db, url, local, remote)
     if as_json:
         print_json(summary)
         return

@@ -6,12 +6,15 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from msgspec.structs import replace
 
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import card_points, game_winners, holding_breakdown, round_points
+from ..scoring import (card_points, extra_breakdown, game_winners, holding_breakdown,
+                       round_points)
 from .rulings import DOLPHIN_KINDS, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -959,9 +962,22 @@ def player_breakdown(s: State, seat: int):
 
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
+    t = s.table
     if not s.ruleset.extra_scoring:             # R-SCORE: memoised, the same points
-        return card_points(s.table.hands[seat], s.table.laid[seat])
-    return player_breakdown(s, seat).card_points
+        return card_points(t.hands[seat], t.laid[seat])
+    if s.table_event is None:
+        return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores)
+    return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores,
+                         s.effects(seat), int(t.face_down[seat] is not None))
+
+
+@lru_cache(maxsize=8192)
+def _extra_points(hand, laid, hand_starfish: bool, effects: frozenset[str] = frozenset(),
+                  face_down: int = 0) -> int:
+    """:func:`player_breakdown`'s card points under R-X-SCORE (what ``holding_breakdown``
+    gives when the ruleset scores by RULES_EXTRA §3), memoised: the call check, the
+    player's view and the scored round meet the same holdings again and again."""
+    return extra_breakdown(hand, laid, effects, face_down, hand_starfish).card_points
 
 
 # ---------------------------------------------------------------- derived events

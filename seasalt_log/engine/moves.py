@@ -2,7 +2,9 @@
 
 Moves that differ only in interchangeable cards are listed once. Chance is explicit: a
 deck draw without a recorded deck order lists every unseen outcome, and a shark pair lists
-each card the victim could lose (a bot picks the victim; the simulator picks the card).
+each card the victim could lose. A bot or an analysis tool that wants the player's choices
+without the chance outcomes uses :mod:`.decisions` (``legal_decisions``), which reaches each
+of these events by exactly one decision and outcome.
 """
 
 from __future__ import annotations
@@ -113,7 +115,7 @@ def duo_moves(state: State) -> list[ev.Event]:
             else:
                 by_kind[k] = [c]
     moves: list[ev.Event] = []
-    if not by_kind:
+    if not by_kind and state.table_event is None:   # (the Coral Reef's shell needs no pair)
         return moves
     crabs = by_kind.get("crab")
     if crabs and len(crabs) >= 2:
@@ -155,9 +157,11 @@ def pepper_moves(state: State, by_kind: dict[str, list[str]], moves: list[ev.Eve
     t, p, rules = state.table, state.flow.player, state.ruleset
     effects = state.effects(p)
     out: list[ev.Event] = []
+    hermit_done = set()
     for m in moves:
         if type(m) is _CrabsPlayed and "hermit-crab" in effects:
-            if m.pile == 0 or m.pile is None:
+            if m.cards not in hermit_done:          # once per pair, whichever piles have cards
+                hermit_done.add(m.cards)
                 per_pile = [[ev.HermitTake(pile=i, card=c) for c in _distinct(t.piles[i])]
                             for i in (0, 1) if t.piles[i]]
                 combos = [()]
@@ -210,8 +214,8 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
     """The lobster and jellyfish pairs and the trios open to the player (R-X-PAIRS,
     R-X-TRIO). Chance: with a recorded deck order the lobster sees the top cards and the
     move gives one new order (the remaining deck, then the returned cards); without one,
-    one ``seen`` per card that may be kept (that card, then the next cards of the sorted
-    deck)."""
+    one ``seen`` per card that may be kept (that card and the next cards of the sorted
+    deck, sorted)."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
     moves: list[ev.Event] = []
@@ -236,7 +240,8 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
                     rest = list(t.deck)
                     rest.remove(kept)
                     moves.append(ev.LobsterPlayed(player=p, cards=cards,
-                                                  seen=(kept, *rest[:n - 1]), kept=kept))
+                                                  seen=tuple(sorted((kept, *rest[:n - 1]))),
+                                                  kept=kept))
     jellies = [c for c in hand if KIND[c] == "jellyfish"]
     swimmers = by_kind.get("swimmer")
     if jellies and swimmers and rules.pair_kinds("jellyfish_played"):
@@ -244,18 +249,24 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
                   for a in _distinct(swimmers) for b in _distinct(jellies)]
     stars = _distinct(c for c in hand if KIND[c] == "starfish")
     if stars and rules.trios:
-        pairs = set()
-        for _, allowed in rules.pairs:
-            for ka, kb in allowed:
-                for a in hand:
-                    if KIND[a] != ka:
-                        continue
-                    for b in hand:
-                        if KIND[b] == kb and (a != b or hand.count(a) > 1):
-                            pairs.add((a, b) if a <= b else (b, a))
         moves += [ev.StarfishPlayed(player=p, cards=pair, starfish=star)
-                  for pair in sorted(pairs) for star in stars]
+                  for pair in pairs_in_hand(hand, rules.pairs) for star in stars]
     return moves
+
+
+def pairs_in_hand(hand, pairs) -> list[tuple[str, str]]:
+    """The distinct pairs of ``hand`` of the kinds ``pairs`` lists (entries of
+    ``Ruleset.pairs``), each a sorted tuple, sorted: what a starfish may join (R-X-TRIO)."""
+    out = set()
+    for _, allowed in pairs:
+        for ka, kb in allowed:
+            for a in hand:
+                if KIND[a] != ka:
+                    continue
+                for b in hand:
+                    if KIND[b] == kb and (a != b or hand.count(a) > 1):
+                        out.add((a, b) if a <= b else (b, a))
+    return sorted(out)
 
 
 def forced_moves(state: State) -> list[ev.Event]:

@@ -1,13 +1,16 @@
 """The HTTP API (docs/HTTP.md): a thin Starlette face over the library.
 
-Every body is JSON encoded and decoded with msgspec; every error is a plain HTTP status with
-a JSON body ``{"error", "message", "rule"?, "reason"?, "index"?, "path"?, "current_seq"?}``.
+Every body is JSON encoded and decoded with msgspec; every error is an HTTP status with an
+RFC 9457 problem body (``application/problem+json``: ``type``, ``title``, ``status``,
+``detail``, ``instance``, and ``error``, ``rule``, ``reason``, ``index``, ``path``,
+``current_seq``, ``expected_seq`` as extension members).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import re
 from typing import Any
@@ -24,19 +27,24 @@ from starlette.routing import Route
 from ..digits import is_digits
 from .. import events as ev
 from .. import queries
-from ..errors import LogFormatError, SeasaltError
+from ..errors import LogFormatError, SeasaltError, StreamConflictError
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
+from ..narration import log_lines
 from ..replay import replay, resolve_seat
 from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..render import position
+from ..turn_frames import turn_frames
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
+from .bodies import GameCreated, GameDetail, Health, ReportInfo, StatsReport
+from .docs_page import docs_html
 from .errors import JSON, ApiError, error_for, etag
 from .errors import json_encoder as _json
 from .live import MAX_CACHED_GAMES, LiveStore
+from .openapi import spec
 from .stats import report_list, run_named_report
 
 #: the largest request body accepted by default (a whole game is a few hundred kB at most)
@@ -45,12 +53,14 @@ DEFAULT_MAX_BODY = 4 * 1024 * 1024
 KEEPALIVE = 15.0
 #: seconds a client may take to send a request body
 BODY_TIMEOUT = 30.0
-#: at most this many games in one page of GET /games
+#: at most this many games in one page of GET /games (and rows of a report's page)
 MAX_PAGE = 1000
+#: at most this many events (or log lines) in one page of a game's events or log
+MAX_EVENTS_PAGE = 10_000
 #: the request headers a browser may send cross-origin (CORS preflight)
 CORS_HEADERS = "Authorization, Content-Type, If-Match, If-None-Match, Last-Event-ID, Accept"
 #: the response headers a cross-origin page may read
-CORS_EXPOSE = "ETag, Location, Link, Retry-After"
+CORS_EXPOSE = "ETag, Location, Link, Retry-After, Seasalt-Position"
 
 _EMPTY = State()
 JSONL = "application/jsonl"
@@ -102,14 +112,15 @@ def _same_or_allowed_origin(request: Request, origin: str) -> bool:
     return origin_host(origin) == request.headers.get("host", "").strip().lower()
 
 
-async def _reader(request: Request, gid: str) -> Viewer:
+async def _reader(request: Request, gid: str, credential: bytes | None = None) -> Viewer:
     """Who reads game ``gid`` (docs/HTTP.md "Readers and credentials"), narrowed by ``?as=``.
 
     The service token and the game's table token read everything; a seat token reads that
     seat's view; no credential reads as a spectator. An ended game reads as the table for
-    everyone when the service makes ended games public (the default)."""
+    everyone when the service makes ended games public (the default). ``credential``: a
+    token given another way than ``Authorization`` (the web pages' cookie)."""
     creds: Credentials = request.app.state.creds
-    got = bearer(request.scope["headers"])
+    got = bearer(request.scope["headers"]) if credential is None else credential
     live = _live(request)
     if creds.is_service(got):
         viewer = TABLE
@@ -182,6 +193,42 @@ def _int_param(request: Request, name: str, *, minimum: int | None = None) -> in
 
 def _json_response(data: Any, status: int = 200, headers: dict | None = None) -> Response:
     return Response(_json.encode(data), status, headers=headers, media_type=JSON)
+
+
+def _limit(request: Request, maximum: int) -> int:
+    """The page size asked for with ``?limit=`` (default and most: ``maximum``)."""
+    limit = _int_param(request, "limit", minimum=1) or maximum
+    if limit > maximum:
+        raise ApiError(400, "bad_request", f"query parameter 'limit' must be at most {maximum}")
+    return limit
+
+
+def _next_page(request: Request, **params: str) -> dict[str, str]:
+    """The ``Link: <...>; rel="next"`` header of a list: this request's URL with
+    ``params`` replaced (the next page's cursor)."""
+    query = {k: v for k, v in request.query_params.items() if k not in params}
+    query.update(params)
+    return {"Link": f'<{request.url.path}?{urlencode(query)}>; rel="next"'}
+
+
+def _validators(seq: int, *vary: str) -> dict[str, str]:
+    """The headers of a read of one game: its seq as the ETag, and what else the answer
+    depends on (the reader's credential, and ``vary``)."""
+    return {"ETag": etag(seq), "Vary": ", ".join(("Authorization", *vary))}
+
+
+def _not_modified(request: Request, headers: dict[str, str]) -> Response | None:
+    """304 when the request's If-None-Match names the ETag in ``headers`` (weak comparison,
+    RFC 9110 13.1.2; ``*`` matches any), else None."""
+    raw = request.headers.get("if-none-match")
+    if raw is None:
+        return None
+    tag = headers["ETag"]
+    for part in raw.split(","):
+        part = part.strip()
+        if part == "*" or part.removeprefix("W/") == tag:
+            return Response(status_code=304, headers=headers)
+    return None
 
 
 _IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
@@ -267,8 +314,9 @@ async def post_game(request: Request) -> Response:
                                            "/games/{id}/events", index=0)
     result = await _live(request).start_game(start)
     loc = "/games/" + quote(result.game_id, safe="")
-    data = msgspec.structs.asdict(result)     # shallow: meta stays its raw JSON text
-    data.update(request.app.state.creds.for_game(result.game_id, len(start.players)))
+    tokens = request.app.state.creds.for_game(result.game_id, len(start.players))
+    data = GameCreated(game_id=result.game_id, seq=result.seq, appended=result.appended,
+                       **tokens)
     return _json_response(data, 201, {"Location": loc, "ETag": etag(result.seq)})
 
 
@@ -288,7 +336,14 @@ async def post_events(request: Request) -> Response:
                        "entity tag (e.g. If-Match: \"12\"; If-Match: * appends at whatever the "
                        "end is) or {\"expected_seq\": 12, \"events\": [...]}")
     expected = body_seq if body_given else header_seq
-    result = await _live(request).append(game_id, events, expected)
+    try:
+        result = await _live(request).append(game_id, events, expected)
+    except StreamConflictError as exc:
+        if body_given:              # a stale expected_seq in the body: 409
+            raise
+        raise ApiError(412, "precondition_failed", f"If-Match failed: {exc}",
+                       headers={"ETag": etag(exc.found)}, current_seq=exc.found,
+                       expected_seq=exc.expected) from None
     return _json_response(result, 200, {"ETag": etag(result.seq)})
 
 
@@ -301,9 +356,7 @@ async def list_games(request: Request) -> Response:
     players = _int_param(request, "players")
     if players is not None and players not in (2, 3, 4):
         raise ApiError(400, "bad_request", "players must be 2, 3 or 4")
-    limit = _int_param(request, "limit", minimum=1) or MAX_PAGE
-    if limit > MAX_PAGE:
-        raise ApiError(400, "bad_request", f"query parameter 'limit' must be at most {MAX_PAGE}")
+    limit = _limit(request, MAX_PAGE)
     cursor = request.query_params.get("cursor")
     rows = await _live(request).read(lambda s: queries.list_games(s, player=player, players=players))
     start = 0
@@ -315,9 +368,7 @@ async def list_games(request: Request) -> Response:
     page = rows[start:start + limit]
     headers = {}
     if start + limit < len(rows):
-        params = {k: v for k, v in request.query_params.items() if k != "cursor"}
-        params.update(limit=str(limit), cursor=page[-1].game_id)
-        headers["Link"] = f'</games?{urlencode(params)}>; rel="next"'
+        headers = _next_page(request, limit=str(limit), cursor=page[-1].game_id)
     return _json_response(page, headers=headers)
 
 
@@ -326,8 +377,9 @@ async def get_game(request: Request) -> Response:
     gid = request.path_params["game_id"]
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
-    data = {"seq": seq, "game": summary.game, "rounds": summary.rounds}
-    return _json_response(data, headers={"ETag": etag(seq)})
+    headers = _validators(seq)
+    data = GameDetail(seq=seq, game=summary.game, rounds=summary.rounds)
+    return _not_modified(request, headers) or _json_response(data, headers=headers)
 
 
 def _wants_jsonl(request: Request) -> bool:
@@ -354,13 +406,20 @@ async def _tail(live: LiveStore, gid: str, after: int, viewer: Viewer
 
 
 async def get_events(request: Request) -> Response:
-    """GET /games/{id}/events?after=N[&format=jsonl][&as=SEAT]: the events as the reader
-    may see them (redacted for a seat or a spectator)."""
+    """GET /games/{id}/events?after=N&limit=L[&format=jsonl][&as=SEAT]: the events as the
+    reader may see them (redacted for a seat or a spectator); ``after`` is the cursor of
+    the next page's ``Link``."""
     gid = request.path_params["game_id"]
     after = _int_param(request, "after", minimum=0) or 0
+    limit = _limit(request, MAX_EVENTS_PAGE)
     viewer = await _reader(request, gid)
     rows, head, _ = await _tail(_live(request), gid, after, viewer)
-    headers = {"ETag": etag(head)}
+    headers = _validators(head, "Accept")
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
+    if len(rows) > limit:
+        rows = rows[:limit]
+        headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
     if _wants_jsonl(request):
         return Response(b"".join(r + b"\n" for r in rows), headers=headers, media_type=JSONL)
     return Response(b"[" + b",".join(rows) + b"]", headers=headers, media_type=JSON)
@@ -368,6 +427,13 @@ async def get_events(request: Request) -> Response:
 
 def _count_rounds(events) -> int:
     return sum(1 for e in events if type(e) is ev.RoundStarted)
+
+
+def _check_round(gid: str, events, rnd: int | None) -> None:
+    """404 unless round ``rnd`` (None: no round asked for) has started in the game."""
+    n = _count_rounds(events)
+    if rnd is not None and not 1 <= rnd <= n:
+        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
 
 
 async def get_state(request: Request) -> Response:
@@ -382,9 +448,10 @@ async def get_state(request: Request) -> Response:
     if seq is not None and not 1 <= seq <= len(events):
         raise ApiError(404, "no_such_point", f"game {gid} has seq 1..{len(events)}; there is "
                                              f"no seq {seq}", current_seq=len(events))
-    if rnd is not None and not 1 <= rnd <= _count_rounds(events):
-        raise ApiError(404, "no_such_point", f"game {gid} has {_count_rounds(events)} round(s); "
-                                             f"there is no round {rnd}")
+    _check_round(gid, events, rnd)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     state = None
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
@@ -392,8 +459,43 @@ async def get_state(request: Request) -> Response:
         state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
     view = table_view(state, viewer)
-    return _json_response(view, headers={"ETag": etag(len(events)),
-                                         "Seasalt-Position": position(view)})
+    headers["Seasalt-Position"] = position(view)
+    return _json_response(view, headers=headers)
+
+
+async def get_log(request: Request) -> Response:
+    """GET /games/{id}/log?after=N&limit=L&as=PLAYER: the events in words (``seasalt log``)
+    as the reader may see them; the table's lines also carry the events themselves."""
+    gid = request.path_params["game_id"]
+    after = _int_param(request, "after", minimum=0) or 0
+    limit = _limit(request, MAX_EVENTS_PAGE)
+    viewer = await _reader(request, gid)
+    events = await _live(request).events(gid)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
+    lines = await asyncio.to_thread(log_lines, events, game_id=gid,
+                                    viewer=None if viewer.is_table else viewer)
+    if len(lines) > after + limit:
+        headers.update(_next_page(request, limit=str(limit), after=str(after + limit)))
+    return _json_response(lines[after:after + limit], headers=headers)
+
+
+async def get_turns(request: Request) -> Response:
+    """GET /games/{id}/turns?round=R&turn=T&as=PLAYER: a round turn by turn (``seasalt
+    replay --follow``): each turn's events in words and the table after it, as the reader
+    may see them. One round at most, so one page."""
+    gid = request.path_params["game_id"]
+    rnd = _int_param(request, "round")
+    turn = _int_param(request, "turn")
+    viewer = await _reader(request, gid)
+    events = await _live(request).events(gid)
+    _check_round(gid, events, rnd)
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
+    frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
+    return _json_response(frames, headers=headers)
 
 
 async def get_round_score(request: Request) -> Response:
@@ -405,17 +507,18 @@ async def get_round_score(request: Request) -> Response:
         raise ApiError(400, "bad_request", "the round must be a number") from None
     viewer = await _reader(request, gid)
     events = await _live(request).events(gid)
-    n = _count_rounds(events)
-    if not 1 <= rnd <= n:
-        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+    _check_round(gid, events, rnd)
     if not viewer.is_table and not any(
             type(e) is ev.RoundScored and e.round == rnd and e.ending != "deck_out" for e in events):
         # the rescore shows every hand: only once the round's hands were shown (R-VIEW)
         raise ApiError(403, "forbidden", f"round {rnd}'s hands are not shown (the round is not "
                                          "scored yet, or ended in a deck-out): only the table "
                                          "may rescore it")
+    headers = _validators(len(events))
+    if (fresh := _not_modified(request, headers)) is not None:
+        return fresh
     report = await asyncio.to_thread(rescore, events, rnd, game_id=gid)
-    return _json_response(report)
+    return _json_response(report, headers=headers)
 
 
 async def follow(request: Request) -> Response:
@@ -462,13 +565,23 @@ async def get_stats(request: Request) -> Response:
     """GET /stats/{report}?...: a named analytics report with its filters."""
     name = request.path_params["report"]
     params = dict(request.query_params)
+    limit = _limit(request, MAX_PAGE)
+    cursor = params.pop("cursor", None) or "0"
+    params.pop("limit", None)
+    if not is_digits(cursor):
+        raise ApiError(400, "bad_request", f"cursor must be a row number, not {cursor[:40]!r}")
+    start = int(cursor)
     result = await _live(request).read(lambda s: run_named_report(s, name, params))
-    return _json_response(result)
+    rows = result.pop("rows")
+    headers = {}
+    if len(rows) > start + limit:
+        headers = _next_page(request, limit=str(limit), cursor=str(start + limit))
+    return _json_response(StatsReport(**result, rows=rows[start:start + limit]), headers=headers)
 
 
 async def list_stats(request: Request) -> Response:
     """GET /stats: the reports this service can run."""
-    return _json_response(await _live(request).read(report_list))
+    return _json_response([ReportInfo(**r) for r in await _live(request).read(report_list)])
 
 
 async def post_query(request: Request) -> Response:
@@ -496,15 +609,25 @@ async def post_query(request: Request) -> Response:
 
 async def openapi(request: Request) -> Response:
     """GET /openapi.json"""
-    from .openapi import spec
     return _json_response(spec())
+
+
+@functools.lru_cache(maxsize=1)
+def _docs() -> bytes:
+    return docs_html(spec()).encode()
+
+
+async def docs(request: Request) -> Response:
+    """GET /docs: the API description as a self-contained web page."""
+    return Response(_docs(), media_type="text/html; charset=utf-8")
 
 
 async def health(request: Request) -> Response:
     """GET /health: 200 while the service runs."""
     live = _live(request)
-    return _json_response({"status": "ok", "batches": live.batches, "appends": live.appends,
-                           "writer_seconds": round(live.writer_seconds, 3)})
+    return _json_response(Health(status="ok", pid=os.getpid(), batches=live.batches,
+                                 appends=live.appends,
+                                 writer_seconds=round(live.writer_seconds, 3)))
 
 
 async def post_backup(request: Request) -> Response:
@@ -536,26 +659,38 @@ async def post_backup(request: Request) -> Response:
 
 # ---------------------------------------------------------------- the app
 
+def _by_method(**handlers):
+    """One endpoint for a path served with several methods (``GET=..., POST=...``), so
+    that the path is one route and a 405 names every method it allows (``Allow``)."""
+    async def endpoint(request: Request) -> Response:
+        return await handlers["GET" if request.method == "HEAD" else request.method](request)
+    endpoint.__name__ = "_".join(h.__name__ for h in handlers.values())
+    endpoint.__doc__ = "\n".join(h.__doc__ or "" for h in handlers.values())
+    return endpoint
+
+
 ROUTES = [
-    Route("/games", list_games, methods=["GET"]),
-    Route("/games", post_game, methods=["POST"]),
+    Route("/games", _by_method(GET=list_games, POST=post_game), methods=["GET", "POST"]),
     Route("/games/{game_id}", get_game, methods=["GET"]),
-    Route("/games/{game_id}/events", get_events, methods=["GET"]),
-    Route("/games/{game_id}/events", post_events, methods=["POST"]),
+    Route("/games/{game_id}/events", _by_method(GET=get_events, POST=post_events),
+          methods=["GET", "POST"]),
     Route("/games/{game_id}/state", get_state, methods=["GET"]),
+    Route("/games/{game_id}/log", get_log, methods=["GET"]),
+    Route("/games/{game_id}/turns", get_turns, methods=["GET"]),
     Route("/games/{game_id}/rounds/{round}/score", get_round_score, methods=["GET"]),
     Route("/games/{game_id}/follow", follow, methods=["GET"]),
     Route("/stats", list_stats, methods=["GET"]),
     Route("/stats/{report}", get_stats, methods=["GET"]),
     Route("/query", post_query, methods=["POST"]),
     Route("/openapi.json", openapi, methods=["GET"]),
+    Route("/docs", docs, methods=["GET"]),
     Route("/health", health, methods=["GET"]),
     Route("/backup", post_backup, methods=["POST"]),
 ]
 
 
 async def _on_api_error(request: Request, exc: Exception) -> Response:
-    return error_for(exc).response()
+    return error_for(exc).response(request.url.path)
 
 
 async def _on_http_error(request: Request, exc: Exception) -> Response:
@@ -564,11 +699,11 @@ async def _on_http_error(request: Request, exc: Exception) -> Response:
     message = {404: f"no such endpoint: {request.url.path}",
                405: f"{request.method} is not allowed on {request.url.path}"}.get(
                    exc.status_code, str(exc.detail))
-    return ApiError(exc.status_code, code, message, headers=exc.headers).response()
+    return ApiError(exc.status_code, code, message, headers=exc.headers).response(request.url.path)
 
 
 async def _on_crash(request: Request, exc: Exception) -> Response:
-    return error_for(exc).response()
+    return error_for(exc).response(request.url.path)
 
 
 class _App(Starlette):
@@ -610,17 +745,18 @@ class _App(Starlette):
         if host is None or not state.hosts.allows(host):
             return ApiError(421 if host else 400, "bad_host",
                             f"this service does not answer to Host {(host or '')[:100]!r} "
-                            "(see --allowed-host)").response()
+                            "(see --allowed-host)").response(scope["path"])
         if state.rate is not None and scope.get("client"):
             wait = state.rate.take(scope["client"][0])
             if wait:
                 return ApiError(429, "too_many_requests", "too many requests from this client",
-                                headers={"Retry-After": str(max(1, round(wait)))}).response()
+                                headers={"Retry-After": str(max(1, round(wait)))}
+                                ).response(scope["path"])
         if preflight and scope["method"] == "OPTIONS" and origin is not None:
             if not _cors_allows(state.cors, origin):
                 return ApiError(403, "forbidden_origin",
                                 f"cross-origin requests from {origin[:100]!r} are not allowed "
-                                "(see --cors-origin)").response()
+                                "(see --cors-origin)").response(scope["path"])
             return Response(status_code=204, headers={
                 "Access-Control-Allow-Origin": origin,
                 "Access-Control-Allow-Methods": "GET, POST, OPTIONS",
@@ -648,10 +784,10 @@ class _App(Starlette):
         try:
             response = await post_events(Request(scope, receive))
         except (ApiError, SeasaltError) as exc:
-            response = error_for(exc).response()
+            response = error_for(exc).response(scope["path"])
         except Exception as exc:
             # as Starlette's outermost handler does: answer 500, then let the server log it
-            await error_for(exc).response()(scope, receive, send)
+            await error_for(exc).response(scope["path"])(scope, receive, send)
             raise
         await response(scope, receive, send)
 
@@ -697,6 +833,7 @@ def create_app(store_path, token: str | None = None, max_body: int = DEFAULT_MAX
     app.state.hosts = HostCheck(host, allowed_hosts)
     app.state.cors = tuple(cors_origins)
     app.state.public_after_end = public_after_end
+    app.state.reader = _reader              # the web pages read with the same rules
     app.state.rate = RateLimit(rate_limit) if rate_limit else None
     app.state.body_timeout = body_timeout
     app.state.max_body = max_body

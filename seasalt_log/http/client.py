@@ -1,5 +1,7 @@
-"""Reading a running service from the command line (``seasalt games --url``, ``seasalt
-query --url``): the store is held by the service, so these ask it over HTTP instead."""
+"""Reading a running service from the command line (``seasalt games``, ``show``, ``replay``,
+``log``, ``rescore``, ``query`` and ``stats`` with ``--url``, or when they find the service
+that holds the store): the store is held by the service, so these ask it over HTTP instead,
+with the reader's credential (``--token``), and get what that reader may see."""
 
 from __future__ import annotations
 
@@ -11,9 +13,14 @@ from typing import Any
 
 import msgspec
 
+from .. import events as ev
 from ..analytics.output import Result
 from ..errors import SeasaltError
 from ..queries import GameRow, GameSummary
+from ..narration import LogLine
+from ..rescore import RoundReport
+from ..turn_frames import TurnFrame
+from ..view import TableView
 
 TIMEOUT = 60.0
 
@@ -35,8 +42,9 @@ def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any
             return json.loads(r.read()), dict(r.headers)
     except urllib.error.HTTPError as exc:
         try:
-            message = json.loads(exc.read()).get("message") or exc.reason
-        except ValueError:
+            problem = json.loads(exc.read())
+            message = problem.get("detail") or problem.get("message") or exc.reason
+        except (ValueError, AttributeError):
             message = exc.reason
         raise SeasaltError(f"the service at {url} answered {exc.code}: {message}") from None
     except (urllib.error.URLError, OSError) as exc:
@@ -44,18 +52,98 @@ def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any
         raise SeasaltError(f"cannot reach the service at {url}: {reason}") from None
 
 
+def _path(path: str, **params: Any) -> str:
+    """``path`` with the query parameters that are not None."""
+    given = {k: v for k, v in params.items() if v is not None}
+    return path + ("?" + urllib.parse.urlencode(given) if given else "")
+
+
+def _game(game_id: str, tail: str = "") -> str:
+    return "/games/" + urllib.parse.quote(game_id, safe="") + tail
+
+
+def _next_link(headers: dict) -> str | None:
+    """The path of the ``Link: <...>; rel="next"`` header, if any."""
+    link = headers.get("Link") or headers.get("link")
+    if not link or 'rel="next"' not in link:
+        return None
+    return link[link.index("<") + 1:link.index(">")]
+
+
+def _pages(url: str, path: str, token: str | None) -> list:
+    """Every item of a paged list endpoint, following its ``Link: rel="next"`` headers."""
+    items: list = []
+    next_path: str | None = path
+    while next_path:
+        page, headers = _call(url, next_path, token)
+        items += page
+        next_path = _next_link(headers)
+    return items
+
+
 def remote_games(url: str, token: str | None, *, player: str | None = None,
                  players: int | None = None) -> list[GameRow]:
     """Every game the service lists (following its pages)."""
-    params = {k: v for k, v in (("player", player), ("players", players)) if v is not None}
-    path = "/games" + ("?" + urllib.parse.urlencode(params) if params else "")
-    rows: list[GameRow] = []
-    while path:
-        page, headers = _call(url, path, token)
-        rows += msgspec.convert(page, list[GameRow])
-        link = headers.get("Link") or headers.get("link")
-        path = link[1:link.index(">")] if link else None
-    return rows
+    return msgspec.convert(_pages(url, _path("/games", player=player, players=players), token),
+                           list[GameRow])
+
+
+def remote_state(url: str, token: str | None, game_id: str, *, round: int | None = None,
+                 turn: int | None = None, seq: int | None = None,
+                 who: str | None = None) -> TableView:
+    """The table at one point of a game as this reader may see it (``GET .../state``)."""
+    answer, _ = _call(url, _path(_game(game_id, "/state"), round=round, turn=turn, seq=seq,
+                                 **{"as": who}), token)
+    return msgspec.convert(answer, TableView)
+
+
+def remote_log(url: str, token: str | None, game_id: str, *, who: str | None = None,
+               after: int | None = None, limit: int | None = None) -> list[LogLine]:
+    """The events of a game in words as this reader may see them (``GET .../log``, every
+    page from ``after`` on, or one page of ``limit`` lines)."""
+    path = _path(_game(game_id, "/log"), after=after, limit=limit, **{"as": who})
+    lines = _call(url, path, token)[0] if limit else _pages(url, path, token)
+    # the table's lines carry the events: decoded as a log line is (meta stays its JSON)
+    return [LogLine(**{**line, "event": ev.decode(json.dumps(line["event"]).encode())})
+            if line.get("event") else msgspec.convert(line, LogLine) for line in lines]
+
+
+def remote_turns(url: str, token: str | None, game_id: str, *, round: int | None = None,
+                 turn: int | None = None, who: str | None = None) -> list[TurnFrame]:
+    """A round turn by turn as this reader may see it (``GET .../turns``)."""
+    answer, _ = _call(url, _path(_game(game_id, "/turns"), round=round, turn=turn,
+                                 **{"as": who}), token)
+    return msgspec.convert(answer, list[TurnFrame])
+
+
+def remote_rescore(url: str, token: str | None, game_id: str, round: int) -> RoundReport:
+    """Round ``round`` rescored (``GET .../rounds/{round}/score``; once its hands are shown,
+    unless the reader is the table)."""
+    answer, _ = _call(url, _game(game_id, f"/rounds/{round}/score"), token)
+    return msgspec.convert(answer, RoundReport)
+
+
+def remote_report(url: str, token: str | None, name: str, *, player: str | None = None,
+                  players: int | None = None) -> Result:
+    """A named statistics report run by the service (``GET /stats/{name}``, every page)."""
+    path = _path("/stats/" + urllib.parse.quote(name, safe=""), player=player, players=players)
+    first, headers = _call(url, path, token)
+    rows = list(first["rows"])
+    next_path = _next_link(headers)
+    while next_path:
+        page, headers = _call(url, next_path, token)
+        rows += page["rows"]
+        next_path = _next_link(headers)
+    columns, types = first["columns"], first["types"]
+    json_cols = [i for i, t in enumerate(types) if t == "JSON"]
+    out = []
+    for row in rows:
+        cells = [row[c] for c in columns]
+        for i in json_cols:        # a JSON column travels embedded: back to its text
+            if cells[i] is not None:
+                cells[i] = json.dumps(cells[i], separators=(",", ":"))
+        out.append(tuple(cells))
+    return Result(columns=columns, types=types, rows=out)
 
 
 def remote_query(url: str, token: str | None, sql: str) -> Result:
@@ -68,5 +156,5 @@ def remote_query(url: str, token: str | None, sql: str) -> Result:
 
 def remote_summary(url: str, token: str | None, game_id: str) -> GameSummary:
     """One game round by round (``GET /games/{id}``; public information)."""
-    answer, _ = _call(url, "/games/" + urllib.parse.quote(game_id, safe=""), token)
+    answer, _ = _call(url, _game(game_id), token)
     return msgspec.convert(answer, GameSummary)

@@ -1,4 +1,4 @@
-"""The HTTP API's errors: :class:`ApiError` (a status with a JSON body) and
+"""The HTTP API's errors: :class:`ApiError` (a status with an RFC 9457 problem body) and
 :func:`error_for`, the status each library error is answered with (docs/HTTP.md).
 
 Kept apart from the routes so the report and web modules can raise and catch them.
@@ -14,7 +14,9 @@ from starlette.responses import Response
 
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
+from .bodies import Problem
 from .live import ServiceClosed
+from .problems import PROBLEM_JSON, problem_type, title
 
 #: the API's encoder (``str`` for SQL types msgspec does not know)
 json_encoder = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
@@ -22,7 +24,8 @@ JSON = "application/json"
 
 
 class ApiError(Exception):
-    """An error answered as ``status`` with a JSON body (``error`` is a short code)."""
+    """An error answered as ``status`` with an RFC 9457 problem body (``error`` is a short
+    code, :data:`.problems.TITLES`; ``fields`` the extension members of :class:`.Problem`)."""
 
     def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
                  **fields: Any):
@@ -31,9 +34,15 @@ class ApiError(Exception):
         self.headers = headers
         self.fields = {k: v for k, v in fields.items() if v is not None}
 
-    def response(self) -> Response:
-        body = {"error": self.error, "message": self.message, **self.fields}
-        return Response(json_encoder.encode(body), self.status, headers=self.headers, media_type=JSON)
+    def problem(self, instance: str | None = None) -> Problem:
+        """The body: the problem of this error at ``instance`` (the request's path)."""
+        return Problem(type=problem_type(self.error), title=title(self.error),
+                       status=self.status, detail=self.message, instance=instance,
+                       error=self.error, **self.fields)
+
+    def response(self, instance: str | None = None) -> Response:
+        return Response(json_encoder.encode(self.problem(instance)), self.status,
+                        headers=self.headers, media_type=PROBLEM_JSON)
 
 
 def error_for(exc: BaseException) -> ApiError:

@@ -220,6 +220,9 @@ class LiveStore:
             except Exception as exc:               # refused: changes nothing
                 results[i] = exc
                 continue
+            if not p.result.appended:              # only derived events already stored
+                results[i] = p.result
+                continue
             tentative[gid] = p.cache
             planned.append((i, p))
         forget: set[str] = set()

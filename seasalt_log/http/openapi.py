@@ -1,8 +1,9 @@
-"""The OpenAPI 3.1 description served at ``/openapi.json``.
+"""The OpenAPI 3.1 description served at ``/openapi.json`` (and read by the ``/docs`` page).
 
-The paths are written by hand; the schemas of the bodies are generated from the same msgspec
-types the service encodes and decodes (events, append results, game rows, views, round
-reports), so they cannot drift from the code.
+The operations are written here; every body schema is generated from the msgspec types the
+handlers encode and decode (events, append results, game rows, views, log lines, turn
+frames, round reports, the bodies of :mod:`.bodies`, problems), so they cannot drift from
+the code.
 """
 
 from __future__ import annotations
@@ -13,37 +14,18 @@ from typing import Any
 import msgspec
 
 from .. import events as ev
-from ..queries import GameRow, RoundRow
+from ..queries import GameRow
+from ..narration import LogLine
+from ..rescore import RoundReport
 from ..service import AppendResult
+from ..turn_frames import TurnFrame
 from ..view import TableView
+from .bodies import (AppendRequest, GameCreated, GameDetail, Health, Problem, QueryResult,
+                     ReportInfo, StatsReport)
+from .problems import PROBLEM_JSON, TITLES
+from .sql import QueryBody
 
-
-class ErrorBody(msgspec.Struct, omit_defaults=True):
-    """Every error answer."""
-
-    error: str                     # a short code: illegal_move, conflict, bad_event, ...
-    message: str                   # one readable line
-    rule: str | None = None        # the RULES.md id (illegal_move, bad_event: LOG-FORMAT)
-    reason: str | None = None
-    index: int | None = None       # position in the request's events of the one refused
-    path: str | None = None        # JSON path of a malformed field
-    current_seq: int | None = None     # conflict: the game's seq now
-    expected_seq: int | None = None    # conflict: the seq the request expected
-
-
-class GameDetail(msgspec.Struct):
-    """GET /games/{id}."""
-
-    seq: int
-    game: GameRow
-    rounds: list[RoundRow]
-
-
-class AppendRequest(msgspec.Struct):
-    """The wrapper form of an append body."""
-
-    events: list[ev.AnyEvent]      # type: ignore[valid-type]
-    expected_seq: int | None = None
+JSON = "application/json"
 
 
 def _ref(name: str) -> dict:
@@ -51,11 +33,12 @@ def _ref(name: str) -> dict:
 
 
 def _json(schema: dict) -> dict:
-    return {"content": {"application/json": {"schema": schema}}}
+    return {"content": {JSON: {"schema": schema}}}
 
 
 def _err(description: str) -> dict:
-    return {"description": description, **_json(_ref("ErrorBody"))}
+    return {"description": description,
+            "content": {PROBLEM_JSON: {"schema": _ref("Problem")}}}
 
 
 def _q(name: str, description: str, schema: dict | None = None, *, where: str = "query",
@@ -64,79 +47,120 @@ def _q(name: str, description: str, schema: dict | None = None, *, where: str = 
             "schema": schema or {"type": "integer"}}
 
 
+def _h(description: str) -> dict:
+    return {"description": description, "schema": {"type": "string"}}
+
+
 GAME_ID = _q("game_id", "The game id", {"type": "string"}, where="path", required=True)
-AUTH = [{"bearer": []}]
+AS = _q("as", "Read as this player (name or seat) or `spectator`; the table may ask for any "
+              "view, a player only for their own", {"type": "string"})
+AFTER = _q("after", "Only what follows this seq; the cursor of the next page",
+           {"type": "integer", "minimum": 0})
+IF_NONE_MATCH = _q("If-None-Match", "The ETag of a copy the client holds: 304 while the game "
+                                    "has not changed", {"type": "string"}, where="header")
+AUTH = [{"bearer": []}, {}]          # a credential, or none (a spectator's reads)
+WRITE_AUTH = [{"bearer": []}]
+
+
+def _limit(most: int) -> dict:
+    return _q("limit", f"At most this many items (default and most: {most:,})",
+              {"type": "integer", "minimum": 1, "maximum": most})
+
+
+PAGE_HEADERS = {"Link": _h('`<...>; rel="next"`: the next page, when more follow')}
+READ_HEADERS = {"ETag": _h("The game's seq, quoted"),
+                "Vary": _h("Authorization: the answer depends on the reader")}
+NOT_MODIFIED = {"description": "Not modified: the game's seq is the If-None-Match ETag",
+                "headers": {"ETag": _h("The game's seq, quoted")}}
+READ_ERRORS = {"400": _err("A bad parameter, or an unknown player in `as`"),
+               "401": _err("A token that is no credential for this game"),
+               "403": _err("`as` asks for more than this reader may see"),
+               "404": _err("No such game")}
+
+
+def _read(summary: str, description: str, params: list, schema: dict, *,
+          paged: bool = False, extra: dict | None = None) -> dict:
+    """A read of one game: ETag, If-None-Match and 304, the reader's credential."""
+    ok = {"description": "The answer, as this reader may see it", **_json(schema),
+          "headers": {**READ_HEADERS, **(PAGE_HEADERS if paged else {})}}
+    return {"get": {"summary": summary, "description": description, "security": AUTH,
+                    "parameters": [GAME_ID, *params, IF_NONE_MATCH],
+                    "responses": {"200": ok, "304": NOT_MODIFIED, **READ_ERRORS,
+                                  **(extra or {})}}}
 
 
 @functools.lru_cache(maxsize=1)
 def spec() -> dict[str, Any]:
     """The whole description, as a dict ready to encode."""
-    types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameRow, GameDetail,
-             TableView, ErrorBody]
-    try:
-        from ..rescore import RoundReport
-        types.append(RoundReport)
-        report = _ref("RoundReport")
-    except ImportError:                                  # pragma: no cover
-        report = {"type": "object"}
+    types = [ev.AnyEvent, ev.GameStarted, AppendResult, AppendRequest, GameCreated, GameRow,
+             GameDetail, TableView, LogLine, TurnFrame, RoundReport, ReportInfo, StatsReport,
+             QueryBody, QueryResult, Health, Problem]
     _, components = msgspec.json.schema_components(types,
                                                    ref_template="#/components/schemas/{name}")
     any_event = {"oneOf": [_ref(t.__name__) for t in ev.EVENT_TYPES],
                  "discriminator": {"propertyName": "type"}}
     components["AnyEvent"] = any_event
+    components["Event"] = any_event            # a log line's event is any event
+    components["RedactedEvent"] = {
+        "description": "An event as a player or a spectator may see it (LOG_FORMAT.md, "
+                       "\"Redacted events\"): each card the reader did not see is null in "
+                       "its place; `shown` lists the hands shown to the reader by this event.",
+        "type": "object", "required": ["type"], "properties": {
+            "type": {"type": "string"},
+            "shown": {"type": "array", "items": {"type": "object", "properties": {
+                "seat": {"type": "integer"}, "hand": {"type": "array"}}}}}}
     append_body = {"oneOf": [_ref("AnyEvent"), {"type": "array", "items": _ref("AnyEvent"),
                                                 "minItems": 1}, _ref("AppendRequest")]}
     write_errors = {
         "400": _err("Malformed JSON, an unknown field or type, a bad card code (LOG-FORMAT)"),
         "401": _err("A token is set and the request has none, or a wrong one"),
+        "403": _err("A write from an origin that is not allowed"),
         "413": _err("The body is larger than the service's limit"),
+        "415": _err("A write without a JSON Content-Type on a service without a token"),
     }
+    events_or_redacted = {"type": "array", "items": {"anyOf": [_ref("AnyEvent"),
+                                                               _ref("RedactedEvent")]}}
     paths: dict[str, Any] = {
         "/games": {
             "get": {
-                "summary": "List stored games",
+                "summary": "List stored games (public information)",
                 "parameters": [_q("player", "Only games with this player name", {"type": "string"}),
                                _q("players", "Only games with this many players",
-                                  {"type": "integer", "minimum": 2, "maximum": 4})],
-                "responses": {"200": {"description": "The games, by id",
-                                      **_json({"type": "array", "items": _ref("GameRow")})},
-                              "400": _err("A bad filter")}},
+                                  {"type": "integer", "minimum": 2, "maximum": 4}),
+                               _limit(1000),
+                               _q("cursor", "The last game id of the page before (from Link)",
+                                  {"type": "string"})],
+                "responses": {"200": {"description": "One page of games, in natural id order",
+                                      **_json({"type": "array", "items": _ref("GameRow")}),
+                                      "headers": PAGE_HEADERS},
+                              "400": _err("A bad filter or limit")}},
             "post": {
                 "summary": "Start a new game",
                 "description": "The body is one game_started event. Without a game_id the "
                                "store derives one from the content. The answer's Location "
-                               "names the game.",
-                "security": AUTH,
+                               "names the game; it also carries the game's table_token and "
+                               "seat_tokens.",
+                "security": WRITE_AUTH,
                 "requestBody": {"required": True, **_json(_ref("GameStarted"))},
                 "responses": {
-                    "201": {"description": "Stored", **_json(_ref("AppendResult")),
-                            "headers": {"Location": {"schema": {"type": "string"}},
-                                        "ETag": {"schema": {"type": "string"}}}},
+                    "201": {"description": "Stored", **_json(_ref("GameCreated")),
+                            "headers": {"Location": _h("/games/{id}"),
+                                        "ETag": _h("The game's seq, quoted")}},
                     **write_errors,
                     "409": _err("A game with this id exists (current_seq is its seq)"),
                     "422": _err("Refused by the rules")}},
         },
-        "/games/{game_id}": {
-            "get": {
-                "summary": "One game round by round",
-                "parameters": [GAME_ID],
-                "responses": {"200": {"description": "The game; ETag is its seq",
-                                      **_json(_ref("GameDetail"))},
-                              "404": _err("No such game")}},
-        },
+        "/games/{game_id}": _read("One game round by round (public information)",
+                                  "As `seasalt show --json`.", [], _ref("GameDetail")),
         "/games/{game_id}/events": {
-            "get": {
-                "summary": "The stored events",
-                "description": "Every event with seq > after, derived events included, as "
-                               "stored (LOG_FORMAT.md). JSON array by default; JSON Lines (the "
-                               "bytes of `seasalt export`) with format=jsonl or "
-                               "Accept: application/jsonl.",
-                "parameters": [GAME_ID, _q("after", "Only events after this seq", {"type": "integer", "minimum": 0}),
-                               _q("format", "json (default) or jsonl", {"enum": ["json", "jsonl"]})],
-                "responses": {"200": {"description": "The events; ETag is the game's seq",
-                                      **_json({"type": "array", "items": _ref("AnyEvent")}),
-                                      },
-                              "404": _err("No such game")}},
+            **_read("The stored events, as this reader may see them",
+                    "Every event with seq > after, derived events included: whole for the "
+                    "table, redacted for a player or a spectator. JSON array by default; JSON "
+                    "Lines (for the table the bytes of `seasalt export`) with format=jsonl or "
+                    "Accept: application/jsonl.",
+                    [AFTER, _limit(10_000), AS,
+                     _q("format", "json (default) or jsonl", {"enum": ["json", "jsonl"]})],
+                    events_or_redacted, paged=True),
             "post": {
                 "summary": "Append events",
                 "description": "The body is one event, a list of events, or {\"expected_seq\": N, "
@@ -145,95 +169,118 @@ def spec() -> dict[str, Any]:
                                "expected_seq. Every event is checked by the engine as an import "
                                "does; derived events are added. Nothing is stored unless every "
                                "event is legal. The answer lists every event stored, derived "
-                               "ones included.",
-                "security": AUTH,
-                "parameters": [GAME_ID, _q("If-Match", "The expected seq as an entity tag, e.g. \"12\"; * for any",
+                               "ones included. Derived events the service already added (the "
+                               "request starts with them) are taken as stored if equal, and "
+                               "refused (422, R-DERIVED) if not.",
+                "security": WRITE_AUTH,
+                "parameters": [GAME_ID, _q("If-Match", "The expected seq as an entity tag, "
+                                                       "e.g. \"12\"; * for any",
                                            {"type": "string"}, where="header")],
                 "requestBody": {"required": True, **_json(append_body)},
                 "responses": {
                     "200": {"description": "Stored", **_json(_ref("AppendResult")),
-                            "headers": {"ETag": {"schema": {"type": "string"}}}},
+                            "headers": {"ETag": _h("The game's seq after the append")}},
                     **write_errors,
                     "404": _err("No such game"),
-                    "409": _err("The expected seq is stale (current_seq is the game's seq now)"),
+                    "409": _err("The body's expected_seq is stale (current_seq is the "
+                                "game's seq now)"),
+                    "412": _err("If-Match failed: the game is not at that seq (current_seq "
+                                "says where it is)"),
                     "422": _err("Refused by the rules: rule id, reason, index of the event"),
-                    "428": _err("No expected seq given")}},
+                    "428": _err("No expected seq given"),
+                    "507": _err("The disk is full: nothing was stored")}},
         },
-        "/games/{game_id}/state": {
-            "get": {
-                "summary": "The table at one point of the game",
-                "description": "The same states as replay. With `as`, the view of that player "
-                               "(RULES.md §7): other players' hidden hands and the deck order are "
-                               "never included.",
-                "parameters": [GAME_ID, _q("round", "Round R (with turn: after turn T of round R; "
-                                                    "alone: after the round's last event)"),
-                               _q("turn", "Turn T of the round (0: right after round_started)"),
-                               _q("seq", "After the N-th event (1 = game_started)"),
-                               _q("as", "A player's name or seat: that player's view",
-                                  {"type": "string"})],
-                "responses": {"200": {"description": "The table", **_json(_ref("TableView"))},
-                              "400": _err("A bad parameter, or an unknown player"),
-                              "404": _err("No such game, or no such point of it")}},
-        },
-        "/games/{game_id}/rounds/{round}/score": {
-            "get": {
-                "summary": "A round rescored by today's engine, next to what was stored",
-                "parameters": [GAME_ID, _q("round", "The round", where="path", required=True)],
-                "responses": {"200": {"description": "The report", **_json(report)},
-                              "400": _err("The round is still in play"),
-                              "404": _err("No such game or round")}},
-        },
+        "/games/{game_id}/state": _read(
+            "The table at one point of the game",
+            "The same states as `seasalt replay`, as this reader may see them (RULES.md §7): "
+            "hidden hands and the deck order are null.",
+            [_q("round", "Round R (with turn: after turn T of round R; alone: after the "
+                         "round's last event)"),
+             _q("turn", "Turn T of the round (0: right after round_started)"),
+             _q("seq", "After the N-th event (1 = game_started)"), AS],
+            _ref("TableView"), extra={"404": _err("No such game, or no such point of it")}),
+        "/games/{game_id}/log": _read(
+            "The events in words (`seasalt log`), as this reader may see them",
+            "One line per event with its seq, round and turn; the table's lines also carry "
+            "the event itself.",
+            [AFTER, _limit(10_000), AS], {"type": "array", "items": _ref("LogLine")},
+            paged=True),
+        "/games/{game_id}/turns": _read(
+            "A round turn by turn (`seasalt replay --follow`)",
+            "Each turn's events in words and the table after it, as this reader may see them; "
+            "one round, so one page.",
+            [_q("round", "The round (default: the one in play, or the last)"),
+             _q("turn", "From this turn on"), AS],
+            {"type": "array", "items": _ref("TurnFrame")},
+            extra={"404": _err("No such game or round")}),
+        "/games/{game_id}/rounds/{round}/score": _read(
+            "A round rescored by today's engine, next to what was stored",
+            "As `seasalt rescore --json`. It shows every hand, so a player or a spectator may "
+            "read it only once the round's hands were shown (scored, not a deck-out).",
+            [_q("round", "The round", where="path", required=True)], _ref("RoundReport"),
+            extra={"403": _err("The round's hands were not shown (only the table may read it)"),
+                   "404": _err("No such game or round")}),
         "/games/{game_id}/follow": {
             "get": {
                 "summary": "Follow a game as it is played (server-sent events)",
                 "description": "text/event-stream: one message per stored event, `id:` its seq "
-                               "and `data:` its JSON, from seq after+1 (or Last-Event-ID+1) on, "
-                               "each sent as soon as it is committed. After game_ended an `end` "
-                               "event closes the stream. Comments keep an idle stream alive.",
-                "parameters": [GAME_ID, _q("after", "Start after this seq (default 0)"),
+                               "and `data:` its JSON (redacted as for `events`), from seq "
+                               "after+1 (or Last-Event-ID+1) on, each sent as soon as it is "
+                               "committed. After game_ended an `end` event closes the stream. "
+                               "Comments keep an idle stream alive.",
+                "security": AUTH,
+                "parameters": [GAME_ID, _q("after", "Start after this seq (default 0)"), AS,
                                _q("Last-Event-ID", "Resume after this seq", {"type": "string"},
                                   where="header")],
                 "responses": {"200": {"description": "The stream",
                                       "content": {"text/event-stream": {"schema": {"type": "string"}}}},
-                              "404": _err("No such game")}},
+                              **READ_ERRORS}},
         },
         "/stats": {
             "get": {
                 "summary": "The statistics reports this service can run",
-                "responses": {"200": {"description": "Report names and descriptions",
-                                      **_json({"type": "array", "items": {"type": "object"}})}}},
+                "responses": {"200": {"description": "Report names, descriptions and filters",
+                                      **_json({"type": "array", "items": _ref("ReportInfo")})}}},
         },
         "/stats/{report}": {
             "get": {
-                "summary": "Run a named statistics report",
-                "description": "Query parameters are the report's filters (see GET /stats).",
+                "summary": "Run a named statistics report (public information)",
                 "parameters": [_q("report", "The report's name", {"type": "string"}, where="path",
-                                  required=True)],
-                "responses": {"200": {"description": "columns and rows",
-                                      **_json({"type": "object"})},
-                              "400": _err("A bad filter"),
+                                  required=True),
+                               _q("player", "Only this player's games (and rows)", {"type": "string"}),
+                               _q("players", "Only games of this many players",
+                                  {"type": "integer", "minimum": 2, "maximum": 4}),
+                               _limit(1000),
+                               _q("cursor", "The first row of the page (from Link)",
+                                  {"type": "string", "pattern": "^[0-9]+$"})],
+                "responses": {"200": {"description": "One page of the report's rows",
+                                      **_json(_ref("StatsReport")), "headers": PAGE_HEADERS},
+                              "400": _err("A bad filter, limit or cursor"),
                               "404": _err("No such report"),
-                              "501": _err("Statistics are not available in this build")}},
+                              "503": _err("The report ran past its time or memory limit")}},
+        },
+        "/query": {
+            "post": {
+                "summary": "One reading SQL statement (service token only; time and row limits)",
+                "security": WRITE_AUTH,
+                "requestBody": {"required": True, **_json(_ref("QueryBody"))},
+                "responses": {"200": {"description": "The result", **_json(_ref("QueryResult"))},
+                              "400": _err("Refused or failing SQL"),
+                              "401": _err("Not the service token"),
+                              "403": _err("The service has no token")}},
         },
         "/openapi.json": {
             "get": {"summary": "This description",
                     "responses": {"200": {"description": "OpenAPI 3.1", **_json({"type": "object"})}}},
         },
-        "/query": {
-            "post": {
-                "summary": "One reading SQL statement (service token only; time and row limits)",
-                "requestBody": {"required": True, **_json({
-                    "type": "object", "required": ["sql"],
-                    "properties": {"sql": {"type": "string"}, "params": {"type": "object"}}})},
-                "responses": {"200": {"description": "columns, types, rows, truncated",
-                                      **_json({"type": "object"})},
-                              "400": {"description": "refused or failed SQL"},
-                              "401": {"description": "not the service token"},
-                              "403": {"description": "the service has no token"}}},
+        "/docs": {
+            "get": {"summary": "This description as a web page (self-contained HTML)",
+                    "responses": {"200": {"description": "HTML",
+                                          "content": {"text/html": {"schema": {"type": "string"}}}}}},
         },
         "/health": {
             "get": {"summary": "200 while the service runs",
-                    "responses": {"200": {"description": "ok", **_json({"type": "object"})}}},
+                    "responses": {"200": {"description": "ok", **_json(_ref("Health"))}}},
         },
         "/backup": {
             "post": {"summary": "A consistent copy of the store file (seasalt backup --url)",
@@ -241,25 +288,29 @@ def spec() -> dict[str, Any]:
                                     "Headers: X-Seasalt-Events (events in the copy), "
                                     "X-Seasalt-Store (the store's identity: directory, file "
                                     "and write-ahead log as device:inode, and its name).",
-                     "security": AUTH,
+                     "security": WRITE_AUTH,
                      "responses": {"200": {"description": "the DuckDB file",
                                            "content": {"application/octet-stream": {
                                                "schema": {"type": "string",
                                                           "format": "binary"}}}},
-                                   "401": _err("A token is needed, or it is wrong")}},
+                                   "401": _err("A token is needed, or it is wrong"),
+                                   "500": _err("The copy failed")}},
         },
     }
     return {
         "openapi": "3.1.0",
         "info": {"title": "seasalt-log live service", "version": "1",
                  "description": "Record games of Sea Salt & Paper over HTTP as they are played, "
-                                "and read them back. Errors are JSON ErrorBody objects."},
+                                "and read them back, each reader seeing what RULES.md §7 lets "
+                                "it see. Every error is an RFC 9457 problem "
+                                "(application/problem+json); its `type` is one of "
+                                + ", ".join(f"`/docs#{code}`" for code in TITLES) + "."},
         "paths": paths,
         "components": {
             "schemas": components,
             "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer",
-                                           "description": "Needed for writes when the service "
-                                                          "runs with a token"}},
+                                           "description": "The service token (writes, "
+                                                          "/query, every game), a game's "
+                                                          "table token or a seat token"}},
         },
     }
-

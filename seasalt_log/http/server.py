@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import ipaddress
+import logging
 import socket
 import threading
 import time
@@ -12,6 +13,8 @@ from typing import Callable
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+
+from .discovery import announce, client_url, withdraw
 
 #: seconds a client may take to send a request's headers
 HEADER_TIMEOUT = 10.0
@@ -110,13 +113,27 @@ class Server(uvicorn.Server):
     #: called once the sockets are bound and the service answers (``seasalt serve`` says
     #: "serving on ..." only then, never before a bind that could still fail)
     on_started: Callable[[], None] | None = None
+    #: the store to announce the service for once it listens (``STORE.serve.json``, see
+    #: :mod:`.discovery`), withdrawn when it stops; None: announce nothing
+    announce_store = None
 
     async def startup(self, sockets=None) -> None:
         await super().startup(sockets=sockets)
-        if self.started and self.on_started is not None:
+        if not self.started:
+            return
+        if self.announce_store is not None:
+            try:
+                announce(self.announce_store, client_url(self.config.host, self.config.port))
+            except OSError as exc:      # a read-only directory: serve, but unannounced
+                logging.getLogger("uvicorn.error").warning(
+                    "cannot write %s (%s): reading commands will need --url",
+                    exc.filename, exc.strerror)
+        if self.on_started is not None:
             self.on_started()
 
     async def shutdown(self, sockets=None) -> None:
+        if self.announce_store is not None:
+            withdraw(self.announce_store)
         live = getattr(getattr(self.config.app, "state", None), "live", None)
         if live is not None:
             live.stop_followers()

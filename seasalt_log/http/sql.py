@@ -17,6 +17,7 @@ import msgspec
 from ..analytics.output import one_line
 from ..analytics.query import QueryError, QueryRefusedError, check_sql
 from ..store import Store
+from .bodies import QueryResult
 
 #: rows returned at most (the answer says when it was cut)
 MAX_ROWS = 10_000
@@ -32,7 +33,7 @@ class QueryBody(msgspec.Struct, forbid_unknown_fields=True):
 
 
 def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
-            max_seconds: float = MAX_SECONDS) -> dict:
+            max_seconds: float = MAX_SECONDS) -> QueryResult:
     """Run ``body.sql`` on ``store``'s connection (already in a read-only transaction)."""
     con = store.con
     check_sql(con, body.sql)
@@ -52,5 +53,5 @@ def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
         raise QueryError(f"SQL: {one_line(str(exc))}") from None
     finally:
         timer.cancel()
-    return {"columns": columns, "types": types, "rows": rows[:max_rows],
-            "truncated": len(rows) > max_rows}
+    return QueryResult(columns=columns, types=types, rows=rows[:max_rows],
+                       truncated=len(rows) > max_rows)

@@ -28,7 +28,7 @@ def _analytics():
 
 
 def report_list(store: Store) -> list[dict[str, Any]]:
-    """Every report's name, description and filters."""
+    """Every report's name, description and filters (the fields of :class:`.ReportInfo`)."""
     reports, _ = _analytics()
     return [{"name": r.name, "description": r.description, "filters": list(FILTERS)}
             for r in reports.list_reports()]
@@ -58,4 +58,4 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
         raise ApiError(503, "report_limit", f"report {name}: {exc}") from None
     report = reports.get_report(name)
     return {"report": name, "description": report.description, "columns": result.columns,
-            "rows": json_rows(result)}
+            "types": result.types, "rows": json_rows(result)}     # :class:`.StatsReport`

@@ -2,7 +2,7 @@
 
 - :func:`simulate` yields complete games of events, each played through the engine;
 - :mod:`.bots` holds the strategies (``random``, ``greedy``, ``planner``, ``patient``);
-- :mod:`.decisions` groups legal moves into what a bot decides before chance is known;
+- :mod:`.decisions` names the decisions bots choose among (the engine's, chance apart);
 - :mod:`.tournament` plays them against each other with seats rotated;
 - :mod:`.stats` counts the situations (rules, edge cases) a batch of games went through.
 """

@@ -1,73 +1,69 @@
-"""Card points for bots over count lists (:func:`seasalt_log.scoring.score_counts`), so that
-a bot can try a card and take it back cheaply.
+"""Card points for bots over count lists (:func:`seasalt_log.scoring.score_counts`,
+:func:`seasalt_log.scoring.score_extra_counts`), so that a bot can try a card and take it
+back cheaply.
 
 A :class:`Holding` is one player's cards as counts (by kind in hand, by kind over hand and
-laid pairs, by colour over both); :meth:`Holding.points` is card points (R-SCORE) and
-:meth:`Holding.bonus` the colour bonus (R-SCORE-BONUS).
+laid units, by colour over both); :meth:`Holding.points` is card points (R-SCORE, or
+R-X-SCORE once an Extra Salt card is held) and :meth:`Holding.bonus` the colour bonus
+(R-SCORE-BONUS).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Iterable, Sequence
 
-from ..scoring import CARD_INDEX, KIND_INDEX, counts, extra_breakdown, score_counts
+from ..scoring import (CARD_INDEX, KIND_INDEX, X_CARD_INDEX, extra_counts, score_counts,
+                       score_extra_counts)
 
 CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
 
-#: card code -> kind index
+#: card code -> kind index, the base game's cards
 KI: dict[str, int] = {c: k for c, (k, _) in CARD_INDEX.items()}
+
+_NO_EVENTS: frozenset[str] = frozenset()
 
 
 class Holding:
     """One player's cards as counts; mutable so a bot can try a card and take it back.
 
-    Extra Salt cards (RULES_EXTRA) are kept aside in ``extra`` (and laid trios in
-    ``units``): while there are any, the holding is scored by RULES_EXTRA §3
-    (:func:`seasalt_log.scoring.extra_breakdown`, events left out); the counts hold the
-    base cards only."""
+    The counts cover every kind of every ruleset (:data:`seasalt_log.scoring.X_KINDS`, the
+    base kinds first). ``extra`` counts the Extra Salt cards in hand, plus one when a laid
+    unit holds one or is a trio: while it is not zero the holding is scored by RULES_EXTRA §3
+    (events left out), else by RULES.md §4 (the same points for base cards)."""
 
-    __slots__ = ("hand", "kinds", "colors", "laid", "extra", "codes", "units")
+    __slots__ = ("hand", "kinds", "colors", "laid", "trios", "extra")
 
     def __init__(self, hand: Iterable[str] = (), laid: Sequence[Sequence[str]] = ()):
         hand = tuple(hand)
-        self.codes = list(hand)
-        self.units = tuple(tuple(u) for u in laid)
-        base = [c for c in hand if c in CARD_INDEX]
-        self.extra = len(hand) - len(base)
-        plain = [u for u in self.units if len(u) == 2 and u[0] in CARD_INDEX and u[1] in CARD_INDEX]
-        if len(plain) < len(self.units):
+        self.hand, self.kinds, self.colors, self.laid, self.trios = extra_counts(hand, laid)
+        self.extra = sum(1 for c in hand if c not in CARD_INDEX)
+        if any(len(u) != 2 or u[0] not in CARD_INDEX or u[1] not in CARD_INDEX for u in laid):
             self.extra += 1
-        # hand: kinds in hand; kinds: in hand and laid pairs; colors: over both
-        self.hand, self.kinds, self.colors, self.laid = counts(base, plain)
 
     def add(self, code: str) -> None:
         """Put ``code`` into the hand."""
-        self.codes.append(code)
-        if code not in CARD_INDEX:
-            self.extra += 1
-            return
-        i, c = CARD_INDEX[code]
+        i, c = X_CARD_INDEX[code]
         self.hand[i] += 1
         self.kinds[i] += 1
         self.colors[c] += 1
+        if code not in CARD_INDEX:
+            self.extra += 1
 
     def remove(self, code: str) -> None:
         """Take ``code`` out of the hand."""
-        self.codes.remove(code)
-        if code not in CARD_INDEX:
-            self.extra -= 1
-            return
-        i, c = CARD_INDEX[code]
+        i, c = X_CARD_INDEX[code]
         self.hand[i] -= 1
         self.kinds[i] -= 1
         self.colors[c] -= 1
+        if code not in CARD_INDEX:
+            self.extra -= 1
 
     def points(self) -> int:
         """Card points (R-SCORE, R-X-SCORE), colour bonus not included."""
         if self.extra:
-            return _extra(tuple(sorted(self.codes)), self.units)[0]
+            return score_extra_counts(self.hand, self.kinds, self.colors, self.laid,
+                                      self.trios, _NO_EVENTS).card_points
         return sum(score_counts(self.hand, self.kinds, self.colors, self.laid))
 
     def points_with(self, code: str) -> int:
@@ -78,14 +74,5 @@ class Holding:
         return p
 
     def bonus(self) -> int:
-        """The colour bonus: the largest colour group (R-SCORE-BONUS)."""
-        if self.extra:
-            return _extra(tuple(sorted(self.codes)), self.units)[1]
+        """The colour bonus: the largest colour group (R-SCORE-BONUS, R-X-SCORE-COLOUR)."""
         return max(self.colors)
-
-
-@lru_cache(maxsize=65536)
-def _extra(hand: tuple[str, ...], units: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
-    """(card points, colour bonus) by RULES_EXTRA §3; memoised: bots try the same hands."""
-    x = extra_breakdown(hand, units)
-    return x.card_points, x.color_bonus

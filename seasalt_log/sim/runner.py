@@ -3,7 +3,10 @@
 Every event goes through :func:`seasalt_log.engine.apply`; the derived events come from
 :func:`seasalt_log.engine.next_derived`. The simulator owns all chance (the shuffles, the
 first player of round 1, the card a shark pair steals); bots only see
-:func:`seasalt_log.view.table_view` of their own seat and the :class:`Decision` list.
+:func:`seasalt_log.view.table_view` of their own seat (its expansions' part left out: no
+bot reads it) and the
+:func:`seasalt_log.engine.legal_decisions` of their player (then, having seen the cards, the
+:func:`seasalt_log.engine.next_decisions`).
 """
 
 from __future__ import annotations
@@ -15,12 +18,13 @@ import msgspec
 
 from .. import events as ev
 from ..cards import CODES, COUNT, EXTRA_CODES
-from ..engine import apply, legal_moves, next_derived
+from ..engine import (apply, chance_outcomes, decision_event, legal_decisions, next_decisions,
+                      next_derived)
+from ..engine.decisions import SHARK, Decision
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
 from ..view import table_view
-from . import decisions as dc
 from .bots import Bot, make_bots
 
 #: the 58 cards in catalog order; every round shuffles a copy
@@ -123,7 +127,6 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                         ruleset=ruleset, events=events))
     deck = DECK if ruleset is None else round_deck(s.ruleset)
     first = chance.randrange(n)                                    # R-SETUP-4, round 1
-    group, moves = dc.group, legal_moves
     while True:
         f = s.flow
         if f.due:
@@ -134,10 +137,10 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if s.phase == BETWEEN:
             if s.keep_due is not None:                             # R-EV-AWARD step 4
                 seat = s.keep_due
-                options, outcomes = group(moves(s))
-                i = 0 if len(options) == 1 else _pick(players[seat], table_view(s, seat),
-                                                      options, bot_rngs[seat])
-                push(outcomes[i][0])
+                options = legal_decisions(s)
+                d = options[0] if len(options) == 1 else _pick(
+                    players[seat], table_view(s, seat, extra=False), options, bot_rngs[seat])
+                push(decision_event(s, d))
                 continue
             if f.round >= MAX_ROUNDS:
                 raise SimulationError(f"game {s.game_id} did not end within {MAX_ROUNDS} rounds")
@@ -152,58 +155,50 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             continue
         seat = f.player
         bot, brng = players[seat], bot_rngs[seat]
-        options, outcomes = group(moves(s))
+        options = legal_decisions(s)
         view = None
         if len(options) == 1:
-            i = 0
+            d = options[0]
         else:
-            view = table_view(s, seat)
-            i = _pick(bot, view, options, brng)
-        evs = outcomes[i]
-        if len(evs) > 1:
-            evs = _resolve(s, options[i], evs, bot, view, seat, brng, chance)
-        e = evs[0]
+            view = table_view(s, seat, extra=False)
+            d = _pick(bot, view, options, brng)
+        outcome = _chance(s, d, chance)
+        then = next_decisions(s, d, outcome)
+        if then:                        # a second decision, the cards in question now seen
+            if len(then) == 1:
+                d = then[0]
+            else:
+                if view is None:
+                    view = table_view(s, seat, extra=False)
+                d = _pick(bot, view, then, brng)
+            outcome = _chance(s, d, chance)
+        e = decision_event(s, d, outcome)
         s = apply(s, e)
         out.append(e)
 
 
-def _pick(bot: Bot, view, options: list[dc.Decision], rng: random.Random) -> int:
-    """The index of the bot's choice among ``options``."""
+def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decision:
+    """The bot's choice among ``options``."""
     choice = bot.choose(view, options, rng)
-    for i, d in enumerate(options):
+    for d in options:
         if d is choice:
-            return i
-    for i, d in enumerate(options):  # an equal decision built by the bot
+            return d
+    for d in options:  # an equal decision built by the bot
         if d == choice:
-            return i
+            return d
     raise SimulationError(f"bot {bot.name!r} chose {choice!r}, which is not one of its options")
 
 
-def _resolve(s: State, d: dc.Decision, evs: tuple[ev.Event, ...], bot: Bot, view, seat: int,
-             brng: random.Random, chance: random.Random) -> tuple[ev.Event, ...]:
-    """The event a decision with several outcomes becomes: chance by the simulator, the
-    second choice (keep / crab_take) by the bot, which now sees the cards in question."""
-    kind = d.kind
-    if kind == dc.SHARK:                                            # R-DUO-SHARK: a random card
-        stole = chance.choice(s.table.hands[d.victim])
-        return (next(e for e in evs if e.stole == stole),)
-    if kind == dc.DRAW:
-        options, outcomes = dc.keep_options(evs)
-    elif kind == dc.CRAB:
-        options, outcomes = dc.crab_options(evs)
-    elif kind == dc.LOBSTER:
-        options, outcomes = dc.lobster_options(evs)
-    elif kind == dc.SWIMMERS:
-        options, outcomes = dc.swap_options(evs)
-    elif kind == dc.FORCED:                     # a deck without a recorded order: chance
-        return (chance.choice(evs),)
-    else:  # pragma: no cover - fish with a recorded deck order has one outcome
-        raise SimulationError(f"unexpected chance in a {kind} decision")
-    if len(options) == 1:
-        return outcomes[0]
-    if view is None:
-        view = table_view(s, seat)
-    return outcomes[_pick(bot, view, options, brng)]
+def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
+    """Chance's answer to ``d``, drawn by the simulator: a shark pair steals a random card
+    of the victim's hand (R-DUO-SHARK); anything else by the outcomes' weights (with the
+    recorded deck order of a simulated round, the deck leaves one outcome)."""
+    outcomes = chance_outcomes(s, d)
+    if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
+        return outcomes[0][0]
+    if d.kind == SHARK:
+        return (chance.choice(s.table.hands[d.victim]),)
+    return chance.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
 
 
 def simulate(games: int, players: int, seed: int, bots: Sequence[str] | None = None,

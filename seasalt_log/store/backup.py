@@ -144,8 +144,8 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
-            message = json.loads(exc.read())["message"]
-        except Exception:       # not the service's JSON error body
+            message = json.loads(exc.read())["detail"]     # the service's problem body
+        except Exception:       # not the service's error body
             message = f"HTTP {exc.code} {exc.reason}"
         raise SeasaltError(f"the service at {url} refused the backup: {message}") from None
     except (urllib.error.URLError, OSError, ValueError) as exc:

@@ -16,8 +16,10 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
-from ..cards import COLOR, CODES, KIND, KINDS
+from ..cards import COLOR, CODES, EXTRA_CODES, KIND
+from ..events import EVENT_CODES
 from ..queries import GameRow, GameSummary
+from ..view import TABLE, Viewer
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
 
@@ -44,6 +46,15 @@ SYMBOLS: dict[str, str] = {
               '<ellipse cx="16" cy="14" rx="5" ry="8"/>',
     "captain": '<path d="M16 2l4 9 10 1-8 6 3 10-9-6-9 6 3-10-8-6 10-1z"/>',
     "mermaid": '<circle cx="16" cy="6" r="4"/><path d="M12 11h8l-2 10 6 8H8l6-8z"/>',
+    # Extra Salt
+    "lobster": '<ellipse cx="16" cy="20" rx="5" ry="9"/><path d="M11 12L4 3l2 8zM21 12l7-9-2 8z"/>'
+               '<path d="M16 29l-4 2h8z"/>',
+    "jellyfish": '<path d="M5 16q0-12 11-12t11 12z"/><path d="M9 17v11M14 17v13M19 17v13M24 17v11" '
+                 'stroke="currentColor" stroke-width="2" fill="none"/>',
+    "starfish": '<path d="M16 2l3.5 10H30l-8.5 6.5L25 29l-9-6.5L7 29l3.5-10.5L2 12h10.5z"/>',
+    "seahorse": '<path d="M13 3q9 0 8 8-1 5-5 8 4 3 1 8t-6 3q4-2 3-5-2-3-5-5 2-4 4-7-4-1-6-4 2-6 6-6z"/>',
+    "castofcrabs": '<ellipse cx="9" cy="12" rx="6" ry="4"/><ellipse cx="23" cy="12" rx="6" ry="4"/>'
+                   '<ellipse cx="16" cy="23" rx="7" ry="5"/>',
 }
 
 
@@ -54,8 +65,8 @@ def _static(name: str) -> str:
 
 def sprite() -> str:
     """The card symbols as one hidden SVG of ``<symbol id="k-KIND">``."""
-    body = "".join(f'<symbol id="k-{k}" viewBox="0 0 32 32"><g fill="currentColor">{SYMBOLS[k]}'
-                   f"</g></symbol>" for k in KINDS)
+    body = "".join(f'<symbol id="k-{k}" viewBox="0 0 32 32"><g fill="currentColor">{d}'
+                   f"</g></symbol>" for k, d in SYMBOLS.items())
     return f'<svg width="0" height="0" style="position:absolute" aria-hidden="true">{body}</svg>'
 
 
@@ -111,9 +122,17 @@ GAME_SORTS = {"id": "game id", "rounds": "rounds played", "events": "events", "s
 PAGE_SIZE = 50
 
 
+#: the games list's ruleset filter: a ruleset, or whether the events were played
+RULESET_FILTERS = {"base": "base cards", "extra-salt": "Extra Salt cards",
+                   "pepper": "with events (Extra Pepper)", "no-events": "without events"}
+
+
 def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
-               status: str | None, sort: str, desc: bool, page: int, total: int) -> str:
-    """The games list (``rows``: this page's games, ``total``: how many match)."""
+               status: str | None, sort: str, desc: bool, page: int, total: int,
+               ruleset: str | None = None, rules: dict[str, tuple[str, str]] | None = None) -> str:
+    """The games list (``rows``: this page's games, ``total``: how many match; ``rules``:
+    each game's ruleset and events, ``ruleset``: the filter)."""
+    rules = rules or {}
     def opt(value, current, text):
         sel = " selected" if str(current) == str(value) else ""
         return f'<option value="{escape(str(value))}"{sel}>{escape(text)}</option>'
@@ -125,6 +144,8 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
         '<label>State <select name="status">' + opt("", status or "", "any")
         + opt("in_progress", status or "", "in progress") + opt("ended", status or "", "ended")
         + "</select></label>"
+        '<label>Ruleset <select name="ruleset">' + opt("", ruleset or "", "any")
+        + "".join(opt(k, ruleset or "", v) for k, v in RULESET_FILTERS.items()) + "</select></label>"
         '<label>Sort by <select name="sort">'
         + "".join(opt(k, sort, v) for k, v in GAME_SORTS.items()) + "</select></label>"
         '<label>Order <select name="order">' + opt("asc", "desc" if desc else "asc", "ascending")
@@ -135,38 +156,53 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
         winners = ", ".join(g.players[w] for w in g.winners or ())
         body.append((f'<a class="nw" href="/play/{quote(g.game_id, safe="")}">{escape(g.game_id)}</a>',
                      ", ".join(f'<span class="nw">{escape(p)}</span>' for p in g.players),
+                     escape(_ruleset_words(rules.get(g.game_id))),
                      g.rounds_played, g.events,
                      escape(g.status.replace("_", " ")), escape(winners),
                      escape(" ".join(map(str, g.totals)))))
     pages = max(1, -(-total // PAGE_SIZE))
     params = {k: v for k, v in (("player", player), ("players", players), ("status", status),
-                                ("sort", sort), ("order", "desc" if desc else None)) if v}
+                                ("ruleset", ruleset), ("sort", sort),
+                                ("order", "desc" if desc else None)) if v}
     nav = []
     if page > 1:
         nav.append(f'<a href="/?{escape(urlencode({**params, "page": page - 1}))}" rel="prev">Previous page</a>')
     if page < pages:
         nav.append(f'<a href="/?{escape(urlencode({**params, "page": page + 1}))}" rel="next">Next page</a>')
-    table = _table(("game", "players", "rounds", "events", "state", "winners", "totals"), body,
-                   caption=f"{total} game(s); page {page} of {pages}",
-                   numeric=(False, False, True, True, False, False, False), attrs=' id="games"')
+    table = _table(("game", "players", "ruleset", "rounds", "events", "state", "winners", "totals"),
+                   body, caption=f"{total} game(s); page {page} of {pages}",
+                   numeric=(False, False, False, True, True, False, False, False), attrs=' id="games"')
     return layout("Games", f"<h1>Games</h1>{form}{table}<p>{' · '.join(nav)}</p>")
+
+
+def _ruleset_words(rules: tuple[str, str] | None) -> str:
+    if rules is None:
+        return ""
+    return rules[0] + (" + events" if rules[1] == "pepper" else "")
 
 
 # ---------------------------------------------------------------- one game
 
 def score_sheet(summary: GameSummary) -> str:
-    """The score sheet round by round (``seasalt show``) and a chart of the totals."""
+    """The score sheet round by round (``seasalt show``) and a chart of the totals. One
+    column per player, each cell the round's points and the total after it, so that the
+    sheet of a 4-player game fits a phone's width without scrolling sideways."""
     g = summary.game
     names = g.players
     rows = []
     for r in summary.rounds:
-        caller = names[r.caller] if r.caller is not None else ""
-        rows.append((r.round, _cell(r.ending), escape(caller), _cell(r.outcome),
-                     *(_cell(p) for p in r.points), *(_cell(t) for t in r.totals)))
-    headers = ("round", "ending", "caller", "outcome", *(f"{n} points" for n in names),
-               *(f"{n} total" for n in names))
-    numeric = (True, False, False, False, *([True] * (2 * len(names))))
-    table = _table(headers, rows, caption="Score sheet", numeric=numeric, attrs=' id="score-sheet"')
+        how = (r.ending or "in play").replace("_", " ")
+        if r.caller is not None:
+            how += f", called by {names[r.caller]}"
+        if r.outcome not in (None, r.ending):
+            how += f" ({r.outcome})"
+        rows.append((r.round, escape(how), *(
+            "" if p is None else f'<span class="pts">{p}</span> → <span class="tot">{t}</span>'
+            for p, t in zip(r.points, r.totals))))
+    headers = ("round", "ending", *names)
+    numeric = (True, False, *([True] * len(names)))
+    table = _table(headers, rows, numeric=numeric, attrs=' id="score-sheet"',
+                   caption="Score sheet: each player's points in the round → their total")
     return table + totals_chart(names, [r.totals for r in summary.rounds], g.target)
 
 
@@ -205,22 +241,51 @@ def totals_chart(names: Sequence[str], totals: Sequence[Sequence[int | None]], t
             f"{''.join(parts)}{''.join(legend)}</svg>")
 
 
-def viewer_switch(game_id: str, players: Sequence[str], viewer: int | None) -> str:
-    """Links to the same game as everyone sees it, or as one player saw it."""
-    base = "/play/" + quote(game_id, safe="")
-    links = [f'<a href="{base}"{" aria-current=page" if viewer is None else ""}>Everyone (after the game)</a>']
-    for s, name in enumerate(players):
-        cur = " aria-current=page" if viewer == s else ""
-        links.append(f'<a href="{base}?{escape(urlencode({"as": name}))}"{cur}>As {escape(name)}</a>')
-    return f'<nav class="switch" aria-label="Whose view">View: {"".join(links)}</nav>'
+def viewer_switch(game: GameRow, viewer: Viewer, reader: Viewer, token_held: bool = False) -> str:
+    """Links to the views of the game that ``reader`` (the credential's reader) may open,
+    ``viewer`` (the one shown) marked, the form that trades a seat token for them and, when
+    the browser holds one (``token_held``), a link that forgets it."""
+    base = "/play/" + quote(game.game_id, safe="")
+    options: list[tuple[str, str, bool]] = []          # (query, label, current)
+    if reader.is_table:
+        label = "Everyone (after the game)" if game.status == "ended" else "The table (every card)"
+        options.append(("", label, viewer.is_table))
+    for s, name in enumerate(game.players):
+        if reader.is_table or reader.seat == s:
+            you = " (you)" if reader.seat == s else ""
+            options.append((urlencode({"as": name}), f"As {name}{you}", viewer.seat == s))
+    options.append(("as=spectator" if reader.role != "spectator" else "",
+                    "Spectator (public cards)", viewer.role == "spectator"))
+    links = "".join(f'<a href="{base}{"?" + escape(q) if q else ""}"'
+                    f'{" aria-current=page" if cur else ""}>{escape(text)}</a>'
+                    for q, text, cur in options)
+    form = ""
+    if not reader.is_table:
+        form = (f'<form class="token" method="get" action="{base}">'
+                '<label>Seat or table token <input name="token" type="password" '
+                'autocomplete="off" required></label><button>Open my view</button></form>')
+    if token_held:
+        form += f'<p><a href="{base}?token=">Forget my token for this game</a></p>'
+    return (f'<nav class="switch" aria-label="Whose view">View: {links}</nav>{form}')
 
 
-def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: int | None,
+def _who(game: GameRow, viewer: Viewer) -> str:
+    if viewer.role == "seat":
+        return f"Shown as {game.players[viewer.seat]} saw it then (other hands face down)."
+    if viewer.role == "spectator":
+        return "Shown as a spectator sees it (public cards only, hidden cards face down)."
+    if game.status == "ended":
+        return "Shown as everyone sees it after the game."
+    return "Shown as the table sees it (every card)."
+
+
+def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: Viewer = TABLE,
+              reader: Viewer | None = None, token_held: bool = False,
               exported: bool = False) -> str:
     """The game page: score sheet, chart and the replay viewer over ``data`` (``frames``,
-    ``reports``, ``live``). The same template is the exported file (``exported``)."""
-    who = "everyone" if viewer is None else game.players[viewer]
-    switch = "" if exported else viewer_switch(game.game_id, game.players, viewer)
+    ``reports``, ``live``) as ``viewer`` sees it; ``reader``: whose credential asked (the
+    views the switch offers). The same template is the exported file (``exported``)."""
+    switch = "" if exported else viewer_switch(game, viewer, reader or viewer, token_held)
     live = '<p id="live" class="muted" role="status"></p>'
     controls = (
         '<div class="controls" role="group" aria-label="Step through the game">'
@@ -238,8 +303,7 @@ def game_page(game: GameRow, sheet: str, data: dict[str, Any], *, viewer: int | 
     body = (
         f"<h1>Game {escape(game.game_id)}</h1>"
         f'<p>{escape(", ".join(game.players))} — {escape(game.status.replace("_", " "))}, '
-        f"target {game.target}. Shown as {escape(who)} saw it"
-        f'{"" if viewer is None else " then (hidden cards face down)"}.</p>{switch}'
+        f"target {game.target}. {escape(_who(game, viewer))}</p>{switch}"
         f'<section class="viewer" aria-labelledby="vh"><h2 id="vh">Replay</h2>{controls}'
         f'<p id="pos" class="pos"></p><p id="said" class="sr-only" aria-live="polite"></p>{live}'
         f'<div id="table"></div><p class="muted">Keys: ← → step, Home / End first and last.</p>'
@@ -257,7 +321,7 @@ def export_html(events, summary: GameSummary) -> str:
     fr = frames(events, game_id=gid)
     data = {"game_id": gid, "frames": deltas(fr), "live": None,
             "reports": round_reports(events, game_id=gid, last_frames=last_frame_of_rounds(fr))}
-    return game_page(summary.game, score_sheet(summary), data, viewer=None, exported=True)
+    return game_page(summary.game, score_sheet(summary), data, exported=True)
 
 
 # ---------------------------------------------------------------- statistics
@@ -336,30 +400,56 @@ def report_page(result: dict[str, Any], player: str | None, players: str | None,
 
 # ---------------------------------------------------------------- score calculator
 
+#: the calculator's rulesets (``seasalt score --ruleset``)
+RULESETS = ("base", "extra-salt")
+
+
 def calculator_page(counts: dict[str, int], laid: str, result: dict[str, Any] | None,
-                    error: str | None) -> str:
-    """The score calculator: a count per card code and the laid-down pairs; the breakdown
-    is ``seasalt score``'s."""
-    picks = "".join(
-        f'<label>{card(code)}<input type="number" min="0" max="9" name="{escape(code)}" '
-        f'value="{counts.get(code, 0) or ""}" aria-label="{escape(KIND[code])}, '
-        f'{escape(COLOR[code])}: cards in hand"></label>' for code in CODES)
+                    error: str | None, *, ruleset: str = "base", events: Sequence[str] = (),
+                    face_down: str = "") -> str:
+    """The score calculator: a count per card code, the laid-down pairs and trios, the
+    ruleset, the events in effect and the face-down shells; the breakdown is
+    ``seasalt score``'s (:func:`seasalt_log.hand.score_hand`)."""
+    def picks(codes):
+        return "".join(
+            f'<label>{card(code)}<input type="number" min="0" max="9" name="{escape(code)}" '
+            f'value="{counts.get(code, 0) or ""}" aria-label="{escape(KIND[code])}, '
+            f'{escape(COLOR[code])}: cards in hand"></label>' for code in codes)
+    rules = "".join(f'<option value="{r}"{" selected" if r == ruleset else ""}>{r}</option>'
+                    for r in RULESETS)
+    boxes = "".join(f'<label><input type="checkbox" name="event" value="{e}"'
+                    f'{" checked" if e in events else ""}> {escape(e)}</label>' for e in EVENT_CODES)
     form = (
         '<form class="calc" method="get" action="/calculator">'
-        f'<fieldset><legend>Cards in hand</legend><div class="pick">{picks}</div></fieldset>'
-        '<fieldset><legend>Laid-down pairs</legend><label>Pairs, each two codes joined by a '
-        'comma, pairs separated by spaces (e.g. <code>crab:black,crab:yellow</code>) '
+        f'<fieldset><legend>Cards in hand</legend><div class="pick">{picks(CODES)}</div></fieldset>'
+        '<fieldset><legend>Extra Salt cards (ruleset extra-salt)</legend>'
+        f'<div class="pick">{picks(EXTRA_CODES)}</div></fieldset>'
+        '<fieldset><legend>Laid-down pairs and trios</legend><label>Each two codes joined by a '
+        'comma (three for a trio, the starfish last), separated by spaces (e.g. '
+        '<code>crab:black,crab:yellow</code>) '
         f'<input name="laid" size="50" value="{escape(laid)}"></label></fieldset>'
+        f'<fieldset><legend>Ruleset and events</legend><label>Ruleset <select name="ruleset">{rules}'
+        f'</select></label><div class="pick">{boxes}</div>'
+        '<label>Face-down shells (Coral Reef), codes separated by spaces '
+        f'<input name="face_down" size="30" value="{escape(face_down)}"></label></fieldset>'
         "<button>Score</button></form>")
     out = ""
     if error:
         out = f'<p class="err" role="alert">{escape(error)}</p>'
     elif result is not None:
         fields = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
+        if "trios" in result:                  # the expansions' breakdown (RULES_EXTRA §3)
+            fields = ("pairs", "rodeo_pairs", "trios", "starfish", "collectors", "seahorse",
+                      "seahorse_points", "multipliers", "cast", "mermaids", "card_points",
+                      "color_bonus", "face_down")
+        units = result["laid"]
         cards = " ".join(card(c) for c in result["cards"]) + " " + " ".join(
-            f'<span class="pair">{card(a)}{card(b)}</span>' for a, b in result["laid"])
+            f'<span class="pair">{"".join(card(c) for c in u)}</span>' for u in units)
+        n = len(result["cards"]) + sum(len(u) for u in units) + len(result.get("face_down_cards", ()))
+        rows = [(f, _cell(result[f])) for f in fields]
+        if result.get("tables"):
+            rows.append(("tables", escape(", ".join(result["tables"]))))
         out = (f"<h2>Breakdown</h2><p>{cards}</p>"
-               + _table(("source", "points"), ((f, result[f]) for f in fields),
-                        caption=f'{len(result["cards"]) + 2 * len(result["laid"])} cards',
+               + _table(("source", "points"), rows, caption=f"{n} cards",
                         numeric=(False, True), attrs=' id="breakdown"'))
     return layout("Score calculator", f"<h1>Score calculator</h1>{out}{form}")

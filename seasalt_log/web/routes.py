@@ -1,9 +1,10 @@
 """The web app's routes (docs/HTTP.md, "Web pages"), mounted beside the JSON API.
 
-Pages read through the same :class:`~seasalt_log.http.live.LiveStore` as the API. A game
-page carries its frames computed on the server for its viewer (``?as=PLAYER``), so a
-player's page, and the live stream it listens to, never carry a card that player could not
-see.
+Pages read through the same :class:`~seasalt_log.http.live.LiveStore` as the API, and a
+game's reader is decided by the API's own rules (the table, a seat, or a spectator, from
+the game's token kept in a cookie, narrowed by ``?as=``). A game page carries its frames
+computed on the server for that reader, so a player's or a spectator's page, and the live
+stream it listens to, never carry a card that reader could not see.
 """
 
 from __future__ import annotations
@@ -11,26 +12,34 @@ from __future__ import annotations
 import asyncio
 from collections import OrderedDict
 from typing import Any
+from urllib.parse import quote, unquote
 
 import msgspec
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, Response, StreamingResponse
+from starlette.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from .. import queries
+from ..cards import ALL_CODES
 from ..errors import SeasaltError, UnknownGameError
 from ..hand import score_hand
 from ..http.errors import ApiError
 from ..http.stats import report_list, run_named_report
+from ..view import Viewer
 from . import pages
-from .timeline import deltas, frames, last_frame_of_rounds, round_reports, viewer_of
+from .timeline import frame_set
 
 _json = msgspec.json.Encoder(enc_hook=str, decimal_format="number")
 
 
-def _error_page(status: int, message: str) -> HTMLResponse:
-    title = {400: "Bad request", 404: "Not found"}.get(status, "Error")
+def _error_page(status: int, message: str, gid: str | None = None) -> HTMLResponse:
+    title = {400: "Bad request", 401: "Not a credential", 403: "Not allowed",
+             404: "Not found"}.get(status, "Error")
     body = f'<h1>{title}</h1><p class="err" role="alert">{pages.escape(message)}</p>'
+    if gid is not None and status in (401, 403):
+        path = pages.escape(_game_path(gid))
+        body += (f'<p><a href="{path}">The game as your credential shows it</a> · '
+                 f'<a href="{path}?token=">Forget this game\'s token</a></p>')
     return HTMLResponse(pages.layout(title, body), status)
 
 
@@ -45,7 +54,7 @@ def _page(handler):
         except SeasaltError as exc:
             return _error_page(400, str(exc))
         except ApiError as exc:
-            return _error_page(exc.status, exc.message)
+            return _error_page(exc.status, exc.message, request.path_params.get("game_id"))
     wrapped.__doc__ = handler.__doc__
     return wrapped
 
@@ -57,6 +66,12 @@ def _int(request: Request, name: str, default: int | None = None) -> int | None:
     if not raw.isdigit():
         raise SeasaltError(f"{name} must be a whole number, not {raw!r}")
     return int(raw)
+
+
+def _rulesets(store) -> dict[str, tuple[str, str]]:
+    """Each game's (ruleset, events: "pepper" or "no-events"), from the ``games`` table."""
+    return {gid: (rules, events or "no-events") for gid, rules, events in store.con.execute(
+        "SELECT game_id, ruleset, event_setting FROM games").fetchall()}
 
 
 async def games(request: Request) -> Response:
@@ -74,10 +89,16 @@ async def games(request: Request) -> Response:
         raise SeasaltError(f"sort must be one of {', '.join(pages.GAME_SORTS)}, not {sort!r}")
     desc = q.get("order") == "desc"
     page = max(1, _int(request, "page", 1) or 1)
-    rows = await request.app.state.live.read(
-        lambda s: queries.list_games(s, player=player, players=players))
+    ruleset = q.get("ruleset") or None
+    if ruleset not in (None, *pages.RULESET_FILTERS):
+        raise SeasaltError(f"ruleset must be one of {', '.join(pages.RULESET_FILTERS)}, "
+                           f"not {ruleset!r}")
+    rows, rules = await request.app.state.live.read(
+        lambda s: (queries.list_games(s, player=player, players=players), _rulesets(s)))
     if status is not None:
         rows = [g for g in rows if (g.status == "ended") == (status == "ended")]
+    if ruleset is not None:
+        rows = [g for g in rows if ruleset in (rules[g.game_id][0], rules[g.game_id][1])]
     if sort != "id":                      # list_games is in natural id order already
         key = {"rounds": lambda g: g.rounds_played, "events": lambda g: g.events,
                "status": lambda g: g.status}[sort]
@@ -86,63 +107,109 @@ async def games(request: Request) -> Response:
         rows = rows[::-1]
     start = (page - 1) * pages.PAGE_SIZE
     html = pages.games_page(rows[start:start + pages.PAGE_SIZE], player=player, players=players,
-                            status=status, sort=sort, desc=desc, page=page, total=len(rows))
+                            status=status, sort=sort, desc=desc, page=page, total=len(rows),
+                            ruleset=ruleset, rules=rules)
     return HTMLResponse(html)
 
 
-#: how many (game, viewer, length) frame sets an app keeps: a stored game's first N events
-#: never change (the store is append-only), so the frames computed for them stay right
+#: how many (game, viewer) frame sets an app keeps
 CACHED_VIEWS = 32
 
+#: the cookie a page keeps a game's credential in (HttpOnly, for that game's pages only)
+COOKIE = "seasalt_token"
 
-async def _game_data(app, gid: str, who: str | None, after: int = 0) -> tuple[Any, ...]:
-    live = app.state.live
-    events = await live.events(gid)
-    viewer = viewer_of(events, who)
-    key = (gid, viewer, len(events))
+
+def _game_path(gid: str) -> str:
+    return "/play/" + pages.quote(gid, safe="")
+
+
+def _cookie_credential(request: Request) -> bytes | None:
+    """The game's credential the browser holds (``?token=`` traded for a cookie)."""
+    raw = request.cookies.get(COOKIE)
+    return unquote(raw).encode("utf-8") if raw else None
+
+
+async def _page_reader(request: Request, gid: str, *, narrow: bool = True) -> Viewer:
+    """Who reads this game's page: the API's rules exactly (its reader function, kept in
+    ``app.state.reader``), with the credential from ``Authorization`` or, for a browser, the
+    game's cookie; ``narrow``: with ``?as=`` applied (else the reader the credential names,
+    whose views a page lists)."""
+    if not narrow:
+        request = Request({**request.scope, "query_string": b""}, request.receive)
+    return await request.app.state.reader(request, gid, _cookie_credential(request))
+
+
+async def _game_data(app, gid: str, viewer: Viewer, after: int = 0) -> tuple[Any, ...]:
+    """(the events, the frames after the first ``after``, the same as changes, the round
+    reports) of game ``gid`` as ``viewer`` sees it. The frame set made for a shorter start
+    of the game (a live game's page, the request before) is extended, not made anew: the
+    store is append-only, so what was made for the first N events stays right."""
+    events = await app.state.live.events(gid)
+    key = (gid, viewer)
     cache = getattr(app.state, "web_frames", None)
     if cache is None:
         cache = app.state.web_frames = OrderedDict()
-
-    def compute():
-        fr = frames(events, viewer, game_id=gid)
-        return fr, round_reports(events, viewer, game_id=gid, last_frames=last_frame_of_rounds(fr))
-    if key in cache:
+    fs = cache.get(key)
+    if fs is not None:
         cache.move_to_end(key)
-        fr, reports = cache[key]
-    else:
-        fr, reports = cache[key] = await asyncio.to_thread(compute)
+    if fs is None or len(fs.frames) != len(events):
+        prev = fs if fs is not None and len(fs.frames) < len(events) else None
+        fs = cache[key] = await asyncio.to_thread(frame_set, events, viewer, game_id=gid,
+                                                  prev=prev)
         while len(cache) > CACHED_VIEWS:
             cache.popitem(last=False)
-    return events, viewer, fr[after:], deltas(fr, after), reports
+    return events, fs.frames[after:], fs.changes[after:], fs.reports
+
+
+def _trade_token(request: Request, gid: str, token: str) -> Response:
+    """``?token=T``: keep T in an HttpOnly cookie for this game's pages and reload without
+    it (the token leaves the address bar and the history); an empty T forgets it."""
+    rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
+    target = _game_path(gid) + ("?" + pages.urlencode(rest) if rest else "")
+    response = RedirectResponse(target, 303)
+    path = _game_path(gid)
+    if token:
+        response.set_cookie(COOKIE, quote(token, safe=""), path=path, httponly=True,
+                            samesite="strict")
+    else:
+        response.delete_cookie(COOKIE, path=path, httponly=True, samesite="strict")
+    return response
 
 
 async def game(request: Request) -> Response:
-    """GET /play/{game_id}?as=PLAYER: score sheet, chart and replay viewer."""
+    """GET /play/{game_id}?as=PLAYER: score sheet, chart and replay viewer, as the reader's
+    credential lets them see the game (``?token=T`` trades a game token for a cookie)."""
     gid = request.path_params["game_id"]
     live = request.app.state.live
-    who = request.query_params.get("as") or None
+    token = request.query_params.get("token")
+    if token is not None:
+        if token:                             # a token that names nobody: 401 now, no cookie
+            await request.app.state.reader(request, gid, token.encode("utf-8"))
+        return _trade_token(request, gid, token)
+    reader = await _page_reader(request, gid)
+    base = await _page_reader(request, gid, narrow=False)
     summary = await live.read(lambda s: queries.game_summary(s, gid))
-    events, viewer, _, fr, reports = await _game_data(request.app, gid, who)
+    _, _, fr, reports = await _game_data(request.app, gid, reader)
     stream = None
     if summary.game.status != "ended":
-        stream = f"/play/{pages.quote(gid, safe='')}/live"
-        if who is not None:
-            stream += "?" + pages.urlencode({"as": who})
+        stream = _game_path(gid) + "/live"
+        if request.query_params.get("as"):
+            stream += "?" + pages.urlencode({"as": request.query_params["as"]})
     data = {"game_id": gid, "frames": fr, "reports": reports, "live": stream}
     return HTMLResponse(pages.game_page(summary.game, pages.score_sheet(summary), data,
-                                        viewer=viewer))
+                                        viewer=reader, reader=base,
+                                        token_held=_cookie_credential(request) is not None),
+                        headers={"Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
 async def game_live(request: Request) -> Response:
     """GET /play/{game_id}/live?as=PLAYER&after=N: server-sent events, each a JSON
     ``{"frames", "reports", "sheet"}`` with the frames after the last one sent (as the
-    viewer may see them), the round reports and, when a round was scored, the score sheet."""
+    reader may see them), the round reports and, when a round was scored, the score sheet."""
     gid = request.path_params["game_id"]
     live = request.app.state.live
-    who = request.query_params.get("as") or None
     after = _int(request, "after", 0) or 0
-    viewer_of(await live.events(gid), who)           # unknown game or player: fail now
+    reader = await _page_reader(request, gid)        # unknown game, player or token: fail now
     keepalive = request.app.state.keepalive
 
     async def stream():
@@ -152,7 +219,7 @@ async def game_live(request: Request) -> Response:
             waiter = live.waiter(gid)                # taken before reading: no append missed
             events = await live.events(gid)
             if len(events) > after:
-                _, _, new, fr, reports = await _game_data(request.app, gid, who, after)
+                _, new, fr, reports = await _game_data(request.app, gid, reader, after)
                 sheet = None
                 if any(f["type"] in ("round_scored", "game_ended") for f in new):
                     summary = await live.read(lambda s: queries.game_summary(s, gid))
@@ -189,21 +256,27 @@ async def report(request: Request) -> Response:
 
 
 async def calculator(request: Request) -> Response:
-    """GET /calculator?CODE=N...&laid=A,B C,D: the breakdown ``seasalt score`` gives."""
+    """GET /calculator?CODE=N...&laid=A,B C,D,S&ruleset=R&event=E...&face_down=SHELL...:
+    the breakdown ``seasalt score`` gives."""
     q = request.query_params
     counts: dict[str, int] = {}
-    for code in pages.CODES:
+    for code in ALL_CODES:
         n = _int(request, code, 0) or 0
         if n:
             counts[code] = n
     laid = q.get("laid", "").strip()
+    ruleset = q.get("ruleset") or "base"
+    events = [e for e in q.getlist("event") if e]
+    face_down = q.get("face_down", "").strip()
     result = error = None
-    if counts or laid:
+    if counts or laid or face_down:
         try:
-            result = score_hand([c for c, n in counts.items() for _ in range(n)], laid.split())
+            result = score_hand([c for c, n in counts.items() for _ in range(n)], laid.split(),
+                                ruleset=ruleset, events=events, face_down=face_down.split())
         except SeasaltError as exc:
             error = str(exc)
-    return HTMLResponse(pages.calculator_page(counts, laid, result, error),
+    return HTMLResponse(pages.calculator_page(counts, laid, result, error, ruleset=ruleset,
+                                              events=events, face_down=face_down),
                         400 if error else 200)
 
 

@@ -9,6 +9,7 @@ cut down in a player's view to what that player saw at the end of the round.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Sequence
 
 import msgspec
@@ -17,16 +18,17 @@ from .. import events as ev
 from ..engine.state import State
 from ..errors import UsageError
 from ..narration import describe
-from ..replay import resolve_seat, steps
+from ..replay import steps
 from ..rescore import rescore
-from ..view import table_view
+from ..view import Viewer, as_viewer, table_view
 
 _to = msgspec.to_builtins
 
 
 def frame(state: State, event: ev.Event, before: State, seq: int, rnd: int, turn: int,
-          viewer: int | None) -> dict[str, Any]:
-    """The frame after ``event`` (applied to ``before``, giving ``state``)."""
+          viewer: Viewer | int | None) -> dict[str, Any]:
+    """The frame after ``event`` (applied to ``before``, giving ``state``) as ``viewer``
+    (a :class:`~seasalt_log.view.Viewer`; None the table, an int a seat) may see it."""
     view = _to(table_view(state, viewer))
     view.pop("deck", None)
     for pile in view["piles"]:
@@ -36,22 +38,44 @@ def frame(state: State, event: ev.Event, before: State, seq: int, rnd: int, turn
     return view
 
 
-def viewer_of(events: Sequence[ev.Event], who: str | None) -> int | None:
-    """The seat ``who`` names (a name or a seat number) in this game, or None for everyone."""
-    if who is None or who == "":
-        return None
-    first = events[0] if events else None
-    if not isinstance(first, ev.GameStarted):
-        raise UsageError("the game has no game_started event")
-    from ..engine import apply
-    return resolve_seat(apply(State(), first), who)
-
-
-def frames(events: Sequence[ev.Event], viewer: int | None = None, *, after: int = 0,
+def frames(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *,
            game_id: str | None = None) -> list[dict[str, Any]]:
-    """The frames of the events with seq > ``after`` (seq 1 is game_started)."""
+    """The frames of a game's events (seq 1 is game_started)."""
     return [frame(st.after, st.event, st.before, st.seq, st.round, st.turn, viewer)
-            for st in steps(events, game_id=game_id) if st.seq > after]
+            for st in steps(events, game_id=game_id)]
+
+
+@dataclass(frozen=True)
+class FrameSet:
+    """A game's first ``len(frames)`` events as one viewer saw them: the frames, the same
+    as changes (:func:`deltas`), the reports of the rounds ended, and the engine's state
+    after them, from which :func:`frame_set` extends them as the game goes on. Its lists
+    are never changed once made (an extension makes new ones)."""
+
+    frames: list[dict[str, Any]]
+    changes: list[dict[str, Any]]
+    reports: dict[int, dict[str, Any]]
+    state: State
+
+
+def frame_set(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *,
+              game_id: str | None = None, prev: FrameSet | None = None) -> FrameSet:
+    """The :class:`FrameSet` of ``events`` for ``viewer``; ``prev``, the set of a shorter
+    start of the same events, is extended (only the new events are applied, only the rounds
+    ended since are rescored)."""
+    n = len(prev.frames) if prev else 0
+    state = prev.state if prev else State()
+    new = []
+    for st in steps(events[n:], game_id=game_id, start=state):
+        new.append(frame(st.after, st.event, st.before, st.seq, st.round, st.turn, viewer))
+        state = st.after
+    fr = (prev.frames if prev else []) + new
+    playing = state.flow.round if state.phase == "round" and not state.flow.due else None
+    # the reports made for rounds before the one prev was in were complete then
+    known = {r: v for r, v in prev.reports.items() if r < prev.state.flow.round} if prev else None
+    reports = round_reports(events, viewer, game_id=game_id, last_frames=last_frame_of_rounds(fr),
+                            known=known, playing=playing)
+    return FrameSet(fr, (prev.changes if prev else []) + deltas(fr, n), reports, state)
 
 
 def deltas(all_frames: Sequence[dict], after: int = 0) -> list[dict[str, Any]]:
@@ -72,24 +96,37 @@ def deltas(all_frames: Sequence[dict], after: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def round_reports(events: Sequence[ev.Event], viewer: int | None = None, *,
-                  game_id: str | None = None, last_frames: dict[int, dict] | None = None
+def round_reports(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *,
+                  game_id: str | None = None, last_frames: dict[int, dict] | None = None,
+                  known: dict[int, dict] | None = None, playing: int | None = None
                   ) -> dict[int, dict[str, Any]]:
     """Each ended round's :func:`rescore` report by round number.
 
-    In a player's view (``viewer`` a seat) a report keeps the hands and breakdowns of the
-    players whose hands that player saw at the end of the round (``last_frames``: the last
-    frame of each round, as that player saw it) and drops the what-if (it needs the cards
-    held at the call). Rounds still in play have no report.
+    In a seat's or a spectator's view a report keeps the hands and breakdowns of the
+    players whose hands that viewer saw at the end of the round (``last_frames``: the last
+    frame of each round, as that viewer saw it, so :func:`seasalt_log.view.sees_hand`
+    decides) and drops the what-if (it needs the cards held at the call). Rounds still in
+    play have no report. ``known``: reports of complete rounds (the next one had started
+    when they were made, so they cannot change), kept as they are; ``playing``: the round
+    known to be in play (not rescored).
     """
+    partial = not as_viewer(viewer).is_table
     out: dict[int, dict[str, Any]] = {}
-    n = sum(1 for e in events if type(e) is ev.RoundStarted)
-    for rnd in range(1, n + 1):
+    starts = [i for i, e in enumerate(events) if type(e) is ev.RoundStarted]
+    for rnd in range(1, len(starts) + 1):
+        if known and rnd in known:
+            out[rnd] = known[rnd]
+            continue
+        if rnd == playing:
+            continue
+        # the events up to the next round's start hold the whole round (and its derived
+        # events): rescore replays only those, not the whole game for every round
+        end = starts[rnd] if rnd < len(starts) else len(events)
         try:
-            report = _to(rescore(events, rnd, game_id=game_id))
+            report = _to(rescore(events[:end], rnd, game_id=game_id))
         except UsageError:            # the round is still in play
             continue
-        if viewer is not None:
+        if partial:
             seen = {s["seat"] for s in (last_frames or {}).get(rnd, {}).get("seats", ())
                     if s["hand"] is not None}
             for p in report["players"]:

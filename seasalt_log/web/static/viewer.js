@@ -20,11 +20,12 @@
     }
     if (!drawn[code]) {
       var kc = code.split(":"), kind = kc[0], colour = kc[1];
+      var name = kind === "castofcrabs" ? "cast of crabs" : kind;
       var e = el("span", {"class": "card" + (DARK[colour] ? " dark" : ""),
-        role: "img", "aria-label": kind + ", " + colour, "data-code": code,
+        role: "img", "aria-label": name + ", " + colour, "data-code": code,
         style: "--c:var(--" + colour + ")"});
       e.innerHTML = '<svg aria-hidden="true" viewBox="0 0 32 32"><use href="#k-' + kind +
-        '"></use></svg><span class="k">' + kind + "</span>";
+        '"></use></svg><span class="k">' + name + "</span>";
       drawn[code] = e;
     }
     var c = drawn[code].cloneNode(true);
@@ -48,12 +49,44 @@
     var hand = el("div", {"class": "hand", "data-seat": seat.seat, "aria-label": seat.name + "'s hand"});
     if (seat.hand) seat.hand.forEach(function (c) { hand.appendChild(card(c)); });
     else for (var i = 0; i < seat.hand_size; i++) hand.appendChild(card(null));
-    var laid = el("div", {"class": "laid", "aria-label": seat.name + "'s laid-down pairs"});
-    seat.laid.forEach(function (p) { laid.appendChild(el("span", {"class": "pair"}, [card(p[0]), card(p[1])])); });
+    var laid = el("div", {"class": "laid", "aria-label": seat.name + "'s laid-down pairs and trios"});
+    seat.laid.forEach(function (p) {   // a pair, or a trio (the pair, then the starfish)
+      laid.appendChild(el("span", {"class": p.length > 2 ? "pair trio" : "pair"}, p.map(function (c) { return card(c); })));
+    });
     return el("section", {"class": "seat" + (acting ? " acting" : ""), "data-seat": seat.seat}, [
       el("h3", {text: head}),
+      f.extra ? extraSeat(f.extra, seat.seat) : null,
       el("div", {"class": "muted", text: "hand: " + seat.hand_size + " card(s)" + (seat.hand ? "" : " (hidden)")}),
       hand, seat.laid.length ? el("div", {"class": "muted", text: "laid down:"}) : null, laid]);
+  }
+
+  // the expansions (R-X-VIEW): events held and in effect, locks, protection, a face-down shell
+  function eventName(code) {
+    return code.split("-").map(function (w) {
+      return w === "of" || w === "the" ? w : w.charAt(0).toUpperCase() + w.slice(1); }).join(" ");
+  }
+  function names(codes) { return codes.length ? codes.map(eventName).join(", ") : "none"; }
+  function extraSeat(x, s) {
+    var tags = [];
+    if (x.held[s].length) tags.push(el("span", {"class": "tag", "data-held": x.held[s].join(" "),
+      text: "events held: " + names(x.held[s])}));
+    if (x.effects[s].length) tags.push(el("span", {"class": "tag", "data-effects": x.effects[s].join(" "),
+      text: "in effect: " + names(x.effects[s])}));
+    if (x.locks.indexOf(s) >= 0) tags.push(el("span", {"class": "tag lock", "data-lock": "",
+      text: "jellyfish lock on the others"}));
+    if (x.locked.indexOf(s) >= 0) tags.push(el("span", {"class": "tag locked", "data-locked": "",
+      text: "locked: next turn forced"}));
+    if (x.protected.indexOf(s) >= 0) tags.push(el("span", {"class": "tag", "data-protected": "",
+      text: "protected"}));
+    if (x.face_down[s]) {
+      var c = x.face_down_cards[s];
+      var shell = c == null ? el("span", {"class": "card back", role: "img", "aria-label": "face-down shell"})
+        : card(c, "facedown");
+      tags.push(el("span", {"class": "facedown-box", "data-face-down": c || ""},
+        [el("span", {text: "face-down shell" + (c == null ? "" : " (only you see it)") + ": "}), shell]));
+    }
+    if (x.keep_due === s) tags.push(el("span", {"class": "tag", text: "to choose the event kept"}));
+    return el("div", {"class": "extra"}, tags);
   }
 
   function pileBox(p) {
@@ -83,6 +116,9 @@
       ", outcome " + r.outcome + ".";
     if (r.what_if) words += " What-if " + r.what_if.call.replace("_", " ").toUpperCase() +
       ": points " + r.what_if.points.join(", ") + " (" + r.what_if.outcome + ").";
+    r.players.forEach(function (p) {
+      if (p.effect_notes && p.effect_notes.length) words += " " + p.name + ": " + p.effect_notes.join("; ") + ".";
+    });
     if (r.note) words += " " + r.note;
     return el("div", {"class": "report"}, [el("p", {text: words}), el("div", {"class": "scroll"}, [t])]);
   }
@@ -97,6 +133,12 @@
       pileBox(f.piles[0]), pileBox(f.piles[1]),
       el("div", {text: "Totals: " + f.seats.map(function (s) { return s.name + " " + s.total; }).join(", ") +
         " (target " + f.target + ")"})]);
+    if (f.extra) {
+      var x = f.extra;
+      mid.appendChild(el("div", {"class": "events", "data-table-event": x.table_event || "",
+        text: "Table event: " + (x.table_event ? eventName(x.table_event) : "none") +
+          "; event deck " + x.event_deck_size + ", discarded: " + names(x.event_discards)}));
+    }
     var kids = [el("p", {"class": "said", text: f.text}),
       el("div", {"class": "muted", text: status}), mid,
       el("div", {"class": "seats"}, f.seats.map(function (s) { return seatBox(s, f); }))];
@@ -120,6 +162,7 @@
     var data = JSON.parse(dataEl.textContent);
     var frames = [], reports = data.reports || {};
     data.frames.forEach(function (d) { frames.push(expand(frames[frames.length - 1], d)); });
+    if (window.performance && performance.mark) performance.mark("seasalt-frames");
     var $ = function (id) { return document.getElementById(id); };
     var table = $("table"), slider = $("slider"), pos = $("pos");
     var i = 0;
@@ -172,6 +215,7 @@
     window.addEventListener("hashchange", function () { var k = fromHash(); if (k != null) show(k, true); });
     var k0 = fromHash();
     show(k0 != null ? k0 : (data.live ? frames.length - 1 : 0), k0 != null);
+    if (window.performance && performance.mark) performance.mark("seasalt-drawn");
     window.seasaltViewer = {show: show, frames: frames, at: function () { return i; }};
     if (data.live && window.EventSource) {
       var live = $("live");
@@ -185,7 +229,11 @@
         live.textContent = "Live: " + frames.length + " events so far";
         show(atEnd ? frames.length - 1 : i);
       };
-      src.addEventListener("end", function () { live.textContent = "The game has ended."; src.close(); });
+      src.addEventListener("end", function () {
+        live.replaceChildren("The game has ended. ", el("a", {href: location.pathname + location.search,
+          text: "Reload it (hands may be shown now that it is over)"}));
+        src.close();
+      });
       src.onerror = function () { live.textContent = "Live: reconnecting…"; };
     }
   }

@@ -1,0 +1,252 @@
+"""The reading commands while `seasalt serve` holds the store (issue 15, point 4): `games`,
+`show`, `replay`, `log`, `rescore`, `query` and `stats` through `--url` and through the
+service's discovery file, against a real `seasalt serve` subprocess.
+
+The oracle is each command run on the store directly, before the service starts: through
+the service it must print the same bytes for the same reader (the table). Readers with less
+(a spectator, a seat) are checked against RULES.md §7 (R-VIEW): no other player's hand, no
+deck order.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+from seasalt_log.http.access import Credentials
+from seasalt_log.http.discovery import discovery_path
+from tests.randomplay import play_random_game
+
+TOKEN = "cli-reader-token"
+ENDED_GAME = "cli-ended"
+OPEN_GAME = "cli-open"
+RUN = [sys.executable, "-c", "import sys; from seasalt_cli.main import app; sys.exit(app())"]
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _open_game() -> list[ev.Event]:
+    """A game cut in the middle of round 2, after a few turns and before any call, so that
+    no hand of round 2 has been shown to anyone (R-VIEW)."""
+    for seed in range(50):
+        game = play_random_game(seed, 3, call_rate=0.3)
+        game[0] = ev.GameStarted(players=game[0].players, game_id=OPEN_GAME, target=game[0].target)
+        start = next((i for i, e in enumerate(game)
+                      if type(e) is ev.RoundStarted and e.round == 2), None)
+        if start is None:
+            continue
+        cut = start + 1
+        ended = 0
+        while cut < len(game) and ended < 4:
+            if type(game[cut]) in (ev.StopCalled, ev.LastChanceCalled, ev.RoundScored):
+                break
+            ended += type(game[cut]) is ev.TurnEnded
+            cut += 1
+        if ended == 4:
+            return game[:cut]
+    raise AssertionError("no random game reached round 2 without an early call")
+
+
+def _run(args: list[str], env: dict | None = None):
+    result = CliRunner().invoke(app, args, env={"SEASALT_URL": None, "SEASALT_TOKEN": None,
+                                                **(env or {})})
+    return result
+
+
+# every reading command, with what it needs; "{db}" is the store
+COMMANDS = {
+    "games": ["games", "--json"],
+    "show": ["show", ENDED_GAME, "--json"],
+    "replay": ["replay", ENDED_GAME, "--round", "2", "--turn", "3"],
+    "replay-json": ["replay", OPEN_GAME, "--json"],
+    "replay-seq": ["replay", OPEN_GAME, "--seq", "5", "--json"],
+    "replay-as": ["replay", OPEN_GAME, "--as", "1", "--json"],
+    "follow": ["replay", ENDED_GAME, "--follow", "--round", "1", "--json"],
+    "follow-text": ["replay", OPEN_GAME, "--follow", "--round", "2", "--turn", "2"],
+    "log": ["log", OPEN_GAME, "--json"],
+    "log-text": ["log", ENDED_GAME],
+    "log-as": ["log", OPEN_GAME, "--as", "1", "--json"],
+    "rescore": ["rescore", ENDED_GAME, "--round", "1", "--json"],
+    "rescore-text": ["rescore", OPEN_GAME, "--round", "1"],
+    "query": ["query", "--format", "csv", "SELECT game_id, events FROM games ORDER BY game_id"],
+    "stats": ["stats", "win-rates", "--format", "csv"],
+    "stats-player": ["stats", "calls", "--format", "json", "--player", "Ben"],
+}
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """(store, url, the local outputs of COMMANDS, the open game's events): the store is
+    made and every command run on it directly, then `seasalt serve` holds it."""
+    tmp = tmp_path_factory.mktemp("cli-served")
+    db = tmp / "held.duckdb"
+    ended = play_random_game(7, 3, call_rate=0.5)
+    ended[0] = ev.GameStarted(players=ended[0].players, game_id=ENDED_GAME, target=ended[0].target)
+    opened = _open_game()
+    log = tmp / "games.jsonl"
+    log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in ended + opened))
+    r = _run(["import", str(log), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    local = {}
+    for name, args in COMMANDS.items():
+        r = _run([*args, "--db", str(db)])
+        assert r.exit_code == 0, (name, r.output)
+        local[name] = r.stdout
+    port = _free_port()
+    proc = subprocess.Popen([*RUN, "serve", "--db", str(db), "--port", str(port)],
+                            env={**os.environ, "SEASALT_TOKEN": TOKEN},
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while not discovery_path(db).exists():
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the service did not announce itself"
+            time.sleep(0.05)
+        yield db, url, local, opened
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
+    assert not discovery_path(db).exists(), "the discovery file outlived the service"
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_command_through_url_prints_what_it_prints_locally(served, name):
+    db, url, local, _ = served
+    r = _run([*COMMANDS[name], "--url", url, "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == local[name]
+    # SEASALT_URL and SEASALT_TOKEN say the same
+    r = _run(COMMANDS[name], env={"SEASALT_URL": url, "SEASALT_TOKEN": TOKEN})
+    assert r.exit_code == 0, r.output
+    assert r.stdout == local[name]
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_each_command_finds_the_service_holding_the_store(served, name):
+    db, url, local, _ = served
+    r = _run([*COMMANDS[name], "--db", str(db), "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == local[name]
+    assert "is held by `seasalt serve`" in r.stderr and url in r.stderr
+
+
+def test_a_spectator_sees_no_hand_and_no_deck(served):
+    """Without a credential the service answers as to a spectator (R-VIEW): in round 2
+    before any call, no hand and no deck order, and the log never names a drawn card."""
+    db, url, _, opened = served
+    r = _run(["replay", OPEN_GAME, "--url", url, "--json"])
+    assert r.exit_code == 0, r.output
+    view = json.loads(r.stdout)
+    assert view["deck"] is None
+    assert all(seat["hand"] is None for seat in view["seats"])
+    r = _run(["log", OPEN_GAME, "--url", url, "--json"])
+    lines = json.loads(r.stdout)
+    assert len(lines) == len(opened) and all("event" not in line for line in lines)
+    drawn = 0
+    for line, e in zip(lines, opened):
+        if type(e) is ev.DeckDrawn and len(e.cards) == 2 and e.cards[0] != e.cards[1]:
+            drawn += 1                    # which card was kept is private (R-VIEW)
+            assert e.kept not in line["text"], line["text"]
+    assert drawn
+    # the rescore shows every hand: refused while round 2 is in play (R-VIEW)
+    r = _run(["rescore", OPEN_GAME, "--round", "2", "--url", url])
+    assert r.exit_code == 1
+    assert r.output.count("\n") == 1 and "403" in r.output
+
+
+def test_a_seat_reads_its_own_view_only(served):
+    db, url, local, _ = served
+    seat1 = Credentials(TOKEN).for_game(OPEN_GAME, 3)["seat_tokens"][1]
+    mine = _run(["replay", OPEN_GAME, "--as", "1", "--json", "--url", url, "--token", seat1])
+    assert mine.exit_code == 0, mine.output
+    assert mine.stdout == local["replay-as"]
+    view = json.loads(mine.stdout)
+    assert view["seats"][1]["hand"] is not None
+    assert all(s["hand"] is None for s in view["seats"] if s["seat"] != 1)
+    theirs = _run(["replay", OPEN_GAME, "--as", "0", "--url", url, "--token", seat1])
+    assert theirs.exit_code == 1 and "403" in theirs.output
+    wrong = _run(["log", OPEN_GAME, "--url", url, "--token", "not-a-credential"])
+    assert wrong.exit_code == 1 and "401" in wrong.output
+
+
+def test_pages_follow_their_link_headers(served):
+    """Every list endpoint pages with ``limit`` and a ``Link: rel="next"`` header; the pages
+    put together are the whole list."""
+    _, url, _, opened = served
+    auth = {"Authorization": f"Bearer {TOKEN}"}
+
+    def walk(path):
+        items, pages = [], 0
+        while path:
+            r = httpx.get(url + path, headers=auth, timeout=30)
+            assert r.status_code == 200, r.text
+            page = r.json()
+            items += page["rows"] if isinstance(page, dict) else page
+            pages += 1
+            link = r.headers.get("link")
+            path = link[1:link.index(">")] if link else None
+        return items, pages
+
+    whole = httpx.get(f"{url}/games/{OPEN_GAME}/events", headers=auth).json()
+    assert len(whole) == len(opened)
+    for base, size in ((f"/games/{OPEN_GAME}/events", 7), (f"/games/{OPEN_GAME}/log", 10),
+                       ("/games", 1), ("/stats/win-rates", 2)):
+        full = httpx.get(url + base, headers=auth).json()
+        full = full["rows"] if isinstance(full, dict) else full
+        got, pages = walk(f"{base}?limit={size}")
+        assert got == full
+        assert pages == -(-len(full) // size) and pages > 1
+    r = httpx.get(f"{url}/stats/win-rates?cursor=x")
+    assert r.status_code == 400
+
+
+def test_a_busy_store_without_a_service_names_url(tmp_path):
+    """Another process holds the store and no live service announced itself (a stale
+    discovery file of a process that is gone is ignored): one line naming --url."""
+    db = tmp_path / "busy.duckdb"
+    r = _run(["simulate", "--games", "1", "--players", "2", "--seed", "3", "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    gone = subprocess.Popen([sys.executable, "-c", "pass"])
+    gone.wait()
+    discovery_path(db).write_text(json.dumps({"url": "http://127.0.0.1:9", "pid": gone.pid}))
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+                               "print('held', flush=True); time.sleep(120)", str(db)],
+                              stdout=subprocess.PIPE)
+    try:
+        assert holder.stdout.readline() == b"held\n"
+        for args in (["games"], ["log", "sim-3-0"], ["stats", "win-rates"], ["query", "SELECT 1"]):
+            r = _run([*args, "--db", str(db)])
+            assert r.exit_code == 1, r.output
+            assert r.output.count("\n") == 1, r.output
+            assert "busy" in r.output and "--url" in r.output
+        # a live process that does not answer at the URL (a reused pid) is no service either
+        discovery_path(db).write_text(json.dumps({"url": f"http://127.0.0.1:{_free_port()}",
+                                                  "pid": os.getpid()}))
+        r = _run(["show", "sim-3-0", "--db", str(db)])
+        assert r.exit_code == 1 and "busy" in r.output and "--url" in r.output, r.output
+    finally:
+        holder.kill()
+        holder.wait()
