@@ -120,8 +120,8 @@ def main() -> None:
             "SELECT count(DISTINCT b) FROM (SELECT block_id AS b FROM pragma_storage_info(?) "
             "UNION ALL SELECT unnest(additional_block_ids) FROM pragma_storage_info(?)) "
             "WHERE b >= 0", [t, t]).fetchone()[0] for t in tables}
-    block = 256 * 1024
-    print("  per table (blocks of 256 KiB, bytes/event): " + ", ".join(
+        block = store.con.execute("SELECT block_size FROM pragma_database_size()").fetchone()[0]
+    print(f"  per table (blocks of {block // 1024} KiB, bytes/event): " + ", ".join(
         f"{t} {n * block / events:.1f}" for t, n in sorted(blocks.items(), key=lambda x: -x[1]) if n))
     report_replay(db)
 

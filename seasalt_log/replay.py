@@ -206,44 +206,99 @@ def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int |
                   seq: int | None = None, game_id: str | None = None) -> State:
     """:func:`replay` of a stored game given as its events' JSON, in seq order.
 
-    The state after turn T of round R is found by folding round R alone, from the state
-    between rounds R-1 and R (built from ``game_started`` and round R-1's
-    ``round_scored``: what the engine carries from one round to the next), so that only
-    that round's events are decoded. The stored JSON is the canonical encoding (the type
-    tag first), which is how a round's start is found without decoding. Anything else,
-    or a point the game does not have, is :func:`replay` of every event.
+    A stored game was checked when it was written (``seasalt verify`` checks it again), so
+    only the round that holds the point is decoded and folded, from the state between that
+    round and the one before (built from ``game_started`` and the previous round's
+    ``round_scored``: what the engine carries from one round to the next; with the Extra
+    Pepper events also each earlier round's start and event awards): after turn T of
+    round R, after event ``seq``, or the latest state (nothing given: the last round to the
+    end). The stored JSON is the canonical encoding (the type tag first), which is how a
+    round's start is found without decoding. Anything else (a round alone), or a point the
+    game does not have, is :func:`replay` of every event.
     """
-    if round is not None and turn is not None and seq is None and texts:
+    found = None
+    if texts and seq is None and (round is None) == (turn is None):
         found = _fold_round(texts, round, turn, game_id)
-        if found is not None:
-            return found
+    elif texts and seq is not None and round is None and turn is None:
+        found = _fold_to(texts, seq, game_id)
+    if found is not None:
+        return found
     events = [ev.decode(t) for t in texts]
     return replay(events, round=round, turn=turn, seq=seq,
                   game_id=game_id or game_id_of(events))
 
 
-def _fold_round(texts: Sequence[str], round: int, turn: int, game_id: str | None) -> State | None:
+def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> State | None:
+    """The state just before the ``round_started`` at index ``first`` (None: a stream that
+    is not as stored)."""
     from msgspec.structs import replace
+    start, begun = ev.decode(texts[0]), ev.decode(texts[first])
+    if type(start) is not ev.GameStarted or type(begun) is not ev.RoundStarted:
+        return None
+    s = apply(State(), start)
+    if s.game_id is None:
+        # the id the store derives from game_started and the first round_started
+        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[1])]))
+    if begun.round == 1:
+        return s if first == 1 else None
+    if s.ruleset.events is None:
+        return _after_scored(s, texts, first - 1, begun.round - 1, None)
+    # Extra Pepper: the event cards pass from round to round (R-EV-ROUND, R-EV-AWARD), so
+    # each earlier round's round_started, event_awarded and event_kept are applied (and
+    # checked), its turns are not
+    starts = [k for k in range(1, first + 1) if texts[k].startswith(_ROUND_STARTED)]
+    for rnd, (at, end) in enumerate(zip(starts, starts[1:]), 1):
+        s = apply(s, ev.decode(texts[at]))
+        scored = next((k for k in range(end - 1, at, -1)
+                       if texts[k].startswith(_ROUND_SCORED)), None)
+        if scored is None or (s := _after_scored(s, texts, scored, rnd, "event_awarded")) is None:
+            return None
+        for k in range(scored + 1, end):
+            s = apply(s, ev.decode(texts[k]))
+    return s if len(starts) == begun.round else None
+
+
+_ROUND_SCORED = '{"type":"round_scored"'
+
+
+def _after_scored(s: State, texts: Sequence[str], at: int, round: int,
+                  due: str | None) -> State | None:
+    """What _round_scored leaves after the ``round_scored`` of ``round`` at index ``at``
+    (R-SETUP-4's check of the next first player was made when the game was stored: ender
+    None skips it here)."""
+    from msgspec.structs import replace
+    scored = ev.decode(texts[at])
+    if type(scored) is not ev.RoundScored or scored.round != round:
+        return None
+    return replace(s, phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
+                   rounds_played=scored.round, seq=at + 1,
+                   flow=Flow(round=scored.round, due=due))
+
+
+def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | None:
+    """The state after event ``seq``, folded from the start of its round."""
+    if not 1 <= seq <= len(texts):
+        return None
+    first = next((k for k in range(seq - 1, 0, -1) if texts[k].startswith(_ROUND_STARTED)), None)
+    s = None if first is None else _between_rounds(texts, first, game_id)
+    if s is None:
+        return None
+    for k in range(first, seq):
+        s = apply(s, ev.decode(texts[k]))
+    return s
+
+
+def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
+                game_id: str | None) -> State | None:
+    """The state after turn ``turn`` of round ``round``, or with neither the latest."""
+    if round is None:
+        return _fold_to(texts, len(texts), game_id)
     starts = [i for i, t in enumerate(texts) if t.startswith(_ROUND_STARTED)]
     if not 1 <= round <= len(starts):
         return None
     first = starts[round - 1]
-    start = ev.decode(texts[0])
-    if type(start) is not ev.GameStarted:
-        return None
-    s = apply(State(), start)
-    if s.game_id is None:
-        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[starts[0]])]))
-    if round > 1:
-        scored = ev.decode(texts[first - 1])
-        if type(scored) is not ev.RoundScored or scored.round != round - 1:
-            return None
-        # what _round_scored leaves (R-SETUP-4's check of the first player was made when
-        # the game was stored: ender None skips it here)
-        s = replace(s, phase=BETWEEN, totals=tuple(scored.totals),
-                    last_points=tuple(scored.points), rounds_played=round - 1, seq=first,
-                    flow=Flow(round=round - 1))
-    elif first != 1:
+    s = _between_rounds(texts, first, game_id)
+    if s is None:
         return None
     found = None
     end = starts[round] if round < len(starts) else len(texts)

@@ -203,6 +203,34 @@ def test_stored_stream_replays_like_the_log(store, tmp_path, games):
         assert fold(store.read_events(g[0].game_id)) == fold(g)
 
 
+def test_iter_texts_gives_every_game_as_read_texts_does(store, tmp_path, games):
+    """Every stored game once, in the order first written, each with the JSON lines of
+    the log it came from (derived events included), however many games a query holds."""
+    import_logs(store, [write_log(tmp_path / "a.jsonl", *games[:4])])
+    tail = games[4][:40]                                   # a game stored in two writes
+    import_logs(store, [write_log(tmp_path / "b.jsonl", tail, games[5])])
+    append_events(store, tail[0].game_id, _inputs(games[4][40:]), expected_seq=len(tail))
+    want = [(g[0].game_id, ev.encode_lines(g).decode().splitlines()) for g in games]
+    for batch in (1, 2, 2000):
+        assert list(store.iter_texts(batch)) == want
+
+
+def test_new_stores_use_small_blocks_and_old_ones_keep_theirs(tmp_path):
+    """A new store file has blocks of 64 KiB; a file made with DuckDB's 256 KiB blocks
+    is opened, written and read as it is."""
+    from seasalt_log.store.store import BLOCK_SIZE
+    size = "SELECT block_size FROM pragma_database_size()"
+    with Store.open(tmp_path / "new.duckdb") as s:
+        assert s.con.execute(size).fetchone()[0] == BLOCK_SIZE == 65536
+    duckdb.connect(str(tmp_path / "old.duckdb")).close()
+    game = play_random_game(1, 2)
+    with Store.open(tmp_path / "old.duckdb") as s:
+        assert s.con.execute(size).fetchone()[0] == 262144
+        import_logs(s, [write_log(tmp_path / "a.jsonl", game)])
+    with Store.open(tmp_path / "old.duckdb", read_only=True) as s:
+        assert fold(s.read_events(game[0].game_id)) == fold(game)
+
+
 def test_games_are_listed_with_the_numbers_in_their_ids_in_order(tmp_path):
     """`seasalt games`, GET /games and `export --all` list sim-1-2 before sim-1-10."""
     from msgspec.structs import replace
