@@ -331,7 +331,7 @@ def test_stats_cli(fixture_db, tmp_path):
     assert json.loads(r.stdout)[0] == {"card_points": "7", "calls": 2, "won": 1, "tied": 1, "lost": 0,
                                        "success_rate": 1.0}
     out = tmp_path / "wins.parquet"
-    r = cli("stats", "win-rates", "--db", fixture_db, "--players", "3", "--output", out)
+    r = cli("stats", "win-rates", "--db", fixture_db, "--players", "3", "--out", out)
     assert r.exit_code == 0, r.output
     assert duckdb.sql(f"SELECT players, seat, wins FROM '{out}' ORDER BY ALL").fetchall() == [
         ("3", "0", 1), ("3", "1", 0), ("3", "2", 0), ("3", "all", 1), ("all", "all", 1)]

@@ -92,8 +92,8 @@ def _write_cmds(target):
     return {
         "export --out": ["export", "--all", "--out", target],
         "export --html": ["export", "sim-5-0", "--html", target],
-        "query --output": ["query", "SELECT 1 AS x", "--output", target],
-        "stats --output": ["stats", "win-rates", "--output", target],
+        "query --out": ["query", "SELECT 1 AS x", "--out", target],
+        "stats --out": ["stats", "win-rates", "--out", target],
         "simulate --out": ["simulate", "--games", 1, "--players", 2, "--seed", 1, "--out", target],
     }
 
@@ -126,7 +126,7 @@ def test_export_refuses_any_duckdb_database(store, tmp_path):
     shutil.copy(store, other)                 # another store, whatever its name
     before = digest(other)
     one_line(run("export", "--all", "--out", other), "is a DuckDB database")
-    one_line(run("query", "SELECT 1", "--output", other), "is a DuckDB database")
+    one_line(run("query", "SELECT 1", "--out", other), "is a DuckDB database")
     assert digest(other) == before
 
 
@@ -227,8 +227,8 @@ def _full_disk_after(limit: int, real_open=open):
 @pytest.mark.parametrize("cmd,name", [
     (["export", "--all", "--out"], "out.jsonl"),
     (["export", "sim-5-0", "--html"], "out.html"),
-    (["query", "SELECT * FROM events", "--output"], "out.csv"),
-    (["stats", "win-rates", "--output"], "out.json"),
+    (["query", "SELECT * FROM events", "--out"], "out.csv"),
+    (["stats", "win-rates", "--out"], "out.json"),
     (["simulate", "--games", 3, "--players", 2, "--seed", 1, "--out"], "out.jsonl"),
 ])
 def test_a_full_disk_leaves_the_old_file(store, tmp_path, monkeypatch, cmd, name):
@@ -246,14 +246,14 @@ def test_a_full_disk_leaves_the_old_file(store, tmp_path, monkeypatch, cmd, name
 def test_a_failing_parquet_write_leaves_the_old_file(store, tmp_path, monkeypatch):
     from seasalt_log.analytics import output
     target = tmp_path / "q.parquet"
-    assert run("query", "SELECT 1 AS x", "--output", target).exit_code == 0
+    assert run("query", "SELECT 1 AS x", "--out", target).exit_code == 0
     before = digest(target)
 
     def half(result, path, shown=None):
         Path(path).write_bytes(b"PAR1 half a file")
         raise ENOSPC
     monkeypatch.setattr(output, "write_parquet", half)
-    one_line(run("query", "SELECT 2 AS x", "--output", target), "No space left on device")
+    one_line(run("query", "SELECT 2 AS x", "--out", target), "No space left on device")
     assert digest(target) == before and leftovers(tmp_path) == []
 
 
@@ -290,7 +290,7 @@ def test_export_into_missing_not_a_directory_or_read_only(store, tmp_path, monke
     monkeypatch.setattr(outputs.tempfile, "mkdtemp", read_only)
     one_line(run("export", "--all", "--out", "e.jsonl"), "cannot write e.jsonl: Read-only file system")
     one_line(run("export", "--parquet", "ro/pq"), "cannot write ro/pq: Read-only file system")
-    one_line(run("query", "SELECT 1", "--output", "q.parquet"), "Read-only file system")
+    one_line(run("query", "SELECT 1", "--out", "q.parquet"), "Read-only file system")
     assert leftovers(tmp_path) == [] and not (tmp_path / "ro").exists()
 
 

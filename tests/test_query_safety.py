@@ -158,8 +158,8 @@ def test_formats(db):
                                                                                ["Ann", "Ben", "Cid"]]
     r = cli("query", sql, "--db", db, "--format", "table")
     assert r.exit_code == 0 and "G2" in r.stdout and "2 row(s)" in r.stderr
-    r = cli("query", sql, "--db", db, "--format", "xml")
-    assert r.exit_code == 1 and "choose one of" in r.stderr
+    r = cli("query", sql, "--db", db, "--format", "xml")     # a usage error: exit code 2
+    assert r.exit_code == 2 and "'xml' is not one of" in r.stderr
 
 
 def test_json_columns_are_embedded(tmp_path):
@@ -193,7 +193,7 @@ def test_output_files(db, tmp_path, suffix):
     out = tmp_path / f"result{suffix}"
     sql = ("SELECT game_id, seq, type, game, event, 1 AS seq FROM events "   # a repeated name
            "WHERE game_id = 'G3' ORDER BY events.seq")
-    r = cli("query", sql, "--db", db, "--output", out)
+    r = cli("query", sql, "--db", db, "--out", out)
     assert r.exit_code == 0, r.output
     assert r.stdout == "" and out.exists()
     con = duckdb.connect(str(db), read_only=True)
@@ -213,11 +213,11 @@ def test_output_files(db, tmp_path, suffix):
 
 
 def test_output_suffix_and_format_must_agree(db, tmp_path):
-    r = cli("query", "SELECT 1", "--db", db, "--output", tmp_path / "x.txt")
+    r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "x.txt")
     assert r.exit_code == 1 and "must end with" in r.stderr
-    r = cli("query", "SELECT 1", "--db", db, "--output", tmp_path / "x.csv", "--format", "json")
+    r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "x.csv", "--format", "json")
     assert r.exit_code == 1 and "does not match" in r.stderr
-    r = cli("query", "SELECT 1", "--db", db, "--output", tmp_path / "no" / "such" / "x.csv")
+    r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "no" / "such" / "x.csv")
     assert r.exit_code == 1 and r.stderr.startswith("error: cannot write")
 
 

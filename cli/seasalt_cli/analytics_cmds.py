@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from seasalt_log.analytics import output as fmt_out
-from seasalt_log.analytics.output import FORMATS, Result, format_for, save_result, write_result
+from seasalt_log.analytics.output import Result, format_for, save_result, write_result
 from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
                                           TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
@@ -20,22 +20,18 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
-                  out, print_json, progress_bar)
+from .app import app, db_path, err, fail, handles_errors, out, print_json, progress_bar
+from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption, TokenOption, on_command_line, out_option, url_option)
 
-FormatOption = typer.Option(None, "--format", "-f", metavar="FORMAT",
-                            help="table | csv | json | jsonl [default: table on a terminal, else csv]",
-                            show_default=False)
-OutputOption = typer.Option(None, "--output", "-o", metavar="FILE",
-                            help="Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
-                                 "suffix chooses the format).", show_default=False)
-TimeoutOption = typer.Option(None, "--timeout", metavar="DURATION", show_default=False,
-                             help=f"Stop the query after DURATION (60s, 5m, 500ms; 0: no limit) "
-                                  f"(env {TIMEOUT_ENV}, default {DEFAULT_TIMEOUT})")
-MemoryOption = typer.Option(None, "--memory-limit", metavar="SIZE", show_default=False,
-                            help=f"Most memory the query may use (2GB, 512MB; 0: DuckDB's "
-                                 f"default, 80% of the RAM) (env {MEMORY_ENV}, default "
-                                 f"{DEFAULT_MEMORY_LIMIT})")
+OutputOption = out_option("Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
+                          "suffix chooses the format).")
+TimeoutOption = typer.Option(DEFAULT_TIMEOUT, "--timeout", metavar="DURATION", envvar=TIMEOUT_ENV,
+                             show_envvar=True,
+                             help="Stop the query after DURATION (60s, 5m, 500ms; 0: no limit).")
+MemoryOption = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", metavar="SIZE",
+                            envvar=MEMORY_ENV, show_envvar=True,
+                            help="Most memory the query may use (2GB, 512MB; 0: DuckDB's "
+                                 "default, 80% of the RAM).")
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
             "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
 
@@ -60,12 +56,10 @@ def _print_table(result: Result) -> None:
 def emit(result: Result, fmt: str | None, output: Path | None, store: Path) -> None:
     """Print or save ``result`` as asked (shared by query and stats); an ``output`` that is
     ``store``, its write-ahead log or a link to either is refused."""
-    if fmt is not None and fmt not in FORMATS:
-        raise UsageError(f"--format {fmt}: choose one of {', '.join(FORMATS)}")
     if output is not None:
         kind = format_for(output)
         if fmt is not None and fmt != kind:
-            raise UsageError(f"--format {fmt} does not match --output {output.name} "
+            raise UsageError(f"--format {fmt} does not match --out {output.name} "
                              f"(its suffix means {kind}); give one of them")
         save_result(result, output, [store])
         err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
@@ -103,6 +97,13 @@ def _read_sql(sql: str | None, file: Path | None) -> str:
     return sql
 
 
+def _limits(ctx: typer.Context, timeout: str, memory_limit: str):
+    """The query limits; a value from the environment is left for :func:`limits_from` to
+    read, so that its errors name the variable rather than the option."""
+    return limits_from(timeout if on_command_line(ctx, "timeout") else None,
+                       memory_limit if on_command_line(ctx, "memory_limit") else None)
+
+
 @contextmanager
 def _stoppable():
     """A query stopped by Ctrl-C: one line and exit code 130 (128 + SIGINT)."""
@@ -115,18 +116,17 @@ def _stoppable():
 @app.command()
 @handles_errors
 def query(
+    ctx: typer.Context,
     sql: str = typer.Argument(None, metavar="SQL", help="One SQL statement, or - to read it from stdin."),
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
-    fmt: str = FormatOption,
+    fmt: Format = FormatOption,
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
-    url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                            help="Ask a running `seasalt serve` at this URL instead of opening "
-                                 "the store (it needs the service's token)."),
-    token: str = typer.Option(None, "--token", envvar="SEASALT_TOKEN", show_default=False,
-                              help="The service's token, with --url."),
+    url: str = url_option("Ask a running `seasalt serve` at this URL instead of opening the "
+                          "store (with its --token)."),
+    token: str = TokenOption,
 ):
     """Run one read-only SQL statement over the store (events, read models, views).
 
@@ -138,12 +138,12 @@ def query(
     text = _read_sql(sql, file)
     store = db_path(db)
     if output is not None:      # refused before the query runs, not after
-        check_target(output, [store], what="--output")
+        check_target(output, [store], what="--out")
     if url:
         from seasalt_log.http.client import remote_query
         result = remote_query(url, token, text)
     else:
-        limits = limits_from(timeout, memory_limit)
+        limits = _limits(ctx, timeout, memory_limit)
         with _stoppable():
             result = run_query(store, text, limits=limits)
     emit(result, fmt, output, store)
@@ -152,15 +152,15 @@ def query(
 @app.command()
 @handles_errors
 def stats(
+    ctx: typer.Context,
     report: str = typer.Argument(None, metavar="REPORT", help="Report name (see --list)."),
     list_: bool = typer.Option(False, "--list", help="List the reports and what they show."),
-    player: str = typer.Option(None, "--player", metavar="NAME",
+    player: str = typer.Option(None, "--player", metavar="NAME", show_default=False,
                                help="Only NAME's games (and in reports about players, calls, "
                                     "duos or points, only NAME's own rows)."),
-    players: int = typer.Option(None, "--players", metavar="N", min=2, max=4,
-                                help="Only games of N players."),
+    players: int = PlayersOption,
     db: Path = DbOption,
-    fmt: str = FormatOption,
+    fmt: Format = FormatOption,
     output: Path = OutputOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
@@ -174,8 +174,8 @@ def stats(
              fmt, output, db_path(db))
         return
     if output is not None:
-        check_target(output, [db_path(db)], what="--output")
-    limits = limits_from(timeout, memory_limit)
+        check_target(output, [db_path(db)], what="--out")
+    limits = _limits(ctx, timeout, memory_limit)
     with _stoppable():
         result = run_report(db_path(db), report, player=player, players=players, limits=limits)
     emit(result, fmt, output, db_path(db))

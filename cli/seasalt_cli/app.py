@@ -15,6 +15,8 @@ from rich.console import Console
 
 from seasalt_log.errors import SeasaltError
 
+from .options import DB_ENV, DEFAULT_DB, DbOption, JobsOption, JsonOption  # noqa: F401
+
 app = typer.Typer(
     name="seasalt",
     help="Record, check, replay and analyse games of Sea Salt & Paper. The rule an error "
@@ -26,18 +28,10 @@ app = typer.Typer(
 out = Console(highlight=False, soft_wrap=True)
 err = Console(stderr=True, highlight=False, soft_wrap=True)
 
-DEFAULT_DB = "seasalt.duckdb"
-DbOption = typer.Option(None, "--db", help="DuckDB store file [env SEASALT_DB; default ./seasalt.duckdb]",
-                        show_default=False)
-JsonOption = typer.Option(False, "--json", help="Machine-readable JSON output.")
-JobsOption = typer.Option(None, "--jobs", "-j", min=1,
-                          help="Worker processes [default: one per CPU when the work is large]",
-                          show_default=False)
-
-
 def db_path(db: Path | None) -> Path:
-    """The store path: --db, else $SEASALT_DB, else ./seasalt.duckdb."""
-    return db or Path(os.environ.get("SEASALT_DB") or DEFAULT_DB)
+    """The store path: --db, else $SEASALT_DB, else ./seasalt.duckdb (the option resolves
+    the same way; this is for callers that pass None)."""
+    return db or Path(os.environ.get(DB_ENV) or DEFAULT_DB)
 
 
 def fail(message: str, code: int = 1) -> None:
