@@ -7,9 +7,10 @@ on the game (seats in range) and what the format allows as game ids, player name
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Iterable, Literal, Union
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -436,3 +437,17 @@ def json_schema() -> dict:
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "seasalt-log event (log format version 1)"
     return schema
+
+
+def derive_game_id(events: Iterable[Event]) -> str:
+    """A game id from the content: a hash of the encoded input events (derived ones excluded),
+    so the same log always gets the same id."""
+    from msgspec.structs import replace
+    h = hashlib.sha256()
+    for e in events:
+        if type(e) not in DERIVED_TYPES:
+            h.update(encode(e) if e.at is None else encode(replace(e, at=None)))
+            h.update(b"\n")
+            if isinstance(e, RoundStarted):
+                break           # the set-up and first shuffle identify the game
+    return "g-" + h.hexdigest()[:16]

@@ -7,10 +7,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from seasalt_log.analytics import output as fmt_out
-from seasalt_log.analytics.output import Result, format_for, save_result, write_result
+from seasalt_log.analytics.output import Result
 from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
                                           TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
@@ -20,7 +18,8 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import app, db_path, err, fail, handles_errors, out, print_json, progress_bar
+from .app import app, db_path, err, fail, handles_errors, print_json, progress_bar
+from .formats import LimitOption, save_or_emit
 from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption, TokenOption, on_command_line, out_option, url_option)
 
 OutputOption = out_option("Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
@@ -32,48 +31,6 @@ MemoryOption = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", metavar="SIZ
                             envvar=MEMORY_ENV, show_envvar=True,
                             help="Most memory the query may use (2GB, 512MB; 0: DuckDB's "
                                  "default, 80% of the RAM).")
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "[dim]NULL[/dim]"
-    text = fmt_out.csv_cell(value)
-    return str(text).replace("[", r"\[")
-
-
-def _print_table(result: Result) -> None:
-    table = Table(show_lines=False)
-    for name, typ in zip(result.columns, result.types):
-        table.add_column(name.replace("[", r"\["),
-                         justify="right" if typ.startswith(_NUMERIC) else "left")
-    for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
-    out.print(table)
-
-
-def emit(result: Result, fmt: str | None, output: Path | None, store: Path) -> None:
-    """Print or save ``result`` as asked (shared by query and stats); an ``output`` that is
-    ``store``, its write-ahead log or a link to either is refused."""
-    if output is not None:
-        kind = format_for(output)
-        if fmt is not None and fmt != kind:
-            raise UsageError(f"--format {fmt} does not match --out {output.name} "
-                             f"(its suffix means {kind}); give one of them")
-        save_result(result, output, [store])
-        err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
-        return
-    if fmt is None:
-        fmt = "table" if sys.stdout.isatty() else "csv"
-    if fmt == "table":
-        _print_table(result)
-        err.print(f"{len(result.rows)} row(s)", markup=False)
-    else:
-        write_result(result, fmt, sys.stdout)
-        sys.stdout.flush()
-
-
 def _utf8(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
@@ -122,6 +79,7 @@ def query(
     db: Path = DbOption,
     fmt: Format = FormatOption,
     output: Path = OutputOption,
+    limit: int = LimitOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
     url: str = url_option("Ask a running `seasalt serve` at this URL instead of opening the "
@@ -146,7 +104,7 @@ def query(
         limits = _limits(ctx, timeout, memory_limit)
         with _stoppable():
             result = run_query(store, text, limits=limits)
-    emit(result, fmt, output, store)
+    save_or_emit(result, fmt, output, store, limit)
 
 
 @app.command()
@@ -162,6 +120,7 @@ def stats(
     db: Path = DbOption,
     fmt: Format = FormatOption,
     output: Path = OutputOption,
+    limit: int = LimitOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
 ):
@@ -170,15 +129,15 @@ def stats(
     A report runs under the same time and memory limits as `seasalt query`."""
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
-        emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
-             fmt, output, db_path(db))
+        save_or_emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
+             fmt, output, db_path(db), limit)
         return
     if output is not None:
         check_target(output, [db_path(db)], what="--out")
     limits = _limits(ctx, timeout, memory_limit)
     with _stoppable():
         result = run_report(db_path(db), report, player=player, players=players, limits=limits)
-    emit(result, fmt, output, db_path(db))
+    save_or_emit(result, fmt, output, db_path(db), limit)
 
 
 @app.command()

@@ -13,10 +13,6 @@ from pathlib import Path
 
 import typer
 from msgspec import Struct
-from rich import box
-from rich.table import Table
-from rich.text import Text
-
 from seasalt_log import events as ev
 from seasalt_log import narration
 from seasalt_log import replay as rp
@@ -27,7 +23,16 @@ from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.view import TableView, table_view
 
-from .app import DbOption, JsonOption, app, db_path, handles_errors, out, print_json
+from seasalt_log.analytics.output import rows_result, structs_result
+
+from .app import DbOption, JsonOption, app, db_path, handles_errors, print_json
+from .formats import chosen, emit
+from .options import Format, FormatOption
+
+#: ``replay`` / ``log`` / ``rescore`` print their text unless a --format is given, piped too
+TEXT = "table"
+#: the rows of ``replay --format csv|jsonl``: one per seat
+SEAT_COLUMNS = ["seat", "name", "hand_size", "hand", "laid", "revealed", "card_points", "total"]
 
 GameArg = typer.Argument(..., metavar="GAME", help="Game id")
 AsOption = typer.Option(None, "--as", metavar="PLAYER",
@@ -54,10 +59,6 @@ def _plain(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def _terminal() -> bool:
-    return out.is_terminal
-
-
 # ---------------------------------------------------------------- replay
 
 class TurnFrame(Struct, frozen=True):
@@ -70,32 +71,10 @@ class TurnFrame(Struct, frozen=True):
 
 
 def _print_view(view: TableView, last: str | None) -> None:
-    if not _terminal():
-        _plain(render_state(view))
-        if last:
-            _plain(f"Last event: {last}")
-        return
-    names = [s.name for s in view.seats]
-    head = render_state(view).splitlines()
-    # header lines up to the first seat line, as text; the seats as a table
-    for line in head:
-        if line.startswith(("  ", "> ")):
-            break
-        out.print(line, markup=False)
-    table = Table(show_lines=False)
-    for col in ("", "seat", "name", "hand", "laid", "card pts", "total"):
-        table.add_column(col, overflow="fold")
-    for s in view.seats:
-        here = "▶" if view.phase == "round" and view.player == s.seat else ""
-        hand = f"{s.hand_size} hidden" if s.hand is None else (", ".join(s.hand) or "-")
-        laid = ",\n".join(" + ".join(u) for u in s.laid) or "-"
-        table.add_row(here, str(s.seat), Text(s.name), hand, laid,
-                      "?" if s.card_points is None else str(s.card_points), str(s.total))
-    out.print(table)
-    out.print(f"Totals: {', '.join(f'{n} {t}' for n, t in zip(names, view.totals))} "
-              f"(target {view.target})", markup=False)
+    """The state as text (RULES.md's words; no value cut, whatever the terminal's width)."""
+    _plain(render_state(view))
     if last:
-        out.print(f"Last event: {last}", markup=False)
+        _plain(f"Last event: {last}")
 
 
 @app.command("replay")
@@ -107,6 +86,7 @@ def replay_cmd(
     seq: int = typer.Option(None, "--seq", help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
                                      "from --turn if given)."),
@@ -118,17 +98,20 @@ def replay_cmd(
         raise UsageError("--seq names a point on its own: do not combine it with --round/--turn")
     if turn is not None and round is None:
         raise UsageError("--turn needs --round (a turn is numbered within its round)")
+    fmt = chosen(fmt, as_json, TEXT)
     events = load_events(db, game)
     viewer = _viewer(events, as_player, game)
     if follow:
         if seq is not None:
             raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
-        _follow(events, game, round, turn, viewer, as_json)
+        if fmt in ("csv", "jsonl"):
+            raise UsageError(f"--follow prints text or one JSON document, not --format {fmt}")
+        _follow(events, game, round, turn, viewer, fmt == "json")
         return
     state = rp.replay(events, round=round, turn=turn, seq=seq, game_id=game)
     view = table_view(state, viewer)
-    if as_json:
-        print_json(view)
+    if fmt != TEXT:
+        emit(structs_result(view.seats, SEAT_COLUMNS), fmt, document=view)
         return
     last = events[state.seq - 1]
     before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
@@ -158,11 +141,7 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
     for i, fr in enumerate(frames):
         if i:
             _plain("")
-        title = f"== Round {fr.round}, turn {fr.turn} =="
-        if _terminal():
-            out.rule(title.strip("= "))
-        else:
-            _plain(title)
+        _plain(f"== Round {fr.round}, turn {fr.turn} ==")
         for line in fr.events:
             _plain(f"  {line}")
         _print_view(fr.state, None)
@@ -176,24 +155,18 @@ def log_cmd(
     game: str = GameArg,
     as_player: str = AsOption,
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     db: Path = DbOption,
 ) -> None:
-    """Every event of a stored game as a sentence, with its seq, round and turn."""
+    """Every event of a stored game as a sentence, with its seq, round and turn
+    (--format csv|jsonl: seq, round, turn, type, player, text; json: the events too)."""
+    fmt = chosen(fmt, as_json, TEXT)
     events = load_events(db, game)
     viewer = _viewer(events, as_player, game)
     lines = narration.log_lines(events, viewer=viewer, game_id=game)
-    if as_json:
-        print_json(lines)
-        return
-    if _terminal():
-        table = Table()
-        table.add_column("seq", justify="right")
-        table.add_column("round", justify="right")
-        table.add_column("turn", justify="right")
-        table.add_column("event", overflow="fold")
-        for ln in lines:
-            table.add_row(str(ln.seq), str(ln.round or ""), str(ln.turn or ""), ln.text)
-        out.print(table)
+    if fmt != TEXT:
+        emit(structs_result(lines, ["seq", "round", "turn", "type", "player", "text"]), fmt,
+             document=lines)
         return
     width = len(str(len(lines)))
     for ln in lines:
@@ -209,38 +182,21 @@ def rescore_cmd(
     game: str = GameArg,
     round: int = typer.Option(..., "--round", "-r", help="Round number."),
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     db: Path = DbOption,
 ) -> None:
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
-    next to the stored ones, and the what-if of the other call."""
+    next to the stored ones, and the what-if of the other call (--format csv|jsonl: one
+    row per player; json: the whole report)."""
+    fmt = chosen(fmt, as_json, TEXT)
     events = load_events(db, game)
     report = rescore(events, round, game_id=game)
-    if as_json:
-        print_json(report)
-        return
-    if not _terminal():
+    if fmt == TEXT:
         _plain(render_report(report))
         return
-    text = render_report(report).splitlines()
-    out.print(text[0], markup=False)
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("")
-    for p in report.players:
-        table.add_column(Text(p.name), justify="right")
-    rows = [(f, [getattr(p.breakdown, f) for p in report.players])
-            for f in ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")]
-    rows += [("points", [p.points for p in report.players]),
-             ("stored points", [p.stored_points for p in report.players]),
-             ("total", [p.total for p in report.players])]
-    if report.what_if:
-        call = "STOP" if report.what_if.call == "stop" else "LAST CHANCE"
-        rows.append((f"if {call}", [p.what_if_points for p in report.players]))
-    for label, values in rows:
-        bold = label in ("card_points", "points")
-        cells = ["-" if v is None else str(v) for v in values]
-        table.add_row(f"[b]{label}[/b]" if bold else label,
-                      *(f"[b]{c}[/b]" if bold else c for c in cells))
-    out.print(table)
-    n_rows = len(report.players) + 1
-    for line in text[1 + n_rows:]:
-        out.print(line, markup=False)
+    parts = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
+    rows = [(p.seat, p.name, *(getattr(p.breakdown, f) for f in parts), p.points,
+             p.stored_points, p.total, p.stored_total, p.what_if_points) for p in report.players]
+    columns = ["seat", "name", *parts, "points", "stored_points", "total", "stored_total",
+               "what_if_points"]
+    emit(rows_result(columns, rows), fmt, document=report)

@@ -7,19 +7,21 @@ from enum import Enum
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from seasalt_log import events as ev
 from seasalt_log.sim import BOTS, DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
 
+from seasalt_log.analytics.output import rows_result
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import JsonOption, app, db_path, err, handles_errors, out, print_json, progress_bar
+from .app import JsonOption, app, db_path, err, handles_errors, print_json, progress_bar
+from .formats import chosen, emit
+from .options import Format, FormatOption
 from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
@@ -134,6 +136,7 @@ def tournament(
     seed: int = SeedOption,
     bots: str = _bots_option("Strategies to play", DEFAULT_STRATEGIES),
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     ruleset: RulesetChoice = RulesetOption,
     events: EventsChoice = EventsOption,
 ) -> None:
@@ -147,17 +150,12 @@ def tournament(
         rules, setting = _settings(ruleset, events)
         result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
                                 events=setting)
-    if as_json:
-        print_json(result)
-        return
-    table = Table(title=f"{result.games} games, {players} players, seed {seed} "
-                        f"(fair share {result.fair_share:.1%})")
-    for col in ("strategy", "seats", "wins", "win rate", "points/round", "LAST CHANCE won"):
-        table.add_column(col, justify="left" if col == "strategy" else "right")
-    for r in sorted(result.results, key=lambda r: -r.win_rate):
-        table.add_row(r.strategy, str(r.seats), f"{r.wins:g}", f"{r.win_rate:.1%}",
-                      f"{r.mean_points_per_round:.2f}",
-                      f"{r.last_chance_won}/{r.last_chance_calls}")
-    out.print(table)
-    out.print(f"{result.mean_rounds:.2f} rounds per game; {result.mermaid_wins} four-mermaid wins",
-              markup=False)
+    rows = [(r.strategy, r.seats, r.wins, r.win_rate, r.mean_points_per_round,
+             r.last_chance_won, r.last_chance_calls)
+            for r in sorted(result.results, key=lambda r: -r.win_rate)]
+    table = rows_result(["strategy", "seats", "wins", "win_rate", "points_per_round",
+                         "last_chance_won", "last_chance_calls"], rows)
+    emit(table, chosen(fmt, as_json), document=result,
+         head=lambda: f"{result.games} games, {players} players, seed {seed} (fair share "
+                      f"{result.fair_share:.1%}); {result.mean_rounds:.2f} rounds per game; "
+                      f"{result.mermaid_wins} four-mermaid wins\n")

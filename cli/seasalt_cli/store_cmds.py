@@ -6,17 +6,21 @@ import contextlib
 import sys
 from pathlib import Path
 
+from typing import Literal
+
 import typer
-from rich.table import Table
 
 from seasalt_log import queries
+from seasalt_log.analytics.output import TABLE_LIMIT, rows_result, structs_result
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors, out,
+from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
                   print_json, progress_bar)
+from .formats import chosen, emit
+from .options import Format, FormatOption
 
 PathsArg = typer.Argument(..., metavar="PATH...",
                           help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
@@ -74,68 +78,92 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
     report_import(summary, as_json, "checked")
 
 
+#: the columns of ``seasalt games`` (a table leaves ``meta`` out)
+GAME_COLUMNS = ["game_id", "players", "n_players", "target", "status", "rounds_played",
+                "events", "end_reason", "winners", "totals", "meta"]
+GameSort = Literal["game", "players", "rounds", "events", "status"]
+
+
 @app.command()
 @handles_errors
 def games(db: Path = DbOption,
           player: str = typer.Option(None, "--player", help="Only games with this player name."),
           players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
+          sort: GameSort = typer.Option("game", "--sort", metavar="KEY",
+                                        help="Order by game (id, numbers by value), players, "
+                                             "rounds, events or status; ties by game id."),
+          desc: bool = typer.Option(False, "--desc", help="Largest first."),
+          limit: int = typer.Option(None, "--limit", min=0, metavar="N", show_default=False,
+                                    help="At most N games (0: all) [default: a table shows "
+                                         f"{TABLE_LIMIT} and counts the rest; other formats "
+                                         "all]"),
+          offset: int = typer.Option(0, "--offset", min=0, metavar="N",
+                                     help="Skip the first N games (in --sort order)."),
+          fmt: Format = FormatOption,
           as_json: bool = JsonOption,
           url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
                                   help="Ask a running `seasalt serve` at this URL instead "
                                        "of opening the store.")):
-    """List stored games: id, players, rounds played, state, winners, totals."""
+    """List stored games: id, players, rounds played, state, winners (seats), totals."""
+    fmt = chosen(fmt, as_json)
+    page = limit or (TABLE_LIMIT if fmt == "table" and limit is None else None)
     if url:
         from seasalt_log.http.client import remote_games
         rows = remote_games(url, None, player=player, players=players)
+        total = len(rows)
+        rows = rows[offset:None if page is None else offset + page]
     else:
         with Store.open(db_path(db), read_only=True) as store:
-            rows = queries.list_games(store, player=player, players=players)
-    if as_json:
+            rows = queries.list_games(store, player=player, players=players, sort=sort,
+                                      descending=desc, limit=page, offset=offset)
+            total = queries.count_games(store, player=player, players=players)
+    if fmt == "json":
         print_json(rows)
         return
-    table = Table()
-    for col in ("game", "players", "rounds", "state", "winners", "totals"):
-        table.add_column(col)
-    for g in rows:
-        table.add_row(g.game_id, ", ".join(g.players), str(g.rounds_played), g.status,
-                      ", ".join(g.players[w] for w in g.winners or ()),
-                      " ".join(map(str, g.totals)))
-    out.print(table)
-    err.print(f"{len(rows)} game(s)")
+    columns = GAME_COLUMNS[:-1] if fmt == "table" else GAME_COLUMNS
+    result = structs_result(rows, columns)
+    emit(result, fmt, limit=None)
+    if fmt == "table":
+        left = total - offset - len(rows)
+        err.print(f"{len(rows)} game(s)" + (f" of {total}, from {offset + 1}" if offset else
+                                            f" of {total}" if left > 0 else "")
+                  + (f"; {left} more after them (--offset {offset + len(rows)}, or --limit 0 "
+                     "for all)" if left > 0 else ""), markup=False)
 
 
 @app.command()
 @handles_errors
 def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
+         fmt: Format = FormatOption,
          url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
                                  help="Ask a running `seasalt serve` at this URL instead of "
                                       "opening the store.")):
-    """Sum one game up round by round: ending, caller, outcome, points, totals."""
+    """Sum one game up round by round: ending, caller, outcome, and each player's points
+    and total (--format json: the whole summary as one document)."""
+    fmt = chosen(fmt, as_json)
     if url:
         from seasalt_log.http.client import remote_summary
         summary = remote_summary(url, None, game)
     else:
         with Store.open(db_path(db), read_only=True) as store:
             summary = queries.game_summary(store, game)
-    if as_json:
-        print_json(summary)
-        return
     g = summary.game
-    out.print(f"[b]{g.game_id}[/b]  {', '.join(g.players)}  target {g.target}  {g.status}"
-              + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
-                 if g.winners else ""))
-    table = Table()
-    table.add_column("round", justify="right")
-    table.add_column("ending")
-    table.add_column("caller")
-    table.add_column("outcome")
+    columns = ["round", "ending", "caller", "outcome"]
     for name in g.players:
-        table.add_column(name, justify="right")
+        columns += [f"{name} points", f"{name} total"]
+    rows = []
     for r in summary.rounds:
-        caller = g.players[r.caller] if r.caller is not None else ""
-        cells = [f"{p:+d} = {t}" if p is not None else "" for p, t in zip(r.points, r.totals)]
-        table.add_row(str(r.round), r.ending or "in play", caller, r.outcome or "", *cells)
-    out.print(table)
+        cells: list = [r.round, r.ending or "in play",
+                       g.players[r.caller] if r.caller is not None else None, r.outcome]
+        for p, t in zip(r.points, r.totals):
+            cells += [p, t]
+        rows.append(tuple(cells))
+
+    def head() -> str:
+        return (f"{g.game_id}  {', '.join(g.players)}  target {g.target}  {g.status}"
+                + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
+                   if g.winners else "") + "\n")
+    emit(rows_result(columns, rows), fmt, limit=None, document=summary, head=head)
 
 
 @app.command()

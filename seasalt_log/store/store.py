@@ -21,8 +21,10 @@ from .. import events as ev
 from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
                       UnknownGameError)
+from ..replay import replay_stored
 from .projections import TABLES, project
 from .rebuild import migrate_projections
+from .sandbox import QueryError, check_sql, one_line, sandbox
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
 HASH_BYTES = 8
@@ -373,6 +375,32 @@ class Store:
         """A game's events (derived ones included) with seq > ``after``."""
         decode = ev.decode
         return [decode(t) for t in self.read_texts(game_id, after)]
+
+    def replay(self, game_id: str, *, round: int | None = None, turn: int | None = None,
+               seq: int | None = None) -> State:
+        """The state of a stored game at one point, as :func:`seasalt_log.replay.replay`
+        names it (``seq=N``: after the N-th event; ``round=R, turn=T``: after that turn;
+        ``round=R``: after the round's last event; nothing: now). After a turn, only that
+        round's events are decoded and folded (:func:`~seasalt_log.replay.replay_stored`)."""
+        return replay_stored(self.read_texts(game_id), round=round, turn=turn, seq=seq,
+                             game_id=game_id)
+
+    def sql(self, query: str, params: Sequence[object] | dict[str, object] | None = None
+            ) -> duckdb.DuckDBPyRelation:
+        """One reading statement over the store as a DuckDB relation (``.fetchall()``,
+        ``.df()``, ``.pl()``, ``.arrow()``, or more SQL on it), on this read-only store's
+        connection locked as ``seasalt query`` locks its own (:mod:`.sandbox`: one reading
+        statement, no file access; from the first call on, this connection can no longer
+        read or write files). Raises :class:`QueryRefusedError` or :class:`QueryError`."""
+        if not self.read_only:
+            raise SeasaltError("Store.sql reads a store opened read-only: "
+                               "Store.open(path, read_only=True)")
+        sandbox(self.con)
+        check_sql(self.con, query)
+        try:
+            return self.con.sql(query, params=params)
+        except duckdb.Error as exc:
+            raise QueryError(f"SQL: {one_line(str(exc))}") from None
 
     def game_ids(self) -> list[str]:
         """Every stored game's id, numbers inside ids in numeric order (sim-1-2 before sim-1-10)."""
