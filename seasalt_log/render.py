@@ -5,13 +5,13 @@
 
 from __future__ import annotations
 
-from .engine.state import BOAT_TAKE, ENDED, NEW, PLAY, ROUND, TAKE
+from .engine.state import BOAT_TAKE, ENDED, FORCED, NEW, PLAY, ROUND, TAKE
 from .narration import CALLS, and_list, event_name, per_seat
 from .rescore import RoundReport
 from .scoring import effect_notes
 from .view import TableView
 
-__all__ = ["render_state", "render_report"]
+__all__ = ["position", "render_state", "render_report"]
 
 
 def _status(view: TableView) -> str:
@@ -38,14 +38,32 @@ def _status(view: TableView) -> str:
     return f"Round {view.round} is over; round {view.round + 1} is about to start"
 
 
+def position(view: TableView) -> str:
+    """Where a state stands, said one way by every face (``seasalt replay`` and its
+    ``--follow``, the HTTP state's ``Seasalt-Position`` header): "before round 1",
+    "round 2, before turn 1", "round 2, after turn 5" (turn 6 not begun), "round 2, during
+    turn 6" (part of it played), "after round 2", "after round 3: game over"."""
+    if view.phase == NEW or view.round == 0:
+        return "before round 1"
+    if view.phase == ENDED:
+        return f"after round {view.round}: game over"
+    if view.phase != ROUND:
+        return f"after round {view.round}"
+    if view.player is not None and view.step in (TAKE, FORCED):    # nothing of it played yet
+        return (f"round {view.round}, before turn 1" if view.turn <= 1
+                else f"round {view.round}, after turn {view.turn - 1}")
+    if view.player is None:                                 # the round's result is due
+        return f"round {view.round}, after turn {view.turn}"
+    return f"round {view.round}, during turn {view.turn}"
+
+
 def render_state(view: TableView) -> str:
     """A plain-text block (no colour codes) of one :class:`~seasalt_log.view.TableView`:
     position, whose turn and step, the call in force, deck, discard piles, then per seat
     the hand (or its size when hidden), laid-down pairs, card points and game total."""
     names = [seat.name for seat in view.seats]
     lines = []
-    where = f"round {view.round}, turn {view.turn}" if view.round else "before round 1"
-    lines.append(f"Game {view.game_id or '?'}: {where} (seq {view.seq})")
+    lines.append(f"Game {view.game_id or '?'}: {position(view)} (seq {view.seq})")
     if view.viewer is not None:
         lines.append(f"As seen by {names[view.viewer]} (seat {view.viewer})")
     lines.append(_status(view))

@@ -277,18 +277,18 @@ def test_backup_through_the_running_service(tmp_path):
         # the store is the service's: a direct backup is refused as busy, pointing the way
         dest = tmp_path / "copy.duckdb"
         r = backup(db, dest)
-        assert r.returncode == 1 and "busy" in r.stderr and "--service" in r.stderr, r.stderr
+        assert r.returncode == 1 and "busy" in r.stderr and "--url" in r.stderr, r.stderr
         assert not dest.exists()
         # without the token: refused, nothing written
-        r = subprocess.run([*seasalt_argv(), "backup", str(dest), "--service", service.url],
+        r = subprocess.run([*seasalt_argv(), "backup", str(dest), "--url", service.url],
                            capture_output=True, text=True, timeout=300, env=_no_token_env())
         assert r.returncode == 1 and "token" in r.stderr and not dest.exists(), r.stderr
         # onto the store or its WAL through the service: refused before anything is written
         for target in (db, wal(db)):
-            r = backup(db, target, "--service", service.url, "--token", TOKEN)
+            r = backup(db, target, "--url", service.url, "--token", TOKEN)
             assert r.returncode == 1 and "refusing" in r.stderr, r.stderr
         before = {g: list(t) for g, t in rec.acked.items()}     # acknowledged before the backup
-        r = backup(db, dest, "--service", service.url, "--token", TOKEN)
+        r = backup(db, dest, "--url", service.url, "--token", TOKEN)
         assert r.returncode == 0, r.stderr
         rec.stop.set()
         rec.join(timeout=60)
@@ -411,12 +411,12 @@ def test_a_failed_copy_in_the_service_is_one_line_and_writes_nothing(tmp_path, m
     dest = tmp_path / "copy.duckdb"
     with ServerThread(create_app(db)) as url:
         monkeypatch.setattr(live, "copy_while_quiet", full)
-        result = runner.invoke(app, ["backup", str(dest), "--service", url])
+        result = runner.invoke(app, ["backup", str(dest), "--url", url])
         assert result.exit_code == 1
         lines = result.stderr.strip().splitlines()
         assert len(lines) == 1 and "No space left on device" in lines[0], result.stderr
         assert not dest.exists() and list(tmp_path.glob(".copy.duckdb.*")) == []
         monkeypatch.undo()
-        result = runner.invoke(app, ["backup", str(dest), "--service", url])
+        result = runner.invoke(app, ["backup", str(dest), "--url", url])
         assert result.exit_code == 0, result.output
     assert_clean_copy(dest)

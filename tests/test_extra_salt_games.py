@@ -161,11 +161,12 @@ def test_score_command_extra_salt_and_events():
     r = run("score", "seahorse:white", "sailor:pink", "captain:light-orange", "--ruleset",
             "extra-salt")
     assert r.exit_code == 0 and "sailor" in r.stdout and "8" in r.stdout
-    for args, msg in ((["lobster:black"], "unknown card code"),
-                      (["shell:grey", "--laid", "boat:black,boat:yellow,starfish:yellow",
-                        "--ruleset", "extra-salt", "--laid", "boat:black,boat:yellow,shell:black"],
-                       "starfish"),
-                      (["shell:grey", "--event", "nope"], "unknown event"),
-                      (["shell:grey", "--ruleset", "extra-pepper"], "--ruleset")):
+    for args, msg, code in ((["lobster:black"], "unknown card code", 1),
+                            (["shell:grey", "--laid", "boat:black,boat:yellow,starfish:yellow",
+                              "--ruleset", "extra-salt", "--laid",
+                              "boat:black,boat:yellow,shell:black"], "starfish", 1),
+                            # choices: usage errors (exit code 2) naming the option
+                            (["shell:grey", "--event", "nope"], "no event 'nope'", 2),
+                            (["shell:grey", "--ruleset", "extra-pepper"], "--ruleset", 2)):
         r = run("score", *args)
-        assert r.exit_code == 1 and msg in r.output and "Traceback" not in r.output
+        assert r.exit_code == code and msg in r.output and "Traceback" not in r.output

@@ -70,11 +70,12 @@ RULINGS = {
     "R-LAST-2: no deck-out during the final turns": "rules/final-turns-empty-deck.jsonl",
 }
 
-#: rules whose illegal case is an error fixture expecting exactly that rule id
+#: rules whose illegal case is an error fixture expecting exactly that rule id (R-DUO-BOAT
+#: gives a take; leaving it out is R-FLOW-TAKE's, RULES.md §8)
 FORBIDDING = ["R-SETUP-3", "R-SETUP-4", "R-TAKE-1", "R-TAKE-2", "R-TAKE-3", "R-DUO-CRAB",
-              "R-DUO-BOAT", "R-DUO-FISH", "R-DUO-SHARK", "R-DUO-PAIR", "R-DUO-NOEFFECT",
+              "R-DUO-FISH", "R-DUO-SHARK", "R-DUO-PAIR", "R-DUO-NOEFFECT",
               "R-END-2", "R-FLOW-PLAYER", "R-FLOW-TAKE", "R-FLOW-ROUND", "R-FLOW-GAME",
-              "R-DRAW", "R-LAST-1", "LOG-FORMAT", "R-DERIVED"]
+              "R-DRAW", "R-LAST-1", "R-LAST-3", "LOG-FORMAT", "R-DERIVED"]
 
 ERROR_CLASS = {"LOG-FORMAT": LogFormatError}
 

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the writing service and its HTTP and web faces
     ("service", ("seasalt_log.service", "seasalt_log.http", "seasalt_log.web")),
     # the command line
-    ("cli", ("seasalt_cli",)),
+    ("cli", ("seasalt_cli", "seasalt_log.__main__")),   # python -m seasalt_log runs the CLI
 )
 
 

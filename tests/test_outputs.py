@@ -99,7 +99,7 @@ def _write_cmds(target):
 
 
 def _targets(db: Path) -> dict[str, Path]:
-    """Names that are the store or its WAL; with a .csv suffix, as query --output needs one."""
+    """Names that are the store or its WAL; with a .csv suffix, as query --out needs one."""
     d = db.parent
     (d / "sym.csv").symlink_to(db.name)
     (d / "symwal.csv").symlink_to(db.name + ".wal")        # the WAL need not exist yet
@@ -443,7 +443,7 @@ def test_backup_from_a_service_that_sends_a_non_ascii_count(store, tmp_path):
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
         url = f"http://127.0.0.1:{server.server_address[1]}"
-        one_line(run("backup", tmp_path / "b.duckdb", "--service", url),
+        one_line(run("backup", tmp_path / "b.duckdb", "--url", url),
                  "did not answer as a seasalt service")
     finally:
         server.shutdown()

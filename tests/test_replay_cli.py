@@ -62,7 +62,7 @@ def test_replay_latest(db):
 def test_replay_to_a_turn(db):
     r = run("replay", "demo", "--round", 1, "--turn", 4, "--db", db)
     assert r.exit_code == 0, r.output
-    assert "round 1, turn 5 (seq 12)" in r.stdout
+    assert "round 1, after turn 4 (seq 12)" in r.stdout     # the state after turn 4 (issue 16)
     assert "hand (1): crab:black" in r.stdout and "laid: boat:yellow+boat:yellow" in r.stdout
     assert "Last event: Ben ended the turn" in r.stdout
 
@@ -111,7 +111,7 @@ def test_replay_of_a_game_without_id(db):
     gid = anon_id()
     r = run("replay", gid, "--round", 1, "--db", db)
     assert r.exit_code == 0, r.output
-    assert f"Game {gid}: round 1" in r.stdout
+    assert f"Game {gid}: after round 1" in r.stdout
 
 
 # ---------------------------------------------------------------- log

@@ -18,7 +18,7 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import app, db_path, err, fail, handles_errors, print_json, progress_bar
+from .app import app, db_path, fail, handles_errors, log, print_json, progress_bar
 from .formats import LimitOption, save_or_emit
 from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption, TokenOption, on_command_line, out_option, url_option)
 
@@ -127,6 +127,8 @@ def stats(
     """Run a named report over the store; without REPORT, list the reports.
 
     A report runs under the same time and memory limits as `seasalt query`."""
+    if list_ and report is not None:
+        raise typer.BadParameter(f"--list lists every report: give {report} or --list, not both")
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
         save_or_emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
@@ -151,16 +153,17 @@ def rebuild(
 
     Each game's events are folded again by the rules engine; the result is the same as the
     rows the imports wrote."""
-    with Store.open(db_path(db)) as store, progress_bar("rebuilding (events)") as cb:
+    with (Store.open(db_path(db), create=False) as store,
+          progress_bar("rebuilding (events)") as cb):
         summary = rebuild_store(store, jobs=jobs, progress=cb)
     if as_json:
         print_json({**{f: getattr(summary, f) for f in summary.__struct_fields__},
                     "events_per_second": round(summary.events_per_second)})
         return
     rows = ", ".join(f"{t} {n}" for t, n in summary.rows.items())
-    err.print(f"rebuilt {summary.games} game(s), {summary.events} events in "
+    log.info(f"rebuilt {summary.games} game(s), {summary.events} events in "
               f"{summary.seconds:.2f} s ({summary.events_per_second:,.0f} events/s, "
-              f"{summary.jobs} process(es)); rows: {rows}", markup=False)
+              f"{summary.jobs} process(es)); rows: {rows}")
 
 
 def export_parquet_cmd(db: Path, directory: Path, games, all_: bool, output: Path | None) -> None:
@@ -170,5 +173,5 @@ def export_parquet_cmd(db: Path, directory: Path, games, all_: bool, output: Pat
         raise UsageError("--parquet exports the whole store: give no GAME, --all or --out with it")
     with Store.open(db, read_only=True) as store:
         done = export_parquet(store, directory)
-    err.print(f"wrote {len(done.files)} Parquet file(s) to {done.directory}: "
-              + ", ".join(f"{t} {n}" for t, n in done.rows.items()) + " rows", markup=False)
+    log.info(f"wrote {len(done.files)} Parquet file(s) to {done.directory}: "
+              + ", ".join(f"{t} {n}" for t, n in done.rows.items()) + " rows")

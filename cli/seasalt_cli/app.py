@@ -3,26 +3,66 @@
 from __future__ import annotations
 
 import functools
+import logging
 from contextlib import contextmanager
+from importlib import metadata
 import os
 import sys
+import time
 from pathlib import Path
 
 import duckdb
 import msgspec
 import typer
 from rich.console import Console
+from typer.core import TyperGroup
 
 from seasalt_log.errors import SeasaltError
 
 from .options import DB_ENV, DEFAULT_DB, DbOption, JobsOption, JsonOption  # noqa: F401
 
+#: progress and summary messages go here (stderr; --quiet hides them, --verbose adds debug)
+log = logging.getLogger("seasalt_cli")
+
+
+def usage_error_line(exc: typer.TyperException) -> str:
+    """A usage error (unknown option, bad choice, missing argument) as one line, with the
+    command's --help as the hint."""
+    message = " ".join(exc.format_message().split()).replace("Value error, ", "")
+    ctx = getattr(exc, "ctx", None)
+    hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
+    return f"error: {message}{hint}"
+
+
+class SeasaltGroup(TyperGroup):
+    """The root command: a usage error is one line on stderr with exit code 2, like every
+    other error, instead of a boxed panel; running it with no arguments prints the help."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
+             **extra):
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        try:
+            code = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except typer.Abort:
+            err.print("error: aborted", markup=False)
+            sys.exit(1)
+        except typer.TyperException as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":    # plain `seasalt`: the help
+                sys.stderr.write(exc.format_message() + "\n")
+            else:
+                err.print(usage_error_line(exc), markup=False)
+            sys.exit(getattr(exc, "exit_code", 1))
+        sys.exit(code if isinstance(code, int) else 0)
+
+
 app = typer.Typer(
     name="seasalt",
+    cls=SeasaltGroup,
     help="Record, check, replay and analyse games of Sea Salt & Paper. The rule an error "
          "names: seasalt rules ID (the rules: docs/RULES.md; the log format: docs/LOG_FORMAT.md).",
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
     pretty_exceptions_enable=False,
 )
 out = Console(highlight=False, soft_wrap=True)
@@ -45,7 +85,7 @@ def progress_bar(what: str, *, unit: str = "items", enabled: bool = True, total:
     """A transient progress bar on stderr when it is a terminal, else nothing; yields a
     callback ``(done, total=total)``, or None when there is no bar. ``unit`` "bytes" shows
     sizes, anything else counts."""
-    if not enabled or not sys.stderr.isatty():
+    if not enabled or not sys.stderr.isatty() or not log.isEnabledFor(logging.INFO):
         yield None
         return
     from rich.progress import (BarColumn, DownloadColumn, MofNCompleteColumn, Progress,
@@ -137,8 +177,11 @@ def handles_errors(fn):
     inside the boundary, so a full disk or closed pipe behind it is caught here too; a
     closed pipe (`seasalt export --all | head`) ends quietly with exit code 0. Standard
     output redirected into the store is refused before the command runs."""
+    name = fn.__name__.removesuffix("_cmd").rstrip("_")
+
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
+        started = time.perf_counter()
         try:
             with _guarded_stdout():
                 if "db" in kwargs:
@@ -146,6 +189,7 @@ def handles_errors(fn):
                     check_stdout([db_path(kwargs["db"])])
                 result = fn(*args, **kwargs)
                 sys.stdout.flush()
+            log.debug("%s: done in %.2f s", name, time.perf_counter() - started)
             return result
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
@@ -164,6 +208,7 @@ def handles_errors(fn):
         except Exception as exc:
             if os.environ.get("SEASALT_DEBUG"):
                 raise
+            log.debug("%s failed", name, exc_info=True)     # --verbose: the traceback
             fail(one_line_error(exc), 1)
     return wrapper
 
@@ -189,6 +234,56 @@ def print_json(data) -> None:
     sys.stdout.write(msgspec.json.format(msgspec.json.encode(data), indent=2).decode() + "\n")
 
 
+def version() -> str:
+    """The installed package's version (its metadata, as ``seasalt_log.__version__``)."""
+    try:
+        return metadata.version("seasalt-log")
+    except metadata.PackageNotFoundError:     # run from a checkout that is not installed
+        return "unknown"
+
+
+def _print_version(value: bool) -> None:
+    if value:
+        typer.echo(f"seasalt {version()}")
+        raise typer.Exit(0)
+
+
+class _Stderr(logging.Handler):
+    """Writes each message as a line on the standard error of the moment (a test runner
+    may have replaced it since the handler was made)."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            sys.stderr.write(self.format(record) + "\n")
+        except Exception:
+            self.handleError(record)
+
+
+def configure_logging(quiet: bool = False, verbose: bool = False) -> None:
+    """Messages of the CLI and the library on stderr: warnings and up with --quiet, debug
+    too with --verbose, else info and up."""
+    level = logging.WARNING if quiet else logging.DEBUG if verbose else logging.INFO
+    handler = _Stderr()
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    for name in ("seasalt_cli", "seasalt_log"):
+        logger = logging.getLogger(name)
+        logger.handlers[:] = [handler]
+        logger.setLevel(level)
+        logger.propagate = False
+
+
 @app.callback()
-def _root() -> None:
+def _root(
+    version: bool = typer.Option(False, "--version", callback=_print_version, is_eager=True,
+                                 help="Print the version and exit."),
+    quiet: bool = typer.Option(False, "--quiet", "-q",
+                               help="Only results and errors: no progress bars, summaries or "
+                                    "other messages on stderr."),
+    verbose: bool = typer.Option(False, "--verbose", "-v",
+                                 help="Also debug messages on stderr (what a command does, "
+                                      "step by step)."),
+) -> None:
     """Record, check, replay and analyse games of Sea Salt & Paper."""
+    if quiet and verbose:
+        raise typer.BadParameter("give --quiet or --verbose, not both")
+    configure_logging(quiet, verbose)

@@ -7,7 +7,8 @@ import typer
 
 from seasalt_log.archive import missing_extra, run
 
-from .app import JsonOption, app, err, fail, handles_errors, out, print_json, progress_bar
+from .app import app, fail, handles_errors, log, out, print_json, progress_bar
+from .options import JsonOption, out_option
 
 archive_app = typer.Typer(help="Check or rebuild a whole Parquet archive of games on Dask "
                                "(pip install 'seasalt-log\\[dask]').", no_args_is_help=True)
@@ -16,19 +17,17 @@ app.add_typer(archive_app, name="archive")
 SourceArg = typer.Argument(..., metavar="DIR",
                            help="The archive: a `seasalt export --parquet` directory (or its "
                                 "events/), a path or an fsspec URL (s3://..., gs://...).")
-OutOption = typer.Option(..., "--out", metavar="DIR",
-                         help="Where the results go (Parquet; a new or empty directory, path "
-                              "or fsspec URL).")
+OutOption = out_option("Where the results go (Parquet; a new or empty directory, path or "
+                       "fsspec URL).", required=True, metavar="DIR")
 WorkersOption = typer.Option(None, "--workers", min=1, metavar="N",
-                             help="Worker processes of the local Dask cluster [default: one per "
-                                  "CPU].", show_default=False)
+                             help="Worker processes of the local Dask cluster.",
+                             show_default="one per CPU")
 SchedulerOption = typer.Option(None, "--scheduler", metavar="ADDRESS",
                                help="Run on this Dask scheduler (tcp://host:8786) instead of a "
                                     "local cluster.", show_default=False)
 ShuffleOption = typer.Option(None, "--shuffle/--no-shuffle",
-                             help="Regroup the games by a shuffle first [default: only when a "
-                                  "file is not marked as holding whole games].",
-                             show_default=False)
+                             help="Regroup the games by a shuffle first.",
+                             show_default="only when a file is not marked as holding whole games")
 
 
 def _run(source: str, out_dir: str, rebuild: bool, workers, scheduler, shuffle, as_json) -> None:
@@ -50,14 +49,14 @@ def _run(source: str, out_dir: str, rebuild: bool, workers, scheduler, shuffle, 
         if more > 0:
             out.print(f"... and {more} more failed game(s): see results/ (WHERE NOT ok)",
                       markup=False)
-        err.print(f"{'rebuilt' if rebuild else 'checked'} {summary.games} game(s), "
+        log.info(f"{'rebuilt' if rebuild else 'checked'} {summary.games} game(s), "
                   f"{summary.events} events: {summary.failed} failed; "
                   f"{summary.events_per_second:,.0f} events/s on {summary.workers} worker(s)"
                   f"{' after a shuffle' if summary.shuffled else ''} "
                   f"({summary.fold_seconds:.1f} s, {summary.seconds:.1f} s in all); "
                   f"results in {summary.out}"
                   + (f", query with: seasalt query --db {summary.database} \"...\""
-                     if summary.database else ""), markup=False)
+                     if summary.database else ""))
     if summary.failed:
         raise typer.Exit(1)
 

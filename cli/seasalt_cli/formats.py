@@ -18,7 +18,7 @@ from seasalt_log.analytics.output import (TABLE_LIMIT, Result, format_for, save_
                                           write_result, write_table)
 from seasalt_log.errors import UsageError
 
-from .app import err, print_json
+from .app import log, print_json
 
 LimitOption = typer.Option(TABLE_LIMIT, "--limit", min=0, metavar="N",
                            help="Rows a table shows (0: every row); a last line counts the "
@@ -54,7 +54,7 @@ def emit(result: Result, fmt: str, *, limit: int | None = TABLE_LIMIT,
             sys.stdout.write(head())
         write_table(result, sys.stdout, limit, null)
         if count:
-            err.print(f"{len(result.rows)} row(s)", markup=False)
+            log.info(f"{len(result.rows)} row(s)")
         return
     write_result(result, fmt, sys.stdout)
 
@@ -69,6 +69,6 @@ def save_or_emit(result: Result, fmt: str | None, output: Path | None, store: Pa
             raise UsageError(f"--format {fmt} does not match --out {output.name} "
                              f"(its suffix means {kind}); give one of them")
         save_result(result, output, [store])
-        err.print(f"wrote {len(result.rows)} row(s) to {output} ({kind})", markup=False)
+        log.info(f"wrote {len(result.rows)} row(s) to {output} ({kind})")
         return
     emit(result, chosen(fmt), limit=limit, count=True, null="NULL")

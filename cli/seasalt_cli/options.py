@@ -14,6 +14,9 @@ from typing import Literal
 
 import typer
 
+from seasalt_log.engine.rulings import RULESETS
+from seasalt_log.events import EVENT_CODES
+
 DEFAULT_DB = "seasalt.duckdb"
 DB_ENV = "SEASALT_DB"
 URL_ENV = "SEASALT_URL"
@@ -21,6 +24,10 @@ TOKEN_ENV = "SEASALT_TOKEN"
 
 #: ``--format``: how a read command prints its result (annotate the parameter with it)
 Format = Literal["table", "csv", "json", "jsonl"]
+#: ``--ruleset``: the cards in play (R-X-RULESET-1)
+Ruleset = Literal[tuple(RULESETS)]  # type: ignore[valid-type]
+#: ``--events``: the event setting (R-X-RULESET-2)
+EventSetting = Literal["none", "pepper"]
 
 FormatOption = typer.Option(None, "--format",
                             help="Output format: a table, CSV, one JSON document, or JSON "
@@ -42,6 +49,50 @@ PlayerOption = typer.Option(None, "--player", metavar="NAME", show_default=False
                             help="Only games with a player of this name.")
 PlayersOption = typer.Option(None, "--players", "-p", metavar="N", min=2, max=4,
                              show_default=False, help="Only games of N players.")
+
+
+RulesetOption = typer.Option("base", "--ruleset",
+                             help="Cards in play: the base game or Extra Salt's 66 cards.")
+
+
+def _names_of(choices, what: str):
+    """A callback and a completion for values that must each be one of ``choices``: the
+    callback splits NAME,NAME lists (a list of them for a repeated option) and refuses an
+    unknown name as a usage error (one line, exit code 2)."""
+    def check(value):
+        if value is None:
+            return None
+        given = value if isinstance(value, list) else [value]
+        names = [n.strip() for v in given for n in v.split(",") if n.strip()]
+        for name in names:
+            if name not in choices:
+                raise typer.BadParameter(f"no {what} {name!r}; the {what}s are "
+                                         f"{', '.join(choices)}")
+        return names
+
+    def complete(incomplete: str) -> list[str]:
+        done, _, last = incomplete.rpartition(",")
+        return [f"{done},{c}" if done else c for c in choices if c.startswith(last)]
+
+    return check, complete
+
+
+def bots_option(what: str, default: tuple[str, ...]):
+    """``--bots NAME,...``: ``what`` the names are, each checked and completed."""
+    from seasalt_log.sim import BOTS
+    check, complete = _names_of(tuple(BOTS), "bot")
+    return typer.Option(None, "--bots", "-b", metavar="NAME,...", callback=check,
+                        autocompletion=complete, show_default=",".join(default),
+                        help=f"{what}: {', '.join(BOTS)}.")
+
+
+def event_option():
+    """``--event NAME`` (repeatable): an Extra Pepper event, by its code in the log format."""
+    check, complete = _names_of(EVENT_CODES, "event")
+    return typer.Option([], "--event", metavar="NAME", callback=check, autocompletion=complete,
+                        show_default="none",
+                        help=f"An event in effect for the player (repeatable; RULES_EXTRA §5): "
+                             f"{', '.join(EVENT_CODES)}.")
 
 
 def out_option(help: str, *, required: bool = False, metavar: str = "FILE"):

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import typer
 from msgspec import Struct
+
 from seasalt_log import events as ev
 from seasalt_log import narration
 from seasalt_log import replay as rp
@@ -22,20 +23,18 @@ from seasalt_log.engine import State, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.view import TableView, table_view
-
 from seasalt_log.analytics.output import rows_result, structs_result
 
-from .app import DbOption, JsonOption, app, db_path, handles_errors, print_json
+from .app import app, db_path, handles_errors, print_json
 from .formats import chosen, emit
-from .options import Format, FormatOption
+from .options import DbOption, Format, FormatOption, GameArg, JsonOption
 
 #: ``replay`` / ``log`` / ``rescore`` print their text unless a --format is given, piped too
 TEXT = "table"
 #: the rows of ``replay --format csv|jsonl``: one per seat
 SEAT_COLUMNS = ["seat", "name", "hand_size", "hand", "laid", "revealed", "card_points", "total"]
 
-GameArg = typer.Argument(..., metavar="GAME", help="Game id")
-AsOption = typer.Option(None, "--as", metavar="PLAYER",
+AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
                         help="Show only what this player (name or seat number) could see.")
 
 
@@ -81,15 +80,19 @@ def _print_view(view: TableView, last: str | None) -> None:
 @handles_errors
 def replay_cmd(
     game: str = GameArg,
-    round: int = typer.Option(None, "--round", "-r", help="Round number (alone: the end of that round)."),
-    turn: int = typer.Option(None, "--turn", "-t", help="Turn number within --round (0: the round's start)."),
-    seq: int = typer.Option(None, "--seq", help="Event number (game_started is 1)."),
+    round: int = typer.Option(None, "--round", "-r", metavar="N", show_default=False,
+                              help="Round number (alone: the end of that round)."),
+    turn: int = typer.Option(None, "--turn", "-t", metavar="N", show_default=False,
+                             help="Turn number within --round (0: the round's start)."),
+    seq: int = typer.Option(None, "--seq", metavar="N", show_default=False,
+                            help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
     fmt: Format = FormatOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
-                                     "from --turn if given)."),
+                                     "from --turn if given): on a terminal a key shows the next "
+                                     "turn (q stops), else every turn is printed."),
     db: Path = DbOption,
 ) -> None:
     """Rebuild a stored game's state after an event (--seq), after a turn (--round/--turn),
@@ -138,13 +141,33 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
     if as_json:
         print_json(frames)
         return
+    stepping = _interactive()        # a key per turn; piped: every turn at once
     for i, fr in enumerate(frames):
+        if i and stepping and not _next_turn():
+            return
         if i:
             _plain("")
         _plain(f"== Round {fr.round}, turn {fr.turn} ==")
         for line in fr.events:
             _plain(f"  {line}")
         _print_view(fr.state, None)
+
+
+def _interactive() -> bool:
+    """Both ends are a terminal: ``--follow`` may wait for a key between turns."""
+    return _terminal() and sys.stdin.isatty()
+
+
+def _next_turn() -> bool:
+    """Wait for a key on the terminal: False on q, Escape or Ctrl-C/Ctrl-D (stop)."""
+    sys.stderr.write("-- any key: next turn; q: stop --")
+    sys.stderr.flush()
+    try:
+        key = typer.getchar()
+    except (KeyboardInterrupt, EOFError):
+        key = "q"
+    sys.stderr.write("\r\033[K")
+    return key not in ("q", "Q", "\x1b", "\x03", "\x04")
 
 
 # ---------------------------------------------------------------- log
@@ -180,7 +203,8 @@ def log_cmd(
 @handles_errors
 def rescore_cmd(
     game: str = GameArg,
-    round: int = typer.Option(..., "--round", "-r", help="Round number."),
+    round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
+                              help="Round number."),
     as_json: bool = JsonOption,
     fmt: Format = FormatOption,
     db: Path = DbOption,

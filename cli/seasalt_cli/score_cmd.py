@@ -9,24 +9,23 @@ from rich.table import Table
 
 from seasalt_log.hand import score_hand
 
-from .app import JsonOption, app, handles_errors, out, print_json
+from .app import app, handles_errors, out, print_json
+from .options import JsonOption, Ruleset, RulesetOption, event_option
 
 
 @app.command()
 @handles_errors
 def score(
-    cards: list[str] = typer.Argument(..., metavar="CODE...", help="Card codes kind:colour, e.g. crab:black"),
-    laid: list[str] = typer.Option([], "--laid", metavar="A,B[,S]",
+    cards: list[str] = typer.Argument(..., metavar="CODE", show_default=False,
+                                      help="Card codes kind:colour, e.g. crab:black."),
+    laid: list[str] = typer.Option([], "--laid", metavar="CODES", show_default="none",
                                    help="A laid-down pair, two codes joined by a comma, or a "
-                                        "trio, a pair and a starfish (repeatable)"),
-    ruleset: str = typer.Option("base", "--ruleset", metavar="NAME",
-                                help="The game's ruleset: base or extra-salt (RULES_EXTRA §0)"),
-    event: list[str] = typer.Option([], "--event", metavar="NAME",
-                                    help="An event in effect for the player, e.g. kraken "
-                                         "(repeatable; RULES_EXTRA §5)"),
-    face_down: list[str] = typer.Option([], "--face-down", metavar="CODE",
+                                        "trio, a pair and a starfish (repeatable)."),
+    ruleset: Ruleset = RulesetOption,
+    event: list[str] = event_option(),
+    face_down: list[str] = typer.Option([], "--face-down", metavar="CODE", show_default="none",
                                         help="A shell placed face down (Coral Reef): it scores "
-                                             "nothing and is left out"),
+                                             "nothing and is left out."),
     as_json: bool = JsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,

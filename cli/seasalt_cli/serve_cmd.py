@@ -2,48 +2,60 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import typer
 
-from .app import DbOption, app, db_path, err, fail, handles_errors
+from .app import app, db_path, fail, handles_errors, log
+from .options import TOKEN_ENV, DbOption
+
+
+#: the service's defaults as --help shows them (the web stack is imported only by `serve`
+#: itself; a test keeps these equal to seasalt_log.http's values)
+SHOWN_DEFAULTS = {"max_body": "4 MiB", "live_games": "2048"}
 
 
 @app.command()
 @handles_errors
 def serve(
     db: Path = DbOption,
-    host: str = typer.Option("127.0.0.1", "--host", help="Address to listen on."),
-    port: int = typer.Option(8421, "--port", min=1, max=65535, help="Port to listen on."),
-    token: str = typer.Option(None, "--token", show_default=False,
-                              help="Writes need 'Authorization: Bearer TOKEN' "
-                                   "[env SEASALT_TOKEN; needed for a non-loopback --host]"),
-    max_body: int = typer.Option(None, "--max-body", min=1, show_default=False,
-                                 help="Largest request body in bytes [default 4 MiB]"),
+    host: str = typer.Option("127.0.0.1", "--host", metavar="ADDRESS",
+                             help="Address to listen on."),
+    port: int = typer.Option(8421, "--port", min=1, max=65535, metavar="N",
+                             help="Port to listen on."),
+    token: str = typer.Option(None, "--token", envvar=TOKEN_ENV, show_envvar=True,
+                              metavar="TOKEN", show_default=False,
+                              help="Writes need 'Authorization: Bearer TOKEN'; needed to "
+                                   "listen on an address other than loopback."),
+    max_body: int = typer.Option(None, "--max-body", min=1, metavar="BYTES",
+                                 show_default=SHOWN_DEFAULTS["max_body"],
+                                 help="Largest request body in bytes."),
     access_log: bool = typer.Option(False, "--access-log/--no-access-log",
                                     help="Log every request."),
-    live_games: int = typer.Option(None, "--live-games", min=1, show_default=False,
+    live_games: int = typer.Option(None, "--live-games", min=1, metavar="N",
+                                   show_default=SHOWN_DEFAULTS["live_games"],
                                    help="Games kept in memory for fast appends, about 0.2 MB "
-                                        "each; keep it above the games recorded at once "
-                                        "[default 2048]"),
-    cors_origin: list[str] = typer.Option([], "--cors-origin", show_default=False,
+                                        "each; keep it above the games recorded at once."),
+    cors_origin: list[str] = typer.Option([], "--cors-origin", metavar="ORIGIN",
+                                          show_default="none: CORS off",
                                           help="An origin (e.g. https://table.example) whose "
                                                "pages may call the service; repeat for more, * "
-                                               "for any [default: none, CORS off]"),
-    allowed_host: list[str] = typer.Option([], "--allowed-host", show_default=False,
+                                               "for any."),
+    allowed_host: list[str] = typer.Option([], "--allowed-host", metavar="HOST",
+                                           show_default="none",
                                            help="A host name clients may use besides the "
                                                 "address listened on (DNS rebinding is refused "
-                                                "otherwise); repeat for more"),
+                                                "otherwise); repeat for more."),
     public_after_end: bool = typer.Option(True, "--public-after-end/--private-after-end",
                                           help="Whether an ended game's whole log (every "
                                                "hand, the deck order) may be read by anyone."),
-    rate_limit: float = typer.Option(None, "--rate-limit", min=0.1, show_default=False,
+    rate_limit: float = typer.Option(None, "--rate-limit", min=0.1, metavar="N",
+                                     show_default="no limit",
                                      help="Requests a second allowed per client address "
-                                          "(bursts of as many) [default: no limit]"),
-    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1,
+                                          "(bursts of as many)."),
+    header_timeout: float = typer.Option(10.0, "--header-timeout", min=0.1, metavar="SECONDS",
                                          help="Seconds a client may take to send its headers."),
-    max_connections: int = typer.Option(4096, "--max-connections", min=1,
+    max_connections: int = typer.Option(4096, "--max-connections", min=1, metavar="N",
                                         help="Connections open at once; past it the oldest "
                                              "one still sending its headers is closed."),
 ) -> None:
@@ -58,7 +70,6 @@ def serve(
     from seasalt_log.http.server import is_loopback, make_server
     from seasalt_log.store import Store
 
-    token = token or os.environ.get("SEASALT_TOKEN") or None
     if token is None and not is_loopback(host):
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could "
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
@@ -73,13 +84,13 @@ def serve(
     server = make_server(app_, host, port, access_log=access_log,
                          header_timeout=header_timeout, max_connections=max_connections)
     shown = f"[{host}]" if ":" in host else host
-    err.print(f"seasalt: serving {path} on http://{shown}:{port} "
-              f"({'writes need the token' if token else 'no token: writes are open'}); "
-              "Ctrl-C stops", markup=False)
+    server.on_started = lambda: log.info(
+        f"seasalt: serving {path} on http://{shown}:{port} "
+        f"({'writes need the token' if token else 'no token: writes are open'}); Ctrl-C stops")
     try:
         server.run()
     except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
         server.started = False
     if not server.started:
         fail(f"could not start the service on {host}:{port} (see the message above)")
-    err.print("seasalt: stopped; every append is stored", markup=False)
+    log.info("seasalt: stopped; every append is stored")

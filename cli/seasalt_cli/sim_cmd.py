@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import sys
-from enum import Enum
 from pathlib import Path
 
 import typer
 
 from seasalt_log import events as ev
-from seasalt_log.sim import BOTS, DEFAULT_BOTS, simulate as simulate_games
+from seasalt_log.sim import DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
 
@@ -19,57 +18,31 @@ from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import JsonOption, app, db_path, err, handles_errors, print_json, progress_bar
+from .app import app, db_path, handles_errors, log, print_json, progress_bar
 from .formats import chosen, emit
-from .options import Format, FormatOption
+from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
+                      bots_option, out_option)
 from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
 PROGRESS_FROM = 200
 
-GamesOption = typer.Option(..., "--games", "-n", help="Number of games.", show_default=False)
-PlayersOption = typer.Option(..., "--players", "-p", help="Players per game: 2, 3 or 4.",
-                             show_default=False)
-SeedOption = typer.Option(..., "--seed", "-s", help="Seed: the same arguments give the same games.",
-                          show_default=False)
+GamesOption = typer.Option(..., "--games", "-n", metavar="N", help="Number of games.",
+                           show_default=False)
+PlayersOption = typer.Option(..., "--players", "-p", metavar="N", min=2, max=4,
+                             help="Players per game: 2, 3 or 4.", show_default=False)
+SeedOption = typer.Option(..., "--seed", "-s", metavar="N",
+                          help="Seed: the same arguments give the same games.", show_default=False)
 
 
 
-class RulesetChoice(str, Enum):
-    """``--ruleset``: the cards in play (R-X-RULESET-1)."""
-    base = "base"
-    extra_salt = "extra-salt"
-
-
-class EventsChoice(str, Enum):
-    """``--events``: the event setting (R-X-RULESET-2)."""
-    none = "none"
-    pepper = "pepper"
-
-
-RulesetOption = typer.Option(RulesetChoice.base, "--ruleset",
-                             help="Cards in play: the base game or Extra Salt's 66 cards.")
-EventsOption = typer.Option(EventsChoice.none, "--events",
+EventsOption = typer.Option("none", "--events",
                             help="Event cards: none, or Extra Pepper's 12 events.")
 
 
-def _settings(ruleset: RulesetChoice, events: EventsChoice) -> tuple[str | None, str | None]:
+def _settings(ruleset: str, events: str) -> tuple[str | None, str | None]:
     """The game_started ``ruleset`` and ``events`` values (None for the base defaults)."""
-    return (None if ruleset is RulesetChoice.base else ruleset.value,
-            None if events is EventsChoice.none else events.value)
-
-
-def _bots_option(what: str, default) -> typer.models.OptionInfo:
-    """``--bots NAME,...``: ``what`` the names are, with the strategies there are."""
-    return typer.Option(None, "--bots", "-b", metavar="NAME,...",
-                        help=f"{what} ({', '.join(BOTS)}) (default: {','.join(default)})",
-                        show_default=False)
-
-
-def _bot_names(bots: str | None) -> list[str] | None:
-    if bots is None:
-        return None
-    return [b.strip() for b in bots.split(",") if b.strip()]
+    return (None if ruleset == "base" else ruleset, None if events == "none" else events)
 
 
 @app.command()
@@ -78,15 +51,14 @@ def simulate(
     games: int = GamesOption,
     players: int = PlayersOption,
     seed: int = SeedOption,
-    bots: str = _bots_option("Bot strategies seated in rotation", DEFAULT_BOTS),
-    out_file: Path = typer.Option(None, "--out", "-o", help="Write the log here instead of stdout.",
-                                  dir_okay=False, show_default=False),
-    db: Path = typer.Option(None, "--db", help="Store the games in this DuckDB store instead "
-                                               "of writing a log (as `seasalt import` would).",
-                            show_default=False),
+    bots: str = bots_option("Bot strategies seated in rotation", DEFAULT_BOTS),
+    out_file: Path = out_option("Write the log to FILE."),
+    db: Path = typer.Option(None, "--db", metavar="FILE", show_default=False,
+                            help="Store the games in this DuckDB store instead of writing a "
+                                 "log (as `seasalt import` would)."),
     as_json: bool = typer.Option(False, "--json", help="With --db: the import summary as JSON."),
-    ruleset: RulesetChoice = RulesetOption,
-    events: EventsChoice = EventsOption,
+    ruleset: Ruleset = RulesetOption,
+    events: EventSetting = EventsOption,
 ) -> None:
     """Simulate games played by bots and write them as a log (JSON Lines, LOG_FORMAT.md),
     or store them (--db).
@@ -94,7 +66,7 @@ def simulate(
     Every event goes through the rules engine; the shuffles are recorded in each
     round_started, so the log replays exactly. Game i is "sim-SEED-i"; its meta holds the
     seed and the bots."""
-    names = _bot_names(bots)
+    names = bots
     check_args(players, names, games)
     settings = _settings(ruleset, events)
     if db is not None and out_file is not None:
@@ -113,7 +85,7 @@ def simulate(
         else:
             with atomic_file(out_file, [db_path(None)], what="--out") as fh:
                 _write(fh, games, players, seed, names, tick, settings)
-            err.print(f"{games} game{'s' if games != 1 else ''} written to {out_file}", markup=False)
+            log.info(f"{games} game{'s' if games != 1 else ''} written to {out_file}")
 
 
 def _write(stream, games, players, seed, names, tick, settings) -> None:
@@ -134,17 +106,17 @@ def tournament(
     games: int = GamesOption,
     players: int = PlayersOption,
     seed: int = SeedOption,
-    bots: str = _bots_option("Strategies to play", DEFAULT_STRATEGIES),
+    bots: str = bots_option("Strategies to play", DEFAULT_STRATEGIES),
     as_json: bool = JsonOption,
     fmt: Format = FormatOption,
-    ruleset: RulesetChoice = RulesetOption,
-    events: EventsChoice = EventsOption,
+    ruleset: Ruleset = RulesetOption,
+    events: EventSetting = EventsOption,
 ) -> None:
     """Play bot strategies against each other with seats rotated and print their win rates.
 
     The number of games is rounded up to whole cycles of the lineups, so every strategy
     sits in every seat equally often. A win shared by k players counts 1/k."""
-    names = _bot_names(bots)
+    names = bots
     check_args(players, names, games, least=1)
     with progress_bar("playing", enabled=games >= PROGRESS_FROM, total=games) as tick:
         rules, setting = _settings(ruleset, events)

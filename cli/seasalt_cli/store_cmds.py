@@ -17,13 +17,14 @@ from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_lines, import_logs
 from seasalt_log.store import Store
 
-from .app import (DbOption, JobsOption, JsonOption, app, db_path, err, fail, handles_errors,
-                  print_json, progress_bar)
+from .app import app, db_path, err, fail, handles_errors, log, print_json, progress_bar
 from .formats import chosen, emit
-from .options import Format, FormatOption
+from .options import (DbOption, Format, FormatOption, GameArg, JobsOption, JsonOption,
+                      PlayerOption, PlayersOption, ProgressOption, out_option, url_option)
 
-PathsArg = typer.Argument(..., metavar="PATH...",
-                          help="Log files (JSON Lines), directories (searched for *.jsonl), or - for stdin")
+PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
+                          help="Log files (JSON Lines), directories (searched for *.jsonl), or - "
+                               "for stdin.")
 
 
 def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
@@ -39,7 +40,7 @@ def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
         tail = f"; {summary.events_stored} events {verb}"
         if not summary.written and summary.failed and verb == "stored":
             tail = "; nothing stored (--strict)"
-        err.print("games: " + ", ".join(parts) + tail, markup=False)
+        log.info("games: " + ", ".join(parts) + tail)
     if summary.failed:
         raise typer.Exit(1)
 
@@ -49,7 +50,7 @@ def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
 def import_(paths: list[str] = PathsArg, db: Path = DbOption,
             strict: bool = typer.Option(False, "--strict", help="Store nothing unless every game is good."),
             as_json: bool = JsonOption,
-            progress: bool = typer.Option(True, "--progress/--no-progress", help="Progress bar on a terminal."),
+            progress: bool = ProgressOption,
             jobs: int = JobsOption):
     """Check logs with the engine and store their games (new, or extending a stored game).
 
@@ -64,11 +65,11 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 @app.command()
 @handles_errors
 def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
-             progress: bool = typer.Option(True, "--progress/--no-progress"),
+             progress: bool = ProgressOption,
              jobs: int = JobsOption,
-             db: Path = typer.Option(None, "--db", show_default=False,
+             db: Path = typer.Option(None, "--db", metavar="FILE", show_default=False,
                                      help="Also compare with the games of this store, as "
-                                          "an import into it would (opened read-only)")):
+                                          "an import into it would (opened read-only).")):
     """Every check of `import` (format, rules, derived events; with --db, conflicts with
     the stored games), writing nothing."""
     with contextlib.ExitStack() as stack:
@@ -87,23 +88,20 @@ GameSort = Literal["game", "players", "rounds", "events", "status"]
 @app.command()
 @handles_errors
 def games(db: Path = DbOption,
-          player: str = typer.Option(None, "--player", help="Only games with this player name."),
-          players: int = typer.Option(None, "--players", min=2, max=4, help="Only games with N players."),
+          player: str = PlayerOption,
+          players: int = PlayersOption,
           sort: GameSort = typer.Option("game", "--sort", metavar="KEY",
                                         help="Order by game (id, numbers by value), players, "
                                              "rounds, events or status; ties by game id."),
           desc: bool = typer.Option(False, "--desc", help="Largest first."),
-          limit: int = typer.Option(None, "--limit", min=0, metavar="N", show_default=False,
-                                    help="At most N games (0: all) [default: a table shows "
-                                         f"{TABLE_LIMIT} and counts the rest; other formats "
-                                         "all]"),
+          limit: int = typer.Option(None, "--limit", min=0, metavar="N",
+                                    show_default=f"a table {TABLE_LIMIT}, other formats all",
+                                    help="At most N games (0: all); a table counts the rest."),
           offset: int = typer.Option(0, "--offset", min=0, metavar="N",
                                      help="Skip the first N games (in --sort order)."),
           fmt: Format = FormatOption,
           as_json: bool = JsonOption,
-          url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                  help="Ask a running `seasalt serve` at this URL instead "
-                                       "of opening the store.")):
+          url: str = url_option()):
     """List stored games: id, players, rounds played, state, winners (seats), totals."""
     fmt = chosen(fmt, as_json)
     page = limit or (TABLE_LIMIT if fmt == "table" and limit is None else None)
@@ -125,19 +123,16 @@ def games(db: Path = DbOption,
     emit(result, fmt, limit=None)
     if fmt == "table":
         left = total - offset - len(rows)
-        err.print(f"{len(rows)} game(s)" + (f" of {total}, from {offset + 1}" if offset else
+        log.info(f"{len(rows)} game(s)" + (f" of {total}, from {offset + 1}" if offset else
                                             f" of {total}" if left > 0 else "")
                   + (f"; {left} more after them (--offset {offset + len(rows)}, or --limit 0 "
-                     "for all)" if left > 0 else ""), markup=False)
+                     "for all)" if left > 0 else ""))
 
 
 @app.command()
 @handles_errors
-def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, as_json: bool = JsonOption,
-         fmt: Format = FormatOption,
-         url: str = typer.Option(None, "--url", envvar="SEASALT_URL", show_default=False,
-                                 help="Ask a running `seasalt serve` at this URL instead of "
-                                      "opening the store.")):
+def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
+         fmt: Format = FormatOption, url: str = url_option()):
     """Sum one game up round by round: ending, caller, outcome, and each player's points
     and total (--format json: the whole summary as one document)."""
     fmt = chosen(fmt, as_json)
@@ -168,9 +163,10 @@ def show(game: str = typer.Argument(..., help="Game id"), db: Path = DbOption, a
 
 @app.command()
 @handles_errors
-def export(games: list[str] = typer.Argument(None, metavar="[GAME...]", help="Game ids"),
+def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=False,
+                                             help="The ids of the games to export."),
            all_: bool = typer.Option(False, "--all", help="Export every stored game."),
-           output: Path = typer.Option(None, "--out", "-o", help="Write to FILE instead of stdout."),
+           output: Path = out_option("Write the log to FILE."),
            parquet: Path = typer.Option(None, "--parquet", metavar="DIR",
                                         help="Instead: write the events and every read model as "
                                              "Parquet files in DIR (see docs/SQL.md)."),
@@ -217,4 +213,4 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
         page = export_html(store.read_events(gid), queries.game_summary(store, gid))
     with atomic_file(html, [db], what="--html", text=True) as fh:
         fh.write(page)
-    err.print(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)", markup=False)
+    log.info(f"wrote {html} (game {gid}, {len(page.encode()) // 1024} KB)")

@@ -10,17 +10,17 @@ from seasalt_log.errors import StoreDamagedError, UnknownGameError
 from seasalt_log.store import Store
 from seasalt_log.verify import summary_line, verify_store
 
-from .app import (DbOption, JsonOption, app, db_path, err, fail, handles_errors, out, print_json,
-                  progress_bar)
+from .app import app, db_path, fail, handles_errors, log, out, print_json, progress_bar
+from .options import DbOption, JsonOption, ProgressOption
 
 
 @app.command()
 @handles_errors
-def verify(games: list[str] = typer.Argument(None, metavar="[GAME...]",
-                                             help="Game ids (default: every stored game)"),
+def verify(games: list[str] = typer.Argument(None, metavar="GAME",
+                                             show_default="every stored game",
+                                             help="The ids of the games to check."),
            db: Path = DbOption, as_json: bool = JsonOption,
-           progress: bool = typer.Option(True, "--progress/--no-progress",
-                                         help="Progress bar on a terminal.")):
+           progress: bool = ProgressOption):
     """Re-check the store: every game's events with today's engine (legal, derived events
     as computed, seq 1..n), the hash chain, and the read models against a recomputation.
 
@@ -41,6 +41,6 @@ def verify(games: list[str] = typer.Argument(None, metavar="[GAME...]",
     else:
         for d in report.differences:
             out.print(str(d), markup=False)
-        err.print(summary_line(report), markup=False)
+        log.info(summary_line(report))
     if not report.ok:
         raise typer.Exit(1)

@@ -31,7 +31,7 @@ from ..store.sandbox import one_line  # noqa: F401  (also this module's name for
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")
 #: rows a table shows unless told otherwise (as DuckDB's command line)
 TABLE_LIMIT = 40
-#: ``--output`` file suffix -> format
+#: ``--out`` file suffix -> format
 SUFFIXES: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "jsonl"}
 
 
@@ -207,10 +207,10 @@ def write_result(result: Result, fmt: str, out: IO[str]) -> None:
 
 
 def format_for(path: str | Path) -> str:
-    """The format an ``--output`` file's suffix asks for."""
+    """The format an ``--out`` file's suffix asks for."""
     suffix = Path(path).suffix.lower()
     if suffix not in SUFFIXES:
-        raise UsageError(f"--output {path}: the file name must end with "
+        raise UsageError(f"--out {path}: the file name must end with "
                          + ", ".join(SUFFIXES) + " (it chooses the format)")
     return SUFFIXES[suffix]
 
@@ -223,10 +223,10 @@ def save_result(result: Result, path: str | Path, stores: Iterable[str | Path | 
     (:mod:`seasalt_log.outputs`)."""
     fmt = format_for(path)
     if fmt == "parquet":
-        with atomic_path(path, stores, what="--output") as tmp:
+        with atomic_path(path, stores, what="--out") as tmp:
             write_parquet(result, tmp, shown=path)
     else:
-        with atomic_file(path, stores, what="--output", text=True) as fh:
+        with atomic_file(path, stores, what="--out", text=True) as fh:
             write_result(result, fmt, fh)
     return fmt
 

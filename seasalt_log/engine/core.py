@@ -203,9 +203,9 @@ def _take_done(s: State, e) -> Flow:
     step = f.step
     if step == TAKE:
         raise illegal(s, "R-FLOW-TAKE", "a turn begins with its take (deck_drawn or discard_taken)")
-    if step == BOAT_TAKE:
-        raise illegal(s, "R-DUO-BOAT", "the boat pair's extra take comes next (deck_drawn or "
-                                       "discard_taken)")
+    if step == BOAT_TAKE:       # R-FLOW-TAKE names the order: the take right after the boats
+        raise illegal(s, "R-FLOW-TAKE", "the boat pair's extra take (R-DUO-BOAT) comes next: "
+                                        "deck_drawn or discard_taken")
     if step == FORCED or step == FORCED_DONE:
         _not_in_forced_turn(s, e)
     if step == ANGEL:
@@ -505,10 +505,14 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     t = _lay_pair(s, e)
     targets = shark_targets(s, t)
+    v = e.victim
+    if v is not None and v != e.player and 0 <= v < s.n:
+        if s.flow.protected & (1 << v):
+            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
+        if s.flow.revealed & (1 << v):      # the rule that names revealed hands, not the duo's
+            raise illegal(s, "R-LAST-3", f"{seat_name(s, v)} has revealed their hand: it "
+                                         "cannot be stolen from (R-DUO-SHARK)")
     if not targets:
-        if e.victim is not None and s.flow.protected & (1 << e.victim) and e.victim != e.player:
-            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, e.victim)} is protected by the "
-                                             "Coral Reef")
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
@@ -516,12 +520,8 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     if e.victim is None or e.stole is None:
         raise illegal(s, "R-DUO-NOEFFECT", f"seats {targets} can be stolen from, so the shark pair "
                                            "must steal (victim and stole)")
-    v = e.victim
     if v not in targets:
-        if s.flow.protected & (1 << v) and v != e.player:
-            raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
-        why = ("is the player" if v == e.player else "has revealed their hand (R-LAST-3)"
-               if s.flow.revealed & (1 << v) else "has an empty hand")
+        why = "is the player" if v == e.player else "has an empty hand"
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")
     hand = without(t.hands[v], e.stole)
     if hand is None:

@@ -30,6 +30,7 @@ from ..identifiers import MAX_LINE_BYTES
 from ..replay import replay, resolve_seat
 from ..rescore import rescore
 from ..store.backup import StoreIdentity
+from ..render import position
 from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
 from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
@@ -390,7 +391,9 @@ async def get_state(request: Request) -> Response:
     if state is None:
         state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
                                         game_id=gid)
-    return _json_response(table_view(state, viewer), headers={"ETag": etag(len(events))})
+    view = table_view(state, viewer)
+    return _json_response(view, headers={"ETag": etag(len(events)),
+                                         "Seasalt-Position": position(view)})
 
 
 async def get_round_score(request: Request) -> Response:
@@ -509,7 +512,7 @@ async def post_backup(request: Request) -> Response:
     is in it), as ``application/octet-stream``; with a token, the token is needed. Headers:
     ``X-Seasalt-Events`` (events in the copy, for the client's check) and ``X-Seasalt-Store``
     (the store's identity, so that a client on the same machine refuses to write the copy
-    onto the store). ``seasalt backup DEST --service URL`` is its client."""
+    onto the store). ``seasalt backup DEST --url URL`` is its client."""
     _check_token(request)
     live = _live(request)
     try:

@@ -236,7 +236,7 @@ def spec() -> dict[str, Any]:
                     "responses": {"200": {"description": "ok", **_json({"type": "object"})}}},
         },
         "/backup": {
-            "post": {"summary": "A consistent copy of the store file (seasalt backup --service)",
+            "post": {"summary": "A consistent copy of the store file (seasalt backup --url)",
                      "description": "Every append answered before the request is in the copy. "
                                     "Headers: X-Seasalt-Events (events in the copy), "
                                     "X-Seasalt-Store (the store's identity: directory, file "

@@ -8,6 +8,7 @@ import ipaddress
 import socket
 import threading
 import time
+from typing import Callable
 
 import uvicorn
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -105,6 +106,15 @@ class Server(uvicorn.Server):
     """uvicorn's server, which on Ctrl-C or SIGTERM first ends the follower streams (so the
     graceful shutdown does not wait on them), lets the requests in progress finish (each
     append commits before it answers), closes the store, and returns normally."""
+
+    #: called once the sockets are bound and the service answers (``seasalt serve`` says
+    #: "serving on ..." only then, never before a bind that could still fail)
+    on_started: Callable[[], None] | None = None
+
+    async def startup(self, sockets=None) -> None:
+        await super().startup(sockets=sockets)
+        if self.started and self.on_started is not None:
+            self.on_started()
 
     async def shutdown(self, sockets=None) -> None:
         live = getattr(getattr(self.config.app, "state", None), "live", None)

@@ -106,7 +106,7 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
         con = connect(path, read_only=False)        # folds the write-ahead log in
     except StoreBusyError as exc:
         raise StoreBusyError(f"{exc}; if `seasalt serve` runs on it, back up through the "
-                             "service: seasalt backup DEST --service URL") from None
+                             "service: seasalt backup DEST --url URL") from None
     try:
         try:
             con.execute("CHECKPOINT")
@@ -134,7 +134,7 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
     dest = Path(dest)
     endpoint = url.rstrip("/") + "/backup"
     if not endpoint.startswith(("http://", "https://")):
-        raise SeasaltError(f"--service takes the service's URL (http://HOST:PORT), not {url!r}")
+        raise SeasaltError(f"--url takes the service's URL (http://HOST:PORT), not {url!r}")
     # a JSON body, as every write to a service without a token must send (docs/HTTP.md)
     request = urllib.request.Request(endpoint, data=b"{}", method="POST",
                                      headers={"Content-Type": "application/json"})

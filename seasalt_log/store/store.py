@@ -120,9 +120,10 @@ def wal_path(path: Path) -> Path:
     return path.with_name(path.name + ".wal")
 
 
-def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckdb.DuckDBPyConnection:
+def connect(path: Path, *, read_only: bool, config: dict | None = None,
+            create: bool = True) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to the store file, or a one-line :class:`SeasaltError`: no store
-    (read-only), the store busy (:class:`StoreBusyError`), damaged
+    (read-only, or ``create`` False), the store busy (:class:`StoreBusyError`), damaged
     (:class:`StoreDamagedError`), or any other failure to open.
 
     The write-ahead log is folded into the file first, so that the file alone holds every
@@ -130,7 +131,7 @@ def connect(path: Path, *, read_only: bool, config: dict | None = None) -> duckd
     there; a read-only open first tries a short read-write open to do the same, and when it
     cannot (another process reads the store, or the file is not writable) DuckDB replays
     the log in memory and leaves the file for the next writer."""
-    if read_only and not path.exists():
+    if (read_only or not create) and not path.exists():
         raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
     if path.is_dir():
         raise StoreDamagedError(f"the store {path} is a directory, not a DuckDB file")
@@ -217,8 +218,9 @@ class Store:
     # ------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, path: str | Path, *, read_only: bool = False) -> "Store":
-        """Open (and for writing, create or migrate) the store at ``path``.
+    def open(cls, path: str | Path, *, read_only: bool = False, create: bool = True) -> "Store":
+        """Open (and for writing, create or migrate) the store at ``path``; with ``create``
+        False a missing store is refused as a read-only open refuses it.
 
         The write-ahead log is folded into the file first (see :func:`connect`). Raises
         :class:`StoreBusyError` when another process holds the file,
@@ -226,7 +228,7 @@ class Store:
         :class:`SeasaltError` when a read-only store is missing or not a store of this format.
         """
         path = Path(path)
-        con = connect(path, read_only=read_only)
+        con = connect(path, read_only=read_only, create=create)
         try:
             return cls._opened(con, path, read_only)
         except duckdb.Error as exc:

@@ -148,7 +148,8 @@ def test_r_duo_boat_each_pair_gives_one_take():
 
 def test_r_duo_boat_take_comes_next():
     """R-DUO-BOAT: after boats_played nothing but the take: no end, no duo, no call (seat 0
-    holds 11 card points, so the calls would be allowed otherwise)."""
+    holds 11 card points, so the calls would be allowed otherwise). The error names
+    R-FLOW-TAKE, the rule of what comes after a boat pair (RULES.md)."""
     g = Game(2).start_round(hands={0: [BB, BDB, BY, BLB] + PENGUINS_COLONY,
                                    1: ["shell:black", "shell:green", "shell:yellow", "octopus:green",
                                        "octopus:yellow", "octopus:purple", "octopus:grey", "sailor:pink"]},
@@ -156,10 +157,10 @@ def test_r_duo_boat_take_comes_next():
     g.play(draw(0, FB, CG, pile=0))
     assert ev.StopCalled(player=0) in legal_moves(g.state)
     g.play(boats(0, BB, BDB))
-    assert g.refuse(end(0)).rule == "R-DUO-BOAT"
-    assert g.refuse(boats(0, BY, BLB)).rule == "R-DUO-BOAT"
-    assert g.refuse(stop(0)).rule == "R-DUO-BOAT"
-    assert g.refuse(last_chance(0)).rule == "R-DUO-BOAT"
+    assert g.refuse(end(0)).rule == "R-FLOW-TAKE"
+    assert g.refuse(boats(0, BY, BLB)).rule == "R-FLOW-TAKE"
+    assert g.refuse(stop(0)).rule == "R-FLOW-TAKE"
+    assert g.refuse(last_chance(0)).rule == "R-FLOW-TAKE"
 
 
 # ---------------------------------------------------------------- R-DUO-FISH
@@ -265,9 +266,10 @@ def test_r_duo_shark_no_hand_to_steal_from():
 
 
 def test_r_duo_shark_revealed_hand_cannot_be_chosen():
+    """R-LAST-3 names revealed hands: a shark stealing from one is refused under it."""
     g = last_chance_shark()
     err = g.refuse(shark(1, SHB, SWY, 0, "colony:green"))
-    assert err.rule == "R-DUO-SHARK" and "revealed" in err.reason
+    assert err.rule == "R-LAST-3" and "revealed" in err.reason
 
 
 # ---------------------------------------------------------------- R-DUO-PAIR

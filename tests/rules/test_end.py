@@ -37,11 +37,11 @@ def test_r_end_1_just_end_the_turn():
 
 
 def test_r_end_1_not_before_the_take_is_done():
-    """R-END-1: not before the take (R-FLOW-TAKE) nor before a boat's take (R-DUO-BOAT)."""
+    """R-END-1: not before the take nor before a boat's take (both R-FLOW-TAKE)."""
     g = Game(2).start_round(hands={0: ["boat:black", "boat:dark-blue"], 1: TWO_POINTS[:2]})
     assert g.refuse(end(0)).rule == "R-FLOW-TAKE"
     g.play(take(0, 1, g.pile_top(1)), boats(0, "boat:black", "boat:dark-blue"))
-    assert g.refuse(end(0)).rule == "R-DUO-BOAT"
+    assert g.refuse(end(0)).rule == "R-FLOW-TAKE"
 
 
 # ---------------------------------------------------------------- R-END-2
@@ -355,7 +355,7 @@ def test_r_last_3_callers_hand_cannot_be_stolen_from():
     """R-LAST-3: the caller's hand is revealed: no shark steal from it."""
     g = revealed_game()
     err = g.refuse(shark(1, "shark:black", "swimmer:yellow", 0, "colony:green"))
-    assert err.rule == "R-DUO-SHARK"
+    assert err.rule == "R-LAST-3"
     g.play(shark(1, "shark:black", "swimmer:yellow", 2, "octopus:green"))
     assert "octopus:green" in g.hand(1) and "octopus:green" not in g.hand(2)
 
@@ -367,7 +367,7 @@ def test_r_last_3_finished_final_turn_reveals_the_hand():
     g.play(end(1))
     assert g.state.flow.revealed == 0b011
     g.play(take(2, 0, "boat:yellow"))
-    assert g.refuse(shark(2, "shark:green", "swimmer:black", 1, "shell:black")).rule == "R-DUO-SHARK"
+    assert g.refuse(shark(2, "shark:green", "swimmer:black", 1, "shell:black")).rule == "R-LAST-3"
     g.play(shark(2, "shark:green", "swimmer:black", None, None), end(2))
     assert g.derived()[0].ending == "last_chance"
 
