@@ -155,7 +155,7 @@ def _follow(events, game: str, round: int | None, turn: int | None, viewer: int 
 
 def _interactive() -> bool:
     """Both ends are a terminal: ``--follow`` may wait for a key between turns."""
-    return _terminal() and sys.stdin.isatty()
+    return sys.stdout.isatty() and sys.stdin.isatty()
 
 
 def _next_turn() -> bool:

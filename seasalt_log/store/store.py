@@ -400,7 +400,8 @@ class Store:
         sandbox(self.con)
         check_sql(self.con, query)
         try:
-            return self.con.sql(query, params=params)
+            return self.con.cursor().sql(query, params=params)  # a cursor each: relations
+                                                                 # may be read in any order
         except duckdb.Error as exc:
             raise QueryError(f"SQL: {one_line(str(exc))}") from None
 
