@@ -14,7 +14,7 @@ from seasalt_log import queries
 from seasalt_log.analytics.output import TABLE_LIMIT, rows_result, structs_result
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
-from seasalt_log.service import ImportSummary, export_lines, import_logs
+from seasalt_log.service import ImportSummary, export_blocks, import_logs
 from seasalt_log.store import Store
 
 from .app import app, db_path, err, fail, handles_errors, log, print_json, progress_bar
@@ -189,13 +189,13 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
         check_target(output, [store_path], what="--out")
     with Store.open(store_path, read_only=True) as store:
         ids = store.game_ids() if all_ else games
-        for gid in ids:
-            if not store.exists(gid):
-                fail(f"no game with id {gid!r} in the store")
+        blocks = export_blocks(store, ids)
+        first = next(blocks, b"")           # an unknown game fails here, before any output
         with (atomic_file(output, [store_path], what="--out") if output
               else contextlib.nullcontext(sys.stdout.buffer)) as sink:
-            for line in export_lines(store, ids):
-                sink.write(line)
+            sink.write(first)
+            for block in blocks:
+                sink.write(block)
 
 
 def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path | None,

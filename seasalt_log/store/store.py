@@ -369,6 +369,25 @@ class Store:
         rows.sort()
         return [r[1] for r in rows]
 
+    def iter_texts(self, game_ids: Sequence[str], batch: int = 65_536) -> Iterator[list[str]]:
+        """The stored JSON text of every event of ``game_ids``, games in the order given and
+        each game's events in seq order, read in one ordered query and yielded ``batch``
+        events at a time (memory stays bounded however many games). Raises
+        :class:`UnknownGameError` for the first id the store does not have, before
+        anything is yielded."""
+        ids = list(game_ids)
+        known = {r[0] for r in self.con.execute(
+            "SELECT game_id FROM games WHERE game_id IN (SELECT unnest(?))", [ids]).fetchall()}
+        for gid in ids:
+            if gid not in known:
+                raise UnknownGameError(gid)
+        reader = self.con.cursor().sql(
+            "SELECT e.event FROM events e JOIN (SELECT unnest($ids) AS game_id, "
+            "generate_subscripts($ids, 1) AS pos) o USING (game_id) ORDER BY o.pos, e.seq",
+            params={"ids": ids}).to_arrow_reader(batch)
+        for chunk in reader:
+            yield chunk.column(0).to_pylist()
+
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
         return [t.encode() for t in self.read_texts(game_id, after)]
