@@ -386,24 +386,26 @@ class Store:
         rows.sort()
         return [r[1] for r in rows]
 
-    def iter_texts(self, game_ids: Sequence[str], batch: int = 65_536) -> Iterator[list[str]]:
+    def iter_texts(self, game_ids: Sequence[str], batch: int = 65_536,
+                   games_per_query: int = 10_000) -> Iterator[list[str]]:
         """The stored JSON text of every event of ``game_ids``, games in the order given and
-        each game's events in seq order, read in one ordered query and yielded ``batch``
-        events at a time (memory stays bounded however many games). Raises
-        :class:`UnknownGameError` for the first id the store does not have, before
-        anything is yielded."""
+        each game's events in seq order, yielded ``batch`` events at a time. One ordered
+        query reads ``games_per_query`` games (DuckDB sorts what it reads, so this bounds
+        the memory however many games). Raises :class:`UnknownGameError` for the first id
+        the store does not have, before anything is yielded."""
         ids = list(game_ids)
         known = {r[0] for r in self.con.execute(
             "SELECT game_id FROM games WHERE game_id IN (SELECT unnest(?))", [ids]).fetchall()}
         for gid in ids:
             if gid not in known:
                 raise UnknownGameError(gid)
-        reader = self.con.cursor().sql(
-            "SELECT e.event FROM events e JOIN (SELECT unnest($ids) AS game_id, "
-            "generate_subscripts($ids, 1) AS pos) o USING (game_id) ORDER BY o.pos, e.seq",
-            params={"ids": ids}).to_arrow_reader(batch)
-        for chunk in reader:
-            yield chunk.column(0).to_pylist()
+        for start in range(0, len(ids), games_per_query):
+            reader = self.con.cursor().sql(
+                "SELECT e.event FROM events e JOIN (SELECT unnest($ids) AS game_id, "
+                "generate_subscripts($ids, 1) AS pos) o USING (game_id) ORDER BY o.pos, e.seq",
+                params={"ids": ids[start:start + games_per_query]}).to_arrow_reader(batch)
+            for chunk in reader:
+                yield chunk.column(0).to_pylist()
 
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
