@@ -129,3 +129,15 @@ def test_the_public_api_passes_mypy_strict(tmp_path):
         args += ["-p", name]
     r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+def test_iter_texts_keeps_the_order_asked_across_queries(stored):
+    db, games = stored
+    ids = sorted(games, reverse=True)               # not the store's own order
+    with Store.open(db, read_only=True) as store:
+        # the oracle: each game's events as the simulator made them, encoded
+        want = [ev.encode(e).decode() for gid in ids for e in games[gid]]
+        for per_query in (1, 2, 4, 100):
+            got = [t for block in store.iter_texts(ids, batch=7, games_per_query=per_query)
+                   for t in block]
+            assert got == want, per_query
