@@ -141,3 +141,14 @@ def test_iter_texts_keeps_the_order_asked_across_queries(stored):
             got = [t for block in store.iter_texts(ids, batch=7, games_per_query=per_query)
                    for t in block]
             assert got == want, per_query
+
+
+def test_verify_in_worker_processes_reports_as_in_one(stored, monkeypatch):
+    from seasalt_log import verify
+    db, games = stored
+    monkeypatch.setattr(verify, "CHUNK_GAMES", 2)          # 3 chunks of the 6 games
+    with Store.open(db, read_only=True) as store:
+        one = verify.verify_store(store, jobs=1)
+        two = verify.verify_store(store, jobs=2)
+    assert one.ok and (one.games, one.events) == (6, sum(len(g) for g in games.values()))
+    assert (two.games, two.events, two.differences) == (one.games, one.events, one.differences)
