@@ -14,7 +14,7 @@ speed touches both alike:
   CPU seconds of the process and its workers;
 - bytes per event: the store's file after a checkpoint;
 - replay: every stored game folded to its end (the baseline: ``json.loads`` and a count;
-  seasalt: ``Store.iter_texts`` and ``replay.replay_stored``, the state after the last
+  seasalt: ``Store.iter_games`` and ``replay.replay_stored``, the state after the last
   event), events/s;
 - one game at a point, warm process: 500 random games, each to its middle event (``seq``)
   and, for seasalt, to the middle turn of its middle round; median ms (the store read
@@ -58,7 +58,7 @@ def seasalt_replay(db: str) -> dict:
     with Store.open(db, read_only=True) as store:
         t, c = time.perf_counter(), _cpu()
         events = games = 0
-        stored = store.iter_texts() if hasattr(store, "iter_texts") else (   # older code
+        stored = store.iter_games() if hasattr(store, "iter_games") else (   # older code
             (gid, store.read_texts(gid)) for gid in store.game_ids())
         for gid, texts in stored:
             state = replay_stored(texts, game_id=gid)

@@ -7,9 +7,10 @@ on the game (seats in range) and what the format allows as game ids, player name
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Iterable, Literal, Union
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -59,7 +60,7 @@ class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, g
     at: Timestamp | None = None
 
 
-class GameStarted(Event, tag="game_started"):
+class GameStarted(Event, tag="game_started", frozen=True):
     players: Annotated[tuple[PlayerName, ...], Meta(min_length=2, max_length=4)]
     game_id: GameId | None = None
     target: Annotated[int, Meta(ge=1, le=MAX_TARGET)] | None = None
@@ -68,7 +69,7 @@ class GameStarted(Event, tag="game_started"):
     meta: MetaObject | UnsetType = UNSET
 
 
-class RoundStarted(Event, tag="round_started"):
+class RoundStarted(Event, tag="round_started", frozen=True):
     round: Annotated[int, Meta(ge=1)]
     first_player: Seat
     discards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
@@ -78,7 +79,7 @@ class RoundStarted(Event, tag="round_started"):
     event: EventCode | None = None
 
 
-class DeckDrawn(Event, tag="deck_drawn"):
+class DeckDrawn(Event, tag="deck_drawn", frozen=True):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=1, max_length=2)]
     kept: Card
@@ -87,7 +88,7 @@ class DeckDrawn(Event, tag="deck_drawn"):
     dolphins_drew: Card | None = None
 
 
-class DiscardTaken(Event, tag="discard_taken"):
+class DiscardTaken(Event, tag="discard_taken", frozen=True):
     player: Seat
     pile: Pile
     card: Card
@@ -101,7 +102,7 @@ class HermitTake(Struct, frozen=True, forbid_unknown_fields=True, gc=False, omit
     index: Annotated[int, Meta(ge=0)] | None = None
 
 
-class CrabsPlayed(Event, tag="crabs_played"):
+class CrabsPlayed(Event, tag="crabs_played", frozen=True):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     pile: Pile | None
@@ -111,12 +112,12 @@ class CrabsPlayed(Event, tag="crabs_played"):
     takes: tuple[HermitTake, ...] | None = None
 
 
-class BoatsPlayed(Event, tag="boats_played"):
+class BoatsPlayed(Event, tag="boats_played", frozen=True):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
 
 
-class FishPlayed(Event, tag="fish_played"):
+class FishPlayed(Event, tag="fish_played", frozen=True):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     drew: Card | None
@@ -124,28 +125,28 @@ class FishPlayed(Event, tag="fish_played"):
     also_drew: Card | None = None
 
 
-class SharkPlayed(Event, tag="shark_played"):
+class SharkPlayed(Event, tag="shark_played", frozen=True):
     player: Seat
     cards: Annotated[tuple[Card, ...], Meta(min_length=2, max_length=2)]
     victim: Seat | None
     stole: Card | None
 
 
-class TurnEnded(Event, tag="turn_ended"):
+class TurnEnded(Event, tag="turn_ended", frozen=True):
     player: Seat
 
 
-class StopCalled(Event, tag="stop_called"):
+class StopCalled(Event, tag="stop_called", frozen=True):
     player: Seat
 
 
-class LastChanceCalled(Event, tag="last_chance_called"):
+class LastChanceCalled(Event, tag="last_chance_called", frozen=True):
     player: Seat
 
 
 # ---- Extra Salt (ruleset "extra-salt", LOG_FORMAT_EXTRA)
 
-class LobsterPlayed(Event, tag="lobster_played"):
+class LobsterPlayed(Event, tag="lobster_played", frozen=True):
     """R-X-LOBSTER: a crab and the lobster; ``seen`` the top n cards, ``kept`` one of them,
     ``deck`` the deck after the others went back and it was shuffled (top first)."""
 
@@ -156,21 +157,21 @@ class LobsterPlayed(Event, tag="lobster_played"):
     deck: Annotated[tuple[Card, ...], Meta(max_length=64)] | None = None
 
 
-class JellyfishPlayed(Event, tag="jellyfish_played"):
+class JellyfishPlayed(Event, tag="jellyfish_played", frozen=True):
     """R-X-JELLYFISH: a swimmer and a jellyfish; every other player is locked."""
 
     player: Seat
     cards: TwoCards
 
 
-class ForcedDrawn(Event, tag="forced_drawn"):
+class ForcedDrawn(Event, tag="forced_drawn", frozen=True):
     """R-X-JELLYFISH-TURN: the take of a forced turn (null from an empty deck)."""
 
     player: Seat
     card: Card | None
 
 
-class StarfishPlayed(Event, tag="starfish_played"):
+class StarfishPlayed(Event, tag="starfish_played", frozen=True):
     """R-X-TRIO: a pair and a starfish laid down as one unit, without the pair's effect."""
 
     player: Seat
@@ -180,7 +181,7 @@ class StarfishPlayed(Event, tag="starfish_played"):
 
 # ---- Extra Pepper (events "pepper", LOG_FORMAT_EXTRA)
 
-class AngelfishTaken(Event, tag="angelfish_taken"):
+class AngelfishTaken(Event, tag="angelfish_taken", frozen=True):
     """R-EV-ANGELFISH: the top card of a pile, taken after a take step."""
 
     player: Seat
@@ -188,14 +189,14 @@ class AngelfishTaken(Event, tag="angelfish_taken"):
     card: Card
 
 
-class ShellFaceDown(Event, tag="shell_face_down"):
+class ShellFaceDown(Event, tag="shell_face_down", frozen=True):
     """R-EV-CORAL-REEF: a shell placed face down; its owner is protected for the round."""
 
     player: Seat
     card: Card
 
 
-class SwimmersPlayed(Event, tag="swimmers_played"):
+class SwimmersPlayed(Event, tag="swimmers_played", frozen=True):
     """R-EV-WATER-RODEO-SWIMMERS: look at ``victim``'s hand, swap ``gave`` for ``got`` or pass."""
 
     player: Seat
@@ -205,7 +206,7 @@ class SwimmersPlayed(Event, tag="swimmers_played"):
     got: Card | None
 
 
-class SharksPlayed(Event, tag="sharks_played"):
+class SharksPlayed(Event, tag="sharks_played", frozen=True):
     """R-EV-WATER-RODEO-SHARKS: take one of ``victim``'s laid-down pairs."""
 
     player: Seat
@@ -214,7 +215,7 @@ class SharksPlayed(Event, tag="sharks_played"):
     pair: TwoCards | None
 
 
-class EventKept(Event, tag="event_kept"):
+class EventKept(Event, tag="event_kept", frozen=True):
     """R-EV-AWARD step 4: the seat holding two events keeps ``event``."""
 
     player: Seat
@@ -228,7 +229,7 @@ class EventDiscard(Struct, frozen=True, forbid_unknown_fields=True, gc=False):
     event: EventCode
 
 
-class RoundScored(Event, tag="round_scored"):
+class RoundScored(Event, tag="round_scored", frozen=True):
     round: Annotated[int, Meta(ge=1)]
     ending: Literal["stop", "last_chance", "deck_out"]
     caller: Seat | None
@@ -239,13 +240,13 @@ class RoundScored(Event, tag="round_scored"):
     totals: tuple[int, ...]
 
 
-class GameEnded(Event, tag="game_ended"):
+class GameEnded(Event, tag="game_ended", frozen=True):
     reason: Literal["target", "mermaids"]
     winners: tuple[Seat, ...]
     totals: tuple[int, ...]
 
 
-class EventAwarded(Event, tag="event_awarded"):
+class EventAwarded(Event, tag="event_awarded", frozen=True):
     """Derived (R-EV-AWARD): held events discarded, and who receives the round's event."""
 
     round: Annotated[int, Meta(ge=1)]
@@ -261,7 +262,7 @@ AnyEvent = Union[GameStarted, RoundStarted, DeckDrawn, DiscardTaken, CrabsPlayed
                  AngelfishTaken, ShellFaceDown, SwimmersPlayed, SharksPlayed, EventKept,
                  EventAwarded]
 EVENT_TYPES: tuple[type[Event], ...] = AnyEvent.__args__  # type: ignore[attr-defined]
-TAGS: dict[type[Event], str] = {t: t.__struct_config__.tag for t in EVENT_TYPES}
+TAGS: dict[type[Event], str] = {t: str(t.__struct_config__.tag) for t in EVENT_TYPES}
 #: the types of the base game (LOG_FORMAT.md)
 BASE_TYPES = EVENT_TYPES[:13]
 #: the types only an ``extra-salt`` game has, and those only a game with events has
@@ -291,7 +292,7 @@ def encode(event: Event) -> bytes:
     return _encoder.encode(event)
 
 
-def encode_lines(events) -> bytes:
+def encode_lines(events: Iterable[Event]) -> bytes:
     """Events as JSON Lines."""
     return b"".join(_encoder.encode(e) + b"\n" for e in events)
 
@@ -430,9 +431,23 @@ def _depth(value: Any, limit: int) -> int:
     return 1 + max((_depth(v, limit - 1) for v in items), default=0)
 
 
-def json_schema() -> dict:
+def json_schema() -> dict[str, Any]:
     """The JSON Schema of one log line, generated from the types."""
     schema = msgspec.json.schema(AnyEvent)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "seasalt-log event (log format version 1)"
     return schema
+
+
+def derive_game_id(events: Iterable[Event]) -> str:
+    """A game id from the content: a hash of the encoded input events (derived ones excluded),
+    so the same log always gets the same id."""
+    from msgspec.structs import replace
+    h = hashlib.sha256()
+    for e in events:
+        if type(e) not in DERIVED_TYPES:
+            h.update(encode(e) if e.at is None else encode(replace(e, at=None)))
+            h.update(b"\n")
+            if isinstance(e, RoundStarted):
+                break           # the set-up and first shuffle identify the game
+    return "g-" + h.hexdigest()[:16]

@@ -59,8 +59,12 @@ def _game_row(row) -> GameRow:
     return GameRow(*head, meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
-def list_games(store: Store, *, player: str | None = None, players: int | None = None) -> list[GameRow]:
-    """Stored games, optionally only those with a player of that name / that many players."""
+#: ``list_games(sort=...)``: the column each sort key orders by (ties: the game id)
+SORTS: dict[str, str] = {"game": "game_id", "players": "n_players", "rounds": "rounds_played",
+                         "events": "events", "status": "status"}
+
+
+def _where(player: str | None, players: int | None) -> tuple[str, list[Any]]:
     where, args = [], []
     if player is not None:
         where.append("list_contains(players, ?)")
@@ -68,11 +72,39 @@ def list_games(store: Store, *, player: str | None = None, players: int | None =
     if players is not None:
         where.append("n_players = ?")
         args.append(players)
-    sql = f"SELECT {_GAME_COLS} FROM games"
-    if where:
-        sql += " WHERE " + " AND ".join(where)
-    rows = store.con.execute(sql, args).fetchall()
-    return [_game_row(r) for r in sorted(rows, key=lambda r: natural_key(r[0]))]
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def count_games(store: Store, *, player: str | None = None, players: int | None = None) -> int:
+    """How many stored games :func:`list_games` would list without a limit."""
+    where, args = _where(player, players)
+    return store.con.execute(f"SELECT count(*) FROM games{where}", args).fetchone()[0]
+
+
+def list_games(store: Store, *, player: str | None = None, players: int | None = None,
+               sort: str = "game", descending: bool = False, limit: int | None = None,
+               offset: int = 0) -> list[GameRow]:
+    """Stored games, optionally only those with a player of that name / that many players,
+    ordered by ``sort`` (a key of :data:`SORTS`; numbers inside ids by value, sim-1-2
+    before sim-1-10), from ``offset``, at most ``limit`` of them.
+
+    Only the sort column and the ids are read for every game; the whole rows only for the
+    page asked for."""
+    if sort not in SORTS:
+        raise ValueError(f"sort by one of {', '.join(SORTS)}, not {sort!r}")
+    where, args = _where(player, players)
+    keys = store.con.execute(f"SELECT {SORTS[sort]}, game_id FROM games{where}", args).fetchall()
+    if sort == "game":
+        keys.sort(key=lambda k: natural_key(k[1]), reverse=descending)
+    else:
+        keys.sort(key=lambda k: natural_key(k[1]))
+        keys.sort(key=lambda k: (k[0] is None, k[0]), reverse=descending)
+    page = [k[1] for k in keys[offset:None if limit is None else offset + limit]]
+    if not page:
+        return []
+    rows = {r[0]: r for r in store.con.execute(
+        f"SELECT {_GAME_COLS} FROM games WHERE game_id IN (SELECT unnest(?))", [page]).fetchall()}
+    return [_game_row(rows[g]) for g in page]
 
 
 def get_game(store: Store, game_id: str) -> GameRow:

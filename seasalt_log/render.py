@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from .engine.state import BOAT_TAKE, ENDED, FORCED, NEW, PLAY, ROUND, TAKE
+from .engine.state import BOAT_TAKE, ENDED, FORCED, NEW, PLAY, ROUND, TAKE, position_words
 from .narration import CALLS, and_list, event_name, per_seat
 from .rescore import RoundReport
 from .scoring import effect_notes
@@ -43,18 +43,7 @@ def position(view: TableView) -> str:
     ``--follow``, the HTTP state's ``Seasalt-Position`` header): "before round 1",
     "round 2, before turn 1", "round 2, after turn 5" (turn 6 not begun), "round 2, during
     turn 6" (part of it played), "after round 2", "after round 3: game over"."""
-    if view.phase == NEW or view.round == 0:
-        return "before round 1"
-    if view.phase == ENDED:
-        return f"after round {view.round}: game over"
-    if view.phase != ROUND:
-        return f"after round {view.round}"
-    if view.player is not None and view.step in (TAKE, FORCED):    # nothing of it played yet
-        return (f"round {view.round}, before turn 1" if view.turn <= 1
-                else f"round {view.round}, after turn {view.turn - 1}")
-    if view.player is None:                                 # the round's result is due
-        return f"round {view.round}, after turn {view.turn}"
-    return f"round {view.round}, during turn {view.turn}"
+    return position_words(view.phase, view.round, view.turn, view.player, view.step)
 
 
 def render_state(view: TableView) -> str:

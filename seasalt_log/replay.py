@@ -28,7 +28,6 @@ from . import events as ev
 from .engine import State, apply
 from .engine.state import BETWEEN, Flow
 from .errors import UsageError
-from .importers.jsonl import derive_game_id
 
 __all__ = ["Step", "Turn", "steps", "stream_steps", "round_steps_of", "turns", "replay",
            "replay_stored", "iter_turn_states", "resolve_seat", "game_id_of"]
@@ -69,7 +68,7 @@ def game_id_of(events: Sequence[ev.Event]) -> str | None:
     first = events[0]
     if isinstance(first, ev.GameStarted) and first.game_id:
         return first.game_id
-    return derive_game_id(events)
+    return ev.derive_game_id(events)
 
 
 def steps(events: Iterable[ev.Event], *, game_id: str | None = None,

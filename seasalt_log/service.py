@@ -9,7 +9,7 @@ import os
 import re
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Callable, Iterable, Iterator, Sequence, cast
 
 import duckdb
 from msgspec import Struct
@@ -23,10 +23,10 @@ from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
 from .store.projections import TABLES, project
 from .workers import no_gc
-from .store.store import Store, event_rows, insert_rows, plan_write
+from .store.store import Row, Store, event_rows, insert_rows, plan_write
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
-           "append_events", "start_game", "export_lines"]
+           "append_events", "start_game", "export_lines", "export_blocks"]
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import (new games
                             # checked by workers: five times as many, see ImportRun)
@@ -109,7 +109,8 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
     con = store.con
 
     def current() -> str:
-        return con.execute("SELECT current_setting('memory_limit')").fetchone()[0]
+        row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+        return str(row[0]) if row else ""
 
     previous = current()
     lower = _bytes(previous) > _bytes(IMPORT_MEMORY_LIMIT)
@@ -133,7 +134,8 @@ def _one_thread(store: Store | None) -> Iterator[None]:
         yield
         return
     con = store.con
-    previous = con.execute("SELECT current_setting('threads')").fetchone()[0]
+    row = con.execute("SELECT current_setting('threads')").fetchone()
+    previous = row[0] if row else 1
     con.execute("SET threads = 1")
     try:
         yield
@@ -176,8 +178,7 @@ def load_state(store: Store, game_id: str) -> tuple[list[ev.Event], State]:
 
 def start_game(store: Store, start: ev.GameStarted) -> AppendResult:
     """Store a new game from its ``game_started`` (the id derived when it has none)."""
-    from .importers.jsonl import derive_game_id
-    gid = start.game_id or derive_game_id([start])
+    gid = start.game_id or ev.derive_game_id([start])
     if store.head(gid)[0]:
         raise StreamConflictError(gid, 0, store.head(gid)[0], f"game {gid} already exists")
     return _append_checked(store, gid, [], State(), [start], 0)
@@ -240,7 +241,7 @@ def _check_new(game_id: str, events: Sequence[ev.Event], s: State, new: Sequence
     """Check ``new`` against the game ``events`` (whose state is ``s``): the events to store
     (input and derived, in order) and the state after each. Errors carry ``index``, the
     position in ``new`` of the event refused."""
-    n_players = len(events[0].players) if events else None
+    n_players = len(cast(ev.GameStarted, events[0]).players) if events else None
     appended: list[ev.Event] = []
     states: list[State] = []
     for i, e in enumerate(new):
@@ -254,17 +255,20 @@ def _check_new(game_id: str, events: Sequence[ev.Event], s: State, new: Sequence
             if type(e) not in ev.DERIVED_TYPES:
                 while (d := next_derived(s)) is not None:
                     s = apply(s, d)
-                    states.append(s), appended.append(d)
+                    states.append(s)
+                    appended.append(d)
             s = apply(s, e)
         except SeasaltError as exc:
             exc.index = i                      # type: ignore[attr-defined]
             if hasattr(exc, "locate"):
                 exc.locate(game_id=game_id)
             raise
-        states.append(s), appended.append(e)
+        states.append(s)
+        appended.append(e)
     while (d := next_derived(s)) is not None:
         s = apply(s, d)
-        states.append(s), appended.append(d)
+        states.append(s)
+        appended.append(d)
     return appended, states
 
 
@@ -283,7 +287,7 @@ class GameCache:
     __slots__ = ("game_id", "events", "states", "number", "hash", "projection", "scores")
 
     def __init__(self, game_id: str, events: list[ev.Event], states: list[State], number: int,
-                 hash: int | None, projection: dict[str, list[tuple]] | None = None):
+                 hash: int | None, projection: dict[str, list[Row]] | None = None):
         self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
         self.number = number
         #: the read-model rows stored for these events (None: not known, rewrite them all)
@@ -312,7 +316,10 @@ class GameCache:
                 from msgspec.structs import replace
                 s = replace(s, game_id=game_id)
             states.append(s)
-        return cls(game_id, events, states, store.number(game_id), store.head(game_id)[1])
+        number = store.number(game_id)
+        if number is None:
+            raise UnknownGameError(game_id)
+        return cls(game_id, events, states, number, store.head(game_id)[1])
 
     def adopt(self, other: "GameCache") -> None:
         """Take over ``other``'s contents (after its append was committed)."""
@@ -326,7 +333,7 @@ class PlannedAppend(Struct):
     result: AppendResult
     cache: GameCache           # the game as it will be once the rows are stored
     base: GameCache            # the game it was planned on
-    rows: list[tuple]          # rows of the events table
+    rows: list[Row]            # rows of the events table
 
     @property
     def stored(self) -> int:
@@ -385,8 +392,7 @@ def plan_start(store: Store, start: ev.GameStarted) -> PlannedAppend:
     """Check a new game's ``game_started`` (its id derived when it has none), as
     :func:`start_game` does, numbering it in ``store``; the caller makes sure no game of
     that id is stored."""
-    from .importers.jsonl import derive_game_id
-    gid = start.game_id or derive_game_id([start])
+    gid = start.game_id or ev.derive_game_id([start])
     appended, states = _check_new(gid, [], State(), [start])
     return _planned(GameCache(gid, [], [], store.assign(gid), None), appended, states)
 
@@ -413,16 +419,16 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
     """
     base: dict[str, GameCache] = {}
     final: dict[str, GameCache] = {}
-    rows: list[tuple] = []
+    rows: list[Row] = []
     for p in planned:
         gid = p.cache.game_id
         base.setdefault(gid, p.base)
         final[gid] = p.cache
         rows.extend(p.rows)
     whole: dict[str, list[str]] = {t: [] for t in TABLES}      # games whose rows all go
-    keys: dict[str, list[tuple]] = {t: [] for t in TABLES}     # single rows that go
-    insert: dict[str, list[tuple]] = {t: [] for t in TABLES}
-    new_projection: dict[str, dict[str, list[tuple]]] = {}
+    keys: dict[str, list[Row]] = {t: [] for t in TABLES}       # single rows that go
+    insert: dict[str, list[Row]] = {t: [] for t in TABLES}
+    new_projection: dict[str, dict[str, list[Row]]] = {}
     for gid, c in final.items():
         b = base[gid]
         old = {} if b.seq == 0 else b.projection
@@ -434,7 +440,7 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
             continue
         # only the round in play (and what follows it) can change: project from its start
         start = round_start(c.events, b.seq)
-        first_round = c.events[start].round if start else 0
+        first_round = cast(ev.RoundStarted, c.events[start]).round if start else 0
         memo = b.scores[1] if b.scores is not None and b.scores[0] == start else ScoreMemo()
         tail = project_from(gid, c.events, c.states, start, scores=memo)
         c.scores = (start, memo)
@@ -499,7 +505,7 @@ def _delete_keys_sql(table: str) -> str:
 _DELETE_KEYS = {t: _delete_keys_sql(t) for t in _KEY_COLUMNS}
 
 
-def _round_cut(rows: list[tuple], first_round: int) -> int:
+def _round_cut(rows: list[Row], first_round: int) -> int:
     """Where the rows of rounds ``first_round`` and later begin in a game's rows of a round
     table (they are in round order, column 1)."""
     i = len(rows)
@@ -508,9 +514,9 @@ def _round_cut(rows: list[tuple], first_round: int) -> int:
     return i
 
 
-def _changes(table: str, gid: str, old: list[tuple] | None, new: list[tuple],
-             whole: list[str], keys: list[tuple], insert: list[tuple],
-             kept: list[tuple] = ()) -> None:
+def _changes(table: str, gid: str, old: list[Row] | None, new: list[Row],
+             whole: list[str], keys: list[Row], insert: list[Row],
+             kept: Sequence[Row] = ()) -> None:
     """What to delete and insert in ``table`` to turn the rows ``old`` of game ``gid`` (None:
     not known) into ``new``; ``kept`` are the game's other rows in the table, unchanged
     (rewritten too when the whole game's rows must go)."""
@@ -546,7 +552,14 @@ def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:
 # ---------------------------------------------------------------- export
 
 def export_lines(store: Store, game_ids: Iterable[str]) -> Iterator[bytes]:
-    """The stored JSON lines of each game, in order (LOG_FORMAT.md)."""
-    for gid in game_ids:
-        for j in store.read_json(gid):
-            yield j + b"\n"
+    """The stored JSON lines of each game, in order (LOG_FORMAT.md), one line at a time."""
+    for texts in store.iter_texts(list(game_ids)):
+        for text in texts:
+            yield text.encode() + b"\n"
+
+
+def export_blocks(store: Store, game_ids: Iterable[str]) -> Iterator[bytes]:
+    """The same bytes as :func:`export_lines`, in blocks of many lines (``seasalt export``:
+    one ordered query for every game, and a write per block rather than per line)."""
+    for texts in store.iter_texts(list(game_ids)):
+        yield ("\n".join(texts) + "\n").encode()

@@ -25,8 +25,10 @@ docs/RELIABILITY.md.
 
 from __future__ import annotations
 
+import contextlib
+import os
 from collections import Counter
-from typing import Callable, Iterable, Sequence
+from typing import Callable, Iterable, Iterator, Sequence
 
 import duckdb
 from msgspec import Struct
@@ -41,6 +43,8 @@ from .store.store import Store, chain_links, event_rows
 
 #: games checked per round trip to the store (bounds memory on a large store)
 CHUNK_GAMES = 500
+#: ``jobs=None`` uses worker processes from this many chunks on
+PARALLEL_FROM = 8
 
 #: at most this many differences are reported per game and table (the rest are counted)
 MAX_PER_TABLE = 20
@@ -94,11 +98,13 @@ class VerifyReport(Struct):
 
 
 def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
-                 progress: Progress | None = None) -> VerifyReport:
+                 progress: Progress | None = None, jobs: int | None = 1) -> VerifyReport:
     """Check every stored game (or only ``game_ids``) as the module docstring describes.
 
     Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
-    Works on a read-only store: it only reads.
+    Works on a read-only store: it only reads. ``jobs`` > 1 checks the chunks in that many
+    worker processes, each with its own read-only connection (None: one per CPU from
+    :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order.
     """
     report = VerifyReport()
     if game_ids is None:
@@ -117,16 +123,53 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     else:
         ids = list(dict.fromkeys(game_ids))
     total = len(ids)
-    for start in range(0, total, CHUNK_GAMES):
-        chunk = ids[start:start + CHUNK_GAMES]
-        if not _check_readable_chunk(store, chunk, tables, report):
-            left = total - start
-            report.differences.append(Difference(
-                "damage", f"the store can no longer be read: {left} game(s) not checked"))
-            break
-        if progress is not None:
-            progress(min(start + CHUNK_GAMES, total), total)
+    chunks = [ids[start:start + CHUNK_GAMES] for start in range(0, total, CHUNK_GAMES)]
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if len(chunks) >= PARALLEL_FROM else 1
+    with contextlib.ExitStack() as stack:
+        results: Iterator[tuple[list[str], tuple[bool, VerifyReport]]]
+        if jobs > 1 and len(chunks) > 1:
+            from functools import partial
+            from .workers import Pool
+            pool = stack.enter_context(Pool(min(jobs, len(chunks))))
+            results = pool.map(partial(_check_chunk_apart, str(store.path), tables), chunks)
+        else:
+            results = ((c, _check_chunk_here(store, c, tables)) for c in chunks)
+        done = 0
+        for chunk, (readable, part) in results:
+            report.games += part.games
+            report.events += part.events
+            report.differences.extend(part.differences)
+            if not readable:
+                left = total - done
+                report.differences.append(Difference(
+                    "damage", f"the store can no longer be read: {left} game(s) not checked"))
+                break
+            done += len(chunk)
+            if progress is not None:
+                progress(done, total)
     return report
+
+
+def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
+                      ) -> tuple[bool, VerifyReport]:
+    """:func:`_check_readable_chunk` of one chunk into a report of its own."""
+    part = VerifyReport(differences=[])
+    return _check_readable_chunk(store, ids, tables, part), part
+
+
+#: a worker's own read-only connection to the store it checks, opened once
+_WORKER_STORES: dict[str, Store] = {}
+
+
+def _check_chunk_apart(path: str, tables: dict[str, tuple[str, ...]], ids: list[str]
+                       ) -> tuple[bool, VerifyReport]:
+    """:func:`_check_chunk_here` in a worker process (``verify --jobs``), on its own
+    read-only connection to the store at ``path``."""
+    store = _WORKER_STORES.get(path)
+    if store is None:
+        store = _WORKER_STORES[path] = Store.open(path, read_only=True)
+    return _check_chunk_here(store, ids, tables)
 
 
 def _readable(report: VerifyReport, what: str, read, default, table: str | None = None):

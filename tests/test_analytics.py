@@ -201,44 +201,44 @@ def test_overview(fixture_db):
     # events: G1 1 + 12 + 14 + 59 + 23 + 1, G3 1 + 16 + 18 + 1, G4 1 + 1 + 2 + 1
     turns2 = (5 + 6 + 28 + 9) + (7 + 8) + 2
     events2 = (1 + 12 + 14 + 59 + 23 + 1) + (1 + 16 + 18 + 1) + (1 + 1 + 2 + 1)
-    assert rows[0] == {"players": "2", "games": 3, "ended": 2, "in_progress": 1, "rounds": 7,
+    assert rows[0] == {"players": 2, "games": 3, "ended": 2, "in_progress": 1, "rounds": 7,
                        "turns": turns2, "events": events2, "rounds_per_game": approx(7 / 3, 2),
                        "turns_per_round": approx(turns2 / 7, 2)}
     # 3 players: G2, one round of 10 turns; 1 + 1 + 10 * 2 + 1 events
-    assert rows[1] == {"players": "3", "games": 1, "ended": 1, "in_progress": 0, "rounds": 1,
+    assert rows[1] == {"players": 3, "games": 1, "ended": 1, "in_progress": 0, "rounds": 1,
                        "turns": 10, "events": 23, "rounds_per_game": 1.0, "turns_per_round": 10.0}
-    assert rows[2]["players"] == "all" and rows[2]["games"] == 4 and rows[2]["events"] == events2 + 23
+    assert rows[2]["players"] == None and rows[2]["games"] == 4 and rows[2]["events"] == events2 + 23
     assert rows[2]["turns_per_round"] == approx((turns2 + 10) / 8, 2)
     assert [r["games"] for r in report(fixture_db, "overview", player="Dee")] == [1, 1]
-    assert [r["players"] for r in report(fixture_db, "overview", players=3)] == ["3", "all"]
+    assert [r["players"] for r in report(fixture_db, "overview", players=3)] == [3, None]
 
 
 def test_win_rates(fixture_db):
     rows = {(r["players"], r["seat"]): (r["games"], r["wins"], r["win_rate"])
             for r in report(fixture_db, "win-rates")}
     # ended games: G1 (Ann seat 0 wins), G3 (Ben seat 0 wins), G2 (Ann seat 0 wins)
-    assert rows == {("2", "0"): (2, 2, 1.0), ("2", "1"): (2, 0, 0.0), ("2", "all"): (4, 2, 0.5),
-                    ("3", "0"): (1, 1, 1.0), ("3", "1"): (1, 0, 0.0), ("3", "2"): (1, 0, 0.0),
-                    ("3", "all"): (3, 1, approx(1 / 3, 3)), ("all", "all"): (7, 3, approx(3 / 7, 3))}
+    assert rows == {(2, 0): (2, 2, 1.0), (2, 1): (2, 0, 0.0), (2, None): (4, 2, 0.5),
+                    (3, 0): (1, 1, 1.0), (3, 1): (1, 0, 0.0), (3, 2): (1, 0, 0.0),
+                    (3, None): (3, 1, approx(1 / 3, 3)), (None, None): (7, 3, approx(3 / 7, 3))}
     # Ben: G1 seat 1 (lost), G3 seat 0 (won), G2 seat 1 (lost)
     ben = {(r["players"], r["seat"]): (r["games"], r["wins"]) for r in report(fixture_db, "win-rates", player="Ben")}
-    assert ben == {("2", "0"): (1, 1), ("2", "1"): (1, 0), ("2", "all"): (2, 1), ("3", "1"): (1, 0),
-                   ("3", "all"): (1, 0), ("all", "all"): (3, 1)}
+    assert ben == {(2, 0): (1, 1), (2, 1): (1, 0), (2, None): (2, 1), (3, 1): (1, 0),
+                   (3, None): (1, 0), (None, None): (3, 1)}
 
 
 def test_calls(fixture_db):
     rows = report(fixture_db, "calls")
     # 2 STOPs (G1 R1, R4) and 3 LAST CHANCEs (G1 R2 won, G3 R1 lost, G3 R2 tied = won)
-    two = {"players": "2", "calls": 5, "stop": 2, "last_chance": 3, "stop_share": 0.4,
+    two = {"players": 2, "calls": 5, "stop": 2, "last_chance": 3, "stop_share": 0.4,
            "last_chance_share": 0.6, "last_chance_won": 2, "last_chance_lost": 1,
            "last_chance_success": approx(2 / 3, 3)}
-    assert rows == [two, {**two, "players": "all"}]       # G2 (3 players) has no call
+    assert rows == [two, {**two, "players": None}]       # G2 (3 players) has no call
     ann = report(fixture_db, "calls", player="Ann")
-    assert ann[0] == {"players": "2", "calls": 2, "stop": 2, "last_chance": 0, "stop_share": 1.0,
+    assert ann[0] == {"players": 2, "calls": 2, "stop": 2, "last_chance": 0, "stop_share": 1.0,
                       "last_chance_share": 0.0, "last_chance_won": 0, "last_chance_lost": 0,
                       "last_chance_success": None}
     assert report(fixture_db, "calls", players=3) == [     # no call: only a zero total row
-        {"players": "all", "calls": 0, "stop": 0, "last_chance": 0, "stop_share": None,
+        {"players": None, "calls": 0, "stop": 0, "last_chance": 0, "stop_share": None,
          "last_chance_share": None, "last_chance_won": 0, "last_chance_lost": 0,
          "last_chance_success": None}]
 
@@ -246,9 +246,9 @@ def test_calls(fixture_db):
 def test_last_chance(fixture_db):
     rows = report(fixture_db, "last-chance")
     # every caller had 7: Ben won (G1 R2), Cid lost (G3 R1), Ben tied (G3 R2)
-    seven = {"card_points": "7", "calls": 3, "won": 1, "tied": 1, "lost": 1,
+    seven = {"card_points": 7, "calls": 3, "won": 1, "tied": 1, "lost": 1,
              "success_rate": approx(2 / 3, 3)}
-    assert rows == [seven, {**seven, "card_points": "all"}]
+    assert rows == [seven, {**seven, "card_points": None}]
     ben = report(fixture_db, "last-chance", player="Ben")[0]
     assert (ben["calls"], ben["won"], ben["tied"], ben["lost"], ben["success_rate"]) == (2, 1, 1, 0, 1.0)
 
@@ -256,10 +256,10 @@ def test_last_chance(fixture_db):
 def test_round_length(fixture_db):
     rows = report(fixture_db, "round-length")
     two = [5, 6, 28, 9, 7, 8]        # ended 2-player rounds (G4's round is in play)
-    assert rows[0] == {"players": "2", "rounds": 6, "avg_turns": approx(sum(two) / 6, 2),
+    assert rows[0] == {"players": 2, "rounds": 6, "avg_turns": approx(sum(two) / 6, 2),
                        "median_turns": (7 + 8) / 2, "min_turns": 5, "max_turns": 28,
                        "deck_outs": 1, "deck_out_rate": approx(1 / 6, 3)}
-    assert rows[1] == {"players": "3", "rounds": 1, "avg_turns": 10.0, "median_turns": 10.0,
+    assert rows[1] == {"players": 3, "rounds": 1, "avg_turns": 10.0, "median_turns": 10.0,
                        "min_turns": 10, "max_turns": 10, "deck_outs": 0, "deck_out_rate": 0.0}
     assert rows[2]["rounds"] == 7 and rows[2]["median_turns"] == 8.0
     assert rows[2]["deck_out_rate"] == approx(1 / 7, 3)
@@ -297,7 +297,7 @@ def test_duos_report(fixture_db):
 def test_mermaid_wins(fixture_db):
     rows = report(fixture_db, "mermaid-wins")
     assert [(r["players"], r["games"], r["mermaid_wins"], r["avg_round"]) for r in rows] == [
-        ("2", 2, 0, None), ("3", 1, 1, 1.0), ("all", 3, 1, 1.0)]
+        (2, 2, 0, None), (3, 1, 1, 1.0), (None, 3, 1, 1.0)]
     assert rows[-1]["share"] == approx(1 / 3, 4)
     # Ben played G2 but Ann won it
     assert report(fixture_db, "mermaid-wins", player="Ben")[-1]["mermaid_wins"] == 0
@@ -328,13 +328,13 @@ def test_stats_cli(fixture_db, tmp_path):
     assert r.exit_code == 0 and "win-rates," in r.stdout and len(r.stdout.splitlines()) == 1 + 12
     r = cli("stats", "last-chance", "--db", fixture_db, "--format", "json", "--player", "Ben")
     assert r.exit_code == 0, r.output
-    assert json.loads(r.stdout)[0] == {"card_points": "7", "calls": 2, "won": 1, "tied": 1, "lost": 0,
+    assert json.loads(r.stdout)[0] == {"card_points": 7, "calls": 2, "won": 1, "tied": 1, "lost": 0,
                                        "success_rate": 1.0}
     out = tmp_path / "wins.parquet"
     r = cli("stats", "win-rates", "--db", fixture_db, "--players", "3", "--out", out)
     assert r.exit_code == 0, r.output
     assert duckdb.sql(f"SELECT players, seat, wins FROM '{out}' ORDER BY ALL").fetchall() == [
-        ("3", "0", 1), ("3", "1", 0), ("3", "2", 0), ("3", "all", 1), ("all", "all", 1)]
+        (3, 0, 1), (3, 1, 0), (3, 2, 0), (3, None, 1), (None, None, 1)]
     r = cli("stats", "nope", "--db", fixture_db)
     assert r.exit_code == 1 and r.stderr.count("\n") == 1 and "no report named" in r.stderr
     r = cli("stats", "overview", "--db", fixture_db, "--player", "Zed")

@@ -26,11 +26,12 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
                 "seasalt_log.identifiers", "seasalt_log.outputs", "seasalt_log.workers",
                 "seasalt_log.rulebook", "seasalt_log.cards", "seasalt_log.events",
                 "seasalt_log.schema", "seasalt_log.engine", "seasalt_log.scoring",
-                "seasalt_log.hand", "seasalt_log.view")),
+                "seasalt_log.hand", "seasalt_log.view",
+                "seasalt_log.replay")),     # pure folds of an event list
     # the DuckDB store: events, read models (and their rebuild), the store's queries
     ("store", ("seasalt_log.store", "seasalt_log.queries")),
     # what works over logs and stores: reading a game, importing, analytics, the simulator
-    ("library", ("seasalt_log.replay", "seasalt_log.rescore", "seasalt_log.narration",
+    ("library", ("seasalt_log.rescore", "seasalt_log.narration",
                  "seasalt_log.render", "seasalt_log.turn_frames", "seasalt_log.importers",
                  "seasalt_log.analytics",
                  "seasalt_log.sim", "seasalt_log.verify", "seasalt_log.archive",

@@ -374,9 +374,9 @@ def test_cli_errors_are_one_line(args, message, code):
 
 
 def test_cli_tournament_table_and_json():
-    r = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random")
+    r = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random", "--format", "table")
     assert r.exit_code == 0, r.output
-    assert "greedy" in r.stdout and "random" in r.stdout and "win rate" in r.stdout
+    assert "greedy" in r.stdout and "random" in r.stdout and "win_rate" in r.stdout
     r = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random", "--json")
     data = json.loads(r.stdout)
     assert data["players"] == 2 and data["games"] == 6

@@ -203,7 +203,7 @@ def test_stored_stream_replays_like_the_log(store, tmp_path, games):
         assert fold(store.read_events(g[0].game_id)) == fold(g)
 
 
-def test_iter_texts_gives_every_game_as_read_texts_does(store, tmp_path, games):
+def test_iter_games_gives_every_game_as_read_texts_does(store, tmp_path, games):
     """Every stored game once, in the order first written, each with the JSON lines of
     the log it came from (derived events included), however many games a query holds."""
     import_logs(store, [write_log(tmp_path / "a.jsonl", *games[:4])])
@@ -212,7 +212,7 @@ def test_iter_texts_gives_every_game_as_read_texts_does(store, tmp_path, games):
     append_events(store, tail[0].game_id, _inputs(games[4][40:]), expected_seq=len(tail))
     want = [(g[0].game_id, ev.encode_lines(g).decode().splitlines()) for g in games]
     for batch in (1, 2, 2000):
-        assert list(store.iter_texts(batch)) == want
+        assert list(store.iter_games(batch)) == want
 
 
 def test_new_stores_use_small_blocks_and_old_ones_keep_theirs(tmp_path):

@@ -7,10 +7,8 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
-from seasalt_log.analytics import output as fmt_out
-from seasalt_log.analytics.output import Result, format_for, save_result, write_result
+from seasalt_log.analytics.output import Result
 from seasalt_log.analytics.limits import (DEFAULT_MEMORY_LIMIT, DEFAULT_TIMEOUT, MEMORY_ENV,
                                           TIMEOUT_ENV, QueryInterrupted, limits_from)
 from seasalt_log.analytics.query import run_query
@@ -20,7 +18,8 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import app, db_path, fail, handles_errors, log, out, print_json, progress_bar
+from .app import app, db_path, fail, handles_errors, log, print_json, progress_bar
+from .formats import LimitOption, save_or_emit
 from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption,
                       ReadTokenOption, UrlOption, on_command_line, out_option)
 from .remote import local_or_remote
@@ -34,48 +33,6 @@ MemoryOption = typer.Option(DEFAULT_MEMORY_LIMIT, "--memory-limit", metavar="SIZ
                             envvar=MEMORY_ENV, show_envvar=True,
                             help="Most memory the query may use (2GB, 512MB; 0: DuckDB's "
                                  "default, 80% of the RAM).")
-_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
-
-
-def _cell(value) -> str:
-    if value is None:
-        return "[dim]NULL[/dim]"
-    text = fmt_out.csv_cell(value)
-    return str(text).replace("[", r"\[")
-
-
-def _print_table(result: Result) -> None:
-    table = Table(show_lines=False)
-    for name, typ in zip(result.columns, result.types):
-        table.add_column(name.replace("[", r"\["),
-                         justify="right" if typ.startswith(_NUMERIC) else "left")
-    for row in result.rows:
-        table.add_row(*(_cell(v) for v in row))
-    out.print(table)
-
-
-def emit(result: Result, fmt: str | None, output: Path | None, store: Path) -> None:
-    """Print or save ``result`` as asked (shared by query and stats); an ``output`` that is
-    ``store``, its write-ahead log or a link to either is refused."""
-    if output is not None:
-        kind = format_for(output)
-        if fmt is not None and fmt != kind:
-            raise UsageError(f"--format {fmt} does not match --out {output.name} "
-                             f"(its suffix means {kind}); give one of them")
-        save_result(result, output, [store])
-        log.info(f"wrote {len(result.rows)} row(s) to {output} ({kind})")
-        return
-    if fmt is None:
-        fmt = "table" if sys.stdout.isatty() else "csv"
-    if fmt == "table":
-        _print_table(result)
-        log.info(f"{len(result.rows)} row(s)")
-    else:
-        write_result(result, fmt, sys.stdout)
-        sys.stdout.flush()
-
-
 def _utf8(data: bytes, where: str) -> str:
     try:
         return data.decode("utf-8")
@@ -124,6 +81,7 @@ def query(
     db: Path = DbOption,
     fmt: Format = FormatOption,
     output: Path = OutputOption,
+    limit: int = LimitOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
     url: str = UrlOption,
@@ -151,7 +109,7 @@ def query(
         from seasalt_log.http.client import remote_query
         return remote_query(u, token, text)
     result = local_or_remote(db, url, local, remote)
-    emit(result, fmt, output, store)
+    save_or_emit(result, fmt, output, store, limit)
 
 
 @app.command()
@@ -167,6 +125,7 @@ def stats(
     db: Path = DbOption,
     fmt: Format = FormatOption,
     output: Path = OutputOption,
+    limit: int = LimitOption,
     timeout: str = TimeoutOption,
     memory_limit: str = MemoryOption,
     url: str = UrlOption,
@@ -181,8 +140,8 @@ def stats(
         raise typer.BadParameter(f"--list lists every report: give {report} or --list, not both")
     if list_ or report is None:
         rows = [(r.name, r.description) for r in list_reports()]
-        emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
-             fmt, output, db_path(db))
+        save_or_emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
+             fmt, output, db_path(db), limit)
         return
     if output is not None:
         check_target(output, [db_path(db)], what="--out")
@@ -196,7 +155,7 @@ def stats(
         from seasalt_log.http.client import remote_report
         return remote_report(u, token, report, player=player, players=players)
     result = local_or_remote(db, url, local, remote)
-    emit(result, fmt, output, db_path(db))
+    save_or_emit(result, fmt, output, db_path(db), limit)
 
 
 @app.command()

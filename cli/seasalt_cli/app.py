@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import logging
 from contextlib import contextmanager
-from importlib import metadata
 import os
 import sys
 import time
@@ -235,11 +234,9 @@ def print_json(data) -> None:
 
 
 def version() -> str:
-    """The installed package's version (its metadata, as ``seasalt_log.__version__``)."""
-    try:
-        return metadata.version("seasalt-log")
-    except metadata.PackageNotFoundError:     # run from a checkout that is not installed
-        return "unknown"
+    """The installed package's version (its metadata): ``seasalt_log.__version__``."""
+    from seasalt_log import __version__
+    return __version__
 
 
 def _print_version(value: bool) -> None:

@@ -12,9 +12,6 @@ import sys
 from pathlib import Path
 
 import typer
-from rich import box
-from rich.table import Table
-from rich.text import Text
 
 from seasalt_log import events as ev
 from seasalt_log import narration
@@ -26,10 +23,18 @@ from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.turn_frames import TurnFrame, turn_frames
 from seasalt_log.view import TableView, table_view
+from seasalt_log.analytics.output import rows_result, structs_result
 
-from .app import app, handles_errors, out, print_json
-from .options import DbOption, GameArg, JsonOption, ReadTokenOption, UrlOption
+from .app import app, handles_errors, print_json
+from .formats import chosen, emit
+from .options import (DbOption, Format, FormatOption, GameArg, JsonOption, ReadTokenOption,
+                      UrlOption)
 from .remote import local_or_remote
+
+#: ``replay`` / ``log`` / ``rescore`` print their text unless a --format is given, piped too
+TEXT = "table"
+#: the rows of ``replay --format csv|jsonl``: one per seat
+SEAT_COLUMNS = ["seat", "name", "hand_size", "hand", "laid", "revealed", "card_points", "total"]
 
 AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
                         help="Show only what this player (name or seat number) could see.")
@@ -55,39 +60,13 @@ def _plain(text: str) -> None:
     sys.stdout.write(text + "\n")
 
 
-def _terminal() -> bool:
-    return out.is_terminal
-
-
 # ---------------------------------------------------------------- replay
 
 def _print_view(view: TableView, last: str | None) -> None:
-    if not _terminal():
-        _plain(render_state(view))
-        if last:
-            _plain(f"Last event: {last}")
-        return
-    names = [s.name for s in view.seats]
-    head = render_state(view).splitlines()
-    # header lines up to the first seat line, as text; the seats as a table
-    for line in head:
-        if line.startswith(("  ", "> ")):
-            break
-        out.print(line, markup=False)
-    table = Table(show_lines=False)
-    for col in ("", "seat", "name", "hand", "laid", "card pts", "total"):
-        table.add_column(col, overflow="fold")
-    for s in view.seats:
-        here = "▶" if view.phase == "round" and view.player == s.seat else ""
-        hand = f"{s.hand_size} hidden" if s.hand is None else (", ".join(s.hand) or "-")
-        laid = ",\n".join(" + ".join(u) for u in s.laid) or "-"
-        table.add_row(here, str(s.seat), Text(s.name), hand, laid,
-                      "?" if s.card_points is None else str(s.card_points), str(s.total))
-    out.print(table)
-    out.print(f"Totals: {', '.join(f'{n} {t}' for n, t in zip(names, view.totals))} "
-              f"(target {view.target})", markup=False)
+    """The state as text (RULES.md's words; no value cut, whatever the terminal's width)."""
+    _plain(render_state(view))
     if last:
-        out.print(f"Last event: {last}", markup=False)
+        _plain(f"Last event: {last}")
 
 
 @app.command("replay")
@@ -102,6 +81,7 @@ def replay_cmd(
                             help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
                                      "from --turn if given): on a terminal a key shows the next "
@@ -116,8 +96,11 @@ def replay_cmd(
         raise UsageError("--seq names a point on its own: do not combine it with --round/--turn")
     if turn is not None and round is None:
         raise UsageError("--turn needs --round (a turn is numbered within its round)")
+    fmt = chosen(fmt, as_json, TEXT)
     if follow and seq is not None:
         raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
+    if follow and fmt in ("csv", "jsonl"):
+        raise UsageError(f"--follow prints text or one JSON document, not --format {fmt}")
 
     def local(path):
         events = load_events(path, game)
@@ -125,7 +108,7 @@ def replay_cmd(
         if follow:
             return turn_frames(events, game, round, turn, viewer)
         state = rp.replay(events, round=round, turn=turn, seq=seq, game_id=game)
-        if as_json:
+        if fmt != TEXT:
             return table_view(state, viewer), None
         before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
         return table_view(state, viewer), narration.describe(events[state.seq - 1], before, viewer)
@@ -136,16 +119,17 @@ def replay_cmd(
             return client.remote_turns(u, token, game, round=round, turn=turn, who=as_player)
         view = client.remote_state(u, token, game, round=round, turn=turn, seq=seq,
                                    who=as_player)
-        if as_json:
+        if fmt != TEXT:
             return view, None
         line = client.remote_log(u, token, game, who=as_player, after=view.seq - 1, limit=1)
         return view, line[0].text if line else None
 
     answer = local_or_remote(db, url, local, remote)
     if follow:
-        _print_frames(answer, as_json)
-    elif as_json:
-        print_json(answer[0])
+        _print_frames(answer, fmt == "json")
+    elif fmt != TEXT:
+        view = answer[0]
+        emit(structs_result(view.seats, SEAT_COLUMNS), fmt, document=view)
     else:
         _print_view(*answer)
 
@@ -160,11 +144,7 @@ def _print_frames(frames: list[TurnFrame], as_json: bool) -> None:
             return
         if i:
             _plain("")
-        title = f"== Round {fr.round}, turn {fr.turn} =="
-        if _terminal():
-            out.rule(title.strip("= "))
-        else:
-            _plain(title)
+        _plain(f"== Round {fr.round}, turn {fr.turn} ==")
         for line in fr.events:
             _plain(f"  {line}")
         _print_view(fr.state, None)
@@ -172,7 +152,7 @@ def _print_frames(frames: list[TurnFrame], as_json: bool) -> None:
 
 def _interactive() -> bool:
     """Both ends are a terminal: ``--follow`` may wait for a key between turns."""
-    return _terminal() and sys.stdin.isatty()
+    return sys.stdout.isatty() and sys.stdin.isatty()
 
 
 def _next_turn() -> bool:
@@ -195,11 +175,14 @@ def log_cmd(
     game: str = GameArg,
     as_player: str = AsOption,
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     db: Path = DbOption,
     url: str = UrlOption,
     token: str = ReadTokenOption,
 ) -> None:
-    """Every event of a stored game as a sentence, with its seq, round and turn."""
+    """Every event of a stored game as a sentence, with its seq, round and turn
+    (--format csv|jsonl: seq, round, turn, type, player, text; json: the events too)."""
+    fmt = chosen(fmt, as_json, TEXT)
 
     def local(path):
         events = load_events(path, game)
@@ -209,18 +192,9 @@ def log_cmd(
         from seasalt_log.http.client import remote_log
         return remote_log(u, token, game, who=as_player)
     lines = local_or_remote(db, url, local, remote)
-    if as_json:
-        print_json(lines)
-        return
-    if _terminal():
-        table = Table()
-        table.add_column("seq", justify="right")
-        table.add_column("round", justify="right")
-        table.add_column("turn", justify="right")
-        table.add_column("event", overflow="fold")
-        for ln in lines:
-            table.add_row(str(ln.seq), str(ln.round or ""), str(ln.turn or ""), ln.text)
-        out.print(table)
+    if fmt != TEXT:
+        emit(structs_result(lines, ["seq", "round", "turn", "type", "player", "text"]), fmt,
+             document=lines)
         return
     width = len(str(len(lines)))
     for ln in lines:
@@ -237,44 +211,27 @@ def rescore_cmd(
     round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
                               help="Round number."),
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     db: Path = DbOption,
     url: str = UrlOption,
     token: str = ReadTokenOption,
 ) -> None:
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
-    next to the stored ones, and the what-if of the other call."""
+    next to the stored ones, and the what-if of the other call (--format csv|jsonl: one
+    row per player; json: the whole report)."""
+    fmt = chosen(fmt, as_json, TEXT)
 
     def remote(u):
         from seasalt_log.http.client import remote_rescore
         return remote_rescore(u, token, game, round)
     report = local_or_remote(db, url, lambda path: rescore(load_events(path, game), round,
                                                              game_id=game), remote)
-    if as_json:
-        print_json(report)
-        return
-    if not _terminal():
+    if fmt == TEXT:
         _plain(render_report(report))
         return
-    text = render_report(report).splitlines()
-    out.print(text[0], markup=False)
-    table = Table(box=box.SIMPLE_HEAD)
-    table.add_column("")
-    for p in report.players:
-        table.add_column(Text(p.name), justify="right")
-    rows = [(f, [getattr(p.breakdown, f) for p in report.players])
-            for f in ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")]
-    rows += [("points", [p.points for p in report.players]),
-             ("stored points", [p.stored_points for p in report.players]),
-             ("total", [p.total for p in report.players])]
-    if report.what_if:
-        call = "STOP" if report.what_if.call == "stop" else "LAST CHANCE"
-        rows.append((f"if {call}", [p.what_if_points for p in report.players]))
-    for label, values in rows:
-        bold = label in ("card_points", "points")
-        cells = ["-" if v is None else str(v) for v in values]
-        table.add_row(f"[b]{label}[/b]" if bold else label,
-                      *(f"[b]{c}[/b]" if bold else c for c in cells))
-    out.print(table)
-    n_rows = len(report.players) + 1
-    for line in text[1 + n_rows:]:
-        out.print(line, markup=False)
+    parts = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
+    rows = [(p.seat, p.name, *(getattr(p.breakdown, f) for f in parts), p.points,
+             p.stored_points, p.total, p.stored_total, p.what_if_points) for p in report.players]
+    columns = ["seat", "name", *parts, "points", "stored_points", "total", "stored_total",
+               "what_if_points"]
+    emit(rows_result(columns, rows), fmt, document=report)

@@ -6,20 +6,22 @@ import sys
 from pathlib import Path
 
 import typer
-from rich.table import Table
 
 from seasalt_log import events as ev
 from seasalt_log.sim import DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
 
+from seasalt_log.analytics.output import rows_result
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import app, db_path, handles_errors, log, out, print_json, progress_bar
-from .options import EventSetting, JsonOption, Ruleset, RulesetOption, bots_option, out_option
+from .app import app, db_path, handles_errors, log, print_json, progress_bar
+from .formats import chosen, emit
+from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
+                      bots_option, out_option)
 from .store_cmds import report_import
 
 #: runs shorter than this many games get no progress bar
@@ -106,6 +108,7 @@ def tournament(
     seed: int = SeedOption,
     bots: str = bots_option("Strategies to play", DEFAULT_STRATEGIES),
     as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
     ruleset: Ruleset = RulesetOption,
     events: EventSetting = EventsOption,
 ) -> None:
@@ -119,17 +122,12 @@ def tournament(
         rules, setting = _settings(ruleset, events)
         result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
                                 events=setting)
-    if as_json:
-        print_json(result)
-        return
-    table = Table(title=f"{result.games} games, {players} players, seed {seed} "
-                        f"(fair share {result.fair_share:.1%})")
-    for col in ("strategy", "seats", "wins", "win rate", "points/round", "LAST CHANCE won"):
-        table.add_column(col, justify="left" if col == "strategy" else "right")
-    for r in sorted(result.results, key=lambda r: -r.win_rate):
-        table.add_row(r.strategy, str(r.seats), f"{r.wins:g}", f"{r.win_rate:.1%}",
-                      f"{r.mean_points_per_round:.2f}",
-                      f"{r.last_chance_won}/{r.last_chance_calls}")
-    out.print(table)
-    out.print(f"{result.mean_rounds:.2f} rounds per game; {result.mermaid_wins} four-mermaid wins",
-              markup=False)
+    rows = [(r.strategy, r.seats, r.wins, r.win_rate, r.mean_points_per_round,
+             r.last_chance_won, r.last_chance_calls)
+            for r in sorted(result.results, key=lambda r: -r.win_rate)]
+    table = rows_result(["strategy", "seats", "wins", "win_rate", "points_per_round",
+                         "last_chance_won", "last_chance_calls"], rows)
+    emit(table, chosen(fmt, as_json), document=result,
+         head=lambda: f"{result.games} games, {players} players, seed {seed} (fair share "
+                      f"{result.fair_share:.1%}); {result.mean_rounds:.2f} rounds per game; "
+                      f"{result.mermaid_wins} four-mermaid wins\n")

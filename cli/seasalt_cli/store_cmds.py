@@ -6,18 +6,22 @@ import contextlib
 import sys
 from pathlib import Path
 
+from typing import Literal
+
 import typer
-from rich.table import Table
 
 from seasalt_log import queries
+from seasalt_log.analytics.output import TABLE_LIMIT, rows_result, structs_result
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
-from seasalt_log.service import ImportSummary, export_lines, import_logs
+from seasalt_log.service import ImportSummary, export_blocks, import_logs
 from seasalt_log.store import Store
 
-from .app import app, db_path, err, fail, handles_errors, log, out, print_json, progress_bar
-from .options import (DbOption, GameArg, JobsOption, JsonOption, PlayerOption, PlayersOption,
-                      ProgressOption, ReadTokenOption, UrlOption, out_option)
+from .app import app, db_path, err, fail, handles_errors, log, print_json, progress_bar
+from .formats import chosen, emit
+from .options import (DbOption, Format, FormatOption, GameArg, JobsOption, JsonOption,
+                      PlayerOption, PlayersOption, ProgressOption, ReadTokenOption, UrlOption,
+                      out_option)
 from .remote import local_or_remote
 
 PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
@@ -77,42 +81,65 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
     report_import(summary, as_json, "checked")
 
 
+#: the columns of ``seasalt games`` (a table leaves ``meta`` out)
+GAME_COLUMNS = ["game_id", "players", "n_players", "target", "status", "rounds_played",
+                "events", "end_reason", "winners", "totals", "meta"]
+GameSort = Literal["game", "players", "rounds", "events", "status"]
+
+
 @app.command()
 @handles_errors
 def games(db: Path = DbOption,
           player: str = PlayerOption,
           players: int = PlayersOption,
+          sort: GameSort = typer.Option("game", "--sort", metavar="KEY",
+                                        help="Order by game (id, numbers by value), players, "
+                                             "rounds, events or status; ties by game id."),
+          desc: bool = typer.Option(False, "--desc", help="Largest first."),
+          limit: int = typer.Option(None, "--limit", min=0, metavar="N",
+                                    show_default=f"a table {TABLE_LIMIT}, other formats all",
+                                    help="At most N games (0: all); a table counts the rest."),
+          offset: int = typer.Option(0, "--offset", min=0, metavar="N",
+                                     help="Skip the first N games (in --sort order)."),
+          fmt: Format = FormatOption,
           as_json: bool = JsonOption,
           url: str = UrlOption, token: str = ReadTokenOption):
-    """List stored games: id, players, rounds played, state, winners, totals."""
+    """List stored games: id, players, rounds played, state, winners (seats), totals."""
+    fmt = chosen(fmt, as_json)
+    page = limit or (TABLE_LIMIT if fmt == "table" and limit is None else None)
 
     def local(path):
         with Store.open(path, read_only=True) as store:
-            return queries.list_games(store, player=player, players=players)
+            return (queries.list_games(store, player=player, players=players, sort=sort,
+                                       descending=desc, limit=page, offset=offset),
+                    queries.count_games(store, player=player, players=players))
 
     def remote(u):
         from seasalt_log.http.client import remote_games
-        return remote_games(u, token, player=player, players=players)
-    rows = local_or_remote(db, url, local, remote)
-    if as_json:
+        every = remote_games(u, token, player=player, players=players)
+        return every[offset:None if page is None else offset + page], len(every)
+    rows, total = local_or_remote(db, url, local, remote)
+    if fmt == "json":
         print_json(rows)
         return
-    table = Table()
-    for col in ("game", "players", "rounds", "state", "winners", "totals"):
-        table.add_column(col)
-    for g in rows:
-        table.add_row(g.game_id, ", ".join(g.players), str(g.rounds_played), g.status,
-                      ", ".join(g.players[w] for w in g.winners or ()),
-                      " ".join(map(str, g.totals)))
-    out.print(table)
-    log.info(f"{len(rows)} game(s)")
+    columns = GAME_COLUMNS[:-1] if fmt == "table" else GAME_COLUMNS
+    result = structs_result(rows, columns)
+    emit(result, fmt, limit=None)
+    if fmt == "table":
+        left = total - offset - len(rows)
+        log.info(f"{len(rows)} game(s)" + (f" of {total}, from {offset + 1}" if offset else
+                                            f" of {total}" if left > 0 else "")
+                  + (f"; {left} more after them (--offset {offset + len(rows)}, or --limit 0 "
+                     "for all)" if left > 0 else ""))
 
 
 @app.command()
 @handles_errors
 def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
-         url: str = UrlOption, token: str = ReadTokenOption):
-    """Sum one game up round by round: ending, caller, outcome, points, totals."""
+         fmt: Format = FormatOption, url: str = UrlOption, token: str = ReadTokenOption):
+    """Sum one game up round by round: ending, caller, outcome, and each player's points
+    and total (--format json: the whole summary as one document)."""
+    fmt = chosen(fmt, as_json)
 
     def local(path):
         with Store.open(path, read_only=True) as store:
@@ -122,25 +149,23 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         from seasalt_log.http.client import remote_summary
         return remote_summary(u, token, game)
     summary = local_or_remote(db, url, local, remote)
-    if as_json:
-        print_json(summary)
-        return
     g = summary.game
-    out.print(f"[b]{g.game_id}[/b]  {', '.join(g.players)}  target {g.target}  {g.status}"
-              + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
-                 if g.winners else ""))
-    table = Table()
-    table.add_column("round", justify="right")
-    table.add_column("ending")
-    table.add_column("caller")
-    table.add_column("outcome")
+    columns = ["round", "ending", "caller", "outcome"]
     for name in g.players:
-        table.add_column(name, justify="right")
+        columns += [f"{name} points", f"{name} total"]
+    rows = []
     for r in summary.rounds:
-        caller = g.players[r.caller] if r.caller is not None else ""
-        cells = [f"{p:+d} = {t}" if p is not None else "" for p, t in zip(r.points, r.totals)]
-        table.add_row(str(r.round), r.ending or "in play", caller, r.outcome or "", *cells)
-    out.print(table)
+        cells: list = [r.round, r.ending or "in play",
+                       g.players[r.caller] if r.caller is not None else None, r.outcome]
+        for p, t in zip(r.points, r.totals):
+            cells += [p, t]
+        rows.append(tuple(cells))
+
+    def head() -> str:
+        return (f"{g.game_id}  {', '.join(g.players)}  target {g.target}  {g.status}"
+                + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
+                   if g.winners else "") + "\n")
+    emit(rows_result(columns, rows), fmt, limit=None, document=summary, head=head)
 
 
 @app.command()
@@ -171,13 +196,13 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
         check_target(output, [store_path], what="--out")
     with Store.open(store_path, read_only=True) as store:
         ids = store.game_ids() if all_ else games
-        for gid in ids:
-            if not store.exists(gid):
-                fail(f"no game with id {gid!r} in the store")
+        blocks = export_blocks(store, ids)
+        first = next(blocks, b"")           # an unknown game fails here, before any output
         with (atomic_file(output, [store_path], what="--out") if output
               else contextlib.nullcontext(sys.stdout.buffer)) as sink:
-            for line in export_lines(store, ids):
-                sink.write(line)
+            sink.write(first)
+            for block in blocks:
+                sink.write(block)
 
 
 def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path | None,

@@ -11,7 +11,7 @@ from seasalt_log.store import Store
 from seasalt_log.verify import summary_line, verify_store
 
 from .app import app, db_path, fail, handles_errors, log, out, print_json, progress_bar
-from .options import DbOption, JsonOption, ProgressOption
+from .options import DbOption, JobsOption, JsonOption, ProgressOption
 
 
 @app.command()
@@ -20,7 +20,7 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
                                              show_default="every stored game",
                                              help="The ids of the games to check."),
            db: Path = DbOption, as_json: bool = JsonOption,
-           progress: bool = ProgressOption):
+           progress: bool = ProgressOption, jobs: int = JobsOption):
     """Re-check the store: every game's events with today's engine (legal, derived events
     as computed, seq 1..n), the hash chain, and the read models against a recomputation.
 
@@ -34,7 +34,7 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
         for gid in games or ():
             if not store.head(gid)[0] and not store.exists(gid):
                 raise UnknownGameError(gid)
-        report = verify_store(store, games or None, progress=cb)
+        report = verify_store(store, games or None, progress=cb, jobs=jobs)
     if as_json:
         print_json({"ok": report.ok, "games": report.games, "events": report.events,
                     "differences": report.differences})

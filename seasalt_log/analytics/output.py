@@ -1,4 +1,5 @@
-"""Query results and their formats: CSV, JSON, JSON Lines (text), and Parquet files.
+"""Query results and their formats: an aligned text table, CSV, JSON, JSON Lines (text),
+and Parquet files. Every read command of the CLI prints its rows through this module.
 
 Every file is written by this process: CSV and JSON by Python, Parquet by a separate
 in-memory DuckDB connection that receives the rows (the user's query runs on a connection
@@ -12,6 +13,7 @@ import csv
 import datetime as dt
 import decimal
 import io
+import unicodedata
 import uuid
 from pathlib import Path
 from typing import IO, Any, Iterable
@@ -23,9 +25,12 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_file, atomic_path
 from ..store.literals import sql_literal
+from ..store.sandbox import one_line  # noqa: F401  (also this module's name for it)
 
 #: the text formats of ``--format``
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")
+#: rows a table shows unless told otherwise (as DuckDB's command line)
+TABLE_LIMIT = 40
 #: ``--out`` file suffix -> format
 SUFFIXES: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".json": "json", ".jsonl": "jsonl"}
 
@@ -40,6 +45,41 @@ class Result(Struct):
     def dicts(self) -> list[dict[str, Any]]:
         """The rows as {column: value} (a repeated column name keeps its last value)."""
         return [dict(zip(self.columns, r)) for r in self.rows]
+
+
+_PY_TYPES = ((bool, "BOOLEAN"), (int, "BIGINT"), (float, "DOUBLE"), (str, "VARCHAR"))
+
+
+def _type_of(values: Iterable[Any]) -> str:
+    for v in values:
+        if v is None:
+            continue
+        for py, name in _PY_TYPES:
+            if isinstance(v, py):
+                return name
+        return "JSON"
+    return "VARCHAR"
+
+
+def rows_result(columns: list[str], rows: list[tuple]) -> Result:
+    """A :class:`Result` of rows built in Python: each column's type is read from its
+    values (lists and structs become JSON columns, so JSON output keeps their structure)."""
+    types = [_type_of(r[i] for r in rows) for i in range(len(columns))]
+    json_cols = [i for i, t in enumerate(types) if t == "JSON"]
+    if json_cols:
+        rows = [tuple(_json.encode(v).decode() if i in json_cols and v is not None else v
+                      for i, v in enumerate(r)) for r in rows]
+    return Result(columns=list(columns), types=types, rows=rows)
+
+
+def structs_result(items: Iterable[Struct], columns: list[str]) -> Result:
+    """A :class:`Result` of ``columns`` (field names) of msgspec structs, as their JSON
+    would hold them (nested structs and lists become JSON columns)."""
+    rows = []
+    for item in items:     # through JSON: a struct's msgspec.Raw fields become values too
+        data = msgspec.json.decode(_json.encode(item))
+        rows.append(tuple(data.get(c) for c in columns))
+    return rows_result(columns, rows)
 
 
 def _enc_hook(value: Any) -> Any:
@@ -107,15 +147,63 @@ def write_csv(result: Result, out: IO[str]) -> None:
         w.writerow([csv_cell(v) for v in row])
 
 
-_TEXT_WRITERS = {"csv": write_csv, "json": write_json, "jsonl": write_jsonl}
+_NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
+            "UINTEGER", "UBIGINT", "UHUGEINT", "FLOAT", "DOUBLE", "DECIMAL")
+
+
+def _width(text: str) -> int:
+    """Terminal cells ``text`` takes (East Asian wide characters take two)."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
+def table_cell(value: Any, null: str = "NULL") -> str:
+    """A value as one table cell: ``null``, or its CSV text with line breaks escaped, so
+    that a row stays on one line."""
+    if value is None:
+        return null
+    return str(csv_cell(value)).replace("\\", "\\\\").replace("\n", "\\n").replace("\r", "\\r")
+
+
+def render_table(result: Result, limit: int | None = TABLE_LIMIT, null: str = "NULL") -> str:
+    """``result`` as an aligned text table of at most ``limit`` rows (None or 0: all),
+    numbers right-aligned. No value is ever cut or wrapped: a column is as wide as its
+    widest value, whatever the width of the terminal. When rows were left out, a last line
+    says how many. ``null`` is how NULL reads."""
+    rows = result.rows if not limit else result.rows[:limit]
+    header = [table_cell(c) for c in result.columns]
+    cells = [[table_cell(v, null) for v in r] for r in rows]
+    widths = [max([_width(h)] + [_width(r[i]) for r in cells]) for i, h in enumerate(header)]
+    right = [t.startswith(_NUMERIC) for t in result.types]
+
+    def line(values: list[str]) -> str:
+        parts = [(" " * (w - _width(v)) + v) if r else (v + " " * (w - _width(v)))
+                 for v, w, r in zip(values, widths, right)]
+        return "  ".join(parts).rstrip()
+
+    lines = [line(header), "  ".join("-" * w for w in widths)]
+    lines += [line(r) for r in cells]
+    left = len(result.rows) - len(rows)
+    if left:
+        lines.append(f"({len(rows)} of {len(result.rows)} rows shown, {left} left out: "
+                     f"--limit 0 shows every row)")
+    return "\n".join(lines) + "\n"
+
+
+def write_table(result: Result, out: IO[str], limit: int | None = TABLE_LIMIT,
+                null: str = "NULL") -> None:
+    """:func:`render_table` on a text stream."""
+    out.write(render_table(result, limit, null))
+
+
+_TEXT_WRITERS = {"table": write_table, "csv": write_csv, "json": write_json, "jsonl": write_jsonl}
 
 
 def write_result(result: Result, fmt: str, out: IO[str]) -> None:
-    """Write ``result`` as ``fmt`` (csv, json or jsonl) on a text stream."""
+    """Write ``result`` as ``fmt`` (table, csv, json or jsonl) on a text stream."""
     try:
         _TEXT_WRITERS[fmt](result, out)
     except KeyError:
-        raise UsageError(f"unknown format {fmt!r}; choose csv, json or jsonl") from None
+        raise UsageError(f"unknown format {fmt!r}; choose one of {', '.join(FORMATS)}") from None
 
 
 def format_for(path: str | Path) -> str:
@@ -178,17 +266,6 @@ def write_parquet(result: Result, path: Path, shown: str | Path | None = None) -
         raise SeasaltError(f"cannot write {shown or path} as Parquet: {one_line(str(exc))}") from None
     finally:
         con.close()
-
-
-def one_line(message: str) -> str:
-    """A DuckDB error message on one line (the ``LINE n:`` excerpt and caret dropped)."""
-    lines = []
-    for line in message.splitlines():
-        if line.startswith("LINE "):
-            break
-        if line.strip():
-            lines.append(line.strip())
-    return " ".join(lines) or message.strip()
 
 
 def render_text(result: Result, fmt: str) -> str:

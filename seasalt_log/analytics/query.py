@@ -1,4 +1,5 @@
-"""User SQL on a connection that can neither change the store nor touch a file.
+"""User SQL on a connection that can neither change the store nor touch a file (the
+sandbox itself: :mod:`seasalt_log.store.sandbox`, which ``Store.sql`` shares).
 
 Three locks, each enough on its own for most attempts:
 
@@ -17,43 +18,11 @@ from typing import Any
 import duckdb
 
 from ..errors import SeasaltError
+from ..store.sandbox import (ALLOWED_TEXT, SAFE_CONFIG, SESSION, QueryError,  # noqa: F401
+                             QueryRefusedError, check_sql, one_line)
 from ..store.store import connect, damage_error
 from .limits import Limits, guarded
-from .output import Result, one_line
-
-#: the settings of every query connection
-SAFE_CONFIG: dict[str, Any] = {
-    "enable_external_access": False,
-    "autoinstall_known_extensions": False,
-    "autoload_known_extensions": False,
-    "allow_community_extensions": False,
-}
-#: run on each query connection before its configuration is locked
-_SESSION = ("SET enable_progress_bar = false",      # it would print into the result on stdout
-            "SET lock_configuration = true")
-
-_ALLOWED = frozenset((duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN))
-_WHAT = {
-    "LOAD": "INSTALL/LOAD", "COPY": "COPY", "COPY_DATABASE": "COPY FROM DATABASE",
-    "VARIABLE_SET": "SET VARIABLE", "MULTI": "PIVOT (a statement that creates a type)",
-    "CREATE_FUNC": "CREATE MACRO/FUNCTION", "TRANSACTION": "BEGIN/COMMIT/ROLLBACK",
-}
-ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN"
-
-
-class QueryRefusedError(SeasaltError):
-    """A query that would change data, touch a file or change a setting: refused."""
-
-    def __str__(self) -> str:
-        return self.args[0]
-
-
-class QueryError(SeasaltError):
-    """A query DuckDB cannot run (syntax error, unknown table, ...)."""
-
-    def __str__(self) -> str:
-        return self.args[0]
-
+from .output import Result
 
 def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the store at ``path`` with external access disabled (and
@@ -64,29 +33,12 @@ def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.D
         config["memory_limit"] = limits.memory_limit
     con = connect(path, read_only=True, config=config)
     try:
-        for sql in _SESSION:
+        for sql in SESSION:
             con.execute(sql)
     except duckdb.Error as exc:
         con.close()
         raise SeasaltError(f"cannot open the store {path}: {one_line(str(exc))}") from None
     return con
-
-
-def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
-    """Raise :class:`QueryRefusedError` unless ``sql`` is exactly one reading statement."""
-    try:
-        statements = con.extract_statements(sql)
-    except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
-    if not statements:
-        raise QueryRefusedError("query refused: the SQL holds no statement")
-    if len(statements) > 1:
-        raise QueryRefusedError(f"query refused: one statement at a time ({len(statements)} given)")
-    kind = statements[0].type
-    if kind not in _ALLOWED:
-        name = _WHAT.get(kind.name, kind.name.replace("_", " "))
-        raise QueryRefusedError(f"query refused: {name} statements may not run here; queries are "
-                                f"read-only ({ALLOWED_TEXT})")
 
 
 def execute(con: duckdb.DuckDBPyConnection, sql: str,

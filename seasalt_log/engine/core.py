@@ -7,13 +7,15 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 from __future__ import annotations
 
 from functools import lru_cache
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
 
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import (card_points, extra_breakdown, game_winners, holding_breakdown,
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, extra_breakdown, game_winners,
+                       holding_breakdown,
                        round_points)
 from .rulings import DOLPHIN_KINDS, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
@@ -88,7 +90,8 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
     if rules.events is not None:
         return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
-            table, face_down=(None,) * n)), s, e.event)
+            table, face_down=(None,) * n)), s, e.event)  # type: ignore[arg-type]  # R-X-EVENTS:
+                                                         # validated, a game with events names one
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
 
 
@@ -112,7 +115,7 @@ def _format(s: State, reason: str, path: str) -> LogFormatError:
                           round=f.round or None, turn=f.turn or None)
 
 
-def _known_codes(s: State, e) -> None:
+def _known_codes(s: State, e: Any) -> None:
     """R-X-CARDS-4, LOG_FORMAT_EXTRA: the round's cards and its event exist in this game."""
     rules = s.ruleset
     codes = rules.codes
@@ -132,7 +135,7 @@ def _known_codes(s: State, e) -> None:
         raise _format(s, "unknown field 'event' (this game has no events)", "$")
 
 
-def _unknown_in_game(s: State, e) -> LogFormatError | None:
+def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
     """The format error of an event naming a type, field or card code this game's ruleset
     does not have (R-X-CARDS-4, LOG_FORMAT_EXTRA), or None."""
     rules = s.ruleset
@@ -171,7 +174,7 @@ def _expect_no_derived(s: State) -> None:
         raise illegal(s, "R-FLOW-GAME", "the game has not started (game_started expected)")
 
 
-def _in_turn(s: State, e) -> Flow:
+def _in_turn(s: State, e: Any) -> Flow:
     """Checks common to every turn event: a round in play, the right player. Returns the
     flow."""
     f = s.flow
@@ -184,7 +187,7 @@ def _in_turn(s: State, e) -> Flow:
     return f
 
 
-def _take_due(s: State, e) -> Flow:
+def _take_due(s: State, e: Any) -> Flow:
     f = _in_turn(s, e)
     step = f.step
     if step == TAKE or step == BOAT_TAKE:
@@ -201,7 +204,7 @@ def _take_due(s: State, e) -> Flow:
     return f
 
 
-def _take_done(s: State, e) -> Flow:
+def _take_done(s: State, e: Any) -> Flow:
     f = _in_turn(s, e)
     step = f.step
     if step == TAKE:
@@ -216,13 +219,13 @@ def _take_done(s: State, e) -> Flow:
     return f
 
 
-def _angel_due(s: State, e) -> None:
+def _angel_due(s: State, e: Any) -> None:
     raise illegal(s, "R-EV-ANGELFISH", f"the Angelfish take is due: both pile tops are "
                                        f"{COLOR[s.table.piles[0][-1]]}, so angelfish_taken comes "
                                        f"next, not {ev.TAGS[type(e)]}")
 
 
-def _not_in_forced_turn(s: State, e) -> None:
+def _not_in_forced_turn(s: State, e: Any) -> None:
     raise illegal(s, "R-X-JELLYFISH-TURN", f"this is a forced turn (a jellyfish lock): only "
                                            f"forced_drawn, then turn_ended, not "
                                            f"{ev.TAGS[type(e)]}")
@@ -241,7 +244,7 @@ def _angelfish_due(s: State, t: Table, player: int) -> bool:
                 and "angelfish" in s.effects(player))
 
 
-def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
+def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
     """The deck after ``cards`` were taken from its top (R-DRAW, R-X-DRAW)."""
     deck = table.deck
     if table.deck_ordered:
@@ -265,7 +268,7 @@ def _draw_from_deck(s: State, table: Table, cards) -> tuple[str, ...]:
 
 # ---------------------------------------------------------------- step 1: take a card
 
-def _no_pepper_field(s: State, e, name: str) -> None:
+def _no_pepper_field(s: State, e: Any, name: str) -> None:
     """A field of LOG_FORMAT_EXTRA's events in a game without them is a format error."""
     if s.ruleset.events is None and getattr(e, name) is not None:
         raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
@@ -354,7 +357,7 @@ def _want(kinds: tuple[str, str]) -> str:
     return " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
 
 
-def _lay_pair(s: State, e, unit: tuple[str, ...] | None = None) -> Table:
+def _lay_pair(s: State, e: Any, unit: tuple[str, ...] | None = None) -> Table:
     """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
     units (``unit``: what is laid, the pair by default)."""
     _take_done(s, e)
@@ -424,7 +427,8 @@ def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
         raise illegal(s, "R-EV-HERMIT-CRAB", f"the Hermit Crab takes one card from each pile "
                                              f"that has cards, pile 0 first: piles {want}, not "
                                              f"{got}")
-    piles, hand = t.piles, t.hands[e.player]
+    piles: tuple[tuple[str, ...], ...] = t.piles
+    hand = t.hands[e.player]
     for x in takes:
         pile = piles[x.pile]
         pos = _pile_pos(s, pile, x.pile, x.card, x.index, "R-EV-HERMIT-CRAB")
@@ -434,7 +438,7 @@ def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
     return replace(s, table=t, seq=s.seq + 1)
 
 
-def _pile_pos(s: State, pile, i: int, card: str, index: int | None, rule: str) -> int:
+def _pile_pos(s: State, pile: tuple[str, ...], i: int, card: str, index: int | None, rule: str) -> int:
     """Where ``card`` is in discard pile ``i`` (``index`` from the top, or the copy nearest
     the top), as R-DUO-CRAB reads it."""
     if index is not None:
@@ -525,7 +529,7 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
                                            "must steal (victim and stole)")
     if v not in targets:
         why = "is the player" if v == e.player else "has an empty hand"
-        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")
+        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")  # type: ignore[arg-type]
     hand = without(t.hands[v], e.stole)
     if hand is None:
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")
@@ -536,10 +540,11 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
 
 # ---------------------------------------------------------------- Extra Salt (RULES_EXTRA §2)
 
-def _allowed(s: State, e) -> None:
+def _allowed(s: State, e: Any) -> None:
     """A type this game's ruleset lacks is a format error (LOG_FORMAT_EXTRA)."""
     if s.phase != NEW and ev.TAGS[type(e)] not in s.ruleset.tags:
-        raise _unknown_in_game(s, e)
+        raise _unknown_in_game(s, e) or _format(s, f"{ev.TAGS[type(e)]} is not an event of "
+                                                   "this game", "$")
 
 
 def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
@@ -692,7 +697,7 @@ def _shell_face_down(s: State, e: ev.ShellFaceDown) -> State:
                    seq=s.seq + 1)
 
 
-def _rodeo_pair(s: State, e) -> Table:
+def _rodeo_pair(s: State, e: Any) -> Table:
     """R-EV-WATER-RODEO: the pair is legal only for a player the event is in effect for."""
     _allowed(s, e)
     _take_done(s, e)
@@ -722,7 +727,7 @@ def sharks_targets(s: State, t: Table | None = None) -> list[int]:
             and any(len(u) == 2 for u in t.laid[v])]
 
 
-def _victim_checks(s: State, e, targets: list[int], revealed_rule: str, rule: str) -> None:
+def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rule: str) -> None:
     v = e.victim
     if v == e.player:
         raise illegal(s, rule, "the player cannot choose themselves")
@@ -755,7 +760,7 @@ def _swimmers_played(s: State, e: ev.SwimmersPlayed) -> State:
     if mine is None:
         raise illegal(s, rule, f"{seat_name(s, e.player)} does not hold {e.gave} (after laying "
                                "the swimmers)")
-    theirs = without(t.hands[e.victim], e.got)
+    theirs = without(t.hands[e.victim], e.got)  # type: ignore[arg-type]  # a swap: both codes
     if theirs is None:
         raise illegal(s, rule, f"{seat_name(s, e.victim)} does not hold {e.got}")
     hands = replace_at(t.hands, e.player, mine + (e.got,))
@@ -793,7 +798,7 @@ def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
     return replace(s, table=replace(t, laid=lay), seq=s.seq + 1)
 
 
-def places(totals) -> tuple[int | None, int | None]:
+def places(totals: Sequence[int]) -> tuple[int | None, int | None]:
     """R-EV-PLACE: (first place, last place) by game totals; a tie gives no place."""
     hi, lo = max(totals), min(totals)
     first = [p for p, v in enumerate(totals) if v == hi]
@@ -809,8 +814,9 @@ def _award(s: State) -> ev.EventAwarded:
     discarded = tuple(ev.EventDiscard(player=p, event=code)
                       for p, held in enumerate(s.held) for code in held
                       if seat_of[place[code]] != p)
-    return ev.EventAwarded(round=s.flow.round, event=s.table_event,
-                           to=seat_of[place[s.table_event]], discarded=discarded)
+    table_event: str = s.table_event  # type: ignore[assignment]  # awarded only when one is in play
+    return ev.EventAwarded(round=s.flow.round, event=table_event,
+                           to=seat_of[place[table_event]], discarded=discarded)
 
 
 def _event_awarded(s: State, e: ev.EventAwarded) -> State:
@@ -858,13 +864,13 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     return _end_turn(s, None)
 
 
-def _called(s: State, e) -> State:
+def _called(s: State, e: Any) -> State:
     _take_done(s, e)
     f, t = s.flow, s.table
     call = "stop" if type(e) is ev.StopCalled else "last_chance"
     if f.call is not None:
         raise illegal(s, "R-LAST-1", f"nobody may call during the final turns of LAST CHANCE "
-                                     f"(called by {seat_name(s, f.caller)})")
+                                     f"(called by {seat_name(s, f.caller)})")  # type: ignore[arg-type]
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
     pts = player_points(s, e.player)
@@ -941,10 +947,10 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 #: seat -> (state, its breakdown) last scored: a round's end is scored for its round_scored,
 #: again to check it, then for the read models (states are immutable and kept here, so the
 #: same object is the same state)
-_last_scored: dict[int, tuple] = {}
+_last_scored: dict[int, tuple[State, Breakdown | ExtraBreakdown]] = {}
 
 
-def player_breakdown(s: State, seat: int):
+def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     """The seat's card points and colour bonus now, by the game's scoring (R-SCORE, or
     R-X-SCORE with the events in effect for the seat): :func:`scoring.holding_breakdown`."""
     last = _last_scored.get(seat)
@@ -972,8 +978,8 @@ def player_points(s: State, seat: int) -> int:
 
 
 @lru_cache(maxsize=8192)
-def _extra_points(hand, laid, hand_starfish: bool, effects: frozenset[str] = frozenset(),
-                  face_down: int = 0) -> int:
+def _extra_points(hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...], hand_starfish: bool,
+                  effects: frozenset[str] = frozenset(), face_down: int = 0) -> int:
     """:func:`player_breakdown`'s card points under R-X-SCORE (what ``holding_breakdown``
     gives when the ruleset scores by RULES_EXTRA §3), memoised: the call check, the
     player's view and the scored round meet the same holdings again and again."""
@@ -990,9 +996,10 @@ def next_derived(s: State) -> ev.Event | None:
         card_pts = [b.card_points for b in scores]
         bonus = [b.color_bonus for b in scores]
         caller = None if f.ending == "deck_out" else f.caller
-        points, won = round_points(f.ending, caller, card_pts, bonus)
+        ending: Any = f.ending          # set with the round's end, before round_scored is due
+        points, won = round_points(ending, caller, card_pts, bonus)
         totals = [a + b for a, b in zip(s.totals, points)]
-        return ev.RoundScored(round=f.round, ending=f.ending, caller=caller, caller_won=won,
+        return ev.RoundScored(round=f.round, ending=ending, caller=caller, caller_won=won,
                               card_points=tuple(card_pts), color_bonus=tuple(bonus),
                               points=tuple(points), totals=tuple(totals))
     if f.due == "event_awarded":
@@ -1019,7 +1026,7 @@ def _check_derived(s: State, e: ev.Event) -> None:
                                           f"engine computes {_show(getattr(expected, name))}")
 
 
-def _show(value) -> str:
+def _show(value: object) -> str:
     return str(list(value)) if isinstance(value, tuple) else repr(value)
 
 
@@ -1041,7 +1048,7 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
                    flow=replace(s.flow, due=None))
 
 
-_HANDLERS = {
+_HANDLERS: dict[type[ev.Event], Callable[[State, Any], State]] = {
     ev.AngelfishTaken: _angelfish_taken,
     ev.ShellFaceDown: _shell_face_down,
     ev.SwimmersPlayed: _swimmers_played,
@@ -1099,7 +1106,7 @@ def check(state: State, event: ev.Event) -> None:
     apply(state, event)
 
 
-def fold(events, state: State | None = None) -> State:
+def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
     """Apply ``events`` in order, starting from ``state`` (a new game by default)."""
     s = state if state is not None else State()
     try:
@@ -1122,7 +1129,7 @@ def _malformed(state: State, event: ev.Event, exc: Exception) -> LogFormatError:
                           turn=state.flow.turn or None)
 
 
-def with_derived(events):
+def with_derived(events: Iterable[ev.Event]) -> Iterator[tuple[ev.Event, State]]:
     """Yield ``(event, state_after)`` for ``events``, adding each derived event the log leaves
     out right where the engine computes it; given derived events must match (R-DERIVED)."""
     s = State()

@@ -179,7 +179,7 @@ def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
 
 
 @lru_cache(maxsize=None)
-def deck_counter(cards: tuple[str, ...]) -> Counter:
+def deck_counter(cards: tuple[str, ...]) -> Counter[str]:
     """A ruleset's ``cards`` as a multiset."""
     return Counter(cards)
 

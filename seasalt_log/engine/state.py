@@ -110,7 +110,48 @@ class State(Struct, frozen=True, gc=False):
 
     @property
     def n(self) -> int:
+        """The number of players."""
         return len(self.players)
+
+    def __repr__(self) -> str:
+        """One line: ``<State demo-1, round 2, after turn 5: Ben (seat 1) to take; totals
+        Ann 12, Ben 9 (target 40); deck 31; seq 37>`` (the position in the words of
+        :func:`position_words`; every field: ``msgspec.structs.asdict(state)``)."""
+        f = self.flow
+        acting = self.phase == ROUND and not f.due
+        text = f"<State {self.game_id or '(no id)'}, " + position_words(
+            self.phase, f.round, f.turn, f.player if acting else None, f.step if acting else None)
+        if acting and f.player < len(self.players):
+            text += f": {self.players[f.player]} (seat {f.player}) to {f.step}"
+        if self.phase == ROUND and f.call is not None:
+            text += f"; {f.call} called"
+        if self.phase == ENDED:
+            text += ", won by " + ", ".join(self.players[w] for w in self.winners)
+        totals = ", ".join(f"{p} {t}" for p, t in zip(self.players, self.totals))
+        text += f"; totals {totals} (target {self.target})" if totals else ""
+        if self.phase == ROUND:
+            text += f"; deck {len(self.table.deck)}"
+        return text + f"; seq {self.seq}>"
+
+
+def position_words(phase: str, round: int, turn: int, player: int | None,
+                   step: str | None) -> str:
+    """Where a state stands, in the words every face uses (``render.position``, a
+    :class:`State`'s repr): "before round 1", "round 2, before turn 1", "round 2, after
+    turn 5" (turn 6 not begun), "round 2, during turn 6" (part of it played), "after round
+    2", "after round 3: game over". ``player``/``step``: who acts and how (None when
+    nobody does: the round's result is due)."""
+    if phase == NEW or round == 0:
+        return "before round 1"
+    if phase == ENDED:
+        return f"after round {round}: game over"
+    if phase != ROUND:
+        return f"after round {round}"
+    if player is not None and step in (TAKE, FORCED):      # nothing of it played yet
+        return f"round {round}, before turn 1" if turn <= 1 else f"round {round}, after turn {turn - 1}"
+    if player is None:                                      # the round's result is due
+        return f"round {round}, after turn {turn}"
+    return f"round {round}, during turn {turn}"
 
 
 INITIAL = State()

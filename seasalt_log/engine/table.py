@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import Iterable, TypeVar
 
 from ..cards import FULL_DECK
 
 MERMAID = "mermaid:white"
+T = TypeVar("T")
 
 
 def without(cards: tuple[str, ...], card: str) -> tuple[str, ...] | None:
@@ -18,22 +20,23 @@ def without(cards: tuple[str, ...], card: str) -> tuple[str, ...] | None:
     return cards[:i] + cards[i + 1:]
 
 
-def without_all(cards: tuple[str, ...], remove) -> tuple[str, ...] | None:
+def without_all(cards: tuple[str, ...], remove: Iterable[str]) -> tuple[str, ...] | None:
     """``cards`` less one copy of each card of ``remove``, or None if one is missing."""
     for card in remove:
-        cards = without(cards, card)
-        if cards is None:
+        left = without(cards, card)
+        if left is None:
             return None
+        cards = left
     return cards
 
 
-def unseen_after(discards) -> tuple[str, ...]:
+def unseen_after(discards: Iterable[str]) -> tuple[str, ...]:
     """The deck as a sorted multiset: the 58 cards less ``discards``."""
     left = FULL_DECK - Counter(discards)
     return tuple(sorted(left.elements()))
 
 
-def multiset_diff(cards, expected: Counter) -> tuple[list[str], list[str]]:
+def multiset_diff(cards: Iterable[str], expected: Counter[str]) -> tuple[list[str], list[str]]:
     """(missing, extra) codes of ``cards`` against the multiset ``expected``."""
     got = Counter(cards)
     missing = sorted((expected - got).elements())
@@ -41,7 +44,7 @@ def multiset_diff(cards, expected: Counter) -> tuple[list[str], list[str]]:
     return missing, extra
 
 
-def replace_at(seq: tuple, i: int, value) -> tuple:
+def replace_at(seq: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
     """``seq`` with item ``i`` replaced."""
     items = list(seq)          # for the short tuples here, faster than slicing three times
     items[i] = value

@@ -7,7 +7,6 @@ per game. Errors carry the file, the line, the game id and the position in the g
 from __future__ import annotations
 
 import functools
-import hashlib
 import sys
 from pathlib import Path
 from typing import BinaryIO, Iterable, Iterator, Sequence
@@ -15,6 +14,7 @@ from typing import BinaryIO, Iterable, Iterator, Sequence
 from msgspec import Struct
 
 from .. import events as ev
+from ..events import derive_game_id  # noqa: F401  (the importers' name for it)
 from ..engine import State, apply, next_derived
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_LINE_BYTES
@@ -41,24 +41,6 @@ class CheckedGame(Struct):
     states: list[State]           # the state after each event
     source: str = "-"
     first_line: int = 0
-
-
-def derive_game_id(events: Iterable[ev.Event]) -> str:
-    """A game id from the content: a hash of the encoded input events (derived ones excluded),
-    so the same log always gets the same id."""
-    h = hashlib.sha256()
-    for e in events:
-        if type(e) not in ev.DERIVED_TYPES:
-            h.update(ev.encode(e) if e.at is None else ev.encode(_without_at(e)))
-            h.update(b"\n")
-            if isinstance(e, ev.RoundStarted):
-                break           # the set-up and first shuffle identify the game
-    return "g-" + h.hexdigest()[:16]
-
-
-def _without_at(e: ev.Event) -> ev.Event:
-    from msgspec.structs import replace
-    return replace(e, at=None)
 
 
 def iter_lines(source: str | Path | BinaryIO, first_line: int = 1) -> Iterator[tuple[int, bytes]]:

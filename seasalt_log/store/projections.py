@@ -605,7 +605,7 @@ class ScoreMemo:
 
     __slots__ = ("memo", "turns")
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.memo: dict[tuple, tuple] = {}
         #: seq of a turn's last event -> (the state after it, the turn's row)
         self.turns: dict[int, tuple] = {}

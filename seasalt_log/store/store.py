@@ -12,7 +12,7 @@ import struct
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 import msgspec
@@ -21,10 +21,15 @@ from .. import events as ev
 from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
                       UnknownGameError)
+from ..replay import replay_stored
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
+from .sandbox import QueryError, check_sql, one_line, sandbox
 from .schema import EVENTS_DDL, SCHEMA_VERSION
+
+if TYPE_CHECKING:
+    from .arrow_rows import StagedRows
 
 HASH_BYTES = 8
 _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
@@ -37,6 +42,9 @@ _INT64 = struct.Struct(">q")
 #: "Against a plain SQLite store"). A file keeps the block size it was made with.
 BLOCK_SIZE = 64 * 1024
 
+#: one row of a table, as DuckDB gives and takes it
+Row = tuple[Any, ...]
+
 
 def genesis_hash(game_id: str) -> int:
     """The chain's starting value for a game."""
@@ -46,18 +54,21 @@ def genesis_hash(game_id: str) -> int:
 def chain(prev: int, event_json: bytes) -> int:
     """The hash of an event chained to the previous one: BLAKE2b (8-byte digest) of the
     previous hash (8 bytes, big-endian) followed by the event JSON, as a signed integer."""
-    return _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
+    value: int = _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
+    return value
 
 
 _EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
 
 
-def chain_digest(prev: bytes, event_json: bytes, _fresh=_EMPTY_HASHER.copy) -> bytes:
+def chain_digest(prev: bytes, event_json: bytes,
+                 _fresh: Callable[[], Any] = _EMPTY_HASHER.copy) -> bytes:
     """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
     h = _fresh()        # a copy of an empty hasher: a third faster than a new one
     h.update(prev)
     h.update(event_json)
-    return h.digest()
+    digest: bytes = h.digest()
+    return digest
 
 
 def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
@@ -69,16 +80,17 @@ def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
 
 
 def _hash(data: bytes) -> int:
-    return _INT64.unpack(hashlib.blake2b(data, digest_size=HASH_BYTES).digest())[0]
+    value: int = _INT64.unpack(hashlib.blake2b(data, digest_size=HASH_BYTES).digest())[0]
+    return value
 
 
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
-               start: int = 0, prev_hash: int | None = None) -> tuple[list[tuple], int]:
+               start: int = 0, prev_hash: int | None = None) -> tuple[list[Row], int]:
     """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
     numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
     through event ``start``, continues the chain; None starts it)."""
     h = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
-    rows = []
+    rows: list[Row] = []
     append = rows.append
     encode, tags, round_started, link = ev.encode, ev.TAGS, ev.RoundStarted, chain_digest
     for i in range(start, len(events)):
@@ -97,7 +109,7 @@ def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
     return rows, _INT64.unpack(h)[0]
 
 
-def insert_rows(con, table: str, rows: list[tuple]) -> None:
+def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[Row]) -> None:
     """Insert rows: a few with one INSERT (cheaper than an appender for a row or two), more
     through DuckDB's appender."""
     if not rows:
@@ -114,7 +126,14 @@ def insert_rows(con, table: str, rows: list[tuple]) -> None:
 _DIGITS = re.compile(r"(\d+)")
 
 
-def natural_key(game_id: str) -> tuple:
+def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
+    """The one value of a query that returns one row of one column."""
+    row = con.execute(sql, params or []).fetchone()
+    assert row is not None
+    return row[0]
+
+
+def natural_key(game_id: str) -> tuple[str | int, ...]:
     """A sort key that orders the numbers inside ids by value: sim-1-2 before sim-1-10."""
     return tuple(int(p) if i % 2 else p for i, p in enumerate(_DIGITS.split(game_id)))
 
@@ -124,7 +143,7 @@ def wal_path(path: Path) -> Path:
     return path.with_name(path.name + ".wal")
 
 
-def connect(path: Path, *, read_only: bool, config: dict | None = None,
+def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None,
             create: bool = True) -> duckdb.DuckDBPyConnection:
     """A DuckDB connection to the store file, or a one-line :class:`SeasaltError`: no store
     (read-only, or ``create`` False), the store busy (:class:`StoreBusyError`), damaged
@@ -234,7 +253,7 @@ class Store:
         self._numbers: dict[str, int] = {}
         self._all_numbers = False       # every stored game's number is in _numbers
         self._next: int | None = None   # the next number to give a new game
-        self._staged = None             # rows of :meth:`load` not inserted yet (StagedRows)
+        self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
 
     # ------------------------------------------------------------ opening
 
@@ -264,7 +283,7 @@ class Store:
         if not read_only:
             store._migrate()
         elif not store._has_table("events"):
-            empty = not con.execute("SELECT count(*) FROM duckdb_tables()").fetchone()[0]
+            empty = not _one(con, "SELECT count(*) FROM duckdb_tables()")
             con.close()
             if empty:       # created, but its first import never committed (or was killed)
                 raise SeasaltError(f"the store {path} is empty: nothing has been imported into "
@@ -280,8 +299,8 @@ class Store:
         return store
 
     def _has_table(self, name: str) -> bool:
-        return bool(self.con.execute(
-            "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?", [name]).fetchone()[0])
+        return bool(_one(self.con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?",
+                         [name]))
 
     def _migrate(self) -> None:
         con = self.con
@@ -305,7 +324,7 @@ class Store:
     def __enter__(self) -> "Store":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # ------------------------------------------------------------ reading
@@ -342,8 +361,9 @@ class Store:
                                [game_id]).fetchone()
         if row is None:
             return None
-        self._numbers[game_id] = row[0]
-        return row[0]
+        number: int = row[0]
+        self._numbers[game_id] = number
+        return number
 
     def assign(self, game_id: str) -> int:
         """The number of a game about to be written: its own if stored, else a new one.
@@ -390,6 +410,27 @@ class Store:
         rows.sort()
         return [r[1] for r in rows]
 
+    def iter_texts(self, game_ids: Sequence[str], batch: int = 65_536,
+                   games_per_query: int = 10_000) -> Iterator[list[str]]:
+        """The stored JSON text of every event of ``game_ids``, games in the order given and
+        each game's events in seq order, yielded ``batch`` events at a time. One ordered
+        query reads ``games_per_query`` games (DuckDB sorts what it reads, so this bounds
+        the memory however many games). Raises :class:`UnknownGameError` for the first id
+        the store does not have, before anything is yielded."""
+        ids = list(game_ids)
+        known = {r[0] for r in self.con.execute(
+            "SELECT game_id FROM games WHERE game_id IN (SELECT unnest(?))", [ids]).fetchall()}
+        for gid in ids:
+            if gid not in known:
+                raise UnknownGameError(gid)
+        for start in range(0, len(ids), games_per_query):
+            reader = self.con.cursor().sql(
+                "SELECT e.event FROM events e JOIN (SELECT unnest($ids) AS game_id, "
+                "generate_subscripts($ids, 1) AS pos) o USING (game_id) ORDER BY o.pos, e.seq",
+                params={"ids": ids[start:start + games_per_query]}).to_arrow_reader(batch)
+            for chunk in reader:
+                yield chunk.column(0).to_pylist()
+
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
         return [t.encode() for t in self.read_texts(game_id, after)]
@@ -399,7 +440,7 @@ class Store:
         decode = ev.decode
         return [decode(t) for t in self.read_texts(game_id, after)]
 
-    def iter_texts(self, games: int = 2000) -> Iterator[tuple[str, list[str]]]:
+    def iter_games(self, games: int = 2000) -> Iterator[tuple[str, list[str]]]:
         """``(game_id, its events' JSON in seq order)`` for every stored game, in the order
         the games were first written (their numbers): :meth:`read_texts` of every game,
         with one query per ``games`` games instead of one per game."""
@@ -413,13 +454,40 @@ class Store:
             for n, group in groupby(rows, itemgetter(0)):
                 yield ids[n], [r[2] for r in group]
 
+    def replay(self, game_id: str, *, round: int | None = None, turn: int | None = None,
+               seq: int | None = None) -> State:
+        """The state of a stored game at one point, as :func:`seasalt_log.replay.replay`
+        names it (``seq=N``: after the N-th event; ``round=R, turn=T``: after that turn;
+        ``round=R``: after the round's last event; nothing: now). After a turn, only that
+        round's events are decoded and folded (:func:`~seasalt_log.replay.replay_stored`)."""
+        return replay_stored(self.read_texts(game_id), round=round, turn=turn, seq=seq,
+                             game_id=game_id)
+
+    def sql(self, query: str, params: Sequence[object] | dict[str, object] | None = None
+            ) -> duckdb.DuckDBPyRelation:
+        """One reading statement over the store as a DuckDB relation (``.fetchall()``,
+        ``.df()``, ``.pl()``, ``.arrow()``, or more SQL on it), on this read-only store's
+        connection locked as ``seasalt query`` locks its own (:mod:`.sandbox`: one reading
+        statement, no file access; from the first call on, this connection can no longer
+        read or write files). Raises :class:`QueryRefusedError` or :class:`QueryError`."""
+        if not self.read_only:
+            raise SeasaltError("Store.sql reads a store opened read-only: "
+                               "Store.open(path, read_only=True)")
+        sandbox(self.con)
+        check_sql(self.con, query)
+        try:
+            return self.con.cursor().sql(query, params=params)  # a cursor each: relations
+                                                                 # may be read in any order
+        except duckdb.Error as exc:
+            raise QueryError(f"SQL: {one_line(str(exc))}") from None
+
     def game_ids(self) -> list[str]:
         """Every stored game's id, numbers inside ids in numeric order (sim-1-2 before sim-1-10)."""
         return sorted((r[0] for r in self.con.execute("SELECT game_id FROM games").fetchall()),
                       key=natural_key)
 
     def exists(self, game_id: str) -> bool:
-        return self.con.execute("SELECT count(*) FROM games WHERE game_id = ?", [game_id]).fetchone()[0] > 0
+        return bool(_one(self.con, "SELECT count(*) FROM games WHERE game_id = ?", [game_id]))
 
     # ------------------------------------------------------------ writing
 
@@ -442,9 +510,9 @@ class Store:
         A duplicate ``(game_id, seq)`` (another writer got there first) raises
         :class:`StreamConflictError`; the caller rolls back.
         """
-        event_rows_all: list[tuple] = []
-        commit_rows: list[tuple] = []
-        proj: dict[str, list[tuple]] = {t: [] for t in TABLES}
+        event_rows_all: list[Row] = []
+        commit_rows: list[Row] = []
+        proj: dict[str, list[Row]] = {t: [] for t in TABLES}
         replaced: list[str] = []
         for w in batch:
             event_rows_all.extend(w.event_rows)
@@ -504,13 +572,14 @@ class GameWrite(msgspec.Struct):
     """What one game adds to the store in a write."""
 
     game_id: str
-    event_rows: list[tuple]
-    commit_row: tuple           # the commits table's row: the chain through the last event
-    projection_rows: dict[str, list[tuple]]
+    event_rows: list[Row]
+    commit_row: Row             # the commits table's row: the chain through the last event
+    projection_rows: dict[str, list[Row]]
     replace_projections: bool
 
 
-def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
+def plan_write(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
+               stored: int = 0,
                prev_hash: int | None = None) -> GameWrite:
     """The rows to write for a checked game numbered ``game`` of which ``stored`` events
     are already stored (``prev_hash``: the chain hash through them)."""
@@ -520,7 +589,7 @@ def plan_write(game_id: str, game: int, events, states, *, stored: int = 0,
                      replace_projections=stored > 0)
 
 
-def _migration(path: Path, fmt: str | None):
+def _migration(path: Path, fmt: str | None) -> Callable[[duckdb.DuckDBPyConnection], None]:
     """The function that brings a store of an older format ``fmt`` to this one; a format
     this version does not know is an error."""
     if fmt not in _MIGRATED:
@@ -530,12 +599,12 @@ def _migration(path: Path, fmt: str | None):
     return _MIGRATED[fmt]
 
 
-def _stored_format(con) -> str | None:
+def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
     row = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
-    return row[0] if row else None
+    return str(row[0]) if row else None
 
 
-def migrate_v1(con) -> None:
+def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of format 1 into format 2, inside the caller's transaction: games are
     numbered in the order they were first written, each game's last chain hash becomes its
     one ``commits`` row (format 1 kept one per event), and the events lose their hash
@@ -570,16 +639,16 @@ def _conflict_key(message: str) -> tuple[str, int]:
         return "?", 0
 
 
-def _check_v1_chain(con, batch: int = 100_000) -> None:
+def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> None:
     """Refuse to migrate a format-1 store whose per-event hash chain is broken: format 2
     keeps one link per game, so a change made before the migration would go unseen."""
     cur = con.execute("SELECT game_id, seq, event, hash FROM events ORDER BY game_id, seq")
 
-    def rows() -> Iterator[tuple]:
+    def rows() -> Iterator[Row]:
         while got := cur.fetchmany(batch):
             yield from got
-    for gid, game_rows in groupby(rows(), key=itemgetter(0)):
-        game_rows = list(game_rows)
+    for gid, grouped in groupby(rows(), key=itemgetter(0)):
+        game_rows = list(grouped)
         links = chain_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
         for (_, seq, _, stored), computed in zip(game_rows, links):
             if computed != stored:

@@ -14,7 +14,7 @@ c AS (
       AND ($player IS NULL OR s.name = $player)
 )
 SELECT
-    CASE WHEN grouping(n_players) = 1 THEN 'all' ELSE n_players::VARCHAR END AS players,
+    n_players AS players,
     count(*)                                                        AS calls,
     count(*) FILTER (WHERE ending = 'stop')                         AS stop,
     count(*) FILTER (WHERE ending = 'last_chance')                  AS last_chance,

@@ -1,4 +1,4 @@
--- LAST CHANCE success rate by the caller's card points ('all' = every value); a tie counts as a win (R-LAST-4).
+-- LAST CHANCE success rate by the caller's card points (NULL = every value); a tie counts as a win (R-LAST-4).
 WITH g AS (
     SELECT game_id
     FROM games
@@ -6,8 +6,7 @@ WITH g AS (
       AND ($player IS NULL OR list_contains(players, $player))
 )
 SELECT
-    CASE WHEN grouping(r.caller_card_points) = 1 THEN 'all'
-         ELSE r.caller_card_points::VARCHAR END                      AS card_points,
+    r.caller_card_points                      AS card_points,
     count(*)                                                         AS calls,
     count(*) FILTER (WHERE r.outcome = 'won')                        AS won,
     count(*) FILTER (WHERE r.outcome = 'tied')                       AS tied,

@@ -14,7 +14,7 @@ m AS (
     FROM g LEFT JOIN rounds r ON r.game_id = g.game_id AND r.ending = 'mermaids'
 )
 SELECT
-    CASE WHEN grouping(n_players) = 1 THEN 'all' ELSE n_players::VARCHAR END AS players,
+    n_players AS players,
     count(*)                                                  AS games,
     count(*) FILTER (WHERE mermaid_win)                       AS mermaid_wins,
     round(count(*) FILTER (WHERE mermaid_win) / nullif(count(*), 0), 4)  AS share,

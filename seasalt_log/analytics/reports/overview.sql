@@ -1,4 +1,4 @@
--- Games, rounds, turns and events by player count ('all' = every count), with averages per game and per round.
+-- Games, rounds, turns and events by player count (NULL = every count), with averages per game and per round.
 WITH g AS (
     SELECT game_id, n_players, status, events
     FROM games
@@ -12,7 +12,7 @@ r AS (
     GROUP BY game_id
 )
 SELECT
-    CASE WHEN grouping(n_players) = 1 THEN 'all' ELSE n_players::VARCHAR END AS players,
+    n_players AS players,
     count(*)                                              AS games,
     count(*) FILTER (WHERE status = 'ended')              AS ended,
     count(*) FILTER (WHERE status = 'in_progress')        AS in_progress,

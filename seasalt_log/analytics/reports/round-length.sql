@@ -1,4 +1,4 @@
--- Round length in turns and deck-out rate by player count, over rounds that ended ('all' = every count).
+-- Round length in turns and deck-out rate by player count, over rounds that ended (NULL = every count).
 WITH g AS (
     SELECT game_id, n_players
     FROM games
@@ -6,7 +6,7 @@ WITH g AS (
       AND ($player IS NULL OR list_contains(players, $player))
 )
 SELECT
-    CASE WHEN grouping(g.n_players) = 1 THEN 'all' ELSE g.n_players::VARCHAR END AS players,
+    g.n_players AS players,
     count(*)                                                        AS rounds,
     round(avg(r.turns), 2)                                          AS avg_turns,
     quantile_cont(r.turns, 0.5)                                     AS median_turns,

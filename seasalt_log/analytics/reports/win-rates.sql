@@ -1,4 +1,4 @@
--- Win rate by player count and seat over ended games ('all' = every seat / count); a shared win counts for each winner.
+-- Win rate by player count and seat over ended games (NULL = every seat / count); a shared win counts for each winner.
 WITH g AS (
     SELECT game_id, n_players, len(winners) > 1 AS shared
     FROM games
@@ -7,8 +7,8 @@ WITH g AS (
       AND ($player IS NULL OR list_contains(players, $player))
 )
 SELECT
-    CASE WHEN grouping(g.n_players) = 1 THEN 'all' ELSE g.n_players::VARCHAR END AS players,
-    CASE WHEN grouping(s.seat) = 1 THEN 'all' ELSE s.seat::VARCHAR END           AS seat,
+    g.n_players AS players,
+    s.seat           AS seat,
     count(*)                                                  AS games,
     count(*) FILTER (WHERE s.winner)                          AS wins,
     count(*) FILTER (WHERE s.winner AND NOT g.shared)         AS sole_wins,

@@ -1,0 +1,97 @@
+"""Large results: the read commands over a 100,000-game store.
+
+    python bench/large_results.py [--games 100000] [--base 2000] [--cache DIR]
+
+Builds the store once in ``--cache`` (default ``~/.cache/seasalt-bench``, outside the
+repository): ``--base`` simulated 3-player games, each written again under new game ids
+(``big-<copy>-<i>``) until the log holds ``--games`` games, imported with ``seasalt
+import``. Then times each command below as a whole process (wall and CPU seconds, the
+output thrown away) and prints Markdown rows for bench/RESULTS.md ("Large results").
+For figures to quote, run one command under ``farm-bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+COMMANDS = [
+    ("games (a table: the first 40)", ["games", "--format", "table"]),
+    ("games --offset {half} --limit 20 --sort rounds", ["games", "--format", "table", "--offset",
+                                                        "{half}", "--limit", "20", "--sort",
+                                                        "rounds"]),
+    ("games --format csv (every game)", ["games", "--format", "csv"]),
+    ("query: every game as a table (40 shown)", ["query", "SELECT * FROM games", "--format", "table"]),
+    ("query: every game as CSV", ["query", "SELECT * FROM games", "--format", "csv"]),
+    ("query: every game as JSON Lines", ["query", "SELECT * FROM games", "--format", "jsonl"]),
+    ("stats win-rates", ["stats", "win-rates", "--format", "table"]),
+    ("show one game", ["show", "{game}", "--format", "table"]),
+    ("replay one game at a turn", ["replay", "{game}", "--round", "2", "--turn", "5"]),
+    ("export --all (every event)", ["export", "--all"]),
+]
+
+
+def build(cache: Path, games: int, base: int) -> Path:
+    """The store (built once): the log of ``base`` games copied under new ids, imported."""
+    db = cache / f"large-{games}.duckdb"
+    if db.exists():
+        return db
+    from seasalt_log import events as ev
+    from seasalt_log.sim import simulate
+    from msgspec.structs import replace
+    cache.mkdir(parents=True, exist_ok=True)
+    log = cache / f"large-{games}.jsonl"
+    originals = [[e for e in g if type(e) not in ev.DERIVED_TYPES]
+                 for g in simulate(base, 3, 1)]
+    with open(log, "wb") as fh:
+        for n in range(games):
+            copy, i = divmod(n, base)
+            g = originals[i]
+            fh.write(ev.encode_lines([replace(g[0], game_id=f"big-{copy}-{i}"), *g[1:]]))
+    subprocess.run([sys.executable, "-m", "seasalt_cli", "import", str(log), "--db",
+                    str(db) + ".part", "--no-progress"], check=True, cwd=ROOT)
+    os.replace(str(db) + ".part", db)
+    log.unlink()
+    return db
+
+
+def timed(db: Path, args: list[str]) -> tuple[float, float]:
+    """Wall and CPU (user + system) seconds of one ``seasalt`` run, its output discarded."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    t0 = time.monotonic()
+    subprocess.run([sys.executable, "-c", "from seasalt_cli.main import main; main()", *args,
+                    "--db", str(db)], check=True, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL)
+    wall = time.monotonic() - t0
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--games", type=int, default=100_000)
+    ap.add_argument("--base", type=int, default=2000)
+    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "seasalt-bench")
+    a = ap.parse_args()
+    t0 = time.monotonic()
+    db = build(a.cache, a.games, a.base)
+    print(f"store: {db} ({db.stat().st_size / 2**20:.0f} MiB; ready in "
+          f"{time.monotonic() - t0:.0f} s)", file=sys.stderr)
+    names = {"half": str(a.games // 2), "game": f"big-{a.games // a.base // 2}-{a.base // 2}"}
+    print(f"{a.games:,} games\n\n| command | wall s | CPU s |\n|---|---:|---:|")
+    for what, args in COMMANDS:
+        wall, cpu = timed(db, [arg.format(**names) for arg in args])
+        what = what.format(**names)
+        print(f"| `{what}` | {wall:.2f} | {cpu:.2f} |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
