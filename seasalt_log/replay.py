@@ -250,8 +250,12 @@ def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> St
         s = apply(s, ev.decode(texts[at]))
         scored = next((k for k in range(end - 1, at, -1)
                        if texts[k].startswith(_ROUND_SCORED)), None)
-        if scored is None or (s := _after_scored(s, texts, scored, rnd, "event_awarded")) is None:
+        if scored is None:
             return None
+        after = _after_scored(s, texts, scored, rnd, "event_awarded")
+        if after is None:
+            return None
+        s = after
         for k in range(scored + 1, end):
             s = apply(s, ev.decode(texts[k]))
     return s if len(starts) == begun.round else None
@@ -279,7 +283,9 @@ def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | Non
     if not 1 <= seq <= len(texts):
         return None
     first = next((k for k in range(seq - 1, 0, -1) if texts[k].startswith(_ROUND_STARTED)), None)
-    s = None if first is None else _between_rounds(texts, first, game_id)
+    if first is None:
+        return None
+    s = _between_rounds(texts, first, game_id)
     if s is None:
         return None
     for k in range(first, seq):
