@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+import time
 from typing import Any, Callable, TypeVar
 
 import duckdb
@@ -138,8 +139,12 @@ def guarded(con: duckdb.DuckDBPyConnection, fn: Callable[[], T], limits: Limits)
     except KeyboardInterrupt:
         stopped = "interrupt"
     if stopped is not None:
+        # an interrupted statement stops within milliseconds; one not begun yet (a signal
+        # right after the call) is not touched by interrupt(), hence again until it ends
+        deadline = time.monotonic() + 5.0
         con.interrupt()
-        done.wait(5.0)      # an interrupted statement stops within milliseconds
+        while not done.wait(0.05) and time.monotonic() < deadline:
+            con.interrupt()
         if stopped == "interrupt":
             raise QueryInterrupted("interrupted (Ctrl-C): the query was stopped") from None
         raise QueryTimeoutError(
