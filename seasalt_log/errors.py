@@ -10,7 +10,7 @@ from __future__ import annotations
 class SeasaltError(Exception):
     """Base of every error this library raises on purpose."""
 
-    def __str__(self) -> str:  # pragma: no cover - subclasses override
+    def __str__(self) -> str:
         return self.args[0] if self.args else type(self).__name__
 
 

@@ -49,24 +49,15 @@ class Limits(Struct, frozen=True):
 class QueryTimeoutError(SeasaltError):
     """A statement that ran past its time limit (it was stopped)."""
 
-    def __str__(self) -> str:
-        return self.args[0]
-
 
 class QueryMemoryError(SeasaltError):
     """A statement that needed more memory than the limit allows."""
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 class QueryInterrupted(SeasaltError):
     """A statement stopped by Ctrl-C (SIGINT)."""
 
     exit_code = 130
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 def parse_timeout(text: str, name: str = "--timeout") -> float | None:

@@ -45,15 +45,9 @@ ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN"
 class QueryRefusedError(SeasaltError):
     """A query that would change data, touch a file or change a setting: refused."""
 
-    def __str__(self) -> str:
-        return self.args[0]
-
 
 class QueryError(SeasaltError):
     """A query DuckDB cannot run (syntax error, unknown table, ...)."""
-
-    def __str__(self) -> str:
-        return self.args[0]
 
 
 def one_line(message: str) -> str:
