@@ -171,7 +171,11 @@ def test_the_memory_limit_is_duckdbs_setting(db):
 #: runs the command with a line on stderr once the statement starts (so that the signal
 #: is sent while DuckDB runs it, not while the interpreter is still starting)
 _SHIM = """
+import signal
 import sys
+# Ctrl-C as a terminal's foreground job gets it, even when these tests run in a background
+# job, which a shell starts with SIGINT ignored (a child keeps an ignored signal ignored)
+signal.signal(signal.SIGINT, signal.default_int_handler)
 from seasalt_log.analytics import query, reports
 real_execute = query.execute
 

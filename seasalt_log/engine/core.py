@@ -90,7 +90,7 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
     if rules.events is not None:
         return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
-            table, face_down=(None,) * n)), s, e.event)  # type: ignore[arg-type]  # R-X-EVENTS:
+            table, face_down=(None,) * n)), s, e.event)  # type: ignore[arg-type]  # R-X-RULESET-2:
                                                          # validated, a game with events names one
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
 
