@@ -7,7 +7,7 @@ repository): ``--base`` simulated 3-player games, each written again under new g
 (``big-<copy>-<i>``) until the log holds ``--games`` games, imported with ``seasalt
 import``. Then times each command below as a whole process (wall and CPU seconds, the
 output thrown away) and prints Markdown rows for bench/RESULTS.md ("Large results").
-For figures to quote, run one command under ``farm-bench``.
+For figures to quote, time one command several times as a whole process and take the median.
 """
 
 from __future__ import annotations
