@@ -653,6 +653,16 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
                     return
                 seq = r.json()["seq"]
 
+    want = assert_recorded_like_imported(tmp_path, db, games, play, errors, "models-")
+    assert all(want[t] for t in ("events", "games", "seats", "rounds", "round_results"))
+
+
+def assert_recorded_like_imported(tmp_path, db, games, play, errors: list[str],
+                                  prefix: str) -> dict[str, list]:
+    """Record ``games`` at once, ``play(game, size)`` on a thread each (1 to 3 events a
+    request; ``play`` appends to ``errors``), then check that the service's store holds,
+    for the games whose ids start with ``prefix``, exactly the rows an import of the same
+    logs writes, and that verify holds. Returns the imported rows."""
     threads = [threading.Thread(target=play, args=(g, 1 + k % 3)) for k, g in enumerate(games)]
     for t in threads:
         t.start()
@@ -673,9 +683,9 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
         assert report.ok and report.games == len(games), report.differences[:3]
     finally:
         con.close()
-    got = {t: [r for r in rows if r[0].startswith("models-")] for t, rows in got.items()}
+    got = {t: [r for r in rows if r[0].startswith(prefix)] for t, rows in got.items()}
     assert got == want
-    assert all(want[t] for t in ("events", "games", "seats", "rounds", "round_results"))
+    return want
 
 
 def test_group_commits_of_many_games_equal_import(tmp_path):

@@ -5,9 +5,7 @@ a time and in batches, the derived events (``round_scored``, ``event_awarded``,
 
 from __future__ import annotations
 
-import threading
 
-import duckdb
 import httpx
 import msgspec
 import pytest
@@ -19,15 +17,14 @@ from seasalt_log.http.app import create_app
 from seasalt_log.http.server import ServerThread
 from seasalt_log.service import export_lines, import_logs
 from seasalt_log.store import Store
-from seasalt_log.verify import verify_store
 from seasalt_log.view import table_view
 
 try:
     from .randomplay import play_random_game
-    from .test_http import _dump
+    from .test_http import assert_recorded_like_imported, inputs
 except ImportError:      # tests/ run as a plain directory
     from randomplay import play_random_game  # type: ignore[no-redef]
-    from test_http import _dump  # type: ignore[no-redef]
+    from test_http import assert_recorded_like_imported, inputs  # type: ignore[no-redef]
 
 TIMEOUT = httpx.Timeout(60.0)
 SETTINGS = (("extra-salt", "pepper"), ("base", "pepper"), ("extra-salt", None))
@@ -38,10 +35,6 @@ def expansion_game(seed: int, players: int, ruleset: str, events: str | None,
     """A whole random legal game of these settings, derived events included, with its id."""
     game = play_random_game(seed, players, target=25, ruleset=ruleset, events=events)
     return [msgspec.structs.replace(game[0], game_id=game_id)] + game[1:]
-
-
-def inputs(game: list[ev.Event]) -> list[ev.Event]:
-    return [e for e in game if type(e) not in ev.DERIVED_TYPES]
 
 
 @pytest.fixture(scope="module")
@@ -130,25 +123,6 @@ def test_live_read_models_equal_imported_ones(live, tmp_path):
         except AssertionError as exc:
             errors.append(str(exc))
 
-    threads = [threading.Thread(target=play, args=(g, 1 + k % 3)) for k, g in enumerate(games)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join(300)
-    assert not errors, errors[:2]
-    log = tmp_path / "games.jsonl"
-    log.write_bytes(b"".join(ev.encode_lines(inputs(g)) for g in games))
-    with Store.open(tmp_path / "imported.duckdb") as store:
-        assert import_logs(store, [log]).ok
-        want = _dump(store)
-    con = duckdb.connect(str(db))
-    try:
-        got = _dump(Store(con, db, read_only=False))
-        report = verify_store(Store(con, db, read_only=False), [g[0].game_id for g in games])
-        assert report.ok and report.games == len(games), report.differences[:3]
-    finally:
-        con.close()
-    got = {t: [r for r in rows if r[0].startswith("xm-")] for t, rows in got.items()}
-    assert got == want
+    want = assert_recorded_like_imported(tmp_path, db, games, play, errors, "xm-")
     assert all(want[t] for t in ("round_events", "event_awards", "round_extra",
                                  "event_outcomes"))
