@@ -319,3 +319,27 @@ class Game:
     @property
     def deck(self) -> tuple[str, ...]:
         return self.state.table.deck
+
+
+def states_after(events: Iterable[ev.Event]) -> list[State]:
+    """The state after each event of ``events``, folded from the empty state."""
+    s, out = State(), []
+    for e in events:
+        s = apply(s, e)
+        out.append(s)
+    return out
+
+
+def cards_in_play(s: State) -> list[str]:
+    """Every card of the table, sorted: deck, piles, hands, laid units, face-down shells
+    (R-CARDS-1: a game's cards are conserved; R-X-CARDS-1 for Extra Salt)."""
+    t = s.table
+    cards = [*t.deck, *t.piles[0], *t.piles[1]]
+    for hand in t.hands:
+        cards.extend(hand)
+    for units in t.laid:
+        for unit in units:
+            cards.extend(unit)
+    cards.extend(c for c in t.face_down if c is not None)
+    cards.sort()
+    return cards

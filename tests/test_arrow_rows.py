@@ -4,12 +4,10 @@ at most one row group, and a rolled-back transaction keeps none of them."""
 
 from __future__ import annotations
 
-from itertools import accumulate
 
 import duckdb
 import pyarrow as pa
 
-from seasalt_log.engine import State, apply
 from seasalt_log.store import Store, arrow_rows
 from seasalt_log.store.arrow_rows import (SCHEMAS, RowSink, StagedRows, read_file, record_batch,
                                           renumbered)
@@ -17,11 +15,9 @@ from seasalt_log.store.projections import project
 from seasalt_log.store.store import plan_write
 
 from .reliability_helpers import valid_games
+from .scenario import states_after as _states
 
 
-def _states(events) -> list[State]:
-    """The state after each event."""
-    return list(accumulate(events, apply, initial=State()))[1:]
 
 
 def _game_rows(game_id="g-1", number=0) -> dict[str, list[tuple]]:

@@ -7,13 +7,12 @@ from __future__ import annotations
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply
 from seasalt_log.render import render_report
 from seasalt_log.rescore import rescore
 from seasalt_log.store.projections import project
 
 from .randomplay import play_random_game
-from .scenario import Game, draw, stop
+from .scenario import Game, draw, states_after as _states, stop
 
 BB, BY = "boat:black", "boat:yellow"
 O1, O2, O3 = "octopus:green", "octopus:yellow", "octopus:grey"
@@ -22,12 +21,6 @@ SG, SB, SY = "shell:grey", "shell:black", "shell:yellow"
 M = "mermaid:white"
 
 
-def _states(events):
-    s, out = State(), []
-    for e in events:
-        s = apply(s, e)
-        out.append(s)
-    return out
 
 
 @pytest.mark.parametrize("ruleset", [None, "extra-salt"])

@@ -7,21 +7,15 @@ from __future__ import annotations
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply
 from seasalt_log.service import GameCache, plan_append, start_game, write_planned
 from seasalt_log.store import Store
 from seasalt_log.store.projections import (ROUND_TABLES, TABLES, ScoreMemo, project,
                                            project_from, round_start)
 
 from .randomplay import play_random_game
+from .scenario import states_after as _states
 
 
-def _states(events):
-    s, out = State(), []
-    for e in events:
-        s = apply(s, e)
-        out.append(s)
-    return out
 
 
 def _mermaid_game() -> list[ev.Event]:

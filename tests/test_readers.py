@@ -20,22 +20,17 @@ import msgspec
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.engine import State, apply
+from seasalt_log.engine import State
 from seasalt_log.http.app import create_app
 from seasalt_log.http.server import ServerThread
 from seasalt_log.view import SPECTATOR, TABLE, redact, seat_viewer, table_view
 from tests.randomplay import play_random_game
+from tests.scenario import states_after as states_of
 
 GAMES = [(seed, players) for players in (2, 3, 4) for seed in range(40)] + [(101, 3)]
 CARD_FIELDS = {"discards", "deck", "cards", "kept", "card", "took", "drew", "stole", "index"}
 
 
-def states_of(events):
-    s, out = State(), []
-    for e in events:
-        s = apply(s, e)
-        out.append(s)
-    return out
 
 
 def readers(n):

@@ -27,20 +27,9 @@ from seasalt_log.sim import SimulationError, simulate
 
 from .conftest import EXPANSION_GAMES, EXPANSION_SETTINGS
 from .expansion_situations import situations
+from .scenario import cards_in_play
 
 
-def cards_in_play(s: State) -> list[str]:
-    """Every card of the table, sorted: deck, piles, hands, laid units, face-down shells."""
-    t = s.table
-    cards = [*t.deck, *t.piles[0], *t.piles[1]]
-    for hand in t.hands:
-        cards.extend(hand)
-    for units in t.laid:
-        for unit in units:
-            cards.extend(unit)
-    cards.extend(c for c in t.face_down if c is not None)
-    cards.sort()
-    return cards
 
 
 def test_the_games_cover_every_setting(expansion_games):

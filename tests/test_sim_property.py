@@ -22,6 +22,8 @@ from seasalt_log.service import import_games
 from seasalt_log.sim import simulate
 from seasalt_log.store import Store
 
+from .scenario import cards_in_play
+
 GAMES = int(os.environ.get("SEASALT_SIM_PROPERTY_GAMES", "5000"))
 SPLIT = {2: GAMES // 3 + GAMES % 3, 3: GAMES // 3, 4: GAMES // 3}
 
@@ -29,17 +31,6 @@ SPLIT = {2: GAMES // 3 + GAMES % 3, 3: GAMES // 3, 4: GAMES // 3}
 FULL_SORTED = sorted(FULL_DECK.elements())
 
 
-def cards_in_play(s: State) -> list[str]:
-    """Every card of the table, sorted: the deck, both piles, the hands, the laid pairs."""
-    t = s.table
-    cards = [*t.deck, *t.piles[0], *t.piles[1]]
-    for hand in t.hands:
-        cards.extend(hand)
-    for pairs in t.laid:
-        for pair in pairs:
-            cards.extend(pair)
-    cards.sort()
-    return cards
 
 
 @pytest.fixture(scope="module")
