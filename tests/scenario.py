@@ -332,7 +332,7 @@ def states_after(events: Iterable[ev.Event]) -> list[State]:
 
 def cards_in_play(s: State) -> list[str]:
     """Every card of the table, sorted: deck, piles, hands, laid units, face-down shells
-    (R-CARDS-1: a game's cards are conserved; R-X-CARDS-1 for Extra Salt)."""
+    (R-CARDS: a game's cards are conserved; R-X-CARDS-1 for Extra Salt)."""
     t = s.table
     cards = [*t.deck, *t.piles[0], *t.piles[1]]
     for hand in t.hands:
