@@ -18,7 +18,8 @@ speed touches both alike:
   event), events/s;
 - one game at a point, warm process: 500 random games, each to its middle event (``seq``)
   and, for seasalt, to the middle turn of its middle round; median ms (the store read
-  included).
+  included); the bytes of texts the read-only store keeps in memory and the process's
+  peak resident memory.
 
 Prints the medians of the rounds and the ratios seasalt / baseline (above 1 is faster for
 a rate, below 1 is faster or smaller for ms and bytes).
@@ -30,6 +31,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -89,8 +91,11 @@ def seasalt_point(db: str, samples: int = 500) -> dict:
             t = time.perf_counter()
             replay_stored(store.read_texts(gid), round=rnd, turn=turn, game_id=gid)
             by_turn.append((time.perf_counter() - t) * 1000)
+        kept = getattr(store, "_texts", None)       # the texts a read-only store keeps
+        kept_mb = kept.nbytes() / 1e6 if kept is not None else 0.0
     return {"median_ms": statistics.median(by_seq), "cpu_median_ms": statistics.median(cpu),
-            "turn_median_ms": statistics.median(by_turn), "samples": samples}
+            "turn_median_ms": statistics.median(by_turn), "samples": samples,
+            "kept_mb": kept_mb, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3}
 
 
 # ------------------------------------------------------------- the driver
