@@ -297,12 +297,12 @@ def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | Non
 _RUN_DECODER = msgspec.json.Decoder(list[ev.AnyEvent])
 
 
-def _decoded(texts: Sequence[str], start: int, end: int) -> list[ev.Event]:
+def _decoded(texts: Sequence[str], start: int, end: int) -> Sequence[ev.Event]:
     """``texts[start:end]`` decoded, with one call for them all (a round's events: about a
     third of the cost of one call each). A text that does not decode is decoded alone, for
     :func:`~seasalt_log.events.decode`'s error."""
     try:
-        run: list[ev.Event] = _RUN_DECODER.decode("[" + ",".join(texts[start:end]) + "]")
+        run: Sequence[ev.Event] = _RUN_DECODER.decode("[" + ",".join(texts[start:end]) + "]")
     except msgspec.DecodeError:
         return [ev.decode(texts[k]) for k in range(start, end)]
     if any(type(e) is ev.GameStarted for e in run):   # decode() normalises its meta
