@@ -61,15 +61,15 @@ def outcome(s: State, e: ev.Event) -> tuple[str, State | None]:
 
 
 def _corrupt(rng: random.Random, e: ev.Event, others: list[ev.Event]) -> ev.Event:
-    """``e`` with one field changed to another value of its kind (a seat, pile, index or
-    card code), or a card of another event of the same type."""
+    """``e`` with one field changed to another value of its kind that decoding lets by (a
+    seat, pile, index or card code), or another event of the same type."""
     names = [n for n in e.__struct_fields__ if n not in ("at", "meta")]
     name = rng.choice(names)
     value = getattr(e, name)
     if isinstance(value, bool):
         return e
     if isinstance(value, int):
-        new: object = rng.choice((-1, 0, 1, 2, 3, 4, 5, value + 1))
+        new: object = rng.choice((0, 1, 2, 3, 4, 5, value + 1))   # as decoding allows
     elif isinstance(value, str):
         new = rng.choice(ALL_CODES) if ":" in value else value
     elif isinstance(value, tuple) and value and all(isinstance(v, str) for v in value):
