@@ -67,9 +67,17 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
                                           f"seat after the player who ended round {f.round}, not "
                                           f"seat {e.first_player}")
     rules = s.ruleset
-    _known_codes(s, e)
+    # a recorded deck that with the discards is the ruleset's cards once each (a sorted tuple
+    # compared) holds only known codes, as many as the round's deck: the checks of
+    # _known_codes are for the other cases
+    whole = (e.deck is not None and len(e.discards) == 2
+             and tuple(sorted((*e.deck, *e.discards))) == rules.cards)
+    if whole:
+        _known_event(s, e)
+    else:
+        _known_codes(s, e)
     if e.deck is not None:
-        if tuple(sorted((*e.deck, *e.discards))) != rules.cards:
+        if not whole:
             missing, extra = multiset_diff((*e.deck, *e.discards), deck_counter(rules.cards))
             raise illegal(s, rules.setup_rule, f"the deck and the two discards must be the "
                                                f"{len(rules.cards)} cards once each; missing "
@@ -128,6 +136,12 @@ def _known_codes(s: State, e: Any) -> None:
         n = rules.round_deck_size
         raise _format(s, f"Expected `array` of length {'<=' if len(e.deck) > n else '>='} {n}",
                       "$.deck")
+    _known_event(s, e)
+
+
+def _known_event(s: State, e: ev.RoundStarted) -> None:
+    """R-X-RULESET-2: a game with events names each round's table event, another none."""
+    rules = s.ruleset
     if (e.event is None) != (rules.events is None):
         if e.event is None:
             raise _format(s, "missing field 'event' (a game with events names each round's "
