@@ -29,7 +29,8 @@ engine accepts. The kinds of decision (``Decision.kind``):
 - pairs: ``crab`` on ``pile`` (None: both piles empty, or the Hermit Crab) then
   ``crab_take`` (``card``, or the Hermit Crab's ``takes``); ``boat``; ``fish`` (outcome:
   the card(s) drawn); ``shark`` on ``victim`` (outcome: the card stolen); ``lobster``
-  (outcome: the cards seen) then ``lobster_keep`` (``card``; ``other`` the pair);
+  (outcome: the cards seen) then ``lobster_keep`` (``card``; ``other`` the pair; the
+  shuffle of the deck, R-X-LOBSTER, is chance left to the caller: :func:`lobster_deck`);
   ``jellyfish``; ``starfish`` (a trio: ``cards`` the pair, ``card`` the starfish);
   ``swimmers`` on ``victim`` then ``swap`` (``cards`` the card given or empty, ``card``
   the card got, ``other`` the pair); ``sharks`` (``other``: the laid pair taken);
@@ -385,12 +386,31 @@ def next_decisions(state: State, d: Decision, outcome: Outcome = ()) -> list[Dec
     return []
 
 
+# ---------------------------------------------------------------- the lobster's shuffle
+
+def lobster_deck(state: State, d: Decision) -> tuple[str, ...] | None:
+    """The deck after the ``lobster_keep`` decision ``d``, in the order :func:`legal_moves`
+    stands for the shuffle with (the rest of the deck, then the cards going back); None when
+    nothing goes back or the round's deck order is not recorded (no order to give).
+
+    R-X-LOBSTER shuffles this deck: the shuffle is chance, too many orders to list in
+    :func:`chance_outcomes` (which answers ``()``). Whoever owns chance draws the new order
+    and passes it to :func:`decision_event` as the outcome (the simulator does); the outcome
+    ``()`` gives the order above."""
+    if not state.table.deck_ordered or len(d.cards) < 2:
+        return None
+    back = list(d.cards)
+    back.remove(d.card)
+    return state.table.deck[len(d.cards):] + tuple(back)
+
+
 # ---------------------------------------------------------------- the event
 
 def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event:
     """The input event of a complete decision ``d`` (one :func:`next_decisions` leaves
-    nothing after) and its ``outcome`` of :func:`chance_outcomes`. Raises ValueError for a
-    decision that still needs a second one."""
+    nothing after) and its ``outcome`` of :func:`chance_outcomes` (for ``lobster_keep``, the
+    deck's new order, see :func:`lobster_deck`). Raises ValueError for a decision that still
+    needs a second one."""
     p = state.flow.player
     kind = d.kind
     if kind == TAKE:
@@ -432,12 +452,11 @@ def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event
             raise ValueError("a lobster that saw cards is complete with its lobster_keep decision")
         return ev.LobsterPlayed(player=p, cards=d.cards, seen=None, kept=None)
     if kind == LOBSTER_KEEP:
-        deck = None
-        if state.table.deck_ordered:                # the new order: the rest, then the others
-            back = list(d.cards)
-            back.remove(d.card)
-            if back:
-                deck = state.table.deck[len(d.cards):] + tuple(back)
+        deck = lobster_deck(state, d)
+        if deck is not None and outcome:            # the shuffled order chance gave
+            if sorted(outcome) != sorted(deck):
+                raise ValueError("a lobster's new deck order must hold the deck's cards")
+            deck = outcome
         return ev.LobsterPlayed(player=p, cards=d.other, seen=d.cards, kept=d.card, deck=deck)
     if kind == JELLYFISH:
         return ev.JellyfishPlayed(player=p, cards=d.cards)

@@ -20,7 +20,7 @@ from .. import events as ev
 from ..cards import CODES, COUNT, EXTRA_CODES
 from ..engine import (apply, chance_outcomes, decision_event, legal_decisions, next_decisions,
                       next_derived)
-from ..engine.decisions import SHARK, Decision
+from ..engine.decisions import LOBSTER_KEEP, SHARK, Decision, lobster_deck
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
@@ -191,8 +191,17 @@ def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decisi
 
 def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
     """Chance's answer to ``d``, drawn by the simulator: a shark pair steals a random card
-    of the victim's hand (R-DUO-SHARK); anything else by the outcomes' weights (with the
-    recorded deck order of a simulated round, the deck leaves one outcome)."""
+    of the victim's hand (R-DUO-SHARK); the lobster's returned cards are shuffled with the
+    deck (R-X-LOBSTER: the new order, unseen by any bot); anything else by the outcomes'
+    weights (with the recorded deck order of a simulated round, the deck leaves one
+    outcome)."""
+    if d.kind == LOBSTER_KEEP:
+        deck = lobster_deck(s, d)
+        if deck is None:
+            return ()
+        order = list(deck)
+        chance.shuffle(order)
+        return tuple(order)
     outcomes = chance_outcomes(s, d)
     if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
         return outcomes[0][0]
