@@ -139,26 +139,35 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     who = as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
+    # sees_hand, asked once for the whole table: the table sees every hand, and so does
+    # everyone once a round is scored after a call; a seat its own, a revealed hand, the
+    # hand of whoever called STOP
+    table = who.role == "table"
+    everyone = table or (not in_round and f.mermaid_winner is None
+                         and f.ending in ("stop", "last_chance"))
+    own = who.seat if who.role == "seat" else None
+    stopper = f.caller if f.call == "stop" else None
+    hands, laid, totals, mask = t.hands, t.laid, state.totals, f.revealed
     seats = []
-    for s in range(state.n):
-        hand = t.hands[s] if t.hands else ()
-        laid = t.laid[s] if t.laid else ()
-        revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
-        visible = sees_hand(state, who, s)
-        seats.append(SeatView(
-            seat=s, name=state.players[s], hand_size=len(hand),
-            hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
-            card_points=(player_points(state, s) if t.hands else 0) if visible else None,
-            total=state.totals[s]))
-    piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
-                           cards=p if who.is_table else None)
-                  for i, p in enumerate(t.piles))
+    for s, name in enumerate(state.players):
+        hand = hands[s] if hands else ()
+        revealed = bool(mask & (1 << s)) or s == stopper
+        if everyone or s == own or revealed:
+            seats.append(SeatView(s, name, len(hand), tuple(sorted(hand)),
+                                  laid[s] if laid else (), revealed,
+                                  player_points(state, s) if hands else 0, totals[s]))
+        else:
+            seats.append(SeatView(s, name, len(hand), None, laid[s] if laid else (), revealed,
+                                  None, totals[s]))
+    p0, p1 = t.piles
+    piles = (PileView(0, p0[-1] if p0 else None, len(p0), p0 if table else None),
+             PileView(1, p1[-1] if p1 else None, len(p1), p1 if table else None))
     acting = in_round and not f.due
     return TableView(
         game_id=state.game_id, seq=state.seq, phase=state.phase, round=f.round, turn=f.turn,
         player=f.player if acting else None, step=f.step if acting else None,
         call=f.call, caller=f.caller, deck_size=len(t.deck),
-        deck=(t.deck if t.deck_ordered else None) if who.is_table else None,
+        deck=(t.deck if t.deck_ordered else None) if table else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
         viewer=who.seat, winners=state.winners,
         extra=extra_view(state, who) if extra else UNSET)

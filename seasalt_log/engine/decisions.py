@@ -83,6 +83,10 @@ PAIRS = frozenset({CRAB, BOAT, FISH, SHARK, LOBSTER, JELLYFISH, STARFISH, SWIMME
 #: kinds of the decisions that follow another one (the card(s) seen after committing)
 SECOND_PHASE = frozenset({KEEP, CRAB_TAKE, LOBSTER_KEEP, SWAP})
 
+#: kinds of the decisions chance may answer (:func:`chance_outcomes`); any other is
+#: complete without chance (outcome ``()``), but for the lobster's shuffle (:func:`lobster_deck`)
+CHANCE_KINDS = frozenset({DRAW, KEEP, FISH, FORCED, SHARK, LOBSTER})
+
 #: an outcome of chance: the cards it gives (empty: nothing left to chance)
 Outcome = tuple[str, ...]
 
@@ -158,17 +162,26 @@ def legal_decisions(state: State) -> list[Decision]:
         return [_FORCED]
     if step == FORCED_DONE:
         return [_END]
-    return _play_decisions(state) + _end_decisions(state)
+    effects = state.effects(f.player)
+    return _play_decisions(state, effects) + _end_decisions(state, effects)
 
 
-def _play_decisions(state: State) -> list[Decision]:
-    """The pairs and trios to lay down and the face-down shell (R-DUO-*, R-X-*, R-EV-*)."""
+def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
+    """The pairs and trios to lay down and the face-down shell (R-DUO-*, R-X-*, R-EV-*);
+    ``effects``: the events in effect for the player."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
     by_kind: dict[str, list[str]] = {}
     for c in hand:
-        by_kind.setdefault(KIND[c], []).append(c)
-    effects = state.effects(p) if state.table_event is not None else frozenset()
+        k = _PLAY_KIND.get(c)
+        if k is not None:
+            got = by_kind.get(k)
+            if got is None:
+                by_kind[k] = [c]
+            else:
+                got.append(c)
+    if not by_kind:                             # every pair, trio and shell needs one of them
+        return []
     out: list[Decision] = []
     crabs = by_kind.get("crab", [])
     if len(crabs) >= 2:
@@ -222,6 +235,11 @@ def _play_decisions(state: State) -> list[Decision]:
     return out
 
 
+#: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of
+_PLAY_KIND: dict[str, str] = {c: k for c, k in KIND.items() if k in (
+    "crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "starfish", "shell")}
+
+
 def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
     """R-X-TRIO: a pair the player could lay now (the events in effect allowing) and a
     starfish."""
@@ -231,7 +249,7 @@ def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
             for pair in pairs_in_hand(hand, allowed) for star in stars]
 
 
-def _end_decisions(state: State) -> list[Decision]:
+def _end_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     """End the turn, and the calls when allowed (R-END-1, R-END-2, R-LAST-1, R-EV-*)."""
     t, f, rules = state.table, state.flow, state.ruleset
     if f.call is not None or not (t.deck or rules.call_before_deck_out):
@@ -241,7 +259,6 @@ def _end_decisions(state: State) -> list[Decision]:
         if player_points(state, p) >= rules.call_threshold:
             return [_END, _STOP, _LAST]
         return [_END]
-    effects = state.effects(p)
     if player_points(state, p) < rules.call_threshold_for(effects):
         return [_END]
     return [_END, _STOP, _LAST] if rules.stop_allowed(effects) else [_END, _LAST]
@@ -300,6 +317,8 @@ def chance_outcomes(state: State, d: Decision) -> list[tuple[Outcome, int]]:
     victim's cards); ``lobster``: the cards seen (as a sorted multiset when the deck order
     is not recorded); ``forced``: the card taken."""
     kind, t = d.kind, state.table
+    if kind not in CHANCE_KINDS:
+        return _NO_CHANCE
     if kind == DRAW:
         return _deck_outcomes(state, 1 if len(t.deck) == 1 else 2)
     if kind == KEEP:

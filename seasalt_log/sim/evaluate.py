@@ -41,6 +41,13 @@ class Holding:
         if any(len(u) != 2 or u[0] not in CARD_INDEX or u[1] not in CARD_INDEX for u in laid):
             self.extra += 1
 
+    def copy(self) -> "Holding":
+        """An independent copy (a bot may change it: :meth:`add`, :meth:`remove`)."""
+        h = Holding.__new__(Holding)
+        h.hand, h.kinds, h.colors = self.hand[:], self.kinds[:], self.colors[:]
+        h.laid, h.trios, h.extra = self.laid, self.trios, self.extra
+        return h
+
     def add(self, code: str) -> None:
         """Put ``code`` into the hand."""
         i, c = X_CARD_INDEX[code]
