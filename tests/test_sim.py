@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
+from seasalt_log.cards import EXTRA_CODES
 from seasalt_log.engine import (State, apply, chance_outcomes, legal_decisions, legal_moves,
                                 with_derived)
 from seasalt_log.scoring import card_points
@@ -321,6 +322,10 @@ def test_bot_holdings_are_the_views_hand_and_fresh_each_time():
     for s, seat in round_seats(simulate(3, 2, 25, None, "extra-salt", "pepper")):
         view = table_view(s, seat, extra=False)
         want = Holding(s.table.hands[seat], s.table.laid[seat])
+        # scored by RULES_EXTRA §3 exactly when an Extra Salt card is held or laid, or a trio laid
+        extra_held = sum(c in EXTRA_CODES for c in s.table.hands[seat])
+        extra_laid = any(len(u) == 3 or set(u) & set(EXTRA_CODES) for u in s.table.laid[seat])
+        assert want.extra == extra_held + extra_laid
         for _ in range(2):
             h = holding_of(view)
             assert (h.hand, h.kinds, h.colors, h.laid, h.trios, h.extra) == (
