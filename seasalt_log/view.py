@@ -21,7 +21,7 @@ from msgspec import UNSET, Struct, UnsetType
 from . import events as ev
 from .cards import ALL_CODES
 from .engine.core import forced_turn, player_points
-from .engine.state import State
+from .engine.state import Flow, State
 
 
 class Viewer(Struct, frozen=True):
@@ -61,12 +61,19 @@ def sees_hand(state: State, viewer: Viewer, seat: int) -> bool:
     """Whether ``viewer`` may see the hand of ``seat`` in ``state`` (R-VIEW, R-LAST-3)."""
     if viewer.role == "table" or (viewer.role == "seat" and viewer.seat == seat):
         return True
+    return _all_shown(state) or _revealed(state.flow, seat)
+
+
+def _all_shown(state: State) -> bool:
+    """A round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
+    deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)."""
     f = state.flow
-    if (state.phase != "round" and f.mermaid_winner is None
-            and f.ending in ("stop", "last_chance")):
-        # a round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
-        # deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)
-        return True
+    return (state.phase != "round" and f.mermaid_winner is None
+            and f.ending in ("stop", "last_chance"))
+
+
+def _revealed(f: Flow, seat: int) -> bool:
+    """Whether ``seat`` has shown its hand to everyone this round (R-LAST-3, R-STOP)."""
     return bool(f.revealed & (1 << seat)) or (f.call == "stop" and f.caller == seat)
 
 
@@ -139,19 +146,15 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     who = as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
-    # sees_hand, asked once for the whole table: the table sees every hand, and so does
-    # everyone once a round is scored after a call; a seat its own, a revealed hand, the
-    # hand of whoever called STOP
+    # sees_hand, with what holds for every seat asked once for the whole table
     table = who.role == "table"
-    everyone = table or (not in_round and f.mermaid_winner is None
-                         and f.ending in ("stop", "last_chance"))
+    everyone = table or _all_shown(state)
     own = who.seat if who.role == "seat" else None
-    stopper = f.caller if f.call == "stop" else None
-    hands, laid, totals, mask = t.hands, t.laid, state.totals, f.revealed
+    hands, laid, totals = t.hands, t.laid, state.totals
     seats = []
     for s, name in enumerate(state.players):
         hand = hands[s] if hands else ()
-        revealed = bool(mask & (1 << s)) or s == stopper
+        revealed = _revealed(f, s)
         if everyone or s == own or revealed:
             seats.append(SeatView(s, name, len(hand), tuple(sorted(hand)),
                                   laid[s] if laid else (), revealed,
