@@ -10,6 +10,7 @@ their decoding on the other.
 
 from __future__ import annotations
 
+from array import array
 from itertools import accumulate
 from pathlib import Path
 from typing import TYPE_CHECKING, Sequence
@@ -66,18 +67,30 @@ def record_batch(table: str, rows: list[tuple]) -> pa.RecordBatch:
 def column_batch(table: str, columns: Sequence[list]) -> pa.RecordBatch:
     """``columns`` of ``table`` (one list per column, in its column order) as one Arrow
     record batch. A string column may be given as UTF-8 bytes (the events' JSON as it was
-    encoded): its array is then made of their concatenation, with no conversion per value."""
+    encoded): its array is then made of their concatenation, with no conversion per value;
+    an INTEGER column without NULLs goes through a C array (half the cost of pyarrow's
+    conversion of Python ints)."""
     schema = SCHEMAS[table]
-    return pa.RecordBatch.from_arrays(
-        [_utf8(col) if col and type(col[0]) is bytes and f.type == pa.string()
-         else pa.array(col, type=f.type) for col, f in zip(columns, schema)], schema=schema)
+    return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
+                                      schema=schema)
 
 
-def _utf8(values: list[bytes]) -> pa.Array:
-    """A string array of UTF-8 ``values`` (valid UTF-8, as msgspec encodes), from two buffers."""
-    offsets = pa.array(list(accumulate(map(len, values), initial=0)), type=pa.int32())
-    return pa.StringArray.from_buffers(len(values), offsets.buffers()[1],
-                                       pa.py_buffer(b"".join(values)))
+_C_INT_IS_32 = array("i").itemsize == 4     # the C array's type matches Arrow's int32
+
+
+def _array(values: list, kind: pa.DataType) -> pa.Array:
+    if values and kind == pa.string() and type(values[0]) is bytes:
+        offsets = pa.array(list(accumulate(map(len, values), initial=0)), type=pa.int32())
+        return pa.StringArray.from_buffers(len(values), offsets.buffers()[1],
+                                           pa.py_buffer(b"".join(values)))
+    if kind == pa.int32() and _C_INT_IS_32:
+        try:
+            ints = array("i", values)       # a NULL (None) or a value out of range raises
+        except (TypeError, OverflowError):
+            pass
+        else:
+            return pa.Array.from_buffers(kind, len(ints), [None, pa.py_buffer(ints)])
+    return pa.array(values, type=kind)
 
 
 def insert(con, table: str, rows: pa.Table | pa.RecordBatch) -> None:
