@@ -1,7 +1,7 @@
 """seasalt-log against the plain SQLite store of ``sqlite_baseline.py``, on the same logs.
 
     python bench/vs_baseline.py [--games 1000 10000] [--corpus base extra] [--runs 3]
-                                [--one-worker] [--point-only]
+                                [--one-worker] [--point-only | --import-only]
 
 For each log (simulated games, a third each of 2, 3 and 4 players; ``base``: the base
 game, ``extra``: Extra Salt with the Extra Pepper events; cached in ``bench/.data/``, never
@@ -117,9 +117,11 @@ def fresh(db: Path) -> str:
     return str(db)
 
 
-def one_round(log: Path, tag: str, one_worker: bool, point_only: bool = False) -> dict:
+def one_round(log: Path, tag: str, one_worker: bool, point_only: bool = False,
+              import_only: bool = False) -> dict:
     """Every measure once, the baseline's and seasalt's in turn (``point_only``: only the
-    point reads, on stores imported by an earlier round or now)."""
+    point reads, on stores imported by an earlier round or now; ``import_only``: only the
+    imports)."""
     me, base = str(Path(__file__)), str(BENCH / "sqlite_baseline.py")
     sq, dk = DATA / f"vs-{tag}.sqlite", DATA / f"vs-{tag}.duckdb"
     r: dict = {}
@@ -137,6 +139,8 @@ def one_round(log: Path, tag: str, one_worker: bool, point_only: bool = False) -
         r["s_import1"] = child(me, "seasalt-import", str(log), fresh(DATA / f"vs-{tag}-1.duckdb"),
                                "--jobs", "1")
         fresh(DATA / f"vs-{tag}-1.duckdb")
+    if import_only:
+        return r
     r["b_replay"] = child(base, "replay", str(sq))
     r["s_replay"] = child(me, "seasalt-replay", str(dk))
     r["b_point"] = child(base, "point", str(sq))
@@ -166,6 +170,11 @@ def report(tag: str, rounds: list[dict]) -> list[str]:
     if any("s_import1" in r for r in rounds):
         rows.append(f"| {tag}: import, one worker, events/s (wall) | {med('s_import1', rate):,.0f} | "
                     f"{med('b_import', rate):,.0f} | {ratio('s_import1', 'b_import', rate):.2f} |")
+        rows.append(f"| {tag}: import, one worker, events per CPU second | "
+                    f"{med('s_import1', cpu_rate):,.0f} | {med('b_import', cpu_rate):,.0f} | "
+                    f"{ratio('s_import1', 'b_import', cpu_rate):.2f} |")
+    if not any("s_point" in r for r in rounds):
+        return rows
     if "s_replay" in rounds[0]:
         rows += [f"| {tag}: bytes per event | {med('s_import', per_event):.1f} | "
                  f"{med('b_import', per_event):.1f} | {ratio('s_import', 'b_import', per_event):.2f} |",
@@ -194,6 +203,8 @@ def main() -> None:
     ap.add_argument("--one-worker", action="store_true", help="also import with --jobs 1")
     ap.add_argument("--point-only", action="store_true",
                     help="only the point reads (the stores are imported once and kept)")
+    ap.add_argument("--import-only", action="store_true",
+                    help="measure the imports only (no replay, no point reads)")
     args = ap.parse_args()
     lines = ["| figure | seasalt | plain sqlite3 | seasalt / sqlite3 |", "|---|---|---|---|"]
     for games in args.games:
@@ -204,7 +215,7 @@ def main() -> None:
             for k in range(args.runs):
                 print(f"{tag}: round {k + 1} of {args.runs}", file=sys.stderr, flush=True)
                 rounds.append(one_round(log, f"{kind}-{games}", args.one_worker,
-                                        args.point_only))
+                                        args.point_only, args.import_only))
                 print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
             lines += report(tag, rounds)
             for p in DATA.glob(f"vs-{kind}-{games}*"):

@@ -13,11 +13,18 @@ The library under the ``seasalt`` command, typed (``py.typed``) and usable on it
 ``__version__`` is the installed distribution's version.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__: str = version("seasalt-log")
-except PackageNotFoundError:        # imported from a source tree that was never installed
-    __version__ = "0+unknown"
-
 __all__ = ["__version__"]
+
+
+def __getattr__(name: str) -> str:
+    """``__version__``, read from the installed distribution when first asked for (reading
+    it costs a process about 0.06 s of CPU: worker processes never need it)."""
+    if name != "__version__":
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    from importlib.metadata import PackageNotFoundError, version
+    try:
+        found = version("seasalt-log")
+    except PackageNotFoundError:    # imported from a source tree that was never installed
+        found = "0+unknown"
+    globals()["__version__"] = found
+    return found

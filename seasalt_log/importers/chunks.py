@@ -30,8 +30,8 @@ from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
 from ..store.arrow_rows import RowSink
-from ..store.projections import TABLES
-from ..store.store import plan_write
+from ..store.projections import TABLES, project
+from ..store.event_table import event_columns
 from .jsonl import RawGame, check_game, read_games
 from .outcomes import failed_outcome, fingerprints
 
@@ -299,8 +299,10 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
                                    encoded=[ev.encode(e) for e in game.events]))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
-            w = plan_write(gid, len(here) - 1, game.events, game.states)
-            sink.add({"events": w.event_rows, "commits": [w.commit_row], **w.projection_rows})
+            number = len(here) - 1
+            columns, h = event_columns(gid, number, game.events, game.states)
+            sink.add_columns("events", columns)
+            sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     if alone is not None:
         games.append(alone)

@@ -10,16 +10,19 @@ their decoding on the other.
 
 from __future__ import annotations
 
+from array import array
+from itertools import accumulate
 from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
-import duckdb
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.ipc as ipc
 
 from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
+
+if TYPE_CHECKING:       # a worker process writes files and never loads DuckDB
+    import duckdb
 
 ROW_GROUP_ROWS = 122_880       # DuckDB's row group (its default, which stores keep)
 #: rows buffered before they become record batches: inserted, no table's INSERT is then
@@ -61,6 +64,35 @@ def record_batch(table: str, rows: list[tuple]) -> pa.RecordBatch:
     return pa.RecordBatch.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
 
 
+def column_batch(table: str, columns: Sequence[list]) -> pa.RecordBatch:
+    """``columns`` of ``table`` (one list per column, in its column order) as one Arrow
+    record batch. A string column may be given as UTF-8 bytes (the events' JSON as it was
+    encoded): its array is then made of their concatenation, with no conversion per value;
+    an INTEGER column without NULLs goes through a C array (half the cost of pyarrow's
+    conversion of Python ints)."""
+    schema = SCHEMAS[table]
+    return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
+                                      schema=schema)
+
+
+_C_INT_IS_32 = array("i").itemsize == 4     # the C array's type matches Arrow's int32
+
+
+def _array(values: list, kind: pa.DataType) -> pa.Array:
+    if values and kind == pa.string() and type(values[0]) is bytes:
+        offsets = pa.array(list(accumulate(map(len, values), initial=0)), type=pa.int32())
+        return pa.StringArray.from_buffers(len(values), offsets.buffers()[1],
+                                           pa.py_buffer(b"".join(values)))
+    if kind == pa.int32() and _C_INT_IS_32:
+        try:
+            ints = array("i", values)       # a NULL (None) or a value out of range raises
+        except (TypeError, OverflowError):
+            pass
+        else:
+            return pa.Array.from_buffers(kind, len(ints), [None, pa.py_buffer(ints)])
+    return pa.array(values, type=kind)
+
+
 def insert(con, table: str, rows: pa.Table | pa.RecordBatch) -> None:
     """Insert Arrow rows into the store's ``table``, by column name."""
     # DuckDB finds the local variable by its name (a replacement scan): half the cost of
@@ -88,6 +120,8 @@ class RowSink:
         self.con, self.directory, self.tag = con, directory, tag
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
+        #: tables given as columns (:meth:`add_columns`): one list per column
+        self.cols: dict[str, list[list]] = {}
         self.counts = {t: 0 for t in self.tables}
         self.pending = 0
         self._writers: dict[str, ipc.RecordBatchFileWriter] = {}
@@ -102,14 +136,27 @@ class RowSink:
         if self.pending >= FLUSH_ROWS:
             self.flush()
 
+    def add_columns(self, table: str, columns: Sequence[list]) -> None:
+        """Buffer rows of ``table`` given as columns (one list per column, in its column
+        order; see :func:`column_batch`). A table takes either rows or columns."""
+        have = self.cols.get(table)
+        if have is None:
+            self.cols[table] = [list(c) for c in columns]
+        else:
+            for buf, col in zip(have, columns):
+                buf.extend(col)
+        self.pending += len(columns[0])
+        if self.pending >= FLUSH_ROWS:
+            self.flush()
+
     def flush(self) -> None:
         """Pass the buffered rows on."""
-        for t, rows in self.buf.items():
-            if not rows:
-                continue
-            batch = record_batch(t, rows)
+        cols, self.cols = self.cols, {}
+        batches = [(t, column_batch(t, c), len(c[0])) for t, c in cols.items() if c[0]]
+        batches += [(t, record_batch(t, rows), len(rows)) for t, rows in self.buf.items() if rows]
+        for t, batch, n in batches:
             self.buf[t] = []
-            self.counts[t] += len(rows)
+            self.counts[t] += n
             if self.con is not None:
                 insert(self.con, t, batch)
                 continue
@@ -134,6 +181,7 @@ class RowSink:
 def renumbered(rows: pa.Table, base: int, skip: set[str]) -> pa.Table:
     """``rows`` without the games ``skip`` (by ``game_id``), their ``game`` column (if
     any) plus ``base``."""
+    import pyarrow.compute as pc        # the importer's side only: a worker starts without it
     if skip:
         rows = rows.filter(pc.invert(pc.is_in(rows["game_id"], value_set=pa.array(sorted(skip)))))
     if "game" in rows.column_names:

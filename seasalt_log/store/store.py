@@ -6,9 +6,7 @@ There is no update or delete path for events here, and the table's triggers refu
 
 from __future__ import annotations
 
-import hashlib
 import re
-import struct
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -23,6 +21,11 @@ from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamCon
                       UnknownGameError)
 from ..replay import replay_stored
 from .game_texts import GameTexts
+# the events' rows and hash chain, named here as well: the store's API before they moved
+from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
+from .event_table import chain_digest as chain_digest, chain_links as chain_links
+from .event_table import event_columns as event_columns, event_rows as event_rows
+from .event_table import genesis_hash as genesis_hash
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -32,82 +35,15 @@ from .schema import EVENTS_DDL, SCHEMA_VERSION
 if TYPE_CHECKING:
     from .arrow_rows import StagedRows
 
-HASH_BYTES = 8
 _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
 
 
-_INT64 = struct.Struct(">q")
 #: the block size of a new store file (DuckDB's default is 256 KiB). A table's data takes
 #: whole blocks: at 64 KiB the small read models no longer hold a quarter MiB each, and a
 #: store of 1,000 games is 17 % smaller; larger stores are about the same (bench/RESULTS.md,
 #: "Against a plain SQLite store"). A file keeps the block size it was made with.
 BLOCK_SIZE = 64 * 1024
 
-#: one row of a table, as DuckDB gives and takes it
-Row = tuple[Any, ...]
-
-
-def genesis_hash(game_id: str) -> int:
-    """The chain's starting value for a game."""
-    return _hash(b"seasalt-log:" + game_id.encode())
-
-
-def chain(prev: int, event_json: bytes) -> int:
-    """The hash of an event chained to the previous one: BLAKE2b (8-byte digest) of the
-    previous hash (8 bytes, big-endian) followed by the event JSON, as a signed integer."""
-    value: int = _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
-    return value
-
-
-_EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
-
-
-def chain_digest(prev: bytes, event_json: bytes,
-                 _fresh: Callable[[], Any] = _EMPTY_HASHER.copy) -> bytes:
-    """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
-    h = _fresh()        # a copy of an empty hasher: a third faster than a new one
-    h.update(prev)
-    h.update(event_json)
-    digest: bytes = h.digest()
-    return digest
-
-
-def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
-    """The chain hash through each event of a game, from the events' JSON in order."""
-    h, link, unpack = _INT64.pack(genesis_hash(game_id)), chain_digest, _INT64.unpack
-    for text in texts:
-        h = link(h, text)
-        yield unpack(h)[0]
-
-
-def _hash(data: bytes) -> int:
-    value: int = _INT64.unpack(hashlib.blake2b(data, digest_size=HASH_BYTES).digest())[0]
-    return value
-
-
-def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
-               start: int = 0, prev_hash: int | None = None) -> tuple[list[Row], int]:
-    """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
-    numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
-    through event ``start``, continues the chain; None starts it)."""
-    h = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
-    rows: list[Row] = []
-    append = rows.append
-    encode, tags, round_started, link = ev.encode, ev.TAGS, ev.RoundStarted, chain_digest
-    for i in range(start, len(events)):
-        e = events[i]
-        data = encode(e)
-        h = link(h, data)
-        if i == 0:
-            rnd = turn = 0
-        elif type(e) is round_started:
-            rnd, turn = e.round, 0
-        else:
-            f = states[i - 1].flow
-            rnd, turn = f.round, f.turn
-        append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None), tags[type(e)],
-                data.decode()))
-    return rows, _INT64.unpack(h)[0]
 
 
 def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[Row]) -> None:

@@ -1,0 +1,91 @@
+"""The events table's rows as the importer builds them (seasalt_log.store.event_table): the
+columns a worker writes give exactly the rows the code before them wrote, the chain is the
+documented BLAKE2b chain, the Arrow batch built from the columns equals the one built from
+rows, and a worker process that builds rows starts without DuckDB."""
+
+from __future__ import annotations
+
+import hashlib
+import struct
+import subprocess
+import sys
+
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log.store.arrow_rows import column_batch, record_batch
+from seasalt_log.store.event_table import event_columns, event_rows
+
+from .reliability_helpers import valid_games
+from .scenario import states_after
+
+
+def _rows_as_before(game_id, game, events, states, start=0, prev_hash=None):
+    """The rows and chain of the code before the columns (one tuple per event), kept as the
+    oracle. The chain is written out from its definition (DESIGN.md, the events DDL):
+    hash(k) = BLAKE2b-64(hash(k-1) as 8 big-endian bytes || event k's JSON), from the
+    genesis value BLAKE2b-64("seasalt-log:" + game id)."""
+    def b2(data: bytes) -> bytes:
+        return hashlib.blake2b(data, digest_size=8).digest()
+    h = (b2(b"seasalt-log:" + game_id.encode()) if prev_hash is None
+         else struct.pack(">q", prev_hash))
+    rows = []
+    for i in range(start, len(events)):
+        e = events[i]
+        data = ev.encode(e)
+        h = b2(h + data)
+        if i == 0:
+            rnd = turn = 0
+        elif type(e) is ev.RoundStarted:
+            rnd, turn = e.round, 0
+        else:
+            f = states[i - 1].flow
+            rnd, turn = f.round, f.turn
+        rows.append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None),
+                     ev.TAGS[type(e)], data.decode()))
+    return rows, struct.unpack(">q", h)[0]
+
+
+def _games(expansion_games):
+    return valid_games(6, seed=3) + expansion_games[::40]
+
+
+def test_the_columns_are_the_rows_written_before(expansion_games):
+    for k, events in enumerate(_games(expansion_games)):
+        states = states_after(events)
+        gid = f"g-{k}"
+        want, want_hash = _rows_as_before(gid, k, events, states)
+        cols, h = event_columns(gid, k, events, states)
+        assert h == want_hash
+        assert [tuple(r) for r in zip(*cols[:7], (d.decode() for d in cols[7]))] == want
+        assert event_rows(gid, k, events, states) == (want, want_hash)
+
+
+@pytest.mark.parametrize("start", [1, 7])
+def test_an_append_continues_the_rows_and_the_chain(start):
+    """Rows of the events after ``start``, chained from the hash through the first ones,
+    are the whole game's rows from there, with the whole game's hash."""
+    events = valid_games(1, seed=4)[0]
+    states = states_after(events)
+    _, through = _rows_as_before("g", 3, events[:start], states[:start])
+    rows, whole = _rows_as_before("g", 3, events, states)
+    assert event_rows("g", 3, events, states, start=start, prev_hash=through) == (rows[start:],
+                                                                                  whole)
+
+
+def test_a_batch_from_columns_equals_one_from_rows(expansion_games):
+    events = expansion_games[0]
+    states = states_after(events)
+    cols, _ = event_columns("g-é", 2, events, states)       # not only ASCII
+    rows, _ = event_rows("g-é", 2, events, states)
+    assert column_batch("events", cols).equals(record_batch("events", rows))
+
+
+def test_a_worker_that_builds_rows_starts_without_duckdb():
+    """Loading DuckDB costs each worker process about 0.1 s of CPU it never needs, and
+    reading the package's version from its metadata 0.03."""
+    code = ("import sys, seasalt_log.workers, seasalt_log.importers.chunks; "
+            "print(sorted(m for m in ('duckdb', 'pyarrow.compute', 'importlib.metadata') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
