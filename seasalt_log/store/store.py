@@ -440,11 +440,19 @@ class Store:
         for gid in ids:
             if gid not in known:
                 raise UnknownGameError(gid)
+        numbers = dict(self.con.execute(
+            "SELECT game_id, min(game) FROM commits WHERE game_id IN (SELECT unnest(?)) "
+            "GROUP BY game_id", [ids]).fetchall())
         for start in range(0, len(ids), games_per_query):
+            part = ids[start:start + games_per_query]
+            # the games' numbers bound the row groups read (events.game: see read_texts)
+            found = [numbers[g] for g in part if g in numbers]
+            lo, hi = (min(found), max(found)) if len(found) == len(part) else (None, None)
             yield from self.con.cursor().sql(
                 f"SELECT {column} FROM events e JOIN (SELECT unnest($ids) AS game_id, "
-                "generate_subscripts($ids, 1) AS pos) o USING (game_id) ORDER BY o.pos, e.seq",
-                params={"ids": ids[start:start + games_per_query]}).to_arrow_reader(batch)
+                "generate_subscripts($ids, 1) AS pos) o USING (game_id) "
+                "WHERE $lo IS NULL OR e.game BETWEEN $lo AND $hi ORDER BY o.pos, e.seq",
+                params={"ids": part, "lo": lo, "hi": hi}).to_arrow_reader(batch)
 
     def read_json(self, game_id: str, after: int = 0) -> list[bytes]:
         """The stored JSON of a game's events with seq > ``after``, in order."""
