@@ -506,11 +506,27 @@ def _norm(value):
     return value
 
 
+#: the types :func:`_norm` leaves as they are
+_SCALARS = frozenset({int, str, bool, float, type(None)})
+
+
+def _normalized(rows: list[tuple]) -> list[tuple]:
+    """``[tuple(_norm(v) for v in row) for row in rows]``, column by column: only the
+    columns holding a list, a tuple or a dict go through :func:`_norm`, value by value."""
+    if not rows:
+        return []
+    cols = list(zip(*rows))
+    for i, col in enumerate(cols):
+        if not set(map(type, col)) <= _SCALARS:
+            cols[i] = tuple(map(_norm, col))
+    return list(zip(*cols))
+
+
 def _compare_table(table: str, cols: tuple[str, ...], expected: list[tuple], stored: list[tuple],
                    anchors: dict[str, _Anchors], report: VerifyReport) -> None:
     """Stored rows of ``table`` against the recomputed ones, as multisets, both ways."""
-    want = Counter(tuple(_norm(v) for v in row) for row in expected)
-    have = Counter(tuple(_norm(v) for v in row) for row in stored)
+    want = Counter(_normalized(expected))
+    have = Counter(_normalized(stored))
     if want == have:
         return
     key_cols = [c for c in _KEY_CANDIDATES if c in cols]
