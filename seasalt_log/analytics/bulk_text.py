@@ -39,13 +39,22 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def _json_string(x: str) -> str:
-    """SQL: the VARCHAR ``x`` as a JSON string, escaped as msgspec escapes it."""
+def _json_string_body(x: str) -> str:
     chain = f"replace(replace({x}, '\\', '\\\\'), '\"', '\\\"')"
     for code in range(32):
         esc = _SHORT.get(code, f"\\u{code:04x}")
         chain = f"replace({chain}, chr({code}), {_lit(esc)})"
     return f"('\"' || CASE WHEN regexp_matches({x}, {_lit(_CONTROLS)}) THEN {chain} ELSE {x} END || '\"')"
+
+
+#: SQL macros the expressions below use, created on the connection that renders the lines
+#: (one definition, however many columns use it: the statement stays short)
+MACROS = (f"CREATE MACRO seasalt_json_string(x) AS {_json_string_body('x')}",)
+
+
+def _json_string(x: str) -> str:
+    """SQL: the VARCHAR ``x`` as a JSON string, escaped as msgspec escapes it."""
+    return f"seasalt_json_string({x})"
 
 
 def _json_float(x: str) -> str:
@@ -107,7 +116,7 @@ def _csv_quoted(field: str, alone: bool) -> str:
     """SQL: a CSV field quoted as the ``csv`` module quotes it (QUOTE_MINIMAL with a "\\n"
     line end: a comma, a quote or a newline; an empty field alone on its line)."""
     quoted = f"('\"' || replace({field}, '\"', '\"\"') || '\"')"
-    test = f"regexp_matches({field}, '[,\"\\n]')"
+    test = f"(contains({field}, ',') OR contains({field}, '\"') OR contains({field}, chr(10)))"
     if alone:
         test = f"({test} OR {field} = '')"
     return f"CASE WHEN {test} THEN {quoted} ELSE {field} END"
@@ -189,6 +198,8 @@ def _lines(cols: _Columns, line_sql: str, batch: int = 65_536) -> Iterator[memor
     try:
         con.execute("SET enable_progress_bar = false")
         con.execute("SET preserve_insertion_order = true")
+        for macro in MACROS:
+            con.execute(macro)
         con.register("r", cols.table)
         for chunk in con.sql(f"SELECT {line_sql} FROM r").to_arrow_reader(batch):
             yield string_bytes(chunk.column(0))
@@ -219,7 +230,7 @@ def csv_text(result, out: IO[str], csv_cell: Callable[[Any], Any]) -> None:
     alone = len(cols.kinds) == 1
     fields = [_csv_quoted(f"coalesce({csv_sql(k, _name(i))}, '')", alone)
               for i, k in enumerate(cols.kinds)]
-    _write(out, _lines(cols, " || ',' || ".join(fields) + " || chr(10)"))
+    _write(out, _lines(cols, "concat(" + ", ',', ".join(fields) + ", chr(10))"))
 
 
 def _objects(result, encode: Callable[[Any], bytes], end: str) -> Iterator[memoryview]:
@@ -231,10 +242,8 @@ def _objects(result, encode: Callable[[Any], bytes], end: str) -> Iterator[memor
     parts = []
     for n, (name, i) in enumerate(last.items()):
         key = ("{" if n == 0 else ",") + encode(name).decode() + ":"
-        parts.append(f"{_lit(key)} || coalesce({json_sql(cols.kinds[i], _name(i))}, 'null')")
-    if not parts:
-        parts = ["'{'"]
-    return _lines(cols, " || ".join(parts) + f" || '}}' || {_lit(end)}")
+        parts += [_lit(key), f"coalesce({json_sql(cols.kinds[i], _name(i))}, 'null')"]
+    return _lines(cols, "concat(" + ", ".join(parts) + f", '}}', {_lit(end)})")
 
 
 def jsonl_text(result, out: IO[str], encode: Callable[[Any], bytes]) -> None:
