@@ -208,3 +208,26 @@ def test_a_fixture_stores_tables_are_the_same_bytes(fmt, fixture_store):
             assert render_text(new, fmt) == old_text(old, fmt), table
     finally:
         con.close()
+
+
+def test_a_table_of_arrow_rows_is_the_table_of_python_rows(fixture_store):
+    """A table converts only the rows it shows from Arrow: the same text as from fetchall."""
+    from seasalt_log.analytics.output import render_table
+    from seasalt_log.analytics.query import connect_readonly, execute
+    con = duckdb.connect()
+    cur = con.execute(SQL_VALUES)
+    old = Result(columns=[d[0] for d in cur.description],
+                 types=[str(d[1]) for d in cur.description], rows=cur.fetchall())
+    new = arrow_result(con.sql(SQL_VALUES))
+    for limit in (None, 2):
+        assert render_table(new, limit) == render_table(old, limit)
+    store = connect_readonly(fixture_store)
+    try:
+        for table in ("games", "round_results", "turns"):
+            sql = f"SELECT * FROM {table} ORDER BY ALL"
+            old, new = execute(store, sql), execute(store, sql, arrow=True)
+            assert new.arrow is not None
+            for limit in (None, 3):
+                assert render_table(new, limit) == render_table(old, limit), table
+    finally:
+        store.close()

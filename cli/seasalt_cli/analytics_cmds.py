@@ -19,7 +19,7 @@ from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
 from .app import app, db_path, fail, handles_errors, log, print_json, progress_bar
-from .formats import LimitOption, chosen, save_or_emit
+from .formats import LimitOption, save_or_emit
 from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption,
                       ReadTokenOption, UrlOption, on_command_line, out_option)
 from .remote import local_or_remote
@@ -100,11 +100,10 @@ def query(
     if output is not None:      # refused before the query runs, not after
         check_target(output, [store], what="--out")
     limits = _limits(ctx, timeout, memory_limit)
-    bulk = output is not None or chosen(fmt) != "table"     # written whole: kept as Arrow
 
     def local(path):
-        with _stoppable():
-            return run_query(path, text, limits=limits, arrow=bulk)
+        with _stoppable():     # rows kept as Arrow: a table converts only those it shows
+            return run_query(path, text, limits=limits, arrow=True)
 
     def remote(u):
         from seasalt_log.http.client import remote_query

@@ -47,7 +47,8 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
     """Check and run ``sql`` on a connection from :func:`connect_readonly` (to the store at
     ``path``: a damaged block it reads is then reported as the store's damage). ``arrow``:
     keep the rows as Arrow when they can be written from it (:func:`.output.arrow_result`),
-    for a result that is written as CSV, JSON or Parquet rather than read in Python."""
+    for a result that is written (CSV, JSON, Parquet, a table of its first rows) rather
+    than read whole in Python."""
     check_sql(con, sql)
     try:
         if arrow:
