@@ -159,7 +159,7 @@ def _python_column(values: list, kind: str):
 
 class _Columns:
     """A result's columns as Arrow arrays ``c0, c1, ...`` plus, per column, the DuckDB
-    type to spell it as (``VARCHAR`` text already spelled, for a column spelled in Python)."""
+    type to spell it as (``JSON``, text written as it is, for a column spelled in Python)."""
 
     def __init__(self, table, kinds: list[str]):
         self.table, self.kinds = table, kinds
