@@ -1,6 +1,7 @@
 """Large results: the read commands over a 100,000-game store.
 
-    python bench/large_results.py [--games 100000] [--base 2000] [--cache DIR]
+    python bench/large_results.py [--games 100000] [--base 2000] [--cache DIR] [--only WORD]
+                                  [--verify]
 
 Builds the store once in ``--cache`` (default ``~/.cache/seasalt-bench``, outside the
 repository): ``--base`` simulated 3-player games, each written again under new game ids
@@ -15,6 +16,7 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import time
@@ -29,14 +31,25 @@ COMMANDS = [
                                                         "{half}", "--limit", "20", "--sort",
                                                         "rounds"]),
     ("games --format csv (every game)", ["games", "--format", "csv"]),
+    ("games --format json (every game)", ["games", "--format", "json"]),
+    ("games --format jsonl (every game)", ["games", "--format", "jsonl"]),
     ("query: every game as a table (40 shown)", ["query", "SELECT * FROM games", "--format", "table"]),
     ("query: every game as CSV", ["query", "SELECT * FROM games", "--format", "csv"]),
+    ("query: every game as JSON", ["query", "SELECT * FROM games", "--format", "json"]),
     ("query: every game as JSON Lines", ["query", "SELECT * FROM games", "--format", "jsonl"]),
+    ("query: every seat result of every round as CSV", ["query", "SELECT * FROM round_results",
+                                                       "--format", "csv"]),
     ("stats win-rates", ["stats", "win-rates", "--format", "table"]),
+    ("stats calls --format csv", ["stats", "calls", "--format", "csv"]),
+    ("stats calls --format json", ["stats", "calls", "--format", "json"]),
     ("show one game", ["show", "{game}", "--format", "table"]),
     ("replay one game at a turn", ["replay", "{game}", "--round", "2", "--turn", "5"]),
     ("export --all (every event)", ["export", "--all"]),
+    ("export --parquet DIR (events and read models)", ["export", "--parquet", "{parquet}"]),
 ]
+#: ``--verify``: also the whole-store check, in a worker process per CPU (it folds every
+#: event through the engine again: minutes, not seconds)
+VERIFY = ("verify (every game, a worker per CPU)", ["verify", "--no-progress"])
 
 
 def build(cache: Path, games: int, base: int) -> Path:
@@ -80,17 +93,23 @@ def main() -> None:
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--base", type=int, default=2000)
     ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "seasalt-bench")
+    ap.add_argument("--only", metavar="WORD", help="Only the commands whose name holds WORD.")
+    ap.add_argument("--verify", action="store_true", help="Also time `seasalt verify`.")
     a = ap.parse_args()
     t0 = time.monotonic()
     db = build(a.cache, a.games, a.base)
     print(f"store: {db} ({db.stat().st_size / 2**20:.0f} MiB; ready in "
           f"{time.monotonic() - t0:.0f} s)", file=sys.stderr)
-    names = {"half": str(a.games // 2), "game": f"big-{a.games // a.base // 2}-{a.base // 2}"}
+    names = {"half": str(a.games // 2), "game": f"big-{a.games // a.base // 2}-{a.base // 2}",
+             "parquet": str(a.cache / f"large-{a.games}-parquet")}
     print(f"{a.games:,} games\n\n| command | wall s | CPU s |\n|---|---:|---:|")
-    for what, args in COMMANDS:
+    for what, args in COMMANDS + ([VERIFY] if a.verify else []):
+        if a.only and a.only not in what:
+            continue
         wall, cpu = timed(db, [arg.format(**names) for arg in args])
         what = what.format(**names)
         print(f"| `{what}` | {wall:.2f} | {cpu:.2f} |", flush=True)
+    shutil.rmtree(names["parquet"], ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -90,21 +90,46 @@ def list_games(store: Store, *, player: str | None = None, players: int | None =
 
     Only the sort column and the ids are read for every game; the whole rows only for the
     page asked for."""
-    if sort not in SORTS:
-        raise ValueError(f"sort by one of {', '.join(SORTS)}, not {sort!r}")
-    where, args = _where(player, players)
-    keys = store.con.execute(f"SELECT {SORTS[sort]}, game_id FROM games{where}", args).fetchall()
-    if sort == "game":
-        keys.sort(key=lambda k: natural_key(k[1]), reverse=descending)
-    else:
-        keys.sort(key=lambda k: natural_key(k[1]))
-        keys.sort(key=lambda k: (k[0] is None, k[0]), reverse=descending)
-    page = [k[1] for k in keys[offset:None if limit is None else offset + limit]]
+    page = page_ids(store, player=player, players=players, sort=sort, descending=descending,
+                    limit=limit, offset=offset)
     if not page:
         return []
     rows = {r[0]: r for r in store.con.execute(
         f"SELECT {_GAME_COLS} FROM games WHERE game_id IN (SELECT unnest(?))", [page]).fetchall()}
     return [_game_row(rows[g]) for g in page]
+
+
+def page_ids(store: Store, *, player: str | None = None, players: int | None = None,
+             sort: str = "game", descending: bool = False, limit: int | None = None,
+             offset: int = 0) -> list[str]:
+    """The ids of the games :func:`list_games` lists, in its order."""
+    if sort not in SORTS:
+        raise ValueError(f"sort by one of {', '.join(SORTS)}, not {sort!r}")
+    where, args = _where(player, players)
+    keys = store.con.execute(f"SELECT {SORTS[sort]}, game_id FROM games{where}", args).fetchall()
+    return [k[1] for k in sort_keys(keys, sort, descending)[offset:None if limit is None
+                                                              else offset + limit]]
+
+
+def sort_keys(keys: list[tuple[Any, str]], sort: str, descending: bool = False) -> list[tuple[Any, str]]:
+    """``(sort value, game id)`` pairs in the order of :func:`list_games` (``sort`` a key of
+    :data:`SORTS`; a listing read from the HTTP service is ordered by it too)."""
+    keys = list(keys)
+    if sort == "game":
+        keys.sort(key=lambda k: natural_key(k[1]), reverse=descending)
+    else:
+        keys.sort(key=lambda k: natural_key(k[1]))
+        keys.sort(key=lambda k: (k[0] is None, k[0]), reverse=descending)
+    return keys
+
+
+def games_relation(store: Store, ids: list[str]):
+    """The ``games`` rows of ``ids``, in that order, as a DuckDB relation (its columns those
+    of :class:`GameRow`; ``meta`` its JSON text): for output written in bulk."""
+    return store.con.sql(
+        f"SELECT {', '.join('g.' + c for c in _GAME_COLS.split(', '))} FROM games g JOIN "
+        "(SELECT unnest($ids) AS game_id, generate_subscripts($ids, 1) AS pos) o "
+        "USING (game_id) ORDER BY o.pos", params={"ids": ids})
 
 
 def get_game(store: Store, game_id: str) -> GameRow:

@@ -72,6 +72,9 @@ def _run(args: list[str], env: dict | None = None):
 # every reading command, with what it needs; "{db}" is the store
 COMMANDS = {
     "games": ["games", "--json"],
+    "games-sorted": ["games", "--json", "--sort", "events", "--desc"],
+    "games-page": ["games", "--format", "jsonl", "--sort", "events", "--offset", "1", "--limit", "1"],
+    "games-csv": ["games", "--format", "csv", "--sort", "rounds"],
     "show": ["show", ENDED_GAME, "--json"],
     "replay": ["replay", ENDED_GAME, "--round", "2", "--turn", "3"],
     "replay-json": ["replay", OPEN_GAME, "--json"],

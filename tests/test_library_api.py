@@ -141,6 +141,9 @@ def test_iter_texts_keeps_the_order_asked_across_queries(stored):
             got = [t for block in store.iter_texts(ids, batch=7, games_per_query=per_query)
                    for t in block]
             assert got == want, per_query
+            # the same events as bytes, each line ended (what `seasalt export` writes)
+            lines = b"".join(store.iter_lines(ids, batch=7, games_per_query=per_query))
+            assert lines == "".join(t + "\n" for t in want).encode(), per_query
 
 
 def test_verify_in_worker_processes_reports_as_in_one(stored, monkeypatch):

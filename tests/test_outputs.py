@@ -358,14 +358,14 @@ def test_an_unexpected_failure_is_one_line(store, monkeypatch):
 
     def bug(*a, **k):
         raise ZeroDivisionError("division by zero")
-    monkeypatch.setattr(queries, "list_games", bug)
+    monkeypatch.setattr(queries, "page_ids", bug)
     one_line(run("games"), "unexpected ZeroDivisionError: division by zero", "SEASALT_DEBUG")
     r = run("games", env={"SEASALT_DEBUG": "1"})
     assert isinstance(r.exception, ZeroDivisionError)
 
     def interrupted(*a, **k):
         raise KeyboardInterrupt
-    monkeypatch.setattr(queries, "list_games", interrupted)
+    monkeypatch.setattr(queries, "page_ids", interrupted)
     r = run("games")
     assert r.exit_code == 130 and r.stderr.strip() == "error: interrupted"
 

@@ -326,3 +326,22 @@ def test_verify_of_a_named_game_and_of_an_unknown_one(db, pristine):
     result = runner.invoke(app, ["verify", "nope", "--db", str(db)])
     assert result.exit_code == 1
     assert result.stderr.strip() == "error: no game with id 'nope' in the store"
+
+
+def test_rows_are_normalised_column_by_column_as_value_by_value():
+    """verify compares read-model rows after ``_norm``; ``_normalized`` applies it only to
+    the columns that hold lists, tuples or dicts: the result must be the same as applying
+    it to every value (the way it was done before)."""
+    import random
+    from seasalt_log.verify import _norm, _normalized
+    rnd = random.Random(5)
+    values = [0, 7, -3, "x", "", None, True, 1.5, [1, 2], (3, [4, None]), {"b": [1], "a": 2},
+              [], ({"k": (1,)},)]
+    for width in (1, 3, 6):
+        for _ in range(50):
+            rows = [tuple(rnd.choice(values) for _ in range(width))
+                    for _ in range(rnd.randint(0, 8))]
+            assert _normalized(rows) == [tuple(_norm(v) for v in r) for r in rows]
+    # by hand: the nested column becomes tuples, the scalar ones stay
+    assert _normalized([("g", [1, [2]], {"b": 1, "a": [3]})]) == [
+        ("g", (1, (2,)), (("a", (3,)), ("b", 1)))]

@@ -102,8 +102,8 @@ def query(
     limits = _limits(ctx, timeout, memory_limit)
 
     def local(path):
-        with _stoppable():
-            return run_query(path, text, limits=limits)
+        with _stoppable():     # rows kept as Arrow: a table converts only those it shows
+            return run_query(path, text, limits=limits, arrow=True)
 
     def remote(u):
         from seasalt_log.http.client import remote_query

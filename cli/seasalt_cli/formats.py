@@ -54,7 +54,7 @@ def emit(result: Result, fmt: str, *, limit: int | None = TABLE_LIMIT,
             sys.stdout.write(head())
         write_table(result, sys.stdout, limit, null)
         if count:
-            log.info(f"{len(result.rows)} row(s)")
+            log.info(f"{len(result)} row(s)")
         return
     write_result(result, fmt, sys.stdout)
 
@@ -69,6 +69,6 @@ def save_or_emit(result: Result, fmt: str | None, output: Path | None, store: Pa
             raise UsageError(f"--format {fmt} does not match --out {output.name} "
                              f"(its suffix means {kind}); give one of them")
         save_result(result, output, [store])
-        log.info(f"wrote {len(result.rows)} row(s) to {output} ({kind})")
+        log.info(f"wrote {len(result)} row(s) to {output} ({kind})")
         return
     emit(result, chosen(fmt), limit=limit, count=True, null="NULL")

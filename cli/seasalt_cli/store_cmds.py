@@ -11,7 +11,8 @@ from typing import Literal
 import typer
 
 from seasalt_log import queries
-from seasalt_log.analytics.output import TABLE_LIMIT, rows_result, structs_result
+from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
+                                          rows_result, structs_result)
 from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_blocks, import_logs
@@ -110,6 +111,10 @@ def games(db: Path = DbOption,
 
     def local(path):
         with Store.open(path, read_only=True) as store:
+            if fmt != "table":          # every row written in bulk, from Arrow
+                ids = queries.page_ids(store, player=player, players=players, sort=sort,
+                                       descending=desc, limit=page, offset=offset)
+                return _games_arrow(queries.games_relation(store, ids), fmt), len(ids)
             return (queries.list_games(store, player=player, players=players, sort=sort,
                                        descending=desc, limit=page, offset=offset),
                     queries.count_games(store, player=player, players=players))
@@ -117,8 +122,15 @@ def games(db: Path = DbOption,
     def remote(u):
         from seasalt_log.http.client import remote_games
         every = remote_games(u, token, player=player, players=players)
-        return every[offset:None if page is None else offset + page], len(every)
+        field = queries.SORTS[sort]
+        order = queries.sort_keys([(getattr(g, field), g.game_id) for g in every], sort, desc)
+        by_id = {g.game_id: g for g in every}
+        return ([by_id[gid] for _, gid in order[offset:None if page is None else offset + page]],
+                len(every))
     rows, total = local_or_remote(db, url, local, remote)
+    if isinstance(rows, Result):
+        emit(rows, fmt, limit=None)
+        return
     if fmt == "json":
         print_json(rows)
         return
@@ -131,6 +143,18 @@ def games(db: Path = DbOption,
                                             f" of {total}" if left > 0 else "")
                   + (f"; {left} more after them (--offset {offset + len(rows)}, or --limit 0 "
                      "for all)" if left > 0 else ""))
+
+
+def _games_arrow(relation, fmt: str) -> Result:
+    """The rows of :func:`queries.games_relation` as :func:`games` writes them: ``meta``
+    embedded as stored in JSON (the listing's structs), re-encoded in CSV and JSON Lines
+    (their structs go through :func:`structs_result`)."""
+    result = arrow_result(relation)
+    if fmt == "json":
+        types = list(result.types)
+        types[GAME_COLUMNS.index("meta")] = "JSON"
+        return Result(columns=result.columns, types=types, rows=[], arrow=result.arrow)
+    return reencoded_json(result, "meta")
 
 
 @app.command()

@@ -31,9 +31,14 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
     except StoreDamagedError as exc:
         fail(f"{exc}; nothing could be verified", 1)
     with opened as store, progress_bar("verifying", enabled=progress) as cb:
-        for gid in games or ():
-            if not store.head(gid)[0] and not store.exists(gid):
-                raise UnknownGameError(gid)
+        if games:                   # a game is known by a write or a games row (one query)
+            known = {r[0] for r in store.con.execute(
+                "SELECT game_id FROM commits WHERE game_id IN (SELECT unnest($ids)) UNION "
+                "SELECT game_id FROM games WHERE game_id IN (SELECT unnest($ids))",
+                {"ids": games}).fetchall()}
+            for gid in games:
+                if gid not in known:
+                    raise UnknownGameError(gid)
         report = verify_store(store, games or None, progress=cb, jobs=jobs)
     if as_json:
         print_json({"ok": report.ok, "games": report.games, "events": report.events,

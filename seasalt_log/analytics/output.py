@@ -1,15 +1,15 @@
 """Query results and their formats: an aligned text table, CSV, JSON, JSON Lines (text),
 and Parquet files. Every read command of the CLI prints its rows through this module.
 
-Every file is written by this process: CSV and JSON by Python, Parquet by a separate
-in-memory DuckDB connection that receives the rows (the user's query runs on a connection
-that can touch no file at all).
+Every file is written by this process: CSV and JSON text rendered by DuckDB over Arrow
+(:mod:`.bulk_text`, the same bytes as the ``csv`` module and msgspec would write), Parquet by
+a separate in-memory DuckDB connection that receives the rows (the user's query runs on a
+connection that can touch no file at all).
 """
 
 from __future__ import annotations
 
 import base64
-import csv
 import datetime as dt
 import decimal
 import io
@@ -26,6 +26,7 @@ from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_file, atomic_path
 from ..store.literals import sql_literal
 from ..store.sandbox import one_line  # noqa: F401  (also this module's name for it)
+from . import bulk_text
 
 #: the text formats of ``--format``
 FORMATS: tuple[str, ...] = ("table", "csv", "json", "jsonl")
@@ -36,11 +37,17 @@ SUFFIXES: dict[str, str] = {".parquet": "parquet", ".csv": "csv", ".json": "json
 
 
 class Result(Struct):
-    """A query's result: column names, DuckDB type names, rows."""
+    """A query's result: column names, DuckDB type names, rows. ``arrow``, when set, is a
+    ``pyarrow.Table`` holding the rows instead (``rows`` is then empty; see
+    :func:`arrow_result`): CSV, JSON and Parquet are written from it directly."""
 
     columns: list[str]
     types: list[str]
     rows: list[tuple]
+    arrow: Any = None
+
+    def __len__(self) -> int:
+        return len(self.rows) if self.arrow is None else self.arrow.num_rows
 
     def dicts(self) -> list[dict[str, Any]]:
         """The rows as {column: value} (a repeated column name keeps its last value)."""
@@ -59,6 +66,25 @@ def _type_of(values: Iterable[Any]) -> str:
                 return name
         return "JSON"
     return "VARCHAR"
+
+
+def arrow_result(relation: duckdb.DuckDBPyRelation) -> Result:
+    """The rows of a DuckDB ``relation`` as a :class:`Result`: as an Arrow table when CSV and
+    JSON can be written from one column for column (:func:`.bulk_text.spellable`: every
+    column a number, text, boolean or list of them), else as Python rows."""
+    columns, types = list(relation.columns), [str(t) for t in relation.types]
+    if bulk_text.spellable(types):
+        return Result(columns=columns, types=types, rows=[], arrow=relation.to_arrow_table())
+    return Result(columns=columns, types=types, rows=relation.fetchall())
+
+
+def head_rows(result: Result, n: int | None = None) -> list[tuple]:
+    """The first ``n`` rows (None: all) as Python tuples."""
+    if result.arrow is None:
+        return result.rows if n is None else result.rows[:n]
+    table = result.arrow if n is None else result.arrow.slice(0, n)
+    return list(zip(*(c.to_pylist() for c in table.columns))) if table.num_columns else \
+        [()] * table.num_rows
 
 
 def rows_result(columns: list[str], rows: list[tuple]) -> Result:
@@ -80,6 +106,20 @@ def structs_result(items: Iterable[Struct], columns: list[str]) -> Result:
         data = msgspec.json.decode(_json.encode(item))
         rows.append(tuple(data.get(c) for c in columns))
     return rows_result(columns, rows)
+
+
+def reencoded_json(result: Result, column: str) -> Result:
+    """An Arrow ``result`` whose JSON-text ``column`` is written as msgspec writes the value
+    it decodes to (as :func:`structs_result` writes a ``msgspec.Raw`` field), typed JSON."""
+    import pyarrow as pa
+    i = result.columns.index(column)
+    texts = result.arrow.column(i).to_pylist()
+    again = pa.array([None if t is None else _json.encode(msgspec.json.decode(t)).decode()
+                      for t in texts], type=pa.string())
+    types = list(result.types)
+    types[i] = "JSON"
+    return Result(columns=result.columns, types=types, rows=[],
+                  arrow=result.arrow.set_column(i, result.arrow.field(i).name, again))
 
 
 def _enc_hook(value: Any) -> Any:
@@ -111,14 +151,13 @@ def json_rows(result: Result) -> list[dict[str, Any]]:
 
 
 def write_json(result: Result, out: IO[str]) -> None:
-    """A JSON array of objects, one per row."""
-    out.write(msgspec.json.format(_json.encode(json_rows(result)), indent=2).decode() + "\n")
+    """A JSON array of objects, one per row (indented by 2)."""
+    bulk_text.json_text(result, out, _json.encode)
 
 
 def write_jsonl(result: Result, out: IO[str]) -> None:
     """One JSON object per line."""
-    for row in json_rows(result):
-        out.write(_json.encode(row).decode() + "\n")
+    bulk_text.jsonl_text(result, out, _json.encode)
 
 
 def csv_cell(value: Any) -> Any:
@@ -140,11 +179,8 @@ def csv_cell(value: Any) -> Any:
 
 
 def write_csv(result: Result, out: IO[str]) -> None:
-    """CSV with a header line."""
-    w = csv.writer(out, lineterminator="\n")
-    w.writerow(result.columns)
-    for row in result.rows:
-        w.writerow([csv_cell(v) for v in row])
+    """CSV with a header line (the ``csv`` module's quoting, values as :func:`csv_cell`)."""
+    bulk_text.csv_text(result, out, csv_cell)
 
 
 _NUMERIC = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
@@ -169,7 +205,7 @@ def render_table(result: Result, limit: int | None = TABLE_LIMIT, null: str = "N
     numbers right-aligned. No value is ever cut or wrapped: a column is as wide as its
     widest value, whatever the width of the terminal. When rows were left out, a last line
     says how many. ``null`` is how NULL reads."""
-    rows = result.rows if not limit else result.rows[:limit]
+    rows = head_rows(result, limit or None)
     header = [table_cell(c) for c in result.columns]
     cells = [[table_cell(v, null) for v in r] for r in rows]
     widths = [max([_width(h)] + [_width(r[i]) for r in cells]) for i, h in enumerate(header)]
@@ -182,9 +218,9 @@ def render_table(result: Result, limit: int | None = TABLE_LIMIT, null: str = "N
 
     lines = [line(header), "  ".join("-" * w for w in widths)]
     lines += [line(r) for r in cells]
-    left = len(result.rows) - len(rows)
+    left = len(result) - len(rows)
     if left:
-        lines.append(f"({len(rows)} of {len(result.rows)} rows shown, {left} left out: "
+        lines.append(f"({len(rows)} of {len(result)} rows shown, {left} left out: "
                      f"--limit 0 shows every row)")
     return "\n".join(lines) + "\n"
 
@@ -258,7 +294,10 @@ def write_parquet(result: Result, path: Path, shown: str | Path | None = None) -
     try:
         cols = ", ".join(f"{_quote(c)} {t}" for c, t in zip(_unique(result.columns), result.types))
         con.execute(f"CREATE TABLE result ({cols})")
-        if result.rows:
+        if result.arrow is not None:
+            con.register("rows", result.arrow)
+            con.execute("INSERT INTO result SELECT * FROM rows")
+        elif result.rows:
             with con.appender("result") as a:
                 a.append_rows(result.rows)
         con.execute(f"COPY result TO {sql_literal(path)} (FORMAT parquet)")

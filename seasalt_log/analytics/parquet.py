@@ -89,10 +89,10 @@ def bucket_sql(buckets: int, column: str = "game_id") -> str:
 def _write_events(con, events_dir: Path, total: int) -> None:
     """The events, one file per (player count, bucket), each game whole and in seq order."""
     buckets = max(1, -(-total // BUCKET_EVENTS))
-    reader = con.sql(
-        f"SELECT e.*, g.n_players AS _players, {bucket_sql(buckets, 'e.game_id')} AS _bucket "
-        "FROM events e JOIN games g USING (game_id) "
-        "ORDER BY _players, _bucket, e.game_id, e.seq").to_arrow_reader(100_000)
+    reader = con.sql(      # the bucket is worked out once per game, not once per event
+        "SELECT e.*, g._players, g._bucket FROM events e JOIN "
+        f"(SELECT game_id, n_players AS _players, {bucket_sql(buckets)} AS _bucket FROM games) g "
+        "USING (game_id) ORDER BY _players, _bucket, e.game_id, e.seq").to_arrow_reader(100_000)
     schema = pa.schema([f for f in reader.schema if f.name not in ("_players", "_bucket")],
                        metadata={LAYOUT_KEY: LAYOUT_WHOLE_GAMES, BUCKETS_KEY: str(buckets).encode()})
     writer, key = None, None

@@ -22,7 +22,7 @@ from ..store.sandbox import (ALLOWED_TEXT, SAFE_CONFIG, SESSION, QueryError,  # 
                              QueryRefusedError, check_sql, one_line)
 from ..store.store import connect, damage_error
 from .limits import Limits, guarded
-from .output import Result
+from .output import Result, arrow_result
 
 def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.DuckDBPyConnection:
     """A read-only connection to the store at ``path`` with external access disabled (and
@@ -42,11 +42,19 @@ def connect_readonly(path: str | Path, limits: Limits | None = None) -> duckdb.D
 
 
 def execute(con: duckdb.DuckDBPyConnection, sql: str,
-            params: dict[str, Any] | None = None, *, path: str | Path | None = None) -> Result:
+            params: dict[str, Any] | None = None, *, path: str | Path | None = None,
+            arrow: bool = False) -> Result:
     """Check and run ``sql`` on a connection from :func:`connect_readonly` (to the store at
-    ``path``: a damaged block it reads is then reported as the store's damage)."""
+    ``path``: a damaged block it reads is then reported as the store's damage). ``arrow``:
+    keep the rows as Arrow when they can be written from it (:func:`.output.arrow_result`),
+    for a result that is written (CSV, JSON, Parquet, a table of its first rows) rather
+    than read whole in Python."""
     check_sql(con, sql)
     try:
+        if arrow:
+            relation = con.sql(sql, params=params) if params else con.sql(sql)
+            return arrow_result(relation) if relation is not None else \
+                Result(columns=[], types=[], rows=[])
         cur = con.execute(sql, params) if params else con.execute(sql)
         columns = [d[0] for d in cur.description] if cur.description else []
         types = [str(d[1]) for d in cur.description] if cur.description else []
@@ -66,13 +74,14 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
 
 
 def run_query(path: str | Path, sql: str, params: dict[str, Any] | None = None,
-              limits: Limits | None = None) -> Result:
+              limits: Limits | None = None, arrow: bool = False) -> Result:
     """Run one reading statement on the store at ``path`` (see the module's locks), under
-    ``limits`` (time, memory, Ctrl-C: :mod:`.limits`) when given."""
+    ``limits`` (time, memory, Ctrl-C: :mod:`.limits`) when given; ``arrow`` as
+    :func:`execute`."""
     con = connect_readonly(path, limits)
     try:
         if limits is None:
-            return execute(con, sql, params, path=path)
-        return guarded(con, lambda: execute(con, sql, params, path=path), limits)
+            return execute(con, sql, params, path=path, arrow=arrow)
+        return guarded(con, lambda: execute(con, sql, params, path=path, arrow=arrow), limits)
     finally:
         con.close()
