@@ -115,6 +115,17 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
                      pairs + collectors + multipliers + mermaids, max(colors))
 
 
+def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> tuple[int, int]:
+    """(card points, colour bonus) of a holding, as :func:`breakdown` gives them, without
+    building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS)."""
+    try:
+        in_hand, kinds, colors, n_laid = counts(hand, laid)
+    except KeyError:                        # Extra Salt cards: scored by breakdown
+        b = breakdown(hand, laid)
+        return b.card_points, b.color_bonus
+    return sum(score_counts(in_hand, kinds, colors, n_laid)), max(colors)
+
+
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
     """Card points only (R-SCORE), colour bonus never included. Memoised for tuples (the
     engine's hands and pairs): the same hand is scored for a call, for the legal moves and

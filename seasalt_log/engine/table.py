@@ -22,12 +22,13 @@ def without(cards: tuple[str, ...], card: str) -> tuple[str, ...] | None:
 
 def without_all(cards: tuple[str, ...], remove: Iterable[str]) -> tuple[str, ...] | None:
     """``cards`` less one copy of each card of ``remove``, or None if one is missing."""
-    for card in remove:
-        left = without(cards, card)
-        if left is None:
-            return None
-        cards = left
-    return cards
+    left = list(cards)          # one list for every removal: cheaper than a tuple each time
+    try:
+        for card in remove:
+            left.remove(card)   # the first copy, as :func:`without` takes it
+    except ValueError:
+        return None
+    return tuple(left)
 
 
 def unseen_after(discards: Iterable[str]) -> tuple[str, ...]:

@@ -1,0 +1,95 @@
+"""The engine's shortcuts against the slower code they stand for: the card-pair check made
+once per ruleset against ``Ruleset.pair_kinds`` (R-DUO-PAIR, R-X-PAIRS), ``without_all`` against
+removing one card at a time, and the field-by-field ``round_scored`` check against comparing
+with the event ``next_derived`` builds (R-DERIVED)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from msgspec.structs import replace
+
+from seasalt_log import events as ev
+from seasalt_log.cards import KIND
+from seasalt_log.engine import State, apply
+from seasalt_log.engine.core import _code_pairs, _round_scored_matches, next_derived
+from seasalt_log.engine.rulings import rules_for
+from seasalt_log.engine.table import without, without_all
+from seasalt_log.errors import IllegalMoveError
+
+from .randomplay import play_random_game
+
+PAIR_TYPES = (ev.CrabsPlayed, ev.BoatsPlayed, ev.FishPlayed, ev.SharkPlayed, ev.LobsterPlayed,
+              ev.JellyfishPlayed, ev.SwimmersPlayed, ev.SharksPlayed)
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_code_pairs_are_the_kind_pairs_of_the_ruleset(ruleset, events):
+    """R-DUO-PAIR, R-X-PAIRS: a card pair passes exactly when its sorted kinds are listed."""
+    rules = rules_for(ruleset, events)
+    for kind in PAIR_TYPES:
+        allowed = rules.pair_kinds(ev.TAGS[kind])
+        codes = _code_pairs(rules, kind)
+        for a in KIND:
+            for b in KIND:
+                want = tuple(sorted((KIND[a], KIND[b]))) in allowed
+                assert ((a, b) in codes) == want, (ev.TAGS[kind], a, b)
+
+
+def _without_one_by_one(cards: tuple[str, ...], remove: tuple[str, ...]) -> tuple[str, ...] | None:
+    for card in remove:
+        left = without(cards, card)
+        if left is None:
+            return None
+        cards = left
+    return cards
+
+
+def test_without_all_removes_first_copies_as_one_by_one():
+    rng = random.Random(19)
+    pool = ["crab:black", "crab:yellow", "boat:black", "mermaid:white", "shell:grey"]
+    for _ in range(2000):
+        cards = tuple(rng.choice(pool) for _ in range(rng.randrange(8)))
+        remove = tuple(rng.choice(pool) for _ in range(rng.randrange(4)))
+        assert without_all(cards, remove) == _without_one_by_one(cards, remove)
+
+
+def _differs(s: State, e: ev.RoundScored) -> bool:
+    """The R-DERIVED check as it was: compare with the event ``next_derived`` builds."""
+    want = next_derived(s)
+    return type(want) is not ev.RoundScored or any(
+        getattr(e, name) != getattr(want, name) for name in want.__struct_fields__ if name != "at")
+
+
+def _variants(e: ev.RoundScored) -> list[ev.RoundScored]:
+    """``e`` with one field changed at a time."""
+    bump = lambda xs, i: tuple(x + (k == i) for k, x in enumerate(xs))  # noqa: E731
+    out = [replace(e, round=e.round + 1), replace(e, caller_won=not e.caller_won),
+           replace(e, caller_won=None if e.caller_won is not None else True),
+           replace(e, caller=None if e.caller is not None else 0)]
+    out += [replace(e, ending=x) for x in ("stop", "last_chance", "deck_out") if x != e.ending]
+    for name in ("card_points", "color_bonus", "points", "totals"):
+        value = getattr(e, name)
+        out += [replace(e, **{name: bump(value, i)}) for i in range(len(value))]
+        out.append(replace(e, **{name: value[:-1]}))
+    return out
+
+
+def test_round_scored_check_agrees_with_the_built_event():
+    """R-DERIVED: for every round end of 30 random games, the recorded event and one-field
+    variants of it pass or fail the shortcut exactly as against ``next_derived``."""
+    checked = 0
+    for seed in range(30):
+        s = State()
+        for e in play_random_game(300 + seed, 2 + seed % 3):
+            if type(e) is ev.RoundScored:
+                assert _round_scored_matches(s, e) and not _differs(s, e)
+                for bad in _variants(e):
+                    assert _round_scored_matches(s, bad) == (not _differs(s, bad))
+                    with pytest.raises(IllegalMoveError, match="R-DERIVED"):
+                        apply(s, bad)
+                    checked += 1
+            s = apply(s, e)
+    assert checked > 100
