@@ -29,8 +29,9 @@ def advance(con: duckdb.DuckDBPyConnection, moves: Sequence[tuple[str, int, int]
     for a new game; moves of one game follow each other (5 -> 8, 8 -> 9).
 
     Raises :class:`StreamConflictError` when a head is not at the expected seq (another
-    writer got there first); the caller rolls back. A conflict with a transaction still open
-    shows when the later of the two commits (see :func:`commit_conflict`)."""
+    writer got there first, or is writing it in a transaction still open); the caller rolls
+    back. Two open transactions that both store one new game conflict only when the later
+    of them commits (see :func:`commit_conflict`)."""
     span: dict[str, list[int]] = {}
     for gid, expected, new in moves:
         if gid in span and span[gid][1] != expected:

@@ -561,7 +561,7 @@ class Store:
 
         The rows of several loads go in together (see
         :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` before
-        the files go. An error of the rows, such as a ``(game_id, seq)`` stored already,
+        the files go. An error of the rows, such as a game stored already (its ``heads`` key),
         comes from this or from :meth:`finish_loads`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
