@@ -15,7 +15,6 @@ from __future__ import annotations
 from typing import Sequence
 
 import duckdb
-import pyarrow as pa
 
 from ..errors import StreamConflictError
 
@@ -57,11 +56,6 @@ def advance(con: duckdb.DuckDBPyConnection, moves: Sequence[tuple[str, int, int]
         gid = _key(str(exc)) or next(iter(span))
         raise StreamConflictError(gid, span.get(gid, [0])[0], span.get(gid, [0])[0] + 1,
                                   _reason(gid, span.get(gid, [0])[0])) from None
-
-
-def new_heads(commits: pa.Table) -> pa.Table:
-    """The heads of new games from their commits rows (one per game): game_id and seq."""
-    return commits.select(["game_id", "seq"])
 
 
 def commit_conflict(exc: duckdb.Error) -> StreamConflictError | None:

@@ -26,7 +26,7 @@ from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
 from .sandbox import QueryError, check_sql, one_line, sandbox
-from .heads import FILL_HEADS, advance, commit_conflict, new_heads
+from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -573,7 +573,7 @@ class Store:
                 rows = renumbered(read_file(files[t]), base, skip)
                 self._staged.add(t, rows)
                 if t == "commits":      # new games: their heads' keys refuse stored ones
-                    self._staged.add("heads", new_heads(rows))
+                    self._staged.add("heads", rows.select(["game_id", "seq"]))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
     def finish_loads(self) -> None:
