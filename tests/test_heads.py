@@ -158,6 +158,23 @@ def test_verify_still_finds_a_duplicate_or_missing_seq(tmp_path, games):
     assert any(f"seq {len(g) + 1} missing" in t for t in text), text
 
 
+def test_verify_finds_a_head_that_is_not_the_games_last_seq(tmp_path, games):
+    """A heads row moved behind the store's back (a stale writer could then store a seq
+    twice), or missing, is reported with the seq the game's last write ended at."""
+    path = tmp_path / "s.duckdb"
+    a, b = games[0][0].game_id, games[1][0].game_id
+    with Store.open(path) as store:
+        import_logs(store, [write_log(tmp_path / "a.jsonl", *games[:2])], jobs=0)
+        store.con.execute("UPDATE heads SET seq = 3 WHERE game_id = ?", [a])
+        store.con.execute("DELETE FROM heads WHERE game_id = ?", [b])
+    with Store.open(path, read_only=True) as store:
+        text = sorted(str(d) for d in verify_store(store).differences)
+    assert text == [
+        f"game {a}: seq: the heads row says seq 3, its last write ended at seq {len(games[0])}",
+        f"game {b}: seq: the game has no heads row, its last write ended at seq "
+        f"{len(games[1])}"], text
+
+
 # ---------------------------------------------------------------- format 2
 
 def _as_format_2(path) -> None:
