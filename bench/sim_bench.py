@@ -5,6 +5,7 @@
     python bench/sim_bench.py --profile            # where the time goes (cProfile)
     python bench/sim_bench.py --tournament 1000    # the win-rate table of bench/RESULTS.md
     python bench/sim_bench.py --ruleset extra-salt --events pepper   # the expansions
+    python bench/sim_bench.py --digest 300         # a digest of the games, to compare versions
 
 Each game is played whole through the rules engine (every event through ``apply``, the
 derived events from ``next_derived``), bots deciding from their views. The figure counts
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import hashlib
 import platform
 import pstats
 import sys
@@ -24,6 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from seasalt_log import events as ev  # noqa: E402
 from seasalt_log.sim import DEFAULT_BOTS, simulate  # noqa: E402
 from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament  # noqa: E402
 
@@ -36,6 +39,21 @@ def run(games: int, players: int, seed: int, bots, ruleset=None,
     for game in simulate(games, players, seed, bots, ruleset, events_setting):
         events += len(game)
     return time.perf_counter() - w0, time.process_time() - c0, events
+
+
+def digest(games: int, seed: int, bots) -> None:
+    """Print, for every ruleset and events setting and 2, 3 and 4 players, the events and
+    a SHA-256 of ``games`` simulated games as encoded: two versions of the code that print
+    the same lines simulate the same games byte for byte."""
+    for ruleset, events_setting in ((None, None), ("extra-salt", None), ("extra-salt", "pepper"),
+                                    (None, "pepper")):
+        for players in (2, 3, 4):
+            h, events = hashlib.sha256(), 0
+            for game in simulate(games, players, seed, bots, ruleset, events_setting):
+                h.update(ev.encode_lines(game))
+                events += len(game)
+            print(f"{ruleset or 'base'}/{events_setting or 'none'} {players} players: {games} "
+                  f"games, {events} events, sha256 {h.hexdigest()}", flush=True)
 
 
 def tournament_table(games: int, seed: int, strategies) -> str:
@@ -70,8 +88,13 @@ def main(argv=None) -> None:
     ap.add_argument("--tournament", type=int, metavar="GAMES",
                     help="instead, play a tournament of at least GAMES games per player count "
                          "and print its win-rate table (--bots: the strategies)")
+    ap.add_argument("--digest", type=int, metavar="GAMES",
+                    help="instead, print a digest of GAMES games of every setting (see digest)")
     a = ap.parse_args(argv)
     bots = a.bots.split(",") if a.bots else None
+    if a.digest:
+        digest(a.digest, a.seed, bots)
+        return
     settings = (None if a.ruleset == "base" else a.ruleset,
                 None if a.events == "none" else a.events)
     if a.tournament:

@@ -1,7 +1,7 @@
 """seasalt-log against the plain SQLite store of ``sqlite_baseline.py``, on the same logs.
 
     python bench/vs_baseline.py [--games 1000 10000] [--corpus base extra] [--runs 3]
-                                [--one-worker]
+                                [--one-worker] [--point-only]
 
 For each log (simulated games, a third each of 2, 3 and 4 players; ``base``: the base
 game, ``extra``: Extra Salt with the Extra Pepper events; cached in ``bench/.data/``, never
@@ -18,7 +18,8 @@ speed touches both alike:
   event), events/s;
 - one game at a point, warm process: 500 random games, each to its middle event (``seq``)
   and, for seasalt, to the middle turn of its middle round; median ms (the store read
-  included).
+  included); the bytes of texts the read-only store keeps in memory and the process's
+  peak resident memory.
 
 Prints the medians of the rounds and the ratios seasalt / baseline (above 1 is faster for
 a rate, below 1 is faster or smaller for ms and bytes).
@@ -30,6 +31,7 @@ import argparse
 import json
 import os
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -89,8 +91,11 @@ def seasalt_point(db: str, samples: int = 500) -> dict:
             t = time.perf_counter()
             replay_stored(store.read_texts(gid), round=rnd, turn=turn, game_id=gid)
             by_turn.append((time.perf_counter() - t) * 1000)
+        kept = getattr(store, "_texts", None)       # the texts a read-only store keeps
+        kept_mb = kept.nbytes() / 1e6 if kept is not None else 0.0
     return {"median_ms": statistics.median(by_seq), "cpu_median_ms": statistics.median(cpu),
-            "turn_median_ms": statistics.median(by_turn), "samples": samples}
+            "turn_median_ms": statistics.median(by_turn), "samples": samples,
+            "kept_mb": kept_mb, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1e3}
 
 
 # ------------------------------------------------------------- the driver
@@ -112,11 +117,19 @@ def fresh(db: Path) -> str:
     return str(db)
 
 
-def one_round(log: Path, tag: str, one_worker: bool) -> dict:
-    """Every measure once, the baseline's and seasalt's in turn."""
+def one_round(log: Path, tag: str, one_worker: bool, point_only: bool = False) -> dict:
+    """Every measure once, the baseline's and seasalt's in turn (``point_only``: only the
+    point reads, on stores imported by an earlier round or now)."""
     me, base = str(Path(__file__)), str(BENCH / "sqlite_baseline.py")
     sq, dk = DATA / f"vs-{tag}.sqlite", DATA / f"vs-{tag}.duckdb"
     r: dict = {}
+    if point_only:
+        if not (sq.exists() and dk.exists()):
+            child(base, "import", str(log), fresh(sq))
+            child(me, "seasalt-import", str(log), fresh(dk))
+        r["b_point"] = child(base, "point", str(sq))
+        r["s_point"] = child(me, "seasalt-point", str(dk))
+        return r
     r["b_import"] = child(base, "import", str(log), fresh(sq))
     r["b_import"]["bytes"] = sq.stat().st_size
     r["s_import"] = child(me, "seasalt-import", str(log), fresh(dk))
@@ -143,27 +156,33 @@ def report(tag: str, rounds: list[dict]) -> list[str]:
     per_event = lambda x: x["bytes"] / x["events"]       # noqa: E731
     ms = lambda x: x["median_ms"]                        # noqa: E731
     cpu_ms = lambda x: x["cpu_median_ms"]                # noqa: E731
-    rows = [f"| {tag}: import, events/s (wall) | {med('s_import', rate):,.0f} | "
-            f"{med('b_import', rate):,.0f} | {ratio('s_import', 'b_import', rate):.2f} |",
-            f"| {tag}: import, events per CPU second (seasalt: with its workers) | "
-            f"{med('s_import', cpu_rate):,.0f} | {med('b_import', cpu_rate):,.0f} | "
-            f"{ratio('s_import', 'b_import', cpu_rate):.2f} |"]
+    rows = []
+    if "s_import" in rounds[0]:
+        rows += [f"| {tag}: import, events/s (wall) | {med('s_import', rate):,.0f} | "
+                 f"{med('b_import', rate):,.0f} | {ratio('s_import', 'b_import', rate):.2f} |",
+                 f"| {tag}: import, events per CPU second (seasalt: with its workers) | "
+                 f"{med('s_import', cpu_rate):,.0f} | {med('b_import', cpu_rate):,.0f} | "
+                 f"{ratio('s_import', 'b_import', cpu_rate):.2f} |"]
     if any("s_import1" in r for r in rounds):
         rows.append(f"| {tag}: import, one worker, events/s (wall) | {med('s_import1', rate):,.0f} | "
                     f"{med('b_import', rate):,.0f} | {ratio('s_import1', 'b_import', rate):.2f} |")
-    rows += [f"| {tag}: bytes per event | {med('s_import', per_event):.1f} | "
-             f"{med('b_import', per_event):.1f} | {ratio('s_import', 'b_import', per_event):.2f} |",
-             f"| {tag}: replay of every game to its end, events/s | {med('s_replay', rate):,.0f} | "
-             f"{med('b_replay', rate):,.0f} | {ratio('s_replay', 'b_replay', rate):.2f} |",
-             f"| {tag}: replay of every game, events per CPU second | "
-             f"{med('s_replay', cpu_rate):,.0f} | {med('b_replay', cpu_rate):,.0f} | "
-             f"{ratio('s_replay', 'b_replay', cpu_rate):.2f} |",
-             f"| {tag}: one game to its middle event, median ms | {med('s_point', ms):.2f} | "
+    if "s_replay" in rounds[0]:
+        rows += [f"| {tag}: bytes per event | {med('s_import', per_event):.1f} | "
+                 f"{med('b_import', per_event):.1f} | {ratio('s_import', 'b_import', per_event):.2f} |",
+                 f"| {tag}: replay of every game to its end, events/s | {med('s_replay', rate):,.0f} | "
+                 f"{med('b_replay', rate):,.0f} | {ratio('s_replay', 'b_replay', rate):.2f} |",
+                 f"| {tag}: replay of every game, events per CPU second | "
+                 f"{med('s_replay', cpu_rate):,.0f} | {med('b_replay', cpu_rate):,.0f} | "
+                 f"{ratio('s_replay', 'b_replay', cpu_rate):.2f} |"]
+    rows += [f"| {tag}: one game to its middle event, median ms | {med('s_point', ms):.2f} | "
              f"{med('b_point', ms):.2f} | {ratio('s_point', 'b_point', ms):.2f} |",
              f"| {tag}: the same, median CPU ms | {med('s_point', cpu_ms):.2f} | "
              f"{med('b_point', cpu_ms):.2f} | {ratio('s_point', 'b_point', cpu_ms):.2f} |",
              f"| {tag}: one game to a middle turn, median ms | "
-             f"{med('s_point', lambda x: x['turn_median_ms']):.2f} | | |"]
+             f"{med('s_point', lambda x: x['turn_median_ms']):.2f} | | |",
+             f"| {tag}: texts kept in memory, MB (peak memory of the process) | "
+             f"{med('s_point', lambda x: x.get('kept_mb', 0)):.1f} "
+             f"({med('s_point', lambda x: x.get('peak_rss_mb', 0)):.0f}) | | |"]
     return rows
 
 
@@ -173,6 +192,8 @@ def main() -> None:
     ap.add_argument("--corpus", choices=sorted(SETTINGS), nargs="+", default=["base", "extra"])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--one-worker", action="store_true", help="also import with --jobs 1")
+    ap.add_argument("--point-only", action="store_true",
+                    help="only the point reads (the stores are imported once and kept)")
     args = ap.parse_args()
     lines = ["| figure | seasalt | plain sqlite3 | seasalt / sqlite3 |", "|---|---|---|---|"]
     for games in args.games:
@@ -182,11 +203,13 @@ def main() -> None:
             rounds = []
             for k in range(args.runs):
                 print(f"{tag}: round {k + 1} of {args.runs}", file=sys.stderr, flush=True)
-                rounds.append(one_round(log, f"{kind}-{games}", args.one_worker))
+                rounds.append(one_round(log, f"{kind}-{games}", args.one_worker,
+                                        args.point_only))
                 print(json.dumps(rounds[-1]), file=sys.stderr, flush=True)
             lines += report(tag, rounds)
             for p in DATA.glob(f"vs-{kind}-{games}*"):
-                p.unlink()
+                if not args.point_only:
+                    p.unlink()
     print("\n".join(lines))
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Sequence
 
+import msgspec
 from msgspec import Struct
 
 from .digits import is_digits
@@ -288,9 +289,25 @@ def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | Non
     s = _between_rounds(texts, first, game_id)
     if s is None:
         return None
-    for k in range(first, seq):
-        s = apply(s, ev.decode(texts[k]))
+    for e in _decoded(texts, first, seq):
+        s = apply(s, e)
     return s
+
+
+_RUN_DECODER = msgspec.json.Decoder(list[ev.AnyEvent])
+
+
+def _decoded(texts: Sequence[str], start: int, end: int) -> Sequence[ev.Event]:
+    """``texts[start:end]`` decoded, with one call for them all (a round's events: about a
+    third of the cost of one call each). A text that does not decode is decoded alone, for
+    :func:`~seasalt_log.events.decode`'s error."""
+    try:
+        run: Sequence[ev.Event] = _RUN_DECODER.decode("[" + ",".join(texts[start:end]) + "]")
+    except msgspec.DecodeError:
+        return [ev.decode(texts[k]) for k in range(start, end)]
+    if any(type(e) is ev.GameStarted for e in run):   # decode() normalises its meta
+        return [ev.decode(texts[k]) for k in range(start, end)]
+    return run
 
 
 def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
@@ -307,8 +324,7 @@ def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
         return None
     found = None
     end = starts[round] if round < len(starts) else len(texts)
-    for k in range(first, end):
-        e = ev.decode(texts[k])
+    for k, e in enumerate(_decoded(texts, first, end), first):
         f = s.flow
         at = (round, 0) if k == first else (f.round, f.turn)
         if at > (round, turn):

@@ -21,7 +21,7 @@ from msgspec import UNSET, Struct, UnsetType
 from . import events as ev
 from .cards import ALL_CODES
 from .engine.core import forced_turn, player_points
-from .engine.state import State
+from .engine.state import Flow, State
 
 
 class Viewer(Struct, frozen=True):
@@ -61,12 +61,19 @@ def sees_hand(state: State, viewer: Viewer, seat: int) -> bool:
     """Whether ``viewer`` may see the hand of ``seat`` in ``state`` (R-VIEW, R-LAST-3)."""
     if viewer.role == "table" or (viewer.role == "seat" and viewer.seat == seat):
         return True
+    return _all_shown(state) or _revealed(state.flow, seat)
+
+
+def _all_shown(state: State) -> bool:
+    """A round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
+    deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)."""
     f = state.flow
-    if (state.phase != "round" and f.mermaid_winner is None
-            and f.ending in ("stop", "last_chance")):
-        # a round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
-        # deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)
-        return True
+    return (state.phase != "round" and f.mermaid_winner is None
+            and f.ending in ("stop", "last_chance"))
+
+
+def _revealed(f: Flow, seat: int) -> bool:
+    """Whether ``seat`` has shown its hand to everyone this round (R-LAST-3, R-STOP)."""
     return bool(f.revealed & (1 << seat)) or (f.call == "stop" and f.caller == seat)
 
 
@@ -139,26 +146,31 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     who = as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
+    # sees_hand, with what holds for every seat asked once for the whole table
+    table = who.role == "table"
+    everyone = table or _all_shown(state)
+    own = who.seat if who.role == "seat" else None
+    hands, laid, totals = t.hands, t.laid, state.totals
     seats = []
-    for s in range(state.n):
-        hand = t.hands[s] if t.hands else ()
-        laid = t.laid[s] if t.laid else ()
-        revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
-        visible = sees_hand(state, who, s)
-        seats.append(SeatView(
-            seat=s, name=state.players[s], hand_size=len(hand),
-            hand=tuple(sorted(hand)) if visible else None, laid=laid, revealed=revealed,
-            card_points=(player_points(state, s) if t.hands else 0) if visible else None,
-            total=state.totals[s]))
-    piles = tuple(PileView(pile=i, top=p[-1] if p else None, size=len(p),
-                           cards=p if who.is_table else None)
-                  for i, p in enumerate(t.piles))
+    for s, name in enumerate(state.players):
+        hand = hands[s] if hands else ()
+        revealed = _revealed(f, s)
+        if everyone or s == own or revealed:
+            seats.append(SeatView(s, name, len(hand), tuple(sorted(hand)),
+                                  laid[s] if laid else (), revealed,
+                                  player_points(state, s) if hands else 0, totals[s]))
+        else:
+            seats.append(SeatView(s, name, len(hand), None, laid[s] if laid else (), revealed,
+                                  None, totals[s]))
+    p0, p1 = t.piles
+    piles = (PileView(0, p0[-1] if p0 else None, len(p0), p0 if table else None),
+             PileView(1, p1[-1] if p1 else None, len(p1), p1 if table else None))
     acting = in_round and not f.due
     return TableView(
         game_id=state.game_id, seq=state.seq, phase=state.phase, round=f.round, turn=f.turn,
         player=f.player if acting else None, step=f.step if acting else None,
         call=f.call, caller=f.caller, deck_size=len(t.deck),
-        deck=(t.deck if t.deck_ordered else None) if who.is_table else None,
+        deck=(t.deck if t.deck_ordered else None) if table else None,
         piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
         viewer=who.seat, winners=state.winners,
         extra=extra_view(state, who) if extra else UNSET)

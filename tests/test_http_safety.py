@@ -145,6 +145,40 @@ def test_slow_clients_do_not_lock_others_out(tmp_path):
                 s.close()
 
 
+def _post_in_parts(port: int, path: str, body: bytes, pause: float | None) -> bytes:
+    """POST ``body`` on a raw socket: the headers and the first half of the body, then,
+    ``pause`` seconds later, the rest (None: all in one write); the response's first
+    bytes."""
+    half = len(body) if pause is None else len(body) // 2
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as s:
+        s.sendall(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json"
+                  f"\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body[:half])
+        time.sleep(pause or 0)
+        try:
+            s.sendall(body[half:])
+        except OSError:                      # already answered and closed
+            pass
+        return s.recv(4096)
+
+
+def test_request_bodies_in_pieces_and_too_slow_ones(tmp_path):
+    """A body that comes in two pieces is read whole (201); one whose rest comes after the
+    body timeout gets 408, and a body sent with its headers is read at once."""
+    app = create_app(tmp_path / "pieces.duckdb", body_timeout=0.5)
+    with ServerThread(app) as url:
+        port = int(url.rsplit(":", 1)[1])
+        first = ev.encode(ev.GameStarted(players=("Ann", "Ben"), game_id="pieces-1", target=12))
+        assert _post_in_parts(port, "/games", first, 0.05).startswith(b"HTTP/1.1 201")
+        second = ev.encode(ev.GameStarted(players=("Ann", "Ben"), game_id="pieces-3", target=12))
+        assert _post_in_parts(port, "/games", second, None).startswith(b"HTTP/1.1 201")
+        late = ev.encode(ev.GameStarted(players=("Ann", "Ben"), game_id="pieces-2", target=12))
+        answer = _post_in_parts(port, "/games", late, 1.5)
+        assert answer.startswith(b"HTTP/1.1 408") and b"too slowly" in answer
+        with httpx.Client(base_url=url, timeout=30, headers=JSON) as c:
+            assert c.get("/games/pieces-2").status_code == 404       # nothing stored
+            assert c.post("/games", content=START).status_code == 201
+
+
 def test_rate_limit_answers_429(tmp_path):
     with ServerThread(create_app(tmp_path / "r.duckdb", rate_limit=2)) as url:
         with httpx.Client(base_url=url, timeout=30) as c:
@@ -219,3 +253,20 @@ def test_a_full_disk_is_507():
         e = error_for(exc)
         assert e.status == 507 and e.error == "insufficient_storage"
     assert error_for(RuntimeError("boom")).status == 500
+
+
+def test_collector_threshold_raised_while_the_service_runs(tmp_path):
+    """The service raises the garbage collector's first threshold (its appends allocate many
+    short-lived objects) and puts the process's own back when it stops."""
+    import gc
+
+    from seasalt_log.http.live import GC_THRESHOLD
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        with ServerThread(create_app(tmp_path / "gc.duckdb")) as url:
+            assert gc.get_threshold()[0] == GC_THRESHOLD
+            assert httpx.post(url + "/games", content=START, headers=JSON).status_code == 201
+        assert gc.get_threshold() == (700, *before[1:])
+    finally:
+        gc.set_threshold(*before)

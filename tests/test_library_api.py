@@ -29,8 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 #: the public API that must pass ``mypy --strict`` (modules; packages checked whole)
 TYPED = ["seasalt_log", "seasalt_log.replay", "seasalt_log.events", "seasalt_log.store.store",
          "seasalt_log.service", "seasalt_log.engine", "seasalt_log.engine.core",
-         "seasalt_log.engine.state", "seasalt_log.engine.table", "seasalt_log.engine.rulings"]
-# not yet: seasalt_log.engine.moves (legal_moves, being reworked into decisions and chance)
+         "seasalt_log.engine.state", "seasalt_log.engine.table", "seasalt_log.engine.rulings",
+         "seasalt_log.engine.moves"]
 TYPED_PACKAGES: list[str] = []
 
 

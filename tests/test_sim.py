@@ -14,6 +14,7 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
+from seasalt_log.cards import EXTRA_CODES
 from seasalt_log.engine import (State, apply, chance_outcomes, legal_decisions, legal_moves,
                                 with_derived)
 from seasalt_log.scoring import card_points
@@ -278,6 +279,61 @@ def test_memoised_player_points_equal_the_breakdown():
             assert player_points(s, seat) == player_breakdown(s, seat).card_points
             n += 1
     assert n > 3000
+
+
+def test_table_view_shows_exactly_the_hands_sees_hand_allows():
+    """table_view decides once for the whole table who sees which hand; the answer must be
+    view.sees_hand's for every seat and viewer (R-VIEW, R-LAST-3, a scored round shows every
+    hand after a call), in every phase, and a shown hand comes sorted with its card points."""
+    from seasalt_log.engine.core import player_points
+    from seasalt_log.view import SPECTATOR, TABLE, sees_hand, seat_viewer
+    shown = hidden = 0
+    for ruleset, events in ((None, None), ("extra-salt", "pepper")):
+        for game in simulate(3, 3, 24, None, ruleset, events):
+            s = State()
+            states = []
+            for e in game:
+                s = apply(s, e)
+                states.append(s)
+            for s in states:
+                for viewer in (TABLE, SPECTATOR, *(seat_viewer(p) for p in range(s.n))):
+                    view = table_view(s, viewer)
+                    for p, seat in enumerate(view.seats):
+                        hand = s.table.hands[p] if s.table.hands else ()
+                        if sees_hand(s, viewer, p):
+                            assert seat.hand == tuple(sorted(hand)), (s.seq, viewer, p)
+                            assert seat.card_points == (player_points(s, p) if s.table.hands
+                                                        else 0)
+                            shown += 1
+                        else:
+                            assert seat.hand is None and seat.card_points is None
+                            hidden += 1
+                        assert seat.hand_size == len(hand)
+                    assert all((pv.cards is not None) == viewer.is_table for pv in view.piles)
+    assert shown > 1000 and hidden > 1000
+
+
+def test_bot_holdings_are_the_views_hand_and_fresh_each_time():
+    """bots.holding_of reuses the counts of a hand seen before: each call must give the
+    counts of the view's own hand and laid units, unchanged by what a bot did to an earlier
+    one."""
+    from seasalt_log.sim.bots import holding_of
+    n = 0
+    for s, seat in round_seats(simulate(3, 2, 25, None, "extra-salt", "pepper")):
+        view = table_view(s, seat, extra=False)
+        want = Holding(s.table.hands[seat], s.table.laid[seat])
+        # scored by RULES_EXTRA §3 exactly when an Extra Salt card is held or laid, or a trio laid
+        extra_held = sum(c in EXTRA_CODES for c in s.table.hands[seat])
+        extra_laid = any(len(u) == 3 or set(u) & set(EXTRA_CODES) for u in s.table.laid[seat])
+        assert want.extra == extra_held + extra_laid
+        for _ in range(2):
+            h = holding_of(view)
+            assert (h.hand, h.kinds, h.colors, h.laid, h.trios, h.extra) == (
+                want.hand, want.kinds, want.colors, want.laid, want.trios, want.extra)
+            assert h.points() == want.points()
+            h.add("mermaid:white")          # a bot trying a card without taking it back
+        n += 1
+    assert n > 500
 
 
 # ---------------------------------------------------------------- the bots

@@ -21,7 +21,7 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.cards import EXTRA_CODES
-from seasalt_log.engine import ROUND, State
+from seasalt_log.engine import ROUND, State, apply
 from seasalt_log.importers.jsonl import check_game, raw_game
 from seasalt_log.sim import SimulationError, simulate
 
@@ -118,6 +118,33 @@ EXPECTED = (
        "water rodeo pair steal", "water rodeo swap", "coral reef protection refuses an attack",
        "three-mermaid win (Dance of the Mermaids)", "event deck reshuffle",
        "hermit crab takes", "dolphins draw", "sunfish draw"])
+
+
+def test_the_lobster_shuffles_the_cards_back_into_the_deck(expansion_games):
+    """R-X-LOBSTER: when cards go back, the whole deck is shuffled. The simulator draws the
+    new order from chance: it holds exactly the rest of the deck and the returned cards, and
+    it is not simply the rest then the returned cards (the order a bot could work out)."""
+    shuffled = unshuffled = 0
+    for game in expansion_games:
+        if not any(isinstance(e, ev.LobsterPlayed) and e.deck for e in game):
+            continue
+        s = State()
+        for e in game:
+            if isinstance(e, ev.LobsterPlayed) and e.deck:
+                n = len(e.seen)
+                assert s.table.deck[:n] == e.seen, game[0].game_id     # the top n cards
+                back = list(e.seen)
+                back.remove(e.kept)
+                plain = s.table.deck[n:] + tuple(back)
+                assert sorted(e.deck) == sorted(plain), game[0].game_id
+                if e.deck == plain:
+                    unshuffled += 1
+                else:
+                    shuffled += 1
+            s = apply(s, e)
+    assert shuffled + unshuffled > 50
+    # a deck of k >= 2 cards keeps its order by chance only, 1/2 at worst (k = 2)
+    assert shuffled > 0.8 * (shuffled + unshuffled), (shuffled, unshuffled)
 
 
 def test_simulated_games_reach_every_expansion_situation():

@@ -47,6 +47,7 @@ def load_events(path: Path, game: str) -> list[ev.Event]:
 
 
 def _viewer(events: list[ev.Event], who: str | None, game: str) -> int | None:
+    """The seat ``--as`` names (None: every seat shown), from the game's first event."""
     if who is None:
         return None
     start = apply(State(), events[0])
@@ -103,15 +104,20 @@ def replay_cmd(
         raise UsageError(f"--follow prints text or one JSON document, not --format {fmt}")
 
     def local(path):
-        events = load_events(path, game)
-        viewer = _viewer(events, as_player, game)
         if follow:
-            return turn_frames(events, game, round, turn, viewer)
-        state = rp.replay(events, round=round, turn=turn, seq=seq, game_id=game)
+            events = load_events(path, game)
+            return turn_frames(events, game, round, turn, _viewer(events, as_player, game))
+        # a point of a stored game: only the round that holds it is decoded and folded
+        with Store.open(path, read_only=True) as store:
+            texts = store.read_texts(game)
+        viewer = _viewer([ev.decode(texts[0])], as_player, game)
+        state = rp.replay_stored(texts, round=round, turn=turn, seq=seq, game_id=game)
         if fmt != TEXT:
             return table_view(state, viewer), None
-        before = rp.replay(events, seq=state.seq - 1, game_id=game) if state.seq > 1 else State()
-        return table_view(state, viewer), narration.describe(events[state.seq - 1], before, viewer)
+        before = (rp.replay_stored(texts, seq=state.seq - 1, game_id=game) if state.seq > 1
+                  else State())
+        last = ev.decode(texts[state.seq - 1])
+        return table_view(state, viewer), narration.describe(last, before, viewer)
 
     def remote(u):
         from seasalt_log.http import client

@@ -67,9 +67,17 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
                                           f"seat after the player who ended round {f.round}, not "
                                           f"seat {e.first_player}")
     rules = s.ruleset
-    _known_codes(s, e)
+    # a recorded deck that with the discards is the ruleset's cards once each (a sorted tuple
+    # compared) holds only known codes, as many as the round's deck: the checks of
+    # _known_codes are for the other cases
+    whole = (e.deck is not None and len(e.discards) == 2
+             and tuple(sorted((*e.deck, *e.discards))) == rules.cards)
+    if whole:
+        _known_event(s, e)
+    else:
+        _known_codes(s, e)
     if e.deck is not None:
-        if tuple(sorted((*e.deck, *e.discards))) != rules.cards:
+        if not whole:
             missing, extra = multiset_diff((*e.deck, *e.discards), deck_counter(rules.cards))
             raise illegal(s, rules.setup_rule, f"the deck and the two discards must be the "
                                                f"{len(rules.cards)} cards once each; missing "
@@ -128,6 +136,12 @@ def _known_codes(s: State, e: Any) -> None:
         n = rules.round_deck_size
         raise _format(s, f"Expected `array` of length {'<=' if len(e.deck) > n else '>='} {n}",
                       "$.deck")
+    _known_event(s, e)
+
+
+def _known_event(s: State, e: ev.RoundStarted) -> None:
+    """R-X-RULESET-2: a game with events names each round's table event, another none."""
+    rules = s.ruleset
     if (e.event is None) != (rules.events is None):
         if e.event is None:
             raise _format(s, "missing field 'event' (a game with events names each round's "
@@ -205,6 +219,9 @@ def _take_due(s: State, e: Any) -> Flow:
 
 
 def _take_done(s: State, e: Any) -> Flow:
+    f = s.flow
+    if f.step == PLAY and s.phase == ROUND and not f.due and e.player == f.player:
+        return f                                # the common case: every check below passes
     f = _in_turn(s, e)
     step = f.step
     if step == TAKE:
@@ -232,7 +249,9 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
 
 
 def _after_take(s: State, f: Flow, table: Table) -> State:
-    if s.table_event is not None and _angelfish_due(s, table, f.player):
+    if s.table_event is None:
+        return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
+    if _angelfish_due(s, table, f.player):
         return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
     return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
 
@@ -277,7 +296,10 @@ def _no_pepper_field(s: State, e: Any, name: str) -> None:
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
     if e.dolphins_drew is not None:
         _no_pepper_field(s, e, "dolphins_drew")
-    f = _take_due(s, e)
+    f = s.flow
+    if (s.phase != ROUND or f.due or e.player != f.player
+            or (f.step != TAKE and f.step != BOAT_TAKE)):
+        f = _take_due(s, e)                     # raises the error due
     t = s.table
     left = len(t.deck)
     if not left:
@@ -294,7 +316,11 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
     kept = e.kept
     if kept not in cards:
         raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
-    deck = _draw_from_deck(s, t, cards)
+    deck = t.deck
+    if t.deck_ordered and deck[:2] == cards:    # (a one-card draw: _draw_from_deck)
+        deck = deck[2:]
+    else:
+        deck = _draw_from_deck(s, t, cards)
     hands = replace_at(t.hands, e.player, t.hands[e.player] + (kept,))
     piles = t.piles
     if two:
@@ -333,7 +359,10 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
-    f = _take_due(s, e)
+    f = s.flow
+    if (s.phase != ROUND or f.due or e.player != f.player
+            or (f.step != TAKE and f.step != BOAT_TAKE)):
+        f = _take_due(s, e)                     # raises the error due
     t = s.table
     i = e.pile
     pile = t.piles[i]
@@ -857,9 +886,13 @@ def _event_kept(s: State, e: ev.EventKept) -> State:
 # ---------------------------------------------------------------- step 3: end the turn
 
 def _turn_ended(s: State, e: ev.TurnEnded) -> State:
-    if s.flow.step == FORCED_DONE and s.phase == ROUND and e.player == s.flow.player:
-        # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
-        return _end_turn(s, None, s.ruleset.mermaid_win_after_forced_turn)
+    f = s.flow
+    if s.phase == ROUND and e.player == f.player:
+        if f.step == PLAY and not f.due:        # the common case: what _take_done lets by
+            return _end_turn(s, None)
+        if f.step == FORCED_DONE:
+            # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
+            return _end_turn(s, None, s.ruleset.mermaid_win_after_forced_turn)
     _take_done(s, e)
     return _end_turn(s, None)
 
@@ -895,17 +928,26 @@ def _called(s: State, e: Any) -> State:
 def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     """The turn's last event: mermaid win, then the call, final turns or deck-out."""
     f, t = s.flow, s.table
-    n = len(t.hands)
     player = f.player
     seq = s.seq + 1
-    mermaids = t.hands[player].count(MERMAID) if mermaid_check else 0
-    if mermaids and mermaids >= (                                           # R-MERMAID-WIN
-            s.ruleset.mermaids_to_win if s.table_event is None
+    if mermaid_check and MERMAID in t.hands[player] and t.hands[player].count(MERMAID) >= (
+            s.ruleset.mermaids_to_win if s.table_event is None                # R-MERMAID-WIN
             else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
                                                 revealed=shown))
+    n = len(t.hands)
+    if call is None and f.call != "last_chance":       # no call, no final turns: most turns
+        if not t.deck:                                                      # R-END-3
+            return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
+                                                    ending="deck_out"))
+        # the deck has cards, so the next turn begins with its take
+        player += 1
+        if f.locks:
+            return _next_turn(s, f, player if player < n else 0, seq)
+        return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
+                                                turn=f.turn + 1, step=TAKE))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
                                                 due="round_scored", ending="stop"))
@@ -914,22 +956,13 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
         f = replace(f, caller=player, call=call, revealed=f.revealed | (1 << player),
                     final_left=left)
         return _next_turn(s, f, left[0], seq)
-    if f.call == "last_chance":
-        left = f.final_left[1:]
-        f = replace(f, revealed=f.revealed | (1 << player), final_left=left)   # R-LAST-3
-        if not left or (s.ruleset.deck_out_in_final_turns and not t.deck):
-            return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
-                                                    ending="last_chance"))
-        return _next_turn(s, f, left[0], seq)
-    if not t.deck:                                                          # R-END-3
-        return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
-                                                ending="deck_out"))
-    # the deck has cards, so the next turn begins with its take
-    player += 1
-    if f.locks:
-        return _next_turn(s, f, player if player < n else 0, seq)
-    return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
-                                            turn=f.turn + 1, step=TAKE))
+    # no call now, LAST CHANCE called before: a final turn ends
+    left = f.final_left[1:]
+    f = replace(f, revealed=f.revealed | (1 << player), final_left=left)       # R-LAST-3
+    if not left or (s.ruleset.deck_out_in_final_turns and not t.deck):
+        return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
+                                                ending="last_chance"))
+    return _next_turn(s, f, left[0], seq)
 
 
 def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:

@@ -29,7 +29,8 @@ engine accepts. The kinds of decision (``Decision.kind``):
 - pairs: ``crab`` on ``pile`` (None: both piles empty, or the Hermit Crab) then
   ``crab_take`` (``card``, or the Hermit Crab's ``takes``); ``boat``; ``fish`` (outcome:
   the card(s) drawn); ``shark`` on ``victim`` (outcome: the card stolen); ``lobster``
-  (outcome: the cards seen) then ``lobster_keep`` (``card``; ``other`` the pair);
+  (outcome: the cards seen) then ``lobster_keep`` (``card``; ``other`` the pair; the
+  shuffle of the deck, R-X-LOBSTER, is chance left to the caller: :func:`lobster_deck`);
   ``jellyfish``; ``starfish`` (a trio: ``cards`` the pair, ``card`` the starfish);
   ``swimmers`` on ``victim`` then ``swap`` (``cards`` the card given or empty, ``card``
   the card got, ``other`` the pair); ``sharks`` (``other``: the laid pair taken);
@@ -81,6 +82,10 @@ PAIRS = frozenset({CRAB, BOAT, FISH, SHARK, LOBSTER, JELLYFISH, STARFISH, SWIMME
 
 #: kinds of the decisions that follow another one (the card(s) seen after committing)
 SECOND_PHASE = frozenset({KEEP, CRAB_TAKE, LOBSTER_KEEP, SWAP})
+
+#: kinds of the decisions chance may answer (:func:`chance_outcomes`); any other is
+#: complete without chance (outcome ``()``), but for the lobster's shuffle (:func:`lobster_deck`)
+CHANCE_KINDS = frozenset({DRAW, KEEP, FISH, FORCED, SHARK, LOBSTER})
 
 #: an outcome of chance: the cards it gives (empty: nothing left to chance)
 Outcome = tuple[str, ...]
@@ -157,17 +162,26 @@ def legal_decisions(state: State) -> list[Decision]:
         return [_FORCED]
     if step == FORCED_DONE:
         return [_END]
-    return _play_decisions(state) + _end_decisions(state)
+    effects = state.effects(f.player)
+    return _play_decisions(state, effects) + _end_decisions(state, effects)
 
 
-def _play_decisions(state: State) -> list[Decision]:
-    """The pairs and trios to lay down and the face-down shell (R-DUO-*, R-X-*, R-EV-*)."""
+def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
+    """The pairs and trios to lay down and the face-down shell (R-DUO-*, R-X-*, R-EV-*);
+    ``effects``: the events in effect for the player."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
     by_kind: dict[str, list[str]] = {}
     for c in hand:
-        by_kind.setdefault(KIND[c], []).append(c)
-    effects = state.effects(p) if state.table_event is not None else frozenset()
+        k = _PLAY_KIND.get(c)
+        if k is not None:
+            got = by_kind.get(k)
+            if got is None:
+                by_kind[k] = [c]
+            else:
+                got.append(c)
+    if not by_kind:                             # every pair, trio and shell needs one of them
+        return []
     out: list[Decision] = []
     crabs = by_kind.get("crab", [])
     if len(crabs) >= 2:
@@ -221,6 +235,11 @@ def _play_decisions(state: State) -> list[Decision]:
     return out
 
 
+#: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of
+_PLAY_KIND: dict[str, str] = {c: k for c, k in KIND.items() if k in (
+    "crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "starfish", "shell")}
+
+
 def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
     """R-X-TRIO: a pair the player could lay now (the events in effect allowing) and a
     starfish."""
@@ -230,7 +249,7 @@ def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
             for pair in pairs_in_hand(hand, allowed) for star in stars]
 
 
-def _end_decisions(state: State) -> list[Decision]:
+def _end_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     """End the turn, and the calls when allowed (R-END-1, R-END-2, R-LAST-1, R-EV-*)."""
     t, f, rules = state.table, state.flow, state.ruleset
     if f.call is not None or not (t.deck or rules.call_before_deck_out):
@@ -240,7 +259,6 @@ def _end_decisions(state: State) -> list[Decision]:
         if player_points(state, p) >= rules.call_threshold:
             return [_END, _STOP, _LAST]
         return [_END]
-    effects = state.effects(p)
     if player_points(state, p) < rules.call_threshold_for(effects):
         return [_END]
     return [_END, _STOP, _LAST] if rules.stop_allowed(effects) else [_END, _LAST]
@@ -299,6 +317,8 @@ def chance_outcomes(state: State, d: Decision) -> list[tuple[Outcome, int]]:
     victim's cards); ``lobster``: the cards seen (as a sorted multiset when the deck order
     is not recorded); ``forced``: the card taken."""
     kind, t = d.kind, state.table
+    if kind not in CHANCE_KINDS:
+        return _NO_CHANCE
     if kind == DRAW:
         return _deck_outcomes(state, 1 if len(t.deck) == 1 else 2)
     if kind == KEEP:
@@ -385,12 +405,31 @@ def next_decisions(state: State, d: Decision, outcome: Outcome = ()) -> list[Dec
     return []
 
 
+# ---------------------------------------------------------------- the lobster's shuffle
+
+def lobster_deck(state: State, d: Decision) -> tuple[str, ...] | None:
+    """The deck after the ``lobster_keep`` decision ``d``, in the order :func:`legal_moves`
+    stands for the shuffle with (the rest of the deck, then the cards going back); None when
+    nothing goes back or the round's deck order is not recorded (no order to give).
+
+    R-X-LOBSTER shuffles this deck: the shuffle is chance, too many orders to list in
+    :func:`chance_outcomes` (which answers ``()``). Whoever owns chance draws the new order
+    and passes it to :func:`decision_event` as the outcome (the simulator does); the outcome
+    ``()`` gives the order above."""
+    if not state.table.deck_ordered or len(d.cards) < 2:
+        return None
+    back = list(d.cards)
+    back.remove(d.card)
+    return state.table.deck[len(d.cards):] + tuple(back)
+
+
 # ---------------------------------------------------------------- the event
 
 def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event:
     """The input event of a complete decision ``d`` (one :func:`next_decisions` leaves
-    nothing after) and its ``outcome`` of :func:`chance_outcomes`. Raises ValueError for a
-    decision that still needs a second one."""
+    nothing after) and its ``outcome`` of :func:`chance_outcomes` (for ``lobster_keep``, the
+    deck's new order, see :func:`lobster_deck`). Raises ValueError for a decision that still
+    needs a second one."""
     p = state.flow.player
     kind = d.kind
     if kind == TAKE:
@@ -432,12 +471,11 @@ def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event
             raise ValueError("a lobster that saw cards is complete with its lobster_keep decision")
         return ev.LobsterPlayed(player=p, cards=d.cards, seen=None, kept=None)
     if kind == LOBSTER_KEEP:
-        deck = None
-        if state.table.deck_ordered:                # the new order: the rest, then the others
-            back = list(d.cards)
-            back.remove(d.card)
-            if back:
-                deck = state.table.deck[len(d.cards):] + tuple(back)
+        deck = lobster_deck(state, d)
+        if deck is not None and outcome:            # the shuffled order chance gave
+            if sorted(outcome) != sorted(deck):
+                raise ValueError("a lobster's new deck order must hold the deck's cards")
+            deck = outcome
         return ev.LobsterPlayed(player=p, cards=d.other, seen=d.cards, kept=d.card, deck=deck)
     if kind == JELLYFISH:
         return ev.JellyfishPlayed(player=p, cards=d.cards)

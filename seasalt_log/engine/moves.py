@@ -9,6 +9,7 @@ of these events by exactly one decision and outcome.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 
 from .. import events as ev
 from ..cards import KIND
@@ -16,7 +17,7 @@ from ..scoring import card_points
 from msgspec.structs import replace
 
 from .core import player_points, shark_targets, sharks_targets, swimmer_targets
-from .rulings import DOLPHIN_KINDS
+from .rulings import DOLPHIN_KINDS, PairTable
 from .state import ANGEL, BETWEEN, BOAT_TAKE, FORCED, FORCED_DONE, ROUND, TAKE, State
 
 _DeckDrawn, _DiscardTaken = ev.DeckDrawn, ev.DiscardTaken
@@ -24,7 +25,7 @@ _CrabsPlayed, _BoatsPlayed, _FishPlayed, _SharkPlayed = (
     ev.CrabsPlayed, ev.BoatsPlayed, ev.FishPlayed, ev.SharkPlayed)
 
 
-def _distinct(cards) -> list[str]:
+def _distinct(cards: Iterable[str]) -> list[str]:
     return sorted(set(cards))
 
 
@@ -43,7 +44,7 @@ def _deck_outcomes(state: State, k: int) -> list[tuple[str, ...]]:
         return [deck[:k]]
     if k == 1:
         return [(c,) for c in _distinct(deck)]
-    out = []
+    out: list[tuple[str, ...]] = []
     for a in _distinct(deck):
         rest = list(deck)
         rest.remove(a)
@@ -54,20 +55,23 @@ def _deck_outcomes(state: State, k: int) -> list[tuple[str, ...]]:
 def take_moves(state: State) -> list[ev.Event]:
     """The takes open to the player to act (R-TAKE-1..4)."""
     t, p = state.table, state.flow.player
-    moves: list[ev.Event] = []
+    draws: list[ev.DeckDrawn] = []
     left = len(t.deck)
     p0, p1 = t.piles
     if left == 1 and state.ruleset.one_card_draw:
-        moves += [_DeckDrawn(player=p, cards=c, kept=c[0]) for c in _deck_outcomes(state, 1)]
+        draws += [_DeckDrawn(player=p, cards=c, kept=c[0]) for c in _deck_outcomes(state, 1)]
     elif left >= 2:
         piles = (1,) if p0 and not p1 else (0,) if p1 and not p0 else (0, 1)
         for cards in _deck_outcomes(state, 2):
             a, b = cards
             for kept in ((a,) if a == b else (a, b) if a < b else (b, a)):
                 for i in piles:
-                    moves.append(_DeckDrawn(player=p, cards=cards, kept=kept, discard_pile=i))
+                    draws.append(_DeckDrawn(player=p, cards=cards, kept=kept, discard_pile=i))
+    moves: list[ev.Event]
     if state.table_event is not None and "dolphins" in state.effects(p):
-        moves = _with_dolphins(state, moves)
+        moves = _with_dolphins(state, draws)
+    else:
+        moves = list(draws)
     if p0:
         moves.append(_DiscardTaken(player=p, pile=0, card=p0[-1]))
     if p1:
@@ -75,7 +79,7 @@ def take_moves(state: State) -> list[ev.Event]:
     return moves
 
 
-def _with_dolphins(state: State, draws: list[ev.Event]) -> list[ev.Event]:
+def _with_dolphins(state: State, draws: list[ev.DeckDrawn]) -> list[ev.Event]:
     """Deck draws with the Dolphins' card where they trigger (R-EV-DOLPHINS)."""
     out: list[ev.Event] = []
     deck = state.table.deck
@@ -136,7 +140,8 @@ def duo_moves(state: State) -> list[ev.Event]:
     sharks, swimmers = by_kind.get("shark"), by_kind.get("swimmer")
     if sharks and swimmers:
         targets = shark_targets(state)
-        steals = [(v, c) for v in targets for c in _distinct(t.hands[v])] or [(None, None)]
+        steals: list[tuple[int | None, str | None]] = [
+            (v, c) for v in targets for c in _distinct(t.hands[v])] or [(None, None)]
         ss = _distinct(swimmers)
         for a in _distinct(sharks):
             for b in ss:
@@ -157,16 +162,16 @@ def pepper_moves(state: State, by_kind: dict[str, list[str]], moves: list[ev.Eve
     t, p, rules = state.table, state.flow.player, state.ruleset
     effects = state.effects(p)
     out: list[ev.Event] = []
-    hermit_done = set()
+    hermit_done: set[tuple[str, ...]] = set()
     for m in moves:
         if type(m) is _CrabsPlayed and "hermit-crab" in effects:
             if m.cards not in hermit_done:          # once per pair, whichever piles have cards
                 hermit_done.add(m.cards)
                 per_pile = [[ev.HermitTake(pile=i, card=c) for c in _distinct(t.piles[i])]
                             for i in (0, 1) if t.piles[i]]
-                combos = [()]
-                for options in per_pile:
-                    combos = [c + (x,) for c in combos for x in options]
+                combos: list[tuple[ev.HermitTake, ...]] = [()]
+                for takes in per_pile:
+                    combos = [c + (x,) for c in combos for x in takes]
                 out += [_CrabsPlayed(player=p, cards=m.cards, pile=None, took=None,
                                      takes=c) for c in combos]
         elif type(m) is _FishPlayed and "sunfish" in effects and m.drew is not None:
@@ -219,7 +224,8 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
     moves: list[ev.Event] = []
-    crabs, lobsters = by_kind.get("crab", ()), [c for c in hand if KIND[c] == "lobster"]
+    crabs: Sequence[str] = by_kind.get("crab", ())
+    lobsters = [c for c in hand if KIND[c] == "lobster"]
     if lobsters and crabs and rules.pair_kinds("lobster_played"):
         n = min(rules.lobster_sees, len(t.deck))
         for crab in _distinct(crabs):
@@ -254,10 +260,10 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
     return moves
 
 
-def pairs_in_hand(hand, pairs) -> list[tuple[str, str]]:
+def pairs_in_hand(hand: Sequence[str], pairs: PairTable) -> list[tuple[str, str]]:
     """The distinct pairs of ``hand`` of the kinds ``pairs`` lists (entries of
     ``Ruleset.pairs``), each a sorted tuple, sorted: what a starfish may join (R-X-TRIO)."""
-    out = set()
+    out: set[tuple[str, str]] = set()
     for _, allowed in pairs:
         for ka, kb in allowed:
             for a in hand:

@@ -20,7 +20,7 @@ import duckdb
 import msgspec
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response, StreamingResponse
 from starlette.routing import Route
 
@@ -154,6 +154,18 @@ async def _body(request: Request) -> bytes:
             raise ApiError(400, "bad_request", "Content-Length is not a number")
         if int(length) > limit:
             raise _too_large(limit)
+    if _whole_body_received(request):
+        # the server already holds the whole body (a small request comes in one piece
+        # with its headers): reading it cannot wait, so it needs no timer
+        message = await request.receive()
+        if message["type"] != "http.request":
+            raise ClientDisconnect()
+        body = message.get("body", b"")
+        if len(body) > limit:
+            raise _too_large(limit)
+        if not body.strip():
+            raise ApiError(400, "bad_request", "the request has no body (expected JSON)")
+        return body
     chunks, size = [], 0
     try:
         async with asyncio.timeout(request.app.state.body_timeout):
@@ -169,6 +181,15 @@ async def _body(request: Request) -> bytes:
     if not body.strip():
         raise ApiError(400, "bad_request", "the request has no body (expected JSON)")
     return body
+
+
+def _whole_body_received(request: Request) -> bool:
+    """Whether uvicorn has received the request's whole body already (its request cycle
+    says no more body is coming) and nobody has read any of it yet; False whenever that
+    cannot be told (another server, or ``receive`` wrapped by a middleware)."""
+    cycle = getattr(request.receive, "__self__", None)
+    return (getattr(cycle, "more_body", True) is False and not request._stream_consumed
+            and getattr(cycle, "body", None) is not None)
 
 
 def _too_large(limit: int) -> ApiError:

@@ -20,6 +20,7 @@ streams of cached games are served from memory.
 from __future__ import annotations
 
 import asyncio
+import gc
 import queue
 import threading
 import time
@@ -43,6 +44,11 @@ MAX_BATCH = 512
 #: the cost of re-reading, re-folding and re-projecting the whole game): about 0.2 MB each.
 #: Keep it above the number of games recorded at the same time, or every append reloads.
 MAX_CACHED_GAMES = 2048
+#: the cyclic garbage collector's first threshold while a service runs (Python's default is
+#: 700): every request and append allocates many short-lived tracked objects, and with the
+#: default the collector took about 0.1 ms of CPU per one-event append, a sixth of the
+#: service's (bench/RESULTS.md, "HTTP service"); the two older generations keep their ratios
+GC_THRESHOLD = 20_000
 
 
 class ServiceClosed(SeasaltError):
@@ -91,6 +97,7 @@ class LiveStore:
         self.batches = 0            # transactions committed (for the curious and the bench)
         self.appends = 0            # requests stored
         self.writer_seconds = 0.0   # time spent checking and writing batches
+        self._gc_threshold: tuple[int, ...] | None = None    # the collector's, before start
 
     # ------------------------------------------------------------ life
 
@@ -98,6 +105,9 @@ class LiveStore:
         """Open the store (on the writer thread) and start the writer."""
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
+        self._gc_threshold = gc.get_threshold()
+        if self._gc_threshold[0] < GC_THRESHOLD:
+            gc.set_threshold(GC_THRESHOLD, *self._gc_threshold[1:])
         memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
         if memory is not None:
             self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
@@ -135,6 +145,9 @@ class LiveStore:
             self.store = None
         self._write_pool.shutdown(wait=True)
         self._read_pool.shutdown(wait=True)
+        if self._gc_threshold is not None:
+            gc.set_threshold(*self._gc_threshold)
+            self._gc_threshold = None
 
     # ------------------------------------------------------------ writes
 

@@ -7,7 +7,9 @@ every laid pair, the pile tops and sizes, hand sizes, revealed hands, totals); `
 are the :class:`~seasalt_log.sim.decisions.Decision` values open to it, chance left out
 (a second-phase list, ``keep`` or ``crab_take``, shows the cards the player has just seen).
 Bots are stateless and get no :class:`~seasalt_log.engine.State`: they cannot see the deck
-order or another player's hidden hand. ``rng`` is the bot's own seeded generator.
+order or another player's hidden hand. ``rng`` is the bot's own seeded generator. A bot
+whose :attr:`Bot.reads_view` is False (the random bot) gets None for ``view``: the
+simulator does not build a view nobody reads.
 """
 
 from __future__ import annotations
@@ -26,6 +28,8 @@ class Bot:
     """The bot interface: a name and :meth:`choose`."""
 
     name = "bot"
+    #: False for a bot that never reads its view: the simulator then gives it None
+    reads_view = True
 
     def choose(self, view: TableView, options: Sequence[Decision], rng: random.Random) -> Decision:
         """Pick one of ``options`` (never empty) from what ``view`` shows."""
@@ -33,9 +37,20 @@ class Bot:
 
 
 def holding_of(view: TableView) -> Holding:
-    """The viewer's own cards as a :class:`Holding`."""
+    """The viewer's own cards as a :class:`Holding` (a new one: the caller may change it)."""
     me = view.seats[view.viewer]
-    return Holding(me.hand, me.laid)
+    key = (me.hand, me.laid)
+    h = _HOLDINGS.get(key)
+    if h is None:
+        if len(_HOLDINGS) >= 4096:
+            _HOLDINGS.clear()
+        h = _HOLDINGS[key] = Holding(me.hand, me.laid)
+    return h.copy()
+
+
+#: the holdings of the hands bots saw last, as counts: a hand is seen again and again
+#: (from the take to the keep of a turn, from the end of a turn to the next take)
+_HOLDINGS: dict[tuple, Holding] = {}
 
 
 def my_points(view: TableView) -> int:
@@ -66,6 +81,8 @@ def expansion_choice(view: TableView, options: Sequence[Decision],
     Hermit Crab takes worth most to the hand, the event kept (at random: the bot cannot
     tell which rounds it will place in). None when ``options`` are none of these."""
     kind = options[0].kind
+    if kind not in _EXPANSION_STEPS:
+        return None
     if kind in (dc.ANGELFISH, dc.LOBSTER_KEEP):
         h = holding_of(view)
         return max(options, key=lambda d: h.points_with(d.card))
@@ -78,6 +95,10 @@ def expansion_choice(view: TableView, options: Sequence[Decision],
     if kind == dc.FORCED:
         return options[0]
     return None
+
+
+_EXPANSION_STEPS = frozenset({dc.ANGELFISH, dc.LOBSTER_KEEP, dc.SWAP, dc.CRAB_TAKE,
+                             dc.KEEP_EVENT, dc.FORCED})
 
 
 def _swap_value(h: Holding, d: Decision) -> int:
@@ -117,6 +138,7 @@ class RandomBot(Bot):
     """Uniform over the decisions open to it (so also over second-phase choices)."""
 
     name = "random"
+    reads_view = False
 
     def choose(self, view, options, rng):
         return options[rng.randrange(len(options))]

@@ -22,6 +22,8 @@ CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
 KI: dict[str, int] = {c: k for c, (k, _) in CARD_INDEX.items()}
 
 _NO_EVENTS: frozenset[str] = frozenset()
+#: the base game's kinds come first in the count lists
+_BASE_KINDS = len(KIND_INDEX)
 
 
 class Holding:
@@ -35,11 +37,18 @@ class Holding:
     __slots__ = ("hand", "kinds", "colors", "laid", "trios", "extra")
 
     def __init__(self, hand: Iterable[str] = (), laid: Sequence[Sequence[str]] = ()):
-        hand = tuple(hand)
         self.hand, self.kinds, self.colors, self.laid, self.trios = extra_counts(hand, laid)
-        self.extra = sum(1 for c in hand if c not in CARD_INDEX)
-        if any(len(u) != 2 or u[0] not in CARD_INDEX or u[1] not in CARD_INDEX for u in laid):
+        # the Extra Salt cards are exactly those of the kinds after the base ones
+        self.extra = sum(self.hand[_BASE_KINDS:])
+        if self.trios or sum(self.kinds[_BASE_KINDS:]) > self.extra:   # one laid
             self.extra += 1
+
+    def copy(self) -> "Holding":
+        """An independent copy (a bot may change it: :meth:`add`, :meth:`remove`)."""
+        h = Holding.__new__(Holding)
+        h.hand, h.kinds, h.colors = self.hand[:], self.kinds[:], self.colors[:]
+        h.laid, h.trios, h.extra = self.laid, self.trios, self.extra
+        return h
 
     def add(self, code: str) -> None:
         """Put ``code`` into the hand."""

@@ -2,9 +2,9 @@
 
 Every event goes through :func:`seasalt_log.engine.apply`; the derived events come from
 :func:`seasalt_log.engine.next_derived`. The simulator owns all chance (the shuffles, the
-first player of round 1, the card a shark pair steals); bots only see
-:func:`seasalt_log.view.table_view` of their own seat (its expansions' part left out: no
-bot reads it) and the
+first player of round 1, the card a shark pair steals, the deck's order after a lobster);
+bots only see :func:`seasalt_log.view.table_view` of their own seat (its expansions' part
+left out: no bot reads it; none at all for a bot that reads none) and the
 :func:`seasalt_log.engine.legal_decisions` of their player (then, having seen the cards, the
 :func:`seasalt_log.engine.next_decisions`).
 """
@@ -20,7 +20,7 @@ from .. import events as ev
 from ..cards import CODES, COUNT, EXTRA_CODES
 from ..engine import (apply, chance_outcomes, decision_event, legal_decisions, next_decisions,
                       next_derived)
-from ..engine.decisions import SHARK, Decision
+from ..engine.decisions import CHANCE_KINDS, LOBSTER_KEEP, SHARK, Decision, lobster_deck
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
@@ -138,8 +138,9 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             if s.keep_due is not None:                             # R-EV-AWARD step 4
                 seat = s.keep_due
                 options = legal_decisions(s)
+                bot = players[seat]
                 d = options[0] if len(options) == 1 else _pick(
-                    players[seat], table_view(s, seat, extra=False), options, bot_rngs[seat])
+                    bot, _view(s, seat, bot), options, bot_rngs[seat])
                 push(decision_event(s, d))
                 continue
             if f.round >= MAX_ROUNDS:
@@ -160,7 +161,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if len(options) == 1:
             d = options[0]
         else:
-            view = table_view(s, seat, extra=False)
+            view = _view(s, seat, bot)
             d = _pick(bot, view, options, brng)
         outcome = _chance(s, d, chance)
         then = next_decisions(s, d, outcome)
@@ -169,12 +170,18 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 d = then[0]
             else:
                 if view is None:
-                    view = table_view(s, seat, extra=False)
+                    view = _view(s, seat, bot)
                 d = _pick(bot, view, then, brng)
             outcome = _chance(s, d, chance)
         e = decision_event(s, d, outcome)
         s = apply(s, e)
         out.append(e)
+
+
+def _view(s: State, seat: int, bot: Bot):
+    """What ``bot`` at ``seat`` sees (its expansions' part left out: no bot reads it), or
+    None for a bot that decides without looking (:attr:`Bot.reads_view`)."""
+    return table_view(s, seat, extra=False) if bot.reads_view else None
 
 
 def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decision:
@@ -191,8 +198,17 @@ def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decisi
 
 def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
     """Chance's answer to ``d``, drawn by the simulator: a shark pair steals a random card
-    of the victim's hand (R-DUO-SHARK); anything else by the outcomes' weights (with the
-    recorded deck order of a simulated round, the deck leaves one outcome)."""
+    of the victim's hand (R-DUO-SHARK); the lobster's returned cards are shuffled with the
+    deck (R-X-LOBSTER: the new order, unseen by any bot); anything else by the outcomes'
+    weights (with the recorded deck order of a simulated round, the deck leaves one
+    outcome)."""
+    if d.kind not in CHANCE_KINDS:
+        deck = lobster_deck(s, d) if d.kind == LOBSTER_KEEP else None
+        if deck is None:                        # nothing left to chance
+            return ()
+        order = list(deck)
+        chance.shuffle(order)
+        return tuple(order)
     outcomes = chance_outcomes(s, d)
     if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
         return outcomes[0][0]

@@ -22,6 +22,7 @@ from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
                       UnknownGameError)
 from ..replay import replay_stored
+from .game_texts import GameTexts
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -255,6 +256,8 @@ class Store:
         self._all_numbers = False       # every stored game's number is in _numbers
         self._next: int | None = None   # the next number to give a new game
         self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
+        self._texts: GameTexts | None = None    # read-only: games' texts kept in memory
+        self._reads = 0                         # games read from the file before that
 
     # ------------------------------------------------------------ opening
 
@@ -395,12 +398,19 @@ class Store:
 
         The game is found by its number: the events of a game are written together, so the
         number's min/max statistics let DuckDB skip every other row group (its string
-        statistics keep 8 bytes, too few to tell ids apart)."""
+        statistics keep 8 bytes, too few to tell ids apart). A store opened read-only reads
+        its first game so; from the second on, it reads a block of games at once and keeps
+        them in memory (:mod:`.game_texts`: a one-off read pays one small query, a process
+        reading many games no query per game)."""
         n = self.number(game_id)
         if n is None:
             if after == 0:
                 raise UnknownGameError(game_id)
             return []
+        if self.read_only:
+            kept = self._kept_texts(n)
+            if kept is not None:
+                return kept[after:] if after else kept
         if after:
             rows = self.con.execute("SELECT seq, event FROM events WHERE game = ? AND seq > ?",
                                     [n, after]).fetchall()
@@ -410,6 +420,16 @@ class Store:
             raise UnknownGameError(game_id)
         rows.sort()
         return [r[1] for r in rows]
+
+    def _kept_texts(self, n: int) -> list[str] | None:
+        """Game ``n``'s texts from the in-memory copy, made at the second read; None: read
+        the file."""
+        if self._texts is None:
+            self._reads += 1
+            if self._reads < 2:
+                return None
+            self._texts = GameTexts()
+        return self._texts.texts(self.con, n)
 
     def iter_texts(self, game_ids: Sequence[str], batch: int = 65_536,
                    games_per_query: int = 10_000) -> Iterator[list[str]]:
