@@ -125,6 +125,27 @@ def test_a_stale_expected_seq_is_refused_after_the_other_commits(tmp_path, games
         assert table_rows(store) == before and _heads(store) == {gid: 2}
 
 
+def test_a_write_of_several_games_names_the_stale_one(tmp_path, games):
+    """One write of two games, one of them planned on a seq the store has moved past: the
+    error names that game, and neither game's rows are stored."""
+    g, h = games[0], games[1]
+    with Store.open(tmp_path / "s.duckdb") as store:
+        start_game(store, g[0])
+        start_game(store, h[0])
+        stale = plan_write(h[0].game_id, store.number(h[0].game_id), h[:2], states_after(h[:2]),
+                           stored=1)
+        append_events(store, h[0].game_id, [h[1]], 1)
+        fine = plan_write(g[0].game_id, store.number(g[0].game_id), g[:2], states_after(g[:2]),
+                          stored=1)
+        before = table_rows(store)
+        store.begin()
+        with pytest.raises(StreamConflictError) as info:
+            store.write([fine, stale])
+        store.rollback()
+        assert info.value.game_id == h[0].game_id
+        assert table_rows(store) == before
+
+
 def test_a_stale_cache_of_the_service_is_refused(tmp_path, games):
     """Two caches of one game (as two services would hold): the second append, planned on
     seq 1 when the store is at seq 2, is refused by the heads row and stores nothing."""

@@ -42,7 +42,12 @@ def advance(con: duckdb.DuckDBPyConnection, moves: Sequence[tuple[str, int, int]
         if fresh:
             con.execute("INSERT INTO heads SELECT unnest($g), unnest($n)",
                         {"g": [g for g, _ in fresh], "n": [n for _, n in fresh]})
-        if stored:
+        if len(stored) == 1:        # an append: the plain statement costs half the other
+            (gid, (e, n)), = stored.items()
+            if not con.execute("UPDATE heads SET seq = ? WHERE game_id = ? AND seq = ?",
+                               [n, gid, e]).fetchall()[0][0]:
+                _refuse(con, gid, e)
+        elif stored:
             moved = {r[0] for r in con.execute(
                 "UPDATE heads SET seq = m.new FROM (SELECT unnest($g) AS game_id, unnest($e) "
                 "AS expected, unnest($n) AS new) m WHERE heads.game_id = m.game_id AND "
