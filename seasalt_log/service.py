@@ -21,6 +21,7 @@ from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
+from .store.heads import advance
 from .store.projections import TABLES, project
 from .workers import no_gc
 from .store.store import Row, Store, event_rows, insert_rows, plan_write
@@ -454,6 +455,7 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
     con = store.con
     store.begin()
     try:
+        advance(con, [(gid, base[gid].seq, c.seq) for gid, c in final.items()])
         try:
             insert_rows(con, "events", rows)
         except duckdb.ConstraintException:

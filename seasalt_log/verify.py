@@ -57,7 +57,8 @@ Progress = Callable[[int, int], None]   # (games checked, games in all)
 class Difference(Struct, omit_defaults=True):
     """One thing in the store that is not what the events and the engine say.
 
-    ``kind`` is one of ``seq`` (a gap or a stray number), ``hash`` (the chain is broken, or
+    ``kind`` is one of ``seq`` (a gap or a stray number, or a game's ``heads`` row not at
+    the seq its last write ended at), ``hash`` (the chain is broken, or
     a write's record of it missing), ``number`` (a game number shared or inconsistent),
     ``format`` (an event that does not decode), ``rule`` (an illegal event), ``derived`` (a
     derived event that differs from the engine's, or is missing), ``event_row`` (a column
@@ -117,6 +118,15 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
         if game_ids is None or set(ids) & set(game_ids):
             report.differences.append(Difference(
                 "number", f"games {', '.join(ids)} share the number {number}"))
+    heads = _readable(report, "the heads table", lambda: store.con.execute(
+        "SELECT game_id, c.seq, h.seq FROM (SELECT game_id, max(seq) AS seq FROM commits "
+        "GROUP BY game_id) c FULL JOIN heads h USING (game_id) WHERE c.seq IS DISTINCT FROM "
+        "h.seq ORDER BY game_id").fetchall(), [], table="heads")
+    for gid, last, head in heads:
+        if game_ids is None or gid in game_ids:
+            said = "the game has no heads row" if head is None else f"the heads row says seq {head}"
+            ended = "it has no write" if last is None else f"its last write ended at seq {last}"
+            report.differences.append(Difference("seq", f"{said}, {ended}", game_id=gid))
     if game_ids is None:
         _check_cards(store, report)
         ids = _all_game_ids(store, tables, report)

@@ -490,7 +490,7 @@ def test_sql_doc_is_current_and_complete(tmp_path):
     names = [r[0] for r in con.execute(
         "SELECT table_name FROM duckdb_tables() WHERE table_name NOT IN ('append_only_guard', 'store_meta') "
         "UNION ALL SELECT view_name FROM duckdb_views() WHERE NOT internal").fetchall()]
-    assert sorted(names) == sorted(["events", "commits", *(t.name for t in (*SCHEMA, CARDS)), *(v.name for v in VIEWS)])
+    assert sorted(names) == sorted(["events", "commits", "heads", *(t.name for t in (*SCHEMA, CARDS)), *(v.name for v in VIEWS)])
     for name in names:
         section = text.split(f"### `{name}`", 1)[1].split("\n### ", 1)[0]
         for (col,) in con.execute("SELECT column_name FROM duckdb_columns() WHERE table_name = ?",

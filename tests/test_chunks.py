@@ -238,6 +238,7 @@ def test_a_commit_refused_costs_only_the_game_at_fault(tmp_path, monkeypatch):
             other = self.con.cursor()
             other.execute("INSERT INTO events VALUES (?, 1, 0, 0, 0, NULL, 'game_started', '{}')",
                           [games[0]])
+            other.execute("INSERT INTO heads VALUES (?, 1)", [games[0]])  # as a writer does
             other.close()
     monkeypatch.setattr(Store, "load", load)
     with Store.open(tmp_path / "s.duckdb") as s:

@@ -117,12 +117,13 @@ def test_the_commits_table_is_append_only(tmp_path, games):
 
 
 def test_read_models_have_no_index(tmp_path):
-    """Only the events key (the concurrency check) and store_meta's are indexed: an index on
-    a read model costs every bulk load time and the file about 3 bytes per event."""
+    """Only the heads key (the concurrency check, one row per game) and store_meta's are
+    indexed: an index on a read model costs every bulk load time and the file about 3 bytes
+    per event, the events' own key (format 2) about 11."""
     store = Store.open(tmp_path / "s.duckdb")
     indexed = {r[0] for r in store.con.execute(
         "SELECT table_name FROM duckdb_constraints() WHERE constraint_type = 'PRIMARY KEY'").fetchall()}
-    assert indexed == {"events", "store_meta"}
+    assert indexed == {"heads", "store_meta"}
     assert set(TABLES) <= {r[0] for r in store.con.execute(
         "SELECT table_name FROM duckdb_tables()").fetchall()}
     store.close()
@@ -170,7 +171,7 @@ def test_a_format_1_store_is_migrated_when_opened_for_writing(tmp_path, games):
         Store.open(old, read_only=True)     # a reader does not migrate: it says how to
     store = Store.open(old)
     assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                             ).fetchone()[0] == "2"
+                             ).fetchone()[0] == "3"
     # numbered in the order first written (reversed), one commit row per game with the
     # hash of format 1's last row
     order = [g[0].game_id for g in reversed(games[:4])]

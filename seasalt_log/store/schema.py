@@ -10,9 +10,10 @@ from pathlib import Path
 
 from .projections import PROJECTIONS_DDL
 
-SCHEMA_VERSION = 2
-"""The store format. 1 had a chain hash per event and no game numbers; a store of format 1
-is migrated in place when opened for writing (:func:`seasalt_log.store.store.migrate_v1`)."""
+SCHEMA_VERSION = 3
+"""The store format. 1 had a chain hash per event and no game numbers; 2 had the key
+``(game_id, seq)`` on the events table instead of the ``heads`` table. A store of an older
+format is migrated in place when opened for writing (:mod:`seasalt_log.store.store`)."""
 
 # Plain INTEGER/VARCHAR columns: DuckDB compresses them as well as narrow types or an ENUM
 # (bit-packing, dictionaries), and the appender fills them about twice as fast.
@@ -34,8 +35,8 @@ _GUARDS = "".join(f"""CREATE TRIGGER IF NOT EXISTS {t}_refuse_{op.lower()} BEFOR
 """ for t in APPEND_ONLY for op in ("UPDATE", "DELETE"))
 
 EVENTS_DDL = """
--- One row per event, append-only. (game_id, seq) is the optimistic-concurrency key:
--- seq runs 1, 2, ... within a game (game_started is 1).
+-- One row per event, append-only. seq runs 1, 2, ... within a game (game_started is 1);
+-- (game_id, seq) is unique, kept so by the heads table below (no per-event index).
 CREATE TABLE IF NOT EXISTS events (
     game_id  VARCHAR   NOT NULL,
     seq      INTEGER   NOT NULL,
@@ -44,8 +45,15 @@ CREATE TABLE IF NOT EXISTS events (
     turn     INTEGER   NOT NULL,   -- 0 outside turns (game_started, round_started)
     player   INTEGER,              -- the acting seat of a turn event, else NULL
     type     VARCHAR   NOT NULL,   -- the event's type tag
-    event    VARCHAR   NOT NULL USING COMPRESSION zstd,   -- the event exactly as LOG_FORMAT.md JSON
-    PRIMARY KEY (game_id, seq)
+    event    VARCHAR   NOT NULL USING COMPRESSION zstd    -- the event exactly as LOG_FORMAT.md JSON
+);
+
+-- One row per stored game: its last seq, the optimistic-concurrency key. Every write moves
+-- it in the write's transaction from the seq the writer expected (a new game's row is
+-- inserted): of two writers that expected the same seq, at most one commits.
+CREATE TABLE IF NOT EXISTS heads (
+    game_id  VARCHAR   PRIMARY KEY,
+    seq      INTEGER   NOT NULL    -- the game's last stored event (= its commits' largest seq)
 );
 
 -- One row per write of a game (an import's batch, an append), append-only: the hash chain

@@ -31,6 +31,7 @@ from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
 from .sandbox import QueryError, check_sql, one_line, sandbox
+from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 
 if TYPE_CHECKING:
@@ -272,7 +273,7 @@ class Store:
     def heads(self) -> dict[str, int]:
         """Every stored game's last seq, from the ``games`` read model (written in the same
         transaction as the events; reading it is instant where grouping every event is not).
-        Should it ever be wrong, the ``(game_id, seq)`` key still refuses a second write."""
+        Should it ever be wrong, the ``heads`` table still refuses a second write."""
         return dict(self.con.execute("SELECT game_id, events FROM games").fetchall())
 
     def head(self, game_id: str) -> tuple[int, int | None]:
@@ -475,25 +476,34 @@ class Store:
 
     def commit(self) -> None:
         self.finish_loads()
-        self.con.execute("COMMIT")
+        try:
+            self.con.execute("COMMIT")
+        except duckdb.TransactionException as exc:  # another writer stored the game first
+            raise commit_conflict(exc) or exc from None
 
     def rollback(self) -> None:
         if self._staged is not None:
             self._staged.discard()
-        self.con.execute("ROLLBACK")
+        try:
+            self.con.execute("ROLLBACK")
+        except duckdb.TransactionException as exc:
+            if "no transaction is active" not in str(exc):
+                raise           # else a refused COMMIT has ended the transaction already
 
     def write(self, batch: Iterable["GameWrite"]) -> int:
         """Append events and replace projection rows for each game of ``batch``, inside the
         caller's transaction. Returns the number of events appended.
 
-        A duplicate ``(game_id, seq)`` (another writer got there first) raises
-        :class:`StreamConflictError`; the caller rolls back.
+        A game whose head is not where its write starts (another writer got there first)
+        raises :class:`StreamConflictError`; the caller rolls back.
         """
         event_rows_all: list[Row] = []
         commit_rows: list[Row] = []
         proj: dict[str, list[Row]] = {t: [] for t in TABLES}
         replaced: list[str] = []
+        moves: list[tuple[str, int, int]] = []
         for w in batch:
+            moves.append((w.game_id, w.commit_row[2] - len(w.event_rows), w.commit_row[2]))
             event_rows_all.extend(w.event_rows)
             commit_rows.append(w.commit_row)
             if w.replace_projections:
@@ -501,6 +511,7 @@ class Store:
             for t, rows in w.projection_rows.items():
                 proj[t].extend(rows)
         con = self.con
+        advance(con, moves)
         if replaced:
             con.execute("CREATE OR REPLACE TEMP TABLE _replaced (game_id VARCHAR)")
             with con.appender("_replaced") as a:
@@ -529,7 +540,7 @@ class Store:
 
         The rows of several loads go in together (see
         :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` before
-        the files go. An error of the rows, such as a ``(game_id, seq)`` stored already,
+        the files go. An error of the rows, such as a game stored already (its ``heads`` key),
         comes from this or from :meth:`finish_loads`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
@@ -538,7 +549,10 @@ class Store:
         base = self.reserve(len(games))
         for t in ("events", "commits", *TABLES):
             if t in files:
-                self._staged.add(t, renumbered(read_file(files[t]), base, skip))
+                rows = renumbered(read_file(files[t]), base, skip)
+                self._staged.add(t, rows)
+                if t == "commits":      # new games: their heads' keys refuse stored ones
+                    self._staged.add("heads", rows.select(["game_id", "seq"]))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
     def finish_loads(self) -> None:
@@ -584,10 +598,11 @@ def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
-    """Turn a store of format 1 into format 2, inside the caller's transaction: games are
-    numbered in the order they were first written, each game's last chain hash becomes its
-    one ``commits`` row (format 1 kept one per event), and the events lose their hash
-    column. The read models are then rebuilt (their version changed too)."""
+    """Turn a store of format 1 into this format, inside the caller's transaction: games
+    are numbered in the order they were first written, each game's last chain hash becomes
+    its one ``commits`` row (format 1 kept one per event), the events lose their hash
+    column and their key (``heads`` takes its place). The read models are then rebuilt
+    (their version changed too)."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     _check_v1_chain(con)
@@ -605,6 +620,22 @@ def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
         ORDER BY n.game""")
     con.execute("DROP TABLE events_v1")
     con.execute("DROP TABLE _numbers")
+    con.execute(FILL_HEADS)
+    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+
+
+def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
+    """Turn a store of format 2 into format 3, inside the caller's transaction: the events
+    table is copied into one without the ``(game_id, seq)`` key (DuckDB cannot drop a key;
+    the copy keeps the rows in game order), and ``heads`` gets each game's last seq from
+    ``commits``."""
+    for op in ("update", "delete"):
+        con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
+    con.execute("ALTER TABLE events RENAME TO events_v2")
+    con.execute(EVENTS_DDL)
+    con.execute("INSERT INTO events SELECT * FROM events_v2 ORDER BY game, seq")
+    con.execute("DROP TABLE events_v2")
+    con.execute(FILL_HEADS)
     con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
 
 
@@ -638,4 +669,4 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
 
 
 #: store format -> the function that brings a store of that format to this one
-_MIGRATED = {"1": migrate_v1}
+_MIGRATED = {"1": migrate_v1, "2": migrate_v2}
