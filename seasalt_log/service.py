@@ -63,13 +63,26 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
-        chunks = log_chunks(files, min(CHUNK_BYTES, BATCH_EVENTS * 40))
+        chunks = log_chunks(files, chunk_size(total, jobs))
         for chunk, result in check_chunks(chunks, setup, jobs):
             run.add_chunk(chunk, result)
             done += result.bytes
             if progress is not None:
                 progress(done, total)
         return run.finish()
+
+
+MIN_CHUNK_BYTES = 1 << 20
+
+
+def chunk_size(total: int | None, jobs: int) -> int:
+    """Bytes of log per worker chunk: a few megabytes, but for a log of ``total`` bytes
+    small enough that each of ``jobs`` workers gets about four chunks (never under
+    :data:`MIN_CHUNK_BYTES`), so that the last chunks leave no worker idle for long."""
+    size = min(CHUNK_BYTES, BATCH_EVENTS * 40)
+    if total is None or jobs < 2:
+        return size
+    return max(MIN_CHUNK_BYTES, min(size, total // (4 * jobs)))
 
 
 def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,
