@@ -77,12 +77,12 @@ MIN_CHUNK_BYTES = 1 << 20
 
 def chunk_size(total: int | None, jobs: int) -> int:
     """Bytes of log per worker chunk: a few megabytes, but for a log of ``total`` bytes
-    small enough that each of ``jobs`` workers gets about four chunks (never under
-    :data:`MIN_CHUNK_BYTES`), so that the last chunks leave no worker idle for long."""
+    small enough that each of ``jobs`` workers gets about four chunks (not under
+    :data:`MIN_CHUNK_BYTES` for that), so that the last chunks leave no worker idle for long."""
     size = min(CHUNK_BYTES, BATCH_EVENTS * 40)
     if total is None or jobs < 2:
         return size
-    return max(MIN_CHUNK_BYTES, min(size, total // (4 * jobs)))
+    return min(size, max(MIN_CHUNK_BYTES, total // (4 * jobs)))
 
 
 def import_games(store: Store | None, games: Iterable[Sequence[ev.Event]], *,

@@ -75,13 +75,16 @@ def test_workers_store_what_the_serial_path_stores(tmp_path, monkeypatch):
 
 
 @pytest.mark.parametrize("jobs", [2, 4])
-def test_a_small_log_gives_every_worker_several_chunks(jobs):
+def test_a_small_log_gives_every_worker_several_chunks(jobs, monkeypatch):
     """A 20 MB log on two workers was five 4 MB chunks: the fifth left one worker idle."""
     default = service.chunk_size(None, jobs)
     assert service.chunk_size(20_000_000, jobs) <= 20_000_000 // (4 * jobs)
     assert service.chunk_size(20_000_000, 1) == default          # one worker: no need
     assert service.chunk_size(10 ** 9, jobs) == default          # a large log: a few MB
     assert service.chunk_size(1_000, jobs) == service.MIN_CHUNK_BYTES
+    monkeypatch.setattr(service, "BATCH_EVENTS", 600)           # a lowered batch: its size
+    assert service.chunk_size(20_000_000, jobs) == 600 * 40
+
 
 def test_errors_keep_their_file_and_line_in_a_later_chunk(tmp_path, monkeypatch):
     """A bad game deep in the log is reported at its own line (R-TAKE-2: an empty pile),
