@@ -59,8 +59,8 @@ def advance(con: duckdb.DuckDBPyConnection, moves: Sequence[tuple[str, int, int]
                     _refuse(con, gid, stored[gid][0])
     except (duckdb.ConstraintException, duckdb.TransactionException) as exc:
         gid = _key(str(exc)) or next(iter(span))
-        raise StreamConflictError(gid, span.get(gid, [0])[0], span.get(gid, [0])[0] + 1,
-                                  _reason(gid, span.get(gid, [0])[0])) from None
+        expected = span.get(gid, [0])[0]
+        raise StreamConflictError(gid, expected, expected + 1, _reason(gid, expected)) from None
 
 
 def commit_conflict(exc: duckdb.Error) -> StreamConflictError | None:
