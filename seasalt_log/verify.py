@@ -90,11 +90,13 @@ class Difference(Struct, omit_defaults=True):
 
 
 class VerifyReport(Struct):
-    """The outcome of :func:`verify_store`: what was checked and every difference found."""
+    """The outcome of :func:`verify_store`: what was checked and every difference found
+    (``quick``: the quick check, see :func:`verify_store`)."""
 
     games: int = 0
     events: int = 0
     differences: list[Difference] = []
+    quick: bool = False
 
     @property
     def ok(self) -> bool:
@@ -103,15 +105,22 @@ class VerifyReport(Struct):
 
 
 def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
-                 progress: Progress | None = None, jobs: int | None = 1) -> VerifyReport:
+                 progress: Progress | None = None, jobs: int | None = 1,
+                 quick: bool = False) -> VerifyReport:
     """Check every stored game (or only ``game_ids``) as the module docstring describes.
 
     Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
     Works on a read-only store: it only reads. ``jobs`` > 1 checks the chunks in that many
     worker processes, each with its own read-only connection (None: one per CPU from
     :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order.
+
+    ``quick`` checks what needs no engine: the schema, the cards, the seq numbering, the hash
+    chain against the writes, the heads, the game numbers, and the read models' row counts
+    (one ``games`` row per game, no row of a game without events). It skips the fold of the
+    events (their legality, the derived events, the game id), the events' row columns and
+    the contents of the read models' rows.
     """
-    report = VerifyReport()
+    report = VerifyReport(quick=quick)
     if game_ids is None:
         _check_schema(store, report)
     tables = _readable(report, "the schema", lambda: _table_columns(store), {})
@@ -146,9 +155,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             from functools import partial
             from .workers import Pool
             pool = stack.enter_context(Pool(min(jobs, len(chunks))))
-            results = pool.map(partial(_check_chunk_apart, str(store.path), tables), chunks)
+            results = pool.map(partial(_check_chunk_apart, str(store.path), tables, quick),
+                               chunks)
         else:
-            results = ((c, _check_chunk_here(store, c, tables)) for c in chunks)
+            results = ((c, _check_chunk_here(store, c, tables, quick)) for c in chunks)
         done = 0
         for chunk, (readable, part) in results:
             report.games += part.games
@@ -165,10 +175,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     return report
 
 
-def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
-                      ) -> tuple[bool, VerifyReport]:
+def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
+                      quick: bool = False) -> tuple[bool, VerifyReport]:
     """:func:`_check_readable_chunk` of one chunk into a report of its own."""
-    part = VerifyReport(differences=[])
+    part = VerifyReport(differences=[], quick=quick)
     return _check_readable_chunk(store, ids, tables, part), part
 
 
@@ -176,14 +186,14 @@ def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str,
 _WORKER_STORES: dict[str, Store] = {}
 
 
-def _check_chunk_apart(path: str, tables: dict[str, tuple[str, ...]], ids: list[str]
-                       ) -> tuple[bool, VerifyReport]:
+def _check_chunk_apart(path: str, tables: dict[str, tuple[str, ...]], quick: bool,
+                       ids: list[str]) -> tuple[bool, VerifyReport]:
     """:func:`_check_chunk_here` in a worker process (``verify --jobs``), on its own
     read-only connection to the store at ``path``."""
     store = _WORKER_STORES.get(path)
     if store is None:
         store = _WORKER_STORES[path] = Store.open(path, read_only=True)
-    return _check_chunk_here(store, ids, tables)
+    return _check_chunk_here(store, ids, tables, quick)
 
 
 def _readable(report: VerifyReport, what: str, read, default, table: str | None = None):
@@ -329,12 +339,11 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
     are read by its number too, so DuckDB skips the row groups of other games, and reads
     only the blocks of this one."""
     con = store.con
-    rows = _ChunkRows(_read_events(con, ids, number))
-    commits: dict[str, list[tuple]] = {}
-    for r in con.execute("SELECT game_id, game, seq, hash FROM commits "
-                         "WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq, hash",
-                         [ids]).fetchall():
-        commits.setdefault(r[0], []).append(r)
+    if report.quick:
+        _check_chunk_quick(store, ids, tables, report, number)
+        return
+    rows = _ChunkRows(_read_events(con, ids, number, _READ))
+    commits = _commits(con, ids)
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     folded: dict[str, list[ev.Event]] = {}
     for gid in ids:
@@ -378,22 +387,77 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
         _compare_table(table, cols, expected[table], stored, anchors, report)
 
 
+def _check_chunk_quick(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
+                       report: VerifyReport, number: int | None) -> None:
+    """The quick check of the games ``ids`` (see :func:`verify_store`): no fold."""
+    con = store.con
+    rows = _ChunkRows(_read_events(con, ids, number, _READ_QUICK), decode=False)
+    commits = _commits(con, ids)
+    for gid in ids:
+        span = rows.spans.get(gid)
+        if span is None:
+            if gid in commits:
+                report.differences.append(Difference(
+                    "hash", "the commits table records writes of this game, which has no "
+                            "events", game_id=gid))
+            continue
+        a, b = span
+        report.games += 1
+        report.events += b - a
+        seqs = rows.seq[a:b]
+        report.differences.extend(_seq_differences(gid, seqs))
+        _check_chain(gid, rows, a, b, seqs, None, commits.get(gid, []), report.differences)
+    for table in tables:
+        counts = _readable(report, f"the table {table} (games {ids[0]}..{ids[-1]})",
+                           lambda: con.execute(f"SELECT game_id, count(*) FROM {table} WHERE "
+                                               "game_id IN (SELECT unnest(?)) GROUP BY game_id "
+                                               "ORDER BY game_id", [ids]).fetchall(),
+                           None, table=table)
+        have = dict(counts or [])
+        for gid in ids if counts is not None else ():
+            n = have.get(gid, 0)
+            if gid not in rows.spans and n:
+                message = f"{n} row(s) belong to no stored game (no events)"
+            elif table == "games" and gid in rows.spans and n != 1:
+                message = f"{n} rows of this game, one expected"
+            else:
+                continue
+            report.differences.append(Difference("projection", message, game_id=gid,
+                                                 table=table))
+
+
+def _commits(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, list[tuple]]:
+    """The rows of the commits table of the games ``ids`` (game id, number, seq, hash),
+    by game, in seq order."""
+    commits: dict[str, list[tuple]] = {}
+    for r in con.execute("SELECT game_id, game, seq, hash FROM commits "
+                         "WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq, hash",
+                         [ids]).fetchall():
+        commits.setdefault(r[0], []).append(r)
+    return commits
+
+
 #: the columns of the events table that verify reads, in this order
 _READ = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR) AS type, "
          "CAST(event AS VARCHAR) AS event FROM events WHERE game_id IN (SELECT unnest(?))")
+#: those the quick check reads
+_READ_QUICK = ("SELECT game_id, seq, game, CAST(event AS VARCHAR) AS event FROM events "
+               "WHERE game_id IN (SELECT unnest(?))")
 
 
-def _read_events(con: duckdb.DuckDBPyConnection, ids: list[str], number: int | None) -> pa.Table:
-    """The event rows of the games ``ids`` as Arrow columns, each game's rows together and
-    in seq order (bounded by the games' numbers when that reads every row of theirs, see
-    :func:`_number_bounds`; by ``number`` alone for one game of a damaged store)."""
+def _read_events(con: duckdb.DuckDBPyConnection, ids: list[str], number: int | None,
+                 select: str) -> pa.Table:
+    """The event rows of the games ``ids`` (``select``) as Arrow columns, each game's rows
+    together and in seq order (bounded by the games' numbers when that reads every row of
+    theirs, see :func:`_number_bounds`; by ``number`` alone for one game of a damaged
+    store)."""
     if number is not None:
-        return con.sql(_READ + " AND game = ? ORDER BY game_id, seq",
+        return con.sql(select + " AND game = ? ORDER BY game_id, seq",
                        params=[ids, number]).to_arrow_table()
     bounds = _number_bounds(con, ids)
     if bounds is None:
-        return con.sql(_READ + " ORDER BY game_id, seq", params=[ids]).to_arrow_table()
-    return con.sql(_READ + " AND game BETWEEN ? AND ? ORDER BY game_id, seq",
+        return con.sql(select + " ORDER BY game_id, seq", params=[ids]).to_arrow_table()
+    return con.sql(select + " AND game BETWEEN ? AND ? ORDER BY game_id, seq",
                    params=[ids, *bounds]).to_arrow_table()
 
 
@@ -402,18 +466,20 @@ class _ChunkRows:
     Arrow in one call each), the events decoded in one call, and where each game's rows
     lie (``spans``: game id -> (first row, end))."""
 
-    def __init__(self, table: pa.Table):
+    def __init__(self, table: pa.Table, decode: bool = True):
         n = table.num_rows
         starts = game_starts(table.column("game_id")) if n else [0]
         ids = table.column("game_id").take(starts[:-1]).to_pylist() if n else []
         self.spans = {gid: (starts[k], starts[k + 1]) for k, gid in enumerate(ids)}
-        self.seq, self.game, self.round, self.turn, self.player, self.type = (
-            table.column(c).to_pylist() for c in ("seq", *_EVENT_COLUMNS[:5]))
+        self.seq = table.column("seq").to_pylist()
+        self.game, self.round, self.turn, self.player, self.type = (
+            table.column(c).to_pylist() if c in table.column_names else []
+            for c in _EVENT_COLUMNS[:5])
         texts = table.column("event")
         self.texts = texts
         #: each event's JSON as the UTF-8 bytes it was hashed as
         self.data: list[bytes] = texts.cast(pa.binary()).to_pylist()
-        self.events = decode_column(texts) if n else None
+        self.events = decode_column(texts) if n and decode else None
 
     def fold(self, a: int, b: int) -> Folded:
         """:func:`~seasalt_log.store.batch.fold_game` of the rows ``a:b`` (one game)."""
@@ -447,20 +513,8 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
                   out: list[Difference]) -> tuple[list[ev.Event], list[State]] | None:
     """Check one game's event rows (``a:b`` of the chunk) and its rows of the commits
     table; the decoded events and states when they fold."""
-    found: list[Difference] = []
-    # seq: 1..n, no gap
     seqs = rows.seq[a:b]
-    want = 1
-    for seq in () if seqs == list(range(1, b - a + 1)) else seqs:
-        if seq != want:
-            if seq > want:
-                gap = f"seq {want}" if seq == want + 1 else f"seqs {want}..{seq - 1}"
-                found.append(Difference("seq", f"{gap} missing (the next stored event is seq "
-                                               f"{seq})", game_id=gid, seq=want))
-            else:
-                found.append(Difference("seq", f"seq {seq} is out of order", game_id=gid,
-                                        seq=seq))
-        want = seq + 1
+    found = _seq_differences(gid, seqs)
     number = commits[0][1] if commits else rows.game[a]
     events, states, failure = rows.fold(a, b)
     checked: list[Difference] = []
@@ -488,6 +542,23 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
     out.extend(found)
     out.extend(checked)
     return (events, states) if failure is None or failure.index >= len(seqs) else None
+
+
+def _seq_differences(gid: str, seqs: list[int]) -> list[Difference]:
+    """A game's stored seqs (in order) against 1..n, no gap."""
+    found: list[Difference] = []
+    want = 1
+    for seq in () if seqs == list(range(1, len(seqs) + 1)) else seqs:
+        if seq != want:
+            if seq > want:
+                gap = f"seq {want}" if seq == want + 1 else f"seqs {want}..{seq - 1}"
+                found.append(Difference("seq", f"{gap} missing (the next stored event is seq "
+                                               f"{seq})", game_id=gid, seq=want))
+            else:
+                found.append(Difference("seq", f"seq {seq} is out of order", game_id=gid,
+                                        seq=seq))
+        want = seq + 1
+    return found
 
 
 def _known_links(stored: list[bytes], seqs: list[int], commits: list[tuple],
@@ -716,9 +787,17 @@ def _compare_table(table: str, cols: tuple[str, ...], expected: list[tuple], sto
     report.differences.extend(found)
 
 
+#: what the quick check leaves out, as its summary line says
+QUICK_SKIPS = ("quick check: seqs, hash chain, writes, heads, game numbers and row counts; "
+               "the events were not folded by the engine, their row columns and the read "
+               "models' rows not compared")
+
+
 def summary_line(report: VerifyReport) -> str:
     """One line: what was checked and how many differences were found."""
     head = f"verified {report.games} game(s), {report.events} event(s)"
+    if report.quick:
+        head += f" ({QUICK_SKIPS})"
     n = len(report.differences)
     return head + (": no differences" if not n else f": {n} difference(s)")
 

@@ -11,7 +11,9 @@ import json
 import shutil
 
 import pytest
+from typer.testing import CliRunner
 
+from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log import verify
 from seasalt_log.service import import_logs
@@ -20,6 +22,8 @@ from seasalt_log.verify import verify_store
 
 from .reliability_helpers import valid_games, write_log
 from .test_verify import attacker
+
+runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -145,3 +149,59 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
         report = verify_store(store)
     assert report.ok and report.games == len(games)
     assert calls == []
+
+
+# ---------------------------------------------------------------- verify --quick
+
+#: the kinds of difference the quick check looks for (and the full check too)
+QUICK_KINDS = ("seq", "hash", "number")
+
+
+def _quick(path):
+    with Store.open(path, read_only=True) as store:
+        return verify_store(store, quick=True)
+
+
+@pytest.mark.parametrize("kind", ["once", "twice"])
+def test_quick_finds_what_the_full_check_finds_of_seqs_chain_and_numbers(stores, kind, tmp_path,
+                                                                         monkeypatch):
+    """Of the seqs, the chain and the game numbers, --quick reports exactly what the full
+    check reports, on every tampering; of the rest, nothing but row counts."""
+    paths, games = stores
+    for name, edit in tamperings(games):
+        path = tmp_path / f"{kind}.duckdb"
+        shutil.copy(paths[kind], path)
+        con = attacker(path)
+        edit(con)
+        con.close()
+        full = _report(path, False, monkeypatch)
+        quick = _quick(path)
+        assert quick.quick and (quick.games, quick.events) == (full.games, full.events), name
+        assert [d for d in quick.differences if d.kind in QUICK_KINDS] == \
+            [d for d in full.differences if d.kind in QUICK_KINDS], name
+        assert all(d.kind in QUICK_KINDS or d.kind == "projection" and d.table is not None
+                   for d in quick.differences), (name, quick.differences)
+
+
+def test_quick_counts_read_model_rows_and_says_what_it_skips(stores, tmp_path):
+    paths, games = stores
+    path = tmp_path / "store.duckdb"
+    shutil.copy(paths["once"], path)
+    gid = games[0][0].game_id
+    con = attacker(path)
+    con.execute("DELETE FROM games WHERE game_id = ?", [gid])
+    con.execute("INSERT INTO seats (game_id, seat, name, total) SELECT 'ghost', 0, 'Nobody', 0")
+    con.execute("UPDATE round_results SET points = points + 1 WHERE game_id = ?", [games[1][0].game_id])
+    con.close()
+    assert [str(d) for d in _quick(path).differences] == [
+        f"game {gid}, table games: projection: 0 rows of this game, one expected",
+        "game ghost, table seats: projection: 1 row(s) belong to no stored game (no events)",
+    ]       # the changed points are not seen: the rows' contents are not compared
+    result = runner.invoke(app, ["verify", "--quick", "--db", str(path)])
+    assert result.exit_code == 1
+    assert "not folded by the engine" in result.stderr and "read models' rows not compared" \
+        in result.stderr
+    result = runner.invoke(app, ["verify", "--quick", "--json", "--db", str(path)])
+    data = json.loads(result.stdout)
+    assert data["ok"] is False and "not folded" in data["quick"] and len(data["differences"]) == 2
+    assert "not folded" in runner.invoke(app, ["verify", "--help"]).output.replace("\n", " ")
