@@ -17,6 +17,13 @@
   stored rows, reporting rows that are missing, extra or changed (column by column);
 - (a whole store) compares the ``cards`` table with the engine's card catalog.
 
+Where nothing differs it takes quick paths: a chunk's events decoded in one call and folded
+by the engine alone, the chain taken from the import's own computation of the events
+table's columns, the read models compared in one DuckDB query per table. Where something
+differs it checks again the exhaustive way, which words the differences (the same records
+either way: tests/test_verify_paths.py). ``quick=True`` (``verify --quick``) makes only the
+checks that need no engine.
+
 Every finding is a :class:`Difference` naming the game and, where there is one, the event
 seq. The chain detects accidental and partial edits; it cannot detect a consistent rewrite of
 a whole game (chain, read models and all) or the removal of a whole game: see
