@@ -353,17 +353,8 @@ def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]
     commits = _commits(con, ids)
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     folded: dict[str, list[ev.Event]] = {}
-    for gid in ids:
-        span = rows.spans.get(gid)
-        if span is None:
-            if gid in commits:
-                report.differences.append(Difference(
-                    "hash", "the commits table records writes of this game, which has no "
-                            "events", game_id=gid))
-            continue
-        report.games += 1
-        report.events += span[1] - span[0]
-        game = _check_events(gid, rows, *span, commits.get(gid, []), report.differences)
+    for gid, a, b in _stored_games(ids, rows, commits, report):
+        game = _check_events(gid, rows, a, b, commits.get(gid, []), report.differences)
         if game is None:
             report.differences.append(Difference(
                 "projection", "read models not compared: the stored events do not fold",
@@ -400,17 +391,7 @@ def _check_chunk_quick(store: Store, ids: list[str], tables: dict[str, tuple[str
     con = store.con
     rows = _ChunkRows(_read_events(con, ids, number, _READ_QUICK), decode=False)
     commits = _commits(con, ids)
-    for gid in ids:
-        span = rows.spans.get(gid)
-        if span is None:
-            if gid in commits:
-                report.differences.append(Difference(
-                    "hash", "the commits table records writes of this game, which has no "
-                            "events", game_id=gid))
-            continue
-        a, b = span
-        report.games += 1
-        report.events += b - a
+    for gid, a, b in _stored_games(ids, rows, commits, report):
         seqs = rows.seq[a:b]
         report.differences.extend(_seq_differences(gid, seqs))
         _check_chain(gid, rows, a, b, seqs, None, commits.get(gid, []), report.differences)
@@ -431,6 +412,23 @@ def _check_chunk_quick(store: Store, ids: list[str], tables: dict[str, tuple[str
                 continue
             report.differences.append(Difference("projection", message, game_id=gid,
                                                  table=table))
+
+
+def _stored_games(ids: list[str], rows: _ChunkRows, commits: dict[str, list[tuple]],
+                  report: VerifyReport) -> Iterator[tuple[str, int, int]]:
+    """Each game of ``ids`` that has events, with where its rows lie, counted in the report
+    (a game with writes but no events is a ``hash`` difference)."""
+    for gid in ids:
+        span = rows.spans.get(gid)
+        if span is None:
+            if gid in commits:
+                report.differences.append(Difference(
+                    "hash", "the commits table records writes of this game, which has no "
+                            "events", game_id=gid))
+            continue
+        report.games += 1
+        report.events += span[1] - span[0]
+        yield gid, *span
 
 
 def _commits(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, list[tuple]]:

@@ -108,6 +108,18 @@ def tamperings(games):
     ]
 
 
+def _tampered(stores, kind, tmp_path):
+    """(name, path) of a copy of the ``kind`` store with each tampering applied in turn."""
+    paths, games = stores
+    for name, edit in tamperings(games):
+        path = tmp_path / f"{kind}.duckdb"
+        shutil.copy(paths[kind], path)
+        con = attacker(path)
+        edit(con)
+        con.close()
+        yield name, path
+
+
 def _report(path, exhaustive: bool, monkeypatch):
     with monkeypatch.context() as m:
         if exhaustive:
@@ -121,14 +133,7 @@ def _report(path, exhaustive: bool, monkeypatch):
 @pytest.mark.parametrize("kind", ["once", "twice"])
 def test_quick_and_exhaustive_paths_find_the_same_differences(stores, kind, tmp_path,
                                                               monkeypatch):
-    paths, games = stores
-    edits = tamperings(games)
-    for name, edit in edits:
-        path = tmp_path / f"{kind}.duckdb"
-        shutil.copy(paths[kind], path)
-        con = attacker(path)
-        edit(con)
-        con.close()
+    for name, path in _tampered(stores, kind, tmp_path):
         quick = _report(path, False, monkeypatch)
         full = _report(path, True, monkeypatch)
         assert quick.differences == full.differences, name
@@ -167,13 +172,7 @@ def test_quick_finds_what_the_full_check_finds_of_seqs_chain_and_numbers(stores,
                                                                          monkeypatch):
     """Of the seqs, the chain and the game numbers, --quick reports exactly what the full
     check reports, on every tampering; of the rest, nothing but row counts."""
-    paths, games = stores
-    for name, edit in tamperings(games):
-        path = tmp_path / f"{kind}.duckdb"
-        shutil.copy(paths[kind], path)
-        con = attacker(path)
-        edit(con)
-        con.close()
+    for name, path in _tampered(stores, kind, tmp_path):
         full = _report(path, False, monkeypatch)
         quick = _quick(path)
         assert quick.quick and (quick.games, quick.events) == (full.games, full.events), name
