@@ -328,7 +328,7 @@ def _decode_all(chunk: Sequence[str]) -> list[ev.Event]:
 def _decoded(texts: Sequence[str], start: int, end: int) -> Sequence[ev.Event]:
     """``texts[start:end]`` decoded (a round's events) with :func:`_decode_all`."""
     run = _decode_all(texts[start:end])
-    if any(type(e) is ev.GameStarted for e in run):   # decode() normalises its meta
+    if ev.GameStarted in map(type, run):       # decode() normalises its meta
         return [ev.decode(texts[k]) for k in range(start, end)]
     return run
 
