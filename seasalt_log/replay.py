@@ -263,7 +263,7 @@ def _between_rounds(texts: Sequence[str], first: int, game_id: str | None,
     # applied (and checked), its turns are not
     if starts is None:
         starts = _starts(texts, first + 1)
-    wanted, scores = [first], []        # in the order the events were decoded one by one
+    wanted, scores = [first], []        # the texts to decode, the round's start first
     for at, end in zip(starts, starts[1:]):
         scored = next((k for k in range(end - 1, at, -1)
                        if texts[k].startswith(_ROUND_SCORED)), None)
