@@ -252,12 +252,12 @@ def _between_rounds(texts: Sequence[str], first: int, game_id: str | None,
         # the id the store derives from game_started and the first round_started
         s = replace(s, game_id=game_id or game_id_of([ev.decode(texts[0]), ev.decode(texts[1])]))
     if s.ruleset.events is None or first == 1:
-        begun, scored = _decode_all([texts[first], texts[first - 1]])
+        begun, result = _decode_all([texts[first], texts[first - 1]])
         if type(begun) is not ev.RoundStarted:
             return None
         if begun.round == 1:
             return s if first == 1 else None
-        return _after_scored(s, scored, first - 1, begun.round - 1, None)
+        return _after_scored(s, result, first - 1, begun.round - 1, None)
     # Extra Pepper: the event cards pass from round to round (R-EV-ROUND, R-EV-AWARD), so
     # each earlier round's round_started, round_scored, event_awarded and event_kept are
     # applied (and checked), its turns are not
@@ -314,12 +314,12 @@ def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | Non
 _RUN_DECODER = msgspec.json.Decoder(list[ev.AnyEvent])
 
 
-def _decode_all(chunk: Sequence[str]) -> list[ev.Event]:
+def _decode_all(chunk: Sequence[str]) -> Sequence[ev.Event]:
     """The texts of ``chunk`` decoded with one call (about a third of the cost of one call
     each; a ``game_started``'s meta is left as it is stored). A text that does not decode
     is decoded alone, for :func:`~seasalt_log.events.decode`'s error."""
     try:
-        run: list[ev.Event] = _RUN_DECODER.decode("[" + ",".join(chunk) + "]")
+        run: Sequence[ev.Event] = _RUN_DECODER.decode("[" + ",".join(chunk) + "]")
     except msgspec.DecodeError:
         return [ev.decode(t) for t in chunk]
     return run
