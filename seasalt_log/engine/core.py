@@ -14,8 +14,9 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import (Breakdown, ExtraBreakdown, card_points, extra_breakdown, game_winners,
-                       holding_breakdown, points_and_bonus, round_points)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, extra_card_points, extra_counts,
+                       game_winners, holding_breakdown, points_and_bonus, round_points,
+                       scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1035,21 +1036,41 @@ def _points_and_bonus(s: State, seat: int) -> tuple[int, int]:
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
     t = s.table
+    hand, laid = t.hands[seat], t.laid[seat]
+    # the same hand, laid units and events as the seat's last call: the same objects, as
+    # the engine's states share a seat's tuples until they change (the call check, then
+    # the player's view, then the next events of the turn)
+    last = _last_points.get(seat)
+    if (last is not None and last[0] is hand and last[1] is laid and last[2] is s.ruleset
+            and last[3] == s.table_event and last[4] is (s.held[seat] if s.held else None)):
+        return last[5]
     if not s.ruleset.extra_scoring:             # R-SCORE: memoised, the same points
-        return card_points(t.hands[seat], t.laid[seat])
-    if s.table_event is None:
-        return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores)
-    return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores,
-                         s.effects(seat), int(t.face_down[seat] is not None))
+        pts = card_points(hand, laid)
+    elif s.table_event is None:
+        pts = _extra_points(hand, laid, s.ruleset.starfish_in_hand_scores)
+    else:
+        pts = _extra_points(hand, laid, s.ruleset.starfish_in_hand_scores,
+                            scoring_effects(s.effects(seat)))
+    _last_points[seat] = (hand, laid, s.ruleset, s.table_event,
+                          s.held[seat] if s.held else None, pts)
+    return pts
+
+
+#: seat -> (hand, laid, ruleset, table event, events held, card points) of the last
+#: :func:`player_points` call (compared by identity: kept here, these objects stay alive)
+_last_points: dict[int, tuple] = {}
 
 
 @lru_cache(maxsize=8192)
 def _extra_points(hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...], hand_starfish: bool,
-                  effects: frozenset[str] = frozenset(), face_down: int = 0) -> int:
+                  effects: frozenset[str] = frozenset()) -> int:
     """:func:`player_breakdown`'s card points under R-X-SCORE (what ``holding_breakdown``
-    gives when the ruleset scores by RULES_EXTRA §3), memoised: the call check, the
-    player's view and the scored round meet the same holdings again and again."""
-    return extra_breakdown(hand, laid, effects, face_down, hand_starfish).card_points
+    gives when the ruleset scores by RULES_EXTRA §3; face-down shells count for nothing),
+    memoised: the call check, the player's view and the scored round meet the same holdings
+    again and again. ``effects``: the events in effect that change the scoring
+    (:func:`scoring.scoring_effects`)."""
+    in_hand, kinds, colors, n_units, _ = extra_counts(hand, laid)
+    return extra_card_points(in_hand, kinds, colors, n_units, effects, hand_starfish)
 
 
 # ---------------------------------------------------------------- derived events
