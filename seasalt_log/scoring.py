@@ -257,6 +257,18 @@ def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     return in_hand, kinds, colors, n_units, trios
 
 
+def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: str
+                ) -> tuple[list[int], list[int], list[int], int, int]:
+    """New :func:`extra_counts` of the holding ``counts`` with ``code`` added to the hand."""
+    in_hand, kinds, colors, n_units, trios = counts
+    k, c = X_CARD_INDEX[code]
+    in_hand, kinds, colors = in_hand[:], kinds[:], colors[:]
+    in_hand[k] += 1
+    kinds[k] += 1
+    colors[c] += 1
+    return in_hand, kinds, colors, n_units, trios
+
+
 def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO, from the kinds
     in hand as counts (:func:`extra_counts`)."""
