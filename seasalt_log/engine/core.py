@@ -1043,7 +1043,8 @@ def player_points(s: State, seat: int) -> int:
     last = _last_points.get(seat)
     if (last is not None and last[0] is hand and last[1] is laid and last[2] is rules
             and last[3] == s.table_event and last[4] is held):
-        return last[5]
+        same: int = last[5]
+        return same
     counts = None
     if not rules.extra_scoring:                 # R-SCORE: memoised, the same points
         pts = card_points(hand, laid)
@@ -1064,7 +1065,7 @@ def player_points(s: State, seat: int) -> int:
 #: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
 #: None) of the last :func:`player_points` call (compared by identity: kept here, these
 #: objects stay alive)
-_last_points: dict[int, tuple] = {}
+_last_points: dict[int, tuple[Any, ...]] = {}
 _NO_EFFECTS: frozenset[str] = frozenset()
 
 
