@@ -83,6 +83,9 @@ PAIRS = frozenset({CRAB, BOAT, FISH, SHARK, LOBSTER, JELLYFISH, STARFISH, SWIMME
 #: kinds of the decisions that follow another one (the card(s) seen after committing)
 SECOND_PHASE = frozenset({KEEP, CRAB_TAKE, LOBSTER_KEEP, SWAP})
 
+#: kinds of the decisions another one may follow (:func:`next_decisions`; any other is
+#: complete with its outcome)
+FIRST_PHASE = frozenset({DRAW, CRAB, LOBSTER, SWIMMERS})
 #: kinds of the decisions chance may answer (:func:`chance_outcomes`); any other is
 #: complete without chance (outcome ``()``), but for the lobster's shuffle (:func:`lobster_deck`)
 CHANCE_KINDS = frozenset({DRAW, KEEP, FISH, FORCED, SHARK, LOBSTER})
