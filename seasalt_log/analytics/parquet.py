@@ -29,6 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -50,6 +52,8 @@ BUCKET_EVENTS = 1_000_000
 ROW_GROUP_ROWS = 100_000
 #: at most this many events files written at once (their rows buffered in memory)
 OPEN_FILES = 64
+#: threads encoding and writing the events files' row groups (beside the one reading)
+WRITERS = 2
 #: the Parquet key-value metadata that marks an events file holding whole games in order
 LAYOUT_KEY = b"seasalt.layout"
 LAYOUT_WHOLE_GAMES = b"whole-games"
@@ -101,7 +105,9 @@ def _events_schema(fields, buckets: int) -> pa.Schema:
 class _Files:
     """The events files being written: one Parquet writer per (player count, bucket) key
     (``players << 32 | bucket``), rows buffered per file into row groups of
-    :data:`ROW_GROUP_ROWS`."""
+    :data:`ROW_GROUP_ROWS`. The row groups are encoded and written by :data:`WRITERS`
+    threads beside the one reading (each file always by the same thread, so in order);
+    use as a context manager: leaving it waits for them and closes every file."""
 
     def __init__(self, events_dir: Path, schema: pa.Schema):
         self.dir, self.schema = events_dir, schema
@@ -110,6 +116,17 @@ class _Files:
         self.rows: dict[int, int] = {}          # rows buffered per key
         # the event text is nearly always unique: no dictionary tried for it
         self.dictionary = [n for n in schema.names if n != "event"]
+        self.threads = [ThreadPoolExecutor(1) for _ in range(WRITERS)]
+        self.pending: deque[Future] = deque()   # bounds the row groups waiting in memory
+
+    def __enter__(self) -> "_Files":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for t in self.threads:
+            t.shutdown(wait=True)
+        for w in self.writers.values():
+            w.close()
 
     def add(self, key: int, rows: pa.RecordBatch) -> None:
         """Append ``rows`` (in order) to the file of ``key``."""
@@ -121,15 +138,22 @@ class _Files:
     def close(self, key: int) -> None:
         """Write what ``key`` still has and close its file."""
         self._flush(key, final=True)
-        self.writers.pop(key).close()
+        self._submit(key, self.writers.pop(key).close)
 
     def close_all(self) -> None:
-        """Write what every key still has and close every file."""
+        """Write what every key still has, close every file and wait for the writes."""
         for key in sorted({*self.writers, *self.buffered}):
             self.close(key)
+        while self.pending:
+            self.pending.popleft().result()
+
+    def _submit(self, key: int, work, *args) -> None:
+        self.pending.append(self.threads[key % len(self.threads)].submit(work, *args))
+        while len(self.pending) > 2 * len(self.threads):
+            self.pending.popleft().result()     # raises what the write raised
 
     def _flush(self, key: int, final: bool) -> None:
-        table = pa.Table.from_batches(self.buffered.pop(key, []), schema=self.schema).combine_chunks()
+        table = pa.Table.from_batches(self.buffered.pop(key, []), schema=self.schema)
         self.rows.pop(key, None)
         whole = table.num_rows if final else table.num_rows - table.num_rows % ROW_GROUP_ROWS
         if key not in self.writers:
@@ -137,7 +161,8 @@ class _Files:
             path.parent.mkdir(parents=True, exist_ok=True)
             self.writers[key] = pq.ParquetWriter(path, self.schema, use_dictionary=self.dictionary)
         if whole:
-            self.writers[key].write_table(table.slice(0, whole), row_group_size=ROW_GROUP_ROWS)
+            self._submit(key, self.writers[key].write_table, table.slice(0, whole),
+                         ROW_GROUP_ROWS)
         if whole < table.num_rows:
             self.buffered[key] = table.slice(whole).to_batches()
             self.rows[key] = table.num_rows - whole
@@ -170,21 +195,19 @@ def _write_stored(con, events_dir: Path, buckets: int) -> None:
     for first in range(0, len(keys), OPEN_FILES):
         group = set(keys[first:first + OPEN_FILES])
         reader = stored_batches(con, "*", 131_072)
-        files = _Files(events_dir, _events_schema(reader.schema, buckets))
         try:
-            for batch in reader:
-                # the rows come game by game: a run of one key is a slice, no copy
-                runs = pc.run_end_encode(pc.take(by_number, batch.column("game")))
-                start = 0
-                for k, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
-                    if k in group:
-                        files.add(k, batch.slice(start, end - start))
-                    start = end
-            files.close_all()
+            with _Files(events_dir, _events_schema(reader.schema, buckets)) as files:
+                for batch in reader:
+                    # the rows come game by game: a run of one key is a slice, no copy
+                    runs = pc.run_end_encode(pc.take(by_number, batch.column("game")))
+                    start = 0
+                    for k, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
+                        if k in group:
+                            files.add(k, batch.slice(start, end - start))
+                        start = end
+                files.close_all()
         finally:
             reader.close()
-            for w in files.writers.values():
-                w.close()
 
 
 def _write_sorted(con, events_dir: Path, buckets: int) -> None:
@@ -193,23 +216,21 @@ def _write_sorted(con, events_dir: Path, buckets: int) -> None:
         "SELECT e.*, g._players, g._bucket FROM events e JOIN "
         f"(SELECT game_id, n_players AS _players, {bucket_sql(buckets)} AS _bucket FROM games) g "
         "USING (game_id) ORDER BY _players, _bucket, e.game, e.seq").to_arrow_reader(100_000)
-    schema = _events_schema(reader.schema, buckets)
-    files, key = _Files(events_dir, schema), None
+    schema, key = _events_schema(reader.schema, buckets), None
     try:
-        for batch in reader:
-            keys = pc.add(pc.multiply(pc.cast(batch.column("_players"), pa.int64()), 1 << 32),
-                          pc.cast(batch.column("_bucket"), pa.int64()))
-            for k in pc.unique(keys).to_pylist():       # in order: the rows are sorted
-                if k != key and key is not None:
-                    files.close(key)
-                key = k
-                part = batch.filter(pc.equal(keys, k)).select(schema.names)
-                files.add(k, pa.RecordBatch.from_arrays(part.columns, schema=schema))
-        files.close_all()
+        with _Files(events_dir, schema) as files:
+            for batch in reader:
+                keys = pc.add(pc.multiply(pc.cast(batch.column("_players"), pa.int64()), 1 << 32),
+                              pc.cast(batch.column("_bucket"), pa.int64()))
+                for k in pc.unique(keys).to_pylist():       # in order: the rows are sorted
+                    if k != key and key is not None:
+                        files.close(key)
+                    key = k
+                    part = batch.filter(pc.equal(keys, k)).select(schema.names)
+                    files.add(k, pa.RecordBatch.from_arrays(part.columns, schema=schema))
+            files.close_all()
     finally:
         reader.close()
-        for w in files.writers.values():
-            w.close()
 
 
 def export_parquet(store, directory: str | Path) -> ParquetExport:
