@@ -135,3 +135,19 @@ def test_parquet_stored_and_sorted_paths_write_the_same_tables(in_order, tmp_pat
     for f in files:
         old, new = pq.read_table(tmp_path / "old" / f), pq.read_table(tmp_path / "new" / f)
         assert new.equals(old) and new.schema.metadata == old.schema.metadata, f
+
+
+def test_parquet_a_failed_write_in_a_writer_thread_leaves_nothing(in_order, tmp_path,
+                                                                  monkeypatch):
+    """A row group that cannot be written (disk full, say) fails the export with one line
+    naming the target, and the target is not created."""
+    from seasalt_log.errors import SeasaltError
+
+    def full(self, *a, **k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(parquet.pq.ParquetWriter, "write_table", full)
+    with Store.open(in_order, read_only=True) as store, pytest.raises(SeasaltError) as err:
+        export_parquet(store, tmp_path / "x")
+    assert str(err.value).startswith(f"cannot export to {tmp_path / 'x'}: ")
+    assert "No space left" in str(err.value) and "\n" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []

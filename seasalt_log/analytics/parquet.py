@@ -122,11 +122,15 @@ class _Files:
     def __enter__(self) -> "_Files":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, kind, *exc) -> None:
         for t in self.threads:
             t.shutdown(wait=True)
         for w in self.writers.values():
-            w.close()
+            try:
+                w.close()
+            except Exception:
+                if kind is None:            # else the first failure is the one to report
+                    raise
 
     def add(self, key: int, rows: pa.RecordBatch) -> None:
         """Append ``rows`` (in order) to the file of ``key``."""
