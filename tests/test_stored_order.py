@@ -151,3 +151,25 @@ def test_parquet_a_failed_write_in_a_writer_thread_leaves_nothing(in_order, tmp_
     assert str(err.value).startswith(f"cannot export to {tmp_path / 'x'}: ")
     assert "No space left" in str(err.value) and "\n" not in str(err.value)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_export_all_reads_as_stored_when_the_ids_sort_as_numbered(tmp_path, monkeypatch):
+    """`seasalt export --all` prints games in their ids' natural order: when that is also
+    the order they were written (g-1, g-2, ..., g-10), the stored order is read with no
+    sort; the same bytes as one game at a time."""
+    from msgspec.structs import replace
+    from typer.testing import CliRunner
+
+    from seasalt_cli.main import app
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(b"".join(ev.encode_lines([replace(g[0], game_id=f"g-{i + 1}"), *g[1:]])
+                             for i, g in enumerate(GAMES)))
+    db = tmp_path / "g.duckdb"
+    with Store.open(db) as store:
+        assert import_logs(store, [log]).new == 10
+        want = b"".join(t + b"\n" for i in range(10) for t in store.read_json(f"g-{i + 1}"))
+    monkeypatch.setattr(Store, "iter_lines", lambda *a, **k: pytest.fail("sorted"))
+    out = tmp_path / "out.jsonl"
+    r = CliRunner().invoke(app, ["export", "--all", "--out", str(out), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes() == want
