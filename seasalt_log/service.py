@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, cast
 
@@ -64,11 +64,12 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         chunks = log_chunks(files, chunk_size(total, jobs))
-        for chunk, result in check_chunks(chunks, setup, jobs):
-            run.add_chunk(chunk, result)
-            done += result.bytes
-            if progress is not None:
-                progress(done, total)
+        with closing(check_chunks(chunks, setup, jobs)) as checked:  # stopped: its thread too
+            for chunk, result in checked:
+                run.add_chunk(chunk, result)
+                done += result.bytes
+                if progress is not None:
+                    progress(done, total)
         return run.finish()
 
 

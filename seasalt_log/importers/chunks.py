@@ -384,23 +384,34 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     processes once there are ``parallel_from`` chunks (starting them costs more than a
     small import), else in this process. At most :data:`AHEAD` chunks per worker, and
     :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
-    while the importer loads a batch."""
+    while the importer loads a batch.
+
+    Checked in this process for an import, the chunks are checked by a thread, one chunk
+    ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
-        _init(setup)
-        try:
-            for c in chain(head, chunks):
-                try:
-                    result = check_chunk(c)
-                except OSError as exc:      # its files, as in a worker: TMPDIR full
-                    raise workers.scratch_failure(exc) from None
-                yield c, result
-        finally:
-            _close()
+        checked = _in_process(chain(head, chunks), setup)
+        if setup.out_dir is not None:
+            checked = workers.ahead_in_thread(checked, ahead=1)
+        yield from checked
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
         yield from pool.map(check_chunk, chain(head, chunks), weight=_size, budget=AHEAD_BYTES)
+
+
+def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """:func:`check_chunks` in this process."""
+    _init(setup)
+    try:
+        for c in chunks:
+            try:
+                result = check_chunk(c)
+            except OSError as exc:      # its files, as in a worker: TMPDIR full
+                raise workers.scratch_failure(exc) from None
+            yield c, result
+    finally:
+        _close()
 
 
 def _size(chunk: Chunk) -> int:
