@@ -396,7 +396,7 @@ def _format_error(msg: str) -> LogFormatError:
 def validate(event: Event, n_players: int | None) -> None:
     """Checks that depend on the game: seats within ``players``, per-seat list lengths."""
     if type(event) in _PLAYER_ONLY and n_players is not None:    # most events: one seat
-        seat = event.player     # type: ignore[union-attr]
+        seat = event.player     # type: ignore[attr-defined]
         if seat is None or seat < n_players:
             return
     if isinstance(event, GameStarted):

@@ -18,7 +18,7 @@ import tempfile
 from contextlib import contextmanager
 from itertools import chain, islice
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Generator, Iterable, Iterator
 
 import msgspec
 from msgspec import Struct
@@ -379,7 +379,7 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
-                 parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
+                 parallel_from: int = 3) -> Generator[tuple[Chunk, ChunkResult], None, None]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
     small import), else in this process. At most :data:`AHEAD` chunks per worker, and
