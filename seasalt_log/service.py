@@ -63,7 +63,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         chunks = log_chunks(files, chunk_size(total, jobs))
-        with _one_thread(store), closing(check_chunks(chunks, setup, jobs)) as checked:
+        with _one_thread(store), closing(check_chunks(chunks, setup, jobs,
+                                                      in_thread=not stdin)) as checked:
             for chunk, result in checked:       # (closed when stopped: its thread too)
                 run.add_chunk(chunk, result)
                 done += result.bytes

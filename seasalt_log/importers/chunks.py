@@ -379,7 +379,8 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
-                 parallel_from: int = 3) -> Generator[tuple[Chunk, ChunkResult], None, None]:
+                 parallel_from: int = 3, in_thread: bool = True
+                 ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
     small import), else in this process. At most :data:`AHEAD` chunks per worker, and
@@ -387,12 +388,14 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     while the importer loads a batch.
 
     Checked in this process for an import, the chunks are checked by a thread, one chunk
-    ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked."""
+    ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked
+    (unless not ``in_thread``: chunks read from a stream that may wait for its input, such
+    as standard input, where a stopped import must not wait for the thread's read)."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
         checked = _in_process(chain(head, chunks), setup)
-        if setup.out_dir is not None:
+        if setup.out_dir is not None and in_thread:
             checked = workers.ahead_in_thread(checked, ahead=1)
         yield from checked
         return
