@@ -284,6 +284,8 @@ _PER_SEAT = ("card_points", "color_bonus", "points", "totals")
 _CHECKED_FIELDS: dict[type, tuple[tuple[str, ...], tuple[str, ...]]] = {
     t: (tuple(f for f in _SEAT_FIELDS if f in t.__struct_fields__),
         tuple(f for f in _PER_SEAT if f in t.__struct_fields__)) for t in EVENT_TYPES}
+#: the event types whose only check is their ``player`` seat
+_PLAYER_ONLY = frozenset(t for t, checked in _CHECKED_FIELDS.items() if checked == (("player",), ()))
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
 
 
@@ -393,6 +395,10 @@ def _format_error(msg: str) -> LogFormatError:
 
 def validate(event: Event, n_players: int | None) -> None:
     """Checks that depend on the game: seats within ``players``, per-seat list lengths."""
+    if type(event) in _PLAYER_ONLY and n_players is not None:    # most events: one seat
+        seat = event.player     # type: ignore[attr-defined]
+        if seat is None or seat < n_players:
+            return
     if isinstance(event, GameStarted):
         if len(set(event.players)) != len(event.players):
             raise LogFormatError("players must have distinct names", "$.players")

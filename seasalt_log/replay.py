@@ -19,6 +19,7 @@ directly belong to that turn; ``round_started`` is turn 0 of its round.
 
 from __future__ import annotations
 
+from itertools import compress, islice, repeat
 from typing import Iterable, Iterator, Sequence
 
 import msgspec
@@ -26,7 +27,7 @@ from msgspec import Struct
 
 from .digits import is_digits
 from . import events as ev
-from .engine import State, apply
+from .engine import State, apply, fold
 from .engine.state import BETWEEN, Flow
 from .errors import UsageError
 
@@ -200,6 +201,7 @@ def replay(events: Sequence[ev.Event], *, round: int | None = None, turn: int | 
 
 
 _ROUND_STARTED = '{"type":"round_started"'
+_ROUND_SCORED = '{"type":"round_scored"'
 
 
 def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int | None = None,
@@ -228,50 +230,67 @@ def replay_stored(texts: Sequence[str], *, round: int | None = None, turn: int |
                   game_id=game_id or game_id_of(events))
 
 
-def _between_rounds(texts: Sequence[str], first: int, game_id: str | None) -> State | None:
+def _starts(texts: Sequence[str], stop: int, most: int | None = None) -> list[int]:
+    """The indices from 1 up to ``stop`` (excluded) of the texts that start a round, the
+    first ``most`` of them (None: all): one test of each text's start, looped in C, that
+    stops at the last one wanted."""
+    return list(islice(compress(range(1, stop), map(str.startswith, islice(texts, 1, stop),
+                                                    repeat(_ROUND_STARTED))), most))
+
+
+def _between_rounds(texts: Sequence[str], first: int, game_id: str | None,
+                    starts: list[int] | None = None) -> State | None:
     """The state just before the ``round_started`` at index ``first`` (None: a stream that
-    is not as stored)."""
+    is not as stored); ``starts``: the index of every round's start up to ``first``, if
+    known. What is needed of the earlier rounds is decoded with one call."""
     from msgspec.structs import replace
-    start, begun = ev.decode(texts[0]), ev.decode(texts[first])
-    if type(start) is not ev.GameStarted or type(begun) is not ev.RoundStarted:
+    start = _decode_all([texts[0]])[0]
+    if type(start) is not ev.GameStarted:
         return None
     s = apply(State(), start)
     if s.game_id is None:
         # the id the store derives from game_started and the first round_started
-        s = replace(s, game_id=game_id or game_id_of([start, ev.decode(texts[1])]))
-    if begun.round == 1:
-        return s if first == 1 else None
-    if s.ruleset.events is None:
-        return _after_scored(s, texts, first - 1, begun.round - 1, None)
+        s = replace(s, game_id=game_id or game_id_of([ev.decode(texts[0]), ev.decode(texts[1])]))
+    if s.ruleset.events is None or first == 1:
+        begun, result = _decode_all([texts[first], texts[first - 1]])
+        if type(begun) is not ev.RoundStarted:
+            return None
+        if begun.round == 1:
+            return s if first == 1 else None
+        return _after_scored(s, result, first - 1, begun.round - 1, None)
     # Extra Pepper: the event cards pass from round to round (R-EV-ROUND, R-EV-AWARD), so
-    # each earlier round's round_started, event_awarded and event_kept are applied (and
-    # checked), its turns are not
-    starts = [k for k in range(1, first + 1) if texts[k].startswith(_ROUND_STARTED)]
-    for rnd, (at, end) in enumerate(zip(starts, starts[1:]), 1):
-        s = apply(s, ev.decode(texts[at]))
+    # each earlier round's round_started, round_scored, event_awarded and event_kept are
+    # applied (and checked), its turns are not
+    if starts is None:
+        starts = _starts(texts, first + 1)
+    wanted, scores = [first], []        # the texts to decode, the round's start first
+    for at, end in zip(starts, starts[1:]):
         scored = next((k for k in range(end - 1, at, -1)
                        if texts[k].startswith(_ROUND_SCORED)), None)
         if scored is None:
             return None
-        after = _after_scored(s, texts, scored, rnd, "event_awarded")
+        scores.append(scored)
+        wanted += [at, *range(scored, end)]
+    got = dict(zip(wanted, _decode_all([texts[k] for k in wanted])))
+    begun = got[first]
+    if type(begun) is not ev.RoundStarted or begun.round != len(starts):
+        return None
+    for rnd, (at, end, scored) in enumerate(zip(starts, starts[1:], scores), 1):
+        after = _after_scored(apply(s, got[at]), got[scored], scored, rnd, "event_awarded")
         if after is None:
             return None
         s = after
         for k in range(scored + 1, end):
-            s = apply(s, ev.decode(texts[k]))
-    return s if len(starts) == begun.round else None
+            s = apply(s, got[k])
+    return s
 
 
-_ROUND_SCORED = '{"type":"round_scored"'
-
-
-def _after_scored(s: State, texts: Sequence[str], at: int, round: int,
+def _after_scored(s: State, scored: ev.Event, at: int, round: int,
                   due: str | None) -> State | None:
-    """What _round_scored leaves after the ``round_scored`` of ``round`` at index ``at``
-    (R-SETUP-4's check of the next first player was made when the game was stored: ender
-    None skips it here)."""
+    """What _round_scored leaves after ``scored``, the ``round_scored`` of ``round`` at
+    index ``at`` (R-SETUP-4's check of the next first player was made when the game was
+    stored: ender None skips it here)."""
     from msgspec.structs import replace
-    scored = ev.decode(texts[at])
     if type(scored) is not ev.RoundScored or scored.round != round:
         return None
     return replace(s, phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
@@ -289,25 +308,40 @@ def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | Non
     s = _between_rounds(texts, first, game_id)
     if s is None:
         return None
-    for e in _decoded(texts, first, seq):
-        s = apply(s, e)
-    return s
+    return fold(_decoded(texts, first, seq), s)
 
 
 _RUN_DECODER = msgspec.json.Decoder(list[ev.AnyEvent])
 
 
-def _decoded(texts: Sequence[str], start: int, end: int) -> Sequence[ev.Event]:
-    """``texts[start:end]`` decoded, with one call for them all (a round's events: about a
-    third of the cost of one call each). A text that does not decode is decoded alone, for
-    :func:`~seasalt_log.events.decode`'s error."""
+def _decode_all(chunk: Sequence[str]) -> Sequence[ev.Event]:
+    """The texts of ``chunk`` decoded with one call (about a third of the cost of one call
+    each; a ``game_started``'s meta is left as it is stored). A text that does not decode
+    is decoded alone, for :func:`~seasalt_log.events.decode`'s error."""
     try:
-        run: Sequence[ev.Event] = _RUN_DECODER.decode("[" + ",".join(texts[start:end]) + "]")
+        run: Sequence[ev.Event] = _RUN_DECODER.decode("[" + ",".join(chunk) + "]")
     except msgspec.DecodeError:
-        return [ev.decode(texts[k]) for k in range(start, end)]
-    if any(type(e) is ev.GameStarted for e in run):   # decode() normalises its meta
+        return [ev.decode(t) for t in chunk]
+    return run
+
+
+def _decoded(texts: Sequence[str], start: int, end: int) -> Sequence[ev.Event]:
+    """``texts[start:end]`` decoded (a round's events) with :func:`_decode_all`."""
+    run = _decode_all(texts[start:end])
+    if ev.GameStarted in map(type, run):       # decode() normalises its meta
         return [ev.decode(texts[k]) for k in range(start, end)]
     return run
+
+
+def _decoded_by_parts(texts: Sequence[str], start: int, end: int) -> Iterator[ev.Event]:
+    """``texts[start:end]`` decoded :data:`_PART` at a time, as they are consumed: a fold
+    that stops at a turn decodes little of the rest of its round."""
+    for at in range(start, end, _PART):
+        yield from _decoded(texts, at, min(at + _PART, end))
+
+
+#: the texts decoded with one call by :func:`_decoded_by_parts`: a turn is 2-5 events
+_PART = 16
 
 
 def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
@@ -315,16 +349,16 @@ def _fold_round(texts: Sequence[str], round: int | None, turn: int | None,
     """The state after turn ``turn`` of round ``round``, or with neither the latest."""
     if round is None:
         return _fold_to(texts, len(texts), game_id)
-    starts = [i for i, t in enumerate(texts) if t.startswith(_ROUND_STARTED)]
+    starts = _starts(texts, len(texts), round + 1)
     if not 1 <= round <= len(starts):
         return None
     first = starts[round - 1]
-    s = _between_rounds(texts, first, game_id)
+    s = _between_rounds(texts, first, game_id, starts[:round])
     if s is None:
         return None
     found = None
     end = starts[round] if round < len(starts) else len(texts)
-    for k, e in enumerate(_decoded(texts, first, end), first):
+    for k, e in enumerate(_decoded_by_parts(texts, first, end), first):
         f = s.flow
         at = (round, 0) if k == first else (f.round, f.turn)
         if at > (round, turn):

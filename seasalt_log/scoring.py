@@ -257,6 +257,18 @@ def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     return in_hand, kinds, colors, n_units, trios
 
 
+def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: str
+                ) -> tuple[list[int], list[int], list[int], int, int]:
+    """New :func:`extra_counts` of the holding ``counts`` with ``code`` added to the hand."""
+    in_hand, kinds, colors, n_units, trios = counts
+    k, c = X_CARD_INDEX[code]
+    in_hand, kinds, colors = in_hand[:], kinds[:], colors[:]
+    in_hand[k] += 1
+    kinds[k] += 1
+    colors[c] += 1
+    return in_hand, kinds, colors, n_units, trios
+
+
 def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO, from the kinds
     in hand as counts (:func:`extra_counts`)."""
@@ -305,6 +317,20 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
 
 _NO_EVENTS = _event_scoring(frozenset())
 
+#: the events that change a player's scoring (the others change the play)
+SCORING_EVENTS = frozenset((*EVENT_TABLES, MERMAIDS_SCORE_NOTHING, RODEO))
+_SCORING_EFFECTS: dict[frozenset[str], frozenset[str]] = {}
+
+
+def scoring_effects(effects: frozenset[str]) -> frozenset[str]:
+    """The events of ``effects`` that change the scoring: a player scores every holding
+    with them as with ``effects`` (so a memo of points may key on them). One set per
+    ``effects`` (fewer than 2,000 of them: see ``State.effects``)."""
+    got = _SCORING_EFFECTS.get(effects)
+    if got is None:
+        got = _SCORING_EFFECTS[effects] = effects & SCORING_EVENTS
+    return got
+
 
 def scores_alike(a: frozenset[str], b: frozenset[str]) -> bool:
     """Whether a player with the events ``a`` in effect scores every holding as one with
@@ -317,6 +343,26 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
                        face_down: int = 0, hand_starfish: bool = True) -> ExtraBreakdown:
     """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
     the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
+    (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points, multipliers,
+     cast, mermaids, bonus, changed) = _score_extra(in_hand, kinds, colors, n_units, effects,
+                                                    hand_starfish)
+    return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
+                          seahorse, seahorse_points, multipliers + cast, cast, mermaids,
+                          card_pts, bonus, changed, face_down)
+
+
+def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                      n_units: int, effects: frozenset[str] = frozenset(),
+                      hand_starfish: bool = True) -> int:
+    """The card points of :func:`score_extra_counts`, without building the breakdown (for
+    the callers that score many holdings: the engine's call check, the bots' tries)."""
+    return _score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)[0]
+
+
+def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                 n_units: int, effects: frozenset[str], hand_starfish: bool) -> tuple:
+    """RULES_EXTRA §3 on counts: (card points, then the sources of :class:`ExtraBreakdown`
+    as :func:`score_extra_counts` reads them)."""
     collect, seahorse_kinds, rodeo, tornado, changed = (
         _event_scoring(effects) if effects else _NO_EVENTS)
     # R-X-SCORE-DUO, R-X-SCORE-STARFISH
@@ -356,9 +402,8 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
     else:
         bonus = max(colors)
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
-    return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
-                          seahorse, seahorse_points, multipliers + cast, cast, mermaids,
-                          card_pts, bonus, changed, face_down)
+    return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
+            multipliers, cast, mermaids, bonus, changed)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),

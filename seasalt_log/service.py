@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 import re
-from contextlib import contextmanager
+from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, cast
 
@@ -57,19 +57,20 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    with _capped_memory(store), _one_thread(store), no_gc(), \
-            scratch_dir(store is not None) as out_dir:
+    with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         chunks = log_chunks(files, chunk_size(total, jobs))
-        for chunk, result in check_chunks(chunks, setup, jobs):
-            run.add_chunk(chunk, result)
-            done += result.bytes
-            if progress is not None:
-                progress(done, total)
-        return run.finish()
+        with _one_thread(store), closing(check_chunks(chunks, setup, jobs,
+                                                      in_thread=not stdin)) as checked:
+            for chunk, result in checked:       # (closed when stopped: its thread too)
+                run.add_chunk(chunk, result)
+                done += result.bytes
+                if progress is not None:
+                    progress(done, total)
+        return run.finish()     # the last loads and the commit: every DuckDB thread, alone now
 
 
 MIN_CHUNK_BYTES = 1 << 20
@@ -142,8 +143,9 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
 @contextmanager
 def _one_thread(store: Store | None) -> Iterator[None]:
     """One DuckDB thread for a while, then as many as before. While an import's workers
-    keep every CPU busy, a second DuckDB thread for the loads costs more CPU than it saves
-    (about 15% of the importer's, bench/RESULTS.md)."""
+    (or its checking thread) keep every CPU busy, a second DuckDB thread for the loads costs
+    more CPU than it saves (about 15% of the importer's, bench/RESULTS.md); the last commit,
+    with nothing else running, takes about half the wall clock with two."""
     if store is None:
         yield
         return
@@ -576,5 +578,15 @@ def export_lines(store: Store, game_ids: Iterable[str]) -> Iterator[bytes]:
 def export_blocks(store: Store, game_ids: Iterable[str]) -> Iterator[bytes | memoryview]:
     """The same bytes as :func:`export_lines`, in blocks of many lines (``seasalt export``:
     one ordered query for every game, and a write per block rather than per line; each
-    block the Arrow buffer of :meth:`Store.iter_lines`, with no Python string per event)."""
-    yield from store.iter_lines(list(game_ids))
+    block the Arrow buffer of :meth:`Store.iter_lines`, with no Python string per event).
+    Every game in the order of their numbers, from a store that holds its events in that
+    order (:func:`~seasalt_log.store.stored_order.in_game_order`: an imported store), is
+    the events table as it lies, read with no sort."""
+    from .arrow_text import string_bytes
+    from .store.stored_order import ids_by_number, in_game_order, stored_batches
+    ids = list(game_ids)
+    if ids and ids == ids_by_number(store.con) and in_game_order(store.con):
+        for chunk in stored_batches(store.con, "event || chr(10)", 65_536):
+            yield string_bytes(chunk.column(0))
+        return
+    yield from store.iter_lines(ids)

@@ -42,11 +42,19 @@ SPECTATOR = Viewer("spectator")
 
 def seat_viewer(seat: int) -> Viewer:
     """The viewer of one seat."""
+    if 0 <= seat < len(_SEAT_VIEWERS):
+        return _SEAT_VIEWERS[seat]
     return Viewer("seat", seat)
+
+
+#: the viewers of the seats a game may have (R-SETUP-1: 2 to 4), made once
+_SEAT_VIEWERS = tuple(Viewer("seat", s) for s in range(4))
 
 
 def as_viewer(viewer: Viewer | int | None) -> Viewer:
     """A :class:`Viewer` from the older forms: None is the table, an int is a seat."""
+    if type(viewer) is int:
+        return seat_viewer(viewer)
     if isinstance(viewer, Viewer):
         return viewer
     return TABLE if viewer is None else seat_viewer(viewer)
@@ -166,14 +174,13 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     piles = (PileView(0, p0[-1] if p0 else None, len(p0), p0 if table else None),
              PileView(1, p1[-1] if p1 else None, len(p1), p1 if table else None))
     acting = in_round and not f.due
+    # positional, in the order of TableView's fields (faster than by name)
     return TableView(
-        game_id=state.game_id, seq=state.seq, phase=state.phase, round=f.round, turn=f.turn,
-        player=f.player if acting else None, step=f.step if acting else None,
-        call=f.call, caller=f.caller, deck_size=len(t.deck),
-        deck=(t.deck if t.deck_ordered else None) if table else None,
-        piles=piles, seats=tuple(seats), totals=state.totals, target=state.target,
-        viewer=who.seat, winners=state.winners,
-        extra=extra_view(state, who) if extra else UNSET)
+        state.game_id, state.seq, state.phase, f.round, f.turn,
+        f.player if acting else None, f.step if acting else None, f.call, f.caller,
+        len(t.deck), (t.deck if t.deck_ordered else None) if table else None,
+        piles, tuple(seats), state.totals, state.target, who.seat, state.winners,
+        extra_view(state, who) if extra else UNSET)
 
 
 # ---------------------------------------------------------------- events

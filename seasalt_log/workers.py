@@ -132,6 +132,55 @@ class Pool:
         self.close(kill=exc_type is not None)
 
 
+def ahead_in_thread(items: Iterable[Any], ahead: int = 2) -> Iterator[Any]:
+    """The items of ``items``, in order, produced by a thread of this process up to
+    ``ahead`` items before they are taken: the caller's work on an item (such as DuckDB's
+    inserts, which release Python's lock) overlaps the production of the next ones. An
+    exception of the producer is raised here, where its item would have come; when the
+    caller stops taking items, the producer stops (and its iterator is closed) too."""
+    box: queue.Queue = queue.Queue(maxsize=ahead)
+    stop = threading.Event()
+
+    def put(message: tuple[str, Any]) -> bool:
+        """Hand ``message`` over; False once the caller stopped taking them."""
+        while not stop.is_set():
+            try:
+                box.put(message, timeout=0.05)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def produce() -> None:
+        it = iter(items)
+        try:
+            for item in it:
+                if not put(("ok", item)):
+                    return
+        except BaseException as exc:        # handed to the caller, raised there
+            put(("error", exc))
+            return
+        finally:
+            close = getattr(it, "close", None)
+            if close is not None:
+                close()
+        put(("end", None))
+
+    thread = threading.Thread(target=produce, daemon=True)
+    thread.start()
+    try:
+        while True:
+            kind, value = box.get()
+            if kind == "end":
+                return
+            if kind == "error":
+                raise value
+            yield value
+    finally:
+        stop.set()                          # the producer stops within its put's timeout
+        thread.join()
+
+
 def _feed(proc: subprocess.Popen, inbox: queue.Queue) -> None:
     try:
         while (task := inbox.get()) is not None:

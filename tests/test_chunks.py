@@ -261,3 +261,35 @@ def test_a_commit_refused_costs_only_the_game_at_fault(tmp_path, monkeypatch):
         for g in GAMES:
             if g[0].game_id not in done:
                 assert s.read_events(g[0].game_id) == g
+
+
+def test_one_worker_checks_a_files_chunks_in_a_thread_and_standard_inputs_in_the_importer(
+        tmp_path, monkeypatch):
+    """With one worker the chunks of a file are checked by a thread beside the importer's
+    loads, and the store gets what the one-game-at-a-time path gives; chunks of standard
+    input are checked by the importer's own thread (a stopped import must not wait for a
+    read of a stream that waits for its input)."""
+    import threading
+
+    from seasalt_log.importers import chunks as chunks_mod
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        import_games(s, GAMES, source=str(log))
+        rows = table_rows(s)
+    _through_workers(monkeypatch, 300)
+    real, threads = chunks_mod.check_chunk, []
+
+    def check_chunk(chunk):
+        threads.append(threading.get_ident())
+        return real(chunk)
+    monkeypatch.setattr(chunks_mod, "check_chunk", check_chunk)
+    with Store.open(tmp_path / "file.duckdb") as s:
+        import_logs(s, [log], jobs=1)
+        assert table_rows(s) == rows
+    assert len(threads) > 2 and set(threads) != {threading.get_ident()}
+    threads.clear()
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(log.read_bytes())))
+    with Store.open(tmp_path / "stdin.duckdb") as s:
+        import_logs(s, ["-"], jobs=1)
+        assert s.con.execute("SELECT count(*) FROM games").fetchone()[0] == len(GAMES)
+    assert len(threads) > 2 and set(threads) == {threading.get_ident()}

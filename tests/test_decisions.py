@@ -40,6 +40,7 @@ def paths(s: State):
     for d in legal_decisions(s):
         for o, _ in chance_outcomes(s, d):
             then = next_decisions(s, d, o)
+            assert d.kind in dc.FIRST_PHASE or not then      # what the simulator relies on
             if not then:
                 yield (d, o), decision_event(s, d, o)
                 continue

@@ -1,7 +1,8 @@
 """The engine's shortcuts against the slower code they stand for: the card-pair check made
 once per ruleset against ``Ruleset.pair_kinds`` (R-DUO-PAIR, R-X-PAIRS), ``without_all`` against
 removing one card at a time, and the field-by-field ``round_scored`` check against comparing
-with the event ``next_derived`` builds (R-DERIVED)."""
+with the event ``next_derived`` builds (R-DERIVED), and ``player_points``' reuse of a seat's
+last call against the independent scorer of RULES_EXTRA §3."""
 
 from __future__ import annotations
 
@@ -93,3 +94,32 @@ def test_round_scored_check_agrees_with_the_built_event():
                     checked += 1
             s = apply(s, e)
     assert checked > 100
+
+
+@pytest.mark.parametrize("ruleset,events", [("extra-salt", None), (None, "pepper"),
+                                            ("extra-salt", "pepper")])
+def test_player_points_as_a_game_runs_equal_the_independent_scorer(ruleset, events):
+    """engine.player_points answers again from a seat's last call (same objects), and counts
+    a take's new hand from the last count lists: asked state after state as the simulator
+    asks (the acting seat, then every seat), it gives what the independent scorer of
+    RULES_EXTRA §3 gives for the holding and the events in effect (R-X-SCORE, R-EV-APPLY)."""
+    from seasalt_log.engine.core import player_points
+    from seasalt_log.sim import simulate
+
+    from .extra_scoring_oracle import extra_breakdown as oracle
+
+    n = taken = 0
+    for game in simulate(6, 2, 31, None, ruleset, events):
+        s = State()
+        for e in game:
+            before = s
+            s = apply(s, e)
+            if s.phase != "round":
+                continue
+            taken += type(e) in (ev.DeckDrawn, ev.DiscardTaken) and before.phase == "round"
+            for seat in (s.flow.player, *range(s.n), s.flow.player):
+                t = s.table
+                want = oracle(t.hands[seat], t.laid[seat], s.effects(seat))["card_points"]
+                assert player_points(s, seat) == want, (s, seat)
+                n += 1
+    assert n > 3000 and taken > 300

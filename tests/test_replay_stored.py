@@ -23,13 +23,16 @@ def _games(kind: str) -> list[list[ev.Event]]:
         return [g for p in (2, 4) for g in simulate(2, p, seed=80 + p, ruleset="extra-salt")]
     if kind == "pepper":          # event cards pass between rounds: replay of every event
         return list(simulate(2, 3, seed=91, ruleset="extra-salt", events="pepper"))
+    if kind == "base-pepper":     # the events with the base cards, 2 and 4 players
+        return [g for p in (2, 4) for g in simulate(2, p, seed=60 + p, events="pepper")]
     if kind == "random":          # random legal play: deck-outs, mermaid wins, unfinished
         return [play_random_game(seed, 2 + seed % 3) for seed in range(4)]
     game = play_random_game(5, 2)                                       # anonymous
     return [[replace(game[0], game_id=None)] + game[1:]]
 
 
-@pytest.mark.parametrize("kind", ["base", "extra-salt", "pepper", "random", "anonymous"])
+@pytest.mark.parametrize("kind", ["base", "extra-salt", "pepper", "base-pepper", "random",
+                                  "anonymous"])
 def test_every_event_and_the_end_give_the_states_of_a_full_replay(kind):
     for events in _games(kind):
         texts = [ev.encode(e).decode() for e in events]
@@ -70,7 +73,7 @@ def test_only_the_last_round_is_decoded_for_the_end_and_its_events(settings):
     assert replay_stored(texts, round=rounds, turn=1) == want_turn
 
 
-@pytest.mark.parametrize("kind", ["extra-salt", "pepper"])
+@pytest.mark.parametrize("kind", ["extra-salt", "pepper", "base-pepper"])
 def test_every_turn_of_the_expansions_gives_the_state_of_a_full_replay(kind):
     """The turn path shares the rebuilt state between rounds (R-EV-AWARD with the events)."""
     from seasalt_log.replay import steps

@@ -438,3 +438,28 @@ def test_cli_tournament_table_and_json():
     assert data["players"] == 2 and data["games"] == 6
     assert {x["strategy"] for x in data["results"]} == {"greedy", "random"}
     assert sum(x["wins"] for x in data["results"]) == pytest.approx(6)
+
+
+def test_bot_holdings_turn_by_turn_equal_fresh_counts():
+    """A seat's holding is made from its last one and the card kept when the hand is that
+    hand and one card more (bots._added): seen seat by seat as the game runs, every holding
+    equals the counts made afresh."""
+    from seasalt_log.sim import bots
+    assert bots._added(("a", "c"), ("a", "b", "c")) == "b"
+    assert bots._added(("a", "c"), ("a", "c", "d")) == "d"
+    assert bots._added(("a", "c"), ("0", "a", "c")) == "0"
+    assert bots._added(("a", "c"), ("a", "b", "d")) is None
+    assert bots._added((), ("a",)) == "a"
+    n = 0
+    for game in simulate(4, 2, 26, None, "extra-salt", "pepper"):
+        for s, _ in states_of(game):
+            if s.phase != ROUND or s.flow.due:
+                continue
+            seat = s.flow.player
+            view = table_view(s, seat, extra=False)
+            want = Holding(s.table.hands[seat], s.table.laid[seat])
+            h = bots.holding_of(view)
+            assert (h.hand, h.kinds, h.colors, h.laid, h.trios, h.extra) == (
+                want.hand, want.kinds, want.colors, want.laid, want.trios, want.extra)
+            n += 1
+    assert n > 500

@@ -12,7 +12,10 @@ import textwrap
 import pytest
 
 from seasalt_log.errors import SeasaltError
-from seasalt_log.workers import Pool, WorkerError
+import threading
+import time
+
+from seasalt_log.workers import Pool, WorkerError, ahead_in_thread
 
 from .reliability_helpers import valid_games, write_log
 
@@ -93,3 +96,54 @@ def test_a_byte_budget_bounds_the_items_waiting_whatever_their_count():
             assert item == k
     # 10 bytes each within 25: two wait beside the one given back (six by count alone)
     assert max(waiting) == 2
+
+
+# ---------------------------------------------------------------- ahead_in_thread
+
+def test_a_thread_ahead_gives_every_item_in_order_and_stays_bounded():
+    made: list[int] = []
+
+    def items():
+        for k in range(50):
+            made.append(k)
+            yield k
+    got = []
+    for k in ahead_in_thread(items(), ahead=2):
+        time.sleep(0.001 if k % 7 else 0.02)     # a slow consumer now and then
+        # the producer is at most the box (2) and the item in its hand (1) ahead
+        assert len(made) - (k + 1) <= 3
+        got.append(k)
+    assert got == list(range(50))
+
+
+def test_a_thread_ahead_raises_the_producers_error_where_its_item_would_come():
+    def items():
+        yield 1
+        yield 2
+        raise SeasaltError("chunk 3 is bad")
+    got = []
+    with pytest.raises(SeasaltError, match="chunk 3 is bad"):
+        for k in ahead_in_thread(items()):
+            got.append(k)
+    assert got == [1, 2]
+
+
+def test_a_consumer_that_stops_stops_the_producer_and_closes_its_iterator():
+    closed = threading.Event()
+
+    def items():
+        try:
+            for k in range(10_000):
+                yield k
+        finally:
+            closed.set()
+    before = threading.active_count()
+    with pytest.raises(ValueError):
+        for k in ahead_in_thread(items(), ahead=1):
+            if k == 3:
+                raise ValueError("the importer stopped")
+    assert closed.wait(2)           # the producer's generator ran its finally (a chunk's _close)
+    deadline = time.monotonic() + 2
+    while threading.active_count() > before and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threading.active_count() == before

@@ -18,7 +18,8 @@ Plain DuckDB reads them back, e.g.
 (UTF-8) as an unsigned number, modulo the number of buckets (:func:`game_bucket`; in DuckDB
 ``('0x' || md5(game_id)[1:8])::UBIGINT % buckets``), which any engine can recompute and no
 engine version changes. ``buckets`` is about one per :data:`BUCKET_EVENTS` events. Within a
-file the rows are ordered by ``game_id, seq``, and each file's Parquet metadata says so
+file the games follow their numbers in the store (``game``: the order they were first
+written) and each game's rows their seq, and each file's Parquet metadata says so
 (:data:`LAYOUT_KEY` = :data:`LAYOUT_WHOLE_GAMES`, and :data:`BUCKETS_KEY` the number of
 buckets); files without it (exports of earlier
 versions, whose games could be split across files) need a shuffle by game first.
@@ -28,6 +29,8 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections import deque
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pyarrow as pa
@@ -39,11 +42,18 @@ from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
 from ..store.literals import sql_literal
+from ..store.stored_order import in_game_order, stored_batches
 
 #: every name the export writes in DIR
 PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
 #: about this many events per events file (the number of buckets follows from it)
 BUCKET_EVENTS = 1_000_000
+#: rows per row group of an events file
+ROW_GROUP_ROWS = 100_000
+#: at most this many events files written at once (their rows buffered in memory)
+OPEN_FILES = 64
+#: threads encoding and writing the events files' row groups (beside the one reading)
+WRITERS = 2
 #: the Parquet key-value metadata that marks an events file holding whole games in order
 LAYOUT_KEY = b"seasalt.layout"
 LAYOUT_WHOLE_GAMES = b"whole-games"
@@ -86,32 +96,145 @@ def bucket_sql(buckets: int, column: str = "game_id") -> str:
     return f"(('0x' || md5({column})[1:8])::UBIGINT % {int(buckets)})"
 
 
+def _events_schema(fields, buckets: int) -> pa.Schema:
+    """The events files' schema: the events table's columns and the layout metadata."""
+    return pa.schema([f for f in fields if f.name not in ("_players", "_bucket")],
+                     metadata={LAYOUT_KEY: LAYOUT_WHOLE_GAMES, BUCKETS_KEY: str(buckets).encode()})
+
+
+class _Files:
+    """The events files being written: one Parquet writer per (player count, bucket) key
+    (``players << 32 | bucket``), rows buffered per file into row groups of
+    :data:`ROW_GROUP_ROWS`. The row groups are encoded and written by :data:`WRITERS`
+    threads beside the one reading (each file always by the same thread, so in order);
+    use as a context manager: leaving it waits for them and closes every file."""
+
+    def __init__(self, events_dir: Path, schema: pa.Schema):
+        self.dir, self.schema = events_dir, schema
+        self.writers: dict[int, pq.ParquetWriter] = {}
+        self.buffered: dict[int, list[pa.RecordBatch]] = {}
+        self.rows: dict[int, int] = {}          # rows buffered per key
+        # the event text is nearly always unique: no dictionary tried for it
+        self.dictionary = [n for n in schema.names if n != "event"]
+        self.threads = [ThreadPoolExecutor(1) for _ in range(WRITERS)]
+        self.pending: deque[Future] = deque()   # bounds the row groups waiting in memory
+
+    def __enter__(self) -> "_Files":
+        return self
+
+    def __exit__(self, kind, *exc) -> None:
+        for t in self.threads:
+            t.shutdown(wait=True)
+        for w in self.writers.values():
+            try:
+                w.close()
+            except Exception:
+                if kind is None:            # else the first failure is the one to report
+                    raise
+
+    def add(self, key: int, rows: pa.RecordBatch) -> None:
+        """Append ``rows`` (in order) to the file of ``key``."""
+        self.buffered.setdefault(key, []).append(rows)
+        self.rows[key] = self.rows.get(key, 0) + rows.num_rows
+        if self.rows[key] >= ROW_GROUP_ROWS:
+            self._flush(key, final=False)
+
+    def close(self, key: int) -> None:
+        """Write what ``key`` still has and close its file."""
+        self._flush(key, final=True)
+        self._submit(key, self.writers.pop(key).close)
+
+    def close_all(self) -> None:
+        """Write what every key still has, close every file and wait for the writes."""
+        for key in sorted({*self.writers, *self.buffered}):
+            self.close(key)
+        while self.pending:
+            self.pending.popleft().result()
+
+    def _submit(self, key: int, work, *args) -> None:
+        self.pending.append(self.threads[key % len(self.threads)].submit(work, *args))
+        while len(self.pending) > 2 * len(self.threads):
+            self.pending.popleft().result()     # raises what the write raised
+
+    def _flush(self, key: int, final: bool) -> None:
+        table = pa.Table.from_batches(self.buffered.pop(key, []), schema=self.schema)
+        self.rows.pop(key, None)
+        whole = table.num_rows if final else table.num_rows - table.num_rows % ROW_GROUP_ROWS
+        if key not in self.writers:
+            path = self.dir / f"n_players={key >> 32}" / f"data_{key & 0xFFFFFFFF}.parquet"
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.writers[key] = pq.ParquetWriter(path, self.schema, use_dictionary=self.dictionary)
+        if whole:
+            self._submit(key, self.writers[key].write_table, table.slice(0, whole),
+                         ROW_GROUP_ROWS)
+        if whole < table.num_rows:
+            self.buffered[key] = table.slice(whole).to_batches()
+            self.rows[key] = table.num_rows - whole
+
+
 def _write_events(con, events_dir: Path, total: int) -> None:
-    """The events, one file per (player count, bucket), each game whole and in seq order."""
+    """The events, one file per (player count, bucket), each game whole and in seq order,
+    games by their numbers. Read as stored when the store holds them in that order
+    (:func:`~seasalt_log.store.stored_order.in_game_order`), else sorted by DuckDB."""
     buckets = max(1, -(-total // BUCKET_EVENTS))
+    if in_game_order(con):
+        _write_stored(con, events_dir, buckets)
+    else:
+        _write_sorted(con, events_dir, buckets)
+
+
+def _write_stored(con, events_dir: Path, buckets: int) -> None:
+    """:func:`_write_events` from one scan of the events as stored (whole games in order):
+    each batch's rows go to their files, the key of each game looked up by its number. At
+    most :data:`OPEN_FILES` files are open at once: more keys take one scan per group."""
+    keyed = con.execute(
+        f"SELECT c.game, (g.n_players::BIGINT << 32) | {bucket_sql(buckets, 'g.game_id')} "
+        "FROM games g JOIN (SELECT game_id, min(game) AS game FROM commits GROUP BY game_id) c "
+        "USING (game_id)").fetchall()
+    lookup = [-1] * (max((n for n, _ in keyed), default=0) + 1)
+    for number, key in keyed:
+        lookup[number] = key
+    by_number = pa.array(lookup, pa.int64())
+    keys = sorted(set(lookup) - {-1})
+    for first in range(0, len(keys), OPEN_FILES):
+        group = set(keys[first:first + OPEN_FILES])
+        reader = stored_batches(con, "*", 131_072)
+        try:
+            with _Files(events_dir, _events_schema(reader.schema, buckets)) as files:
+                for batch in reader:
+                    # the rows come game by game: a run of one key is a slice, no copy
+                    runs = pc.run_end_encode(pc.take(by_number, batch.column("game")))
+                    start = 0
+                    for k, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
+                        if k in group:
+                            files.add(k, batch.slice(start, end - start))
+                        start = end
+                files.close_all()
+        finally:
+            reader.close()
+
+
+def _write_sorted(con, events_dir: Path, buckets: int) -> None:
+    """:func:`_write_events` from one query sorted by player count, bucket, game and seq."""
     reader = con.sql(      # the bucket is worked out once per game, not once per event
         "SELECT e.*, g._players, g._bucket FROM events e JOIN "
         f"(SELECT game_id, n_players AS _players, {bucket_sql(buckets)} AS _bucket FROM games) g "
-        "USING (game_id) ORDER BY _players, _bucket, e.game_id, e.seq").to_arrow_reader(100_000)
-    schema = pa.schema([f for f in reader.schema if f.name not in ("_players", "_bucket")],
-                       metadata={LAYOUT_KEY: LAYOUT_WHOLE_GAMES, BUCKETS_KEY: str(buckets).encode()})
-    writer, key = None, None
+        "USING (game_id) ORDER BY _players, _bucket, e.game, e.seq").to_arrow_reader(100_000)
+    schema, key = _events_schema(reader.schema, buckets), None
     try:
-        for batch in reader:
-            keys = pc.add(pc.multiply(pc.cast(batch.column("_players"), pa.int64()), 1 << 32),
-                          pc.cast(batch.column("_bucket"), pa.int64()))
-            for k in pc.unique(keys).to_pylist():       # in order: the rows are sorted
-                part = batch.filter(pc.equal(keys, k)).select(schema.names)
-                if k != key:
-                    if writer is not None:
-                        writer.close()
-                    path = events_dir / f"n_players={k >> 32}" / f"data_{k & 0xFFFFFFFF}.parquet"
-                    path.parent.mkdir(parents=True, exist_ok=True)
-                    writer, key = pq.ParquetWriter(path, schema), k
-                writer.write_batch(pa.RecordBatch.from_arrays(part.columns, schema=schema))
+        with _Files(events_dir, schema) as files:
+            for batch in reader:
+                keys = pc.add(pc.multiply(pc.cast(batch.column("_players"), pa.int64()), 1 << 32),
+                              pc.cast(batch.column("_bucket"), pa.int64()))
+                for k in pc.unique(keys).to_pylist():       # in order: the rows are sorted
+                    if k != key and key is not None:
+                        files.close(key)
+                    key = k
+                    part = batch.filter(pc.equal(keys, k)).select(schema.names)
+                    files.add(k, pa.RecordBatch.from_arrays(part.columns, schema=schema))
+            files.close_all()
     finally:
-        if writer is not None:
-            writer.close()
+        reader.close()
 
 
 def export_parquet(store, directory: str | Path) -> ParquetExport:

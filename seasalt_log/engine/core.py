@@ -6,7 +6,6 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
@@ -14,8 +13,9 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import (Breakdown, ExtraBreakdown, card_points, extra_breakdown, game_winners,
-                       holding_breakdown, points_and_bonus, round_points)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
+                       extra_counts, game_winners, holding_breakdown, points_and_bonus,
+                       round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1034,22 +1034,39 @@ def _points_and_bonus(s: State, seat: int) -> tuple[int, int]:
 
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
-    t = s.table
-    if not s.ruleset.extra_scoring:             # R-SCORE: memoised, the same points
-        return card_points(t.hands[seat], t.laid[seat])
-    if s.table_event is None:
-        return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores)
-    return _extra_points(t.hands[seat], t.laid[seat], s.ruleset.starfish_in_hand_scores,
-                         s.effects(seat), int(t.face_down[seat] is not None))
+    t, rules = s.table, s.ruleset
+    hand, laid = t.hands[seat], t.laid[seat]
+    held = s.held[seat] if s.held else None
+    # the same hand, laid units and events as the seat's last call: the same objects, as
+    # the engine's states share a seat's tuples until they change (the call check, then
+    # the player's view, then the next events of the turn)
+    last = _last_points.get(seat)
+    if (last is not None and last[0] is hand and last[1] is laid and last[2] is rules
+            and last[3] == s.table_event and last[4] is held):
+        same: int = last[5]
+        return same
+    counts = None
+    if not rules.extra_scoring:                 # R-SCORE: memoised, the same points
+        pts = card_points(hand, laid)
+    else:                                       # R-X-SCORE
+        if (last is not None and last[1] is laid and last[6] is not None
+                and len(hand) == len(last[0]) + 1 and hand[:-1] == last[0]):
+            counts = counts_with(last[6], hand[-1])  # a take: one card more than last time
+        else:
+            counts = extra_counts(hand, laid)
+        pts = extra_card_points(counts[0], counts[1], counts[2], counts[3],
+                                _NO_EFFECTS if s.table_event is None
+                                else scoring_effects(s.effects(seat)),
+                                rules.starfish_in_hand_scores)
+    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts)
+    return pts
 
 
-@lru_cache(maxsize=8192)
-def _extra_points(hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...], hand_starfish: bool,
-                  effects: frozenset[str] = frozenset(), face_down: int = 0) -> int:
-    """:func:`player_breakdown`'s card points under R-X-SCORE (what ``holding_breakdown``
-    gives when the ruleset scores by RULES_EXTRA §3), memoised: the call check, the
-    player's view and the scored round meet the same holdings again and again."""
-    return extra_breakdown(hand, laid, effects, face_down, hand_starfish).card_points
+#: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
+#: None) of the last :func:`player_points` call (compared by identity: kept here, these
+#: objects stay alive)
+_last_points: dict[int, tuple[Any, ...]] = {}
+_NO_EFFECTS: frozenset[str] = frozenset()
 
 
 # ---------------------------------------------------------------- derived events

@@ -83,6 +83,9 @@ PAIRS = frozenset({CRAB, BOAT, FISH, SHARK, LOBSTER, JELLYFISH, STARFISH, SWIMME
 #: kinds of the decisions that follow another one (the card(s) seen after committing)
 SECOND_PHASE = frozenset({KEEP, CRAB_TAKE, LOBSTER_KEEP, SWAP})
 
+#: kinds of the decisions another one may follow (:func:`next_decisions`; any other is
+#: complete with its outcome)
+FIRST_PHASE = frozenset({DRAW, CRAB, LOBSTER, SWIMMERS})
 #: kinds of the decisions chance may answer (:func:`chance_outcomes`); any other is
 #: complete without chance (outcome ``()``), but for the lobster's shuffle (:func:`lobster_deck`)
 CHANCE_KINDS = frozenset({DRAW, KEEP, FISH, FORCED, SHARK, LOBSTER})
@@ -110,6 +113,20 @@ class Decision(Struct, frozen=True):
     other: tuple[str, ...] = ()
     #: a Hermit Crab's takes, as (pile, card)
     takes: tuple[tuple[int, str], ...] = ()
+
+
+#: (kind, cards, card, pile) -> the decision: the takes and keeps of every turn, made once
+_MADE: dict[tuple[str, tuple[str, ...], str, int], Decision] = {}
+
+
+def _decision(kind: str, cards: tuple[str, ...], card: str, pile: int) -> Decision:
+    """``Decision(kind, cards, card, pile)``, the same object each time (decisions are
+    frozen; fewer than 20,000 of these: codes and piles)."""
+    key = (kind, cards, card, pile)
+    d = _MADE.get(key)
+    if d is None:
+        d = _MADE[key] = Decision(kind, cards=cards, card=card, pile=pile)
+    return d
 
 
 _DRAW = Decision(DRAW)
@@ -156,7 +173,7 @@ def legal_decisions(state: State) -> list[Decision]:
             out.append(_DRAW)
         for i in (0, 1):
             if t.piles[i]:
-                out.append(Decision(TAKE, card=t.piles[i][-1], pile=i))
+                out.append(_decision(TAKE, (), t.piles[i][-1], i))
         return out
     if step == FORCED_STEP:
         return [_FORCED]
@@ -372,7 +389,7 @@ def next_decisions(state: State, d: Decision, outcome: Outcome = ()) -> list[Dec
         a, b = outcome
         p0, p1 = t.piles
         piles = (1,) if p0 and not p1 else (0,) if p1 and not p0 else (0, 1)
-        return [Decision(KEEP, cards=outcome, card=k, pile=i)
+        return [_decision(KEEP, outcome, k, i)
                 for k in ((a,) if a == b else (a, b) if a < b else (b, a)) for i in piles]
     if kind == CRAB:
         if d.pile is not None:

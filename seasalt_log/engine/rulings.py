@@ -109,8 +109,11 @@ class Ruleset(Struct, frozen=True):
 
     def call_threshold_for(self, effects: frozenset[str]) -> int:
         """R-END-2 with R-EV-TREASURE-CHEST."""
-        return max([self.call_threshold] + [n for code, n in self.threshold_events
-                                            if code in effects])
+        need = self.call_threshold
+        for code, n in self.threshold_events:
+            if n > need and code in effects:
+                need = n
+        return need
 
     def mermaids_to_win_for(self, effects: frozenset[str]) -> int:
         """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS."""

@@ -18,7 +18,7 @@ import tempfile
 from contextlib import contextmanager
 from itertools import chain, islice
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator
+from typing import BinaryIO, Generator, Iterable, Iterator
 
 import msgspec
 from msgspec import Struct
@@ -379,28 +379,42 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
-                 parallel_from: int = 3) -> Iterator[tuple[Chunk, ChunkResult]]:
+                 parallel_from: int = 3, in_thread: bool = True
+                 ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
     small import), else in this process. At most :data:`AHEAD` chunks per worker, and
     :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
-    while the importer loads a batch."""
+    while the importer loads a batch.
+
+    Checked in this process for an import, the chunks are checked by a thread, one chunk
+    ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked
+    (unless not ``in_thread``: chunks read from a stream that may wait for its input, such
+    as standard input, where a stopped import must not wait for the thread's read)."""
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
-        _init(setup)
-        try:
-            for c in chain(head, chunks):
-                try:
-                    result = check_chunk(c)
-                except OSError as exc:      # its files, as in a worker: TMPDIR full
-                    raise workers.scratch_failure(exc) from None
-                yield c, result
-        finally:
-            _close()
+        checked = _in_process(chain(head, chunks), setup)
+        if setup.out_dir is not None and in_thread:
+            checked = workers.ahead_in_thread(checked, ahead=1)
+        yield from checked
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
         yield from pool.map(check_chunk, chain(head, chunks), weight=_size, budget=AHEAD_BYTES)
+
+
+def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """:func:`check_chunks` in this process."""
+    _init(setup)
+    try:
+        for c in chunks:
+            try:
+                result = check_chunk(c)
+            except OSError as exc:      # its files, as in a worker: TMPDIR full
+                raise workers.scratch_failure(exc) from None
+            yield c, result
+    finally:
+        _close()
 
 
 def _size(chunk: Chunk) -> int:

@@ -25,26 +25,27 @@ class ImportRun:
     """One import (``store`` None: a validation) in progress.
 
     Each game is stored whole or not at all, with its read-model rows; games go in batches
-    of about ``batch_events`` events (chunks: :data:`LOAD_BATCHES` times that), one
-    transaction each (with ``strict``, one transaction for everything, committed by
-    :meth:`finish` only if no game failed).
+    of about ``batch_events`` events, one transaction each (chunks: each loaded as soon as
+    it is checked, the transaction committed once its loads hold :data:`LOAD_BATCHES` times
+    :data:`COMMIT_LOADS` batches; with ``strict``, one transaction for everything,
+    committed by :meth:`finish` only if no game failed).
 
     Memory stays bounded whatever the size of the logs: of the games already handled only
     their id and length are kept (a game id met again is compared with the store itself;
     validating, with 8-byte fingerprints of its events).
     """
 
-    #: chunk loads are this many batches each: the rows wait in files, not in memory
+    #: a transaction of chunk loads holds this many batches times :data:`COMMIT_LOADS`
     LOAD_BATCHES = 5
-    #: chunks waiting to be loaded are loaded once they hold this many bytes of log, however
-    #: few events they bring (games that failed, or are stored already, bring none)
+    #: ... or chunks of this many bytes of log times :data:`COMMIT_LOADS`, however few
+    #: events they bring (games that failed, or are stored already, bring none)
     PENDING_BYTES = 64 << 20
     #: games the store refuses in a row (a full disk, a read-only file) before the import
     #: stops, rather than report every game that follows with the same error
     MAX_REFUSALS = 5
-    #: loads per transaction: each commit leaves DuckDB free blocks and partly filled ones
-    #: (a store about 4 bytes/event larger with a commit every 500,000 events than with
-    #: one), and 2.5 million events are about 15 s of work to redo after a crash
+    #: see :data:`LOAD_BATCHES`: each commit leaves DuckDB free blocks and partly filled
+    #: ones (a store about 4 bytes/event larger with a commit every 500,000 events than
+    #: with one), and 2.5 million events are about 15 s of work to redo after a crash
     COMMIT_LOADS = 5
 
     def __init__(self, store: Store | None, *, strict: bool = False, batch_events: int = 100_000,
@@ -63,12 +64,11 @@ class ImportRun:
         self.pending_ids: set[str] = set()
         self.pending_events = 0
         self.chunks: list[tuple[Chunk, ChunkResult]] = []    # checked, not loaded yet
-        self.chunk_events = 0
-        self.chunk_bytes = 0
         #: chunks loaded in the open transaction (not strict), with the games each skipped
         self.loaded: list[tuple[Chunk, ChunkResult, set[str]]] = []
         self.loaded_ids: set[str] = set()        # the games they loaded
-        self.loads = 0
+        self.loaded_events = 0                   # ... their events
+        self.loaded_bytes = 0                    # ... and the bytes of their chunks' log
         self.refusals = 0                         # games the store refused in a row
         self.first_refused: GameOutcome | None = None     # the first of them
         if store is not None and strict:
@@ -198,18 +198,15 @@ class ImportRun:
 
     def add_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
         """Take the games of a chunk checked by :func:`~.chunks.check_chunk`. New games are
-        loaded from the chunk's files, several chunks (about ``batch_events`` events) per
-        transaction; a game met before in this import, or stored already, goes through
-        :meth:`add` (unless unchanged)."""
+        loaded from the chunk's files at once (DuckDB inserts them while the next chunks
+        are checked), several chunks per transaction (see :data:`LOAD_BATCHES`); a game met
+        before in this import, or stored already, goes through :meth:`add` (unless
+        unchanged)."""
         if self.store is None:
             self._validated_chunk(chunk, result)
             return
         self.chunks.append((chunk, result))
-        self.chunk_events += sum(g.events for g in result.games if g.rows)
-        self.chunk_bytes += len(chunk.data)
-        if (self.chunk_events >= self.batch_events * self.LOAD_BATCHES
-                or self.chunk_bytes >= self.PENDING_BYTES):
-            self.flush_chunks()
+        self.flush_chunks()
 
     def _validated_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
         for g in result.games:
@@ -243,9 +240,9 @@ class ImportRun:
 
     def flush_chunks(self) -> None:
         """Load the new games of the chunks taken so far into the open transaction (opened
-        here if need be; strict: the import's one transaction), and commit it every
-        :data:`COMMIT_LOADS` loads. A game is settled once its transaction is done."""
-        batch, self.chunks, self.chunk_events, self.chunk_bytes = self.chunks, [], 0, 0
+        here if need be; strict: the import's one transaction), and commit it once it holds
+        enough (see :data:`LOAD_BATCHES`). A game is settled once its transaction is done."""
+        batch, self.chunks = self.chunks, []
         if not batch:
             return
         store, seen = self.store, self.seen
@@ -275,16 +272,18 @@ class ImportRun:
             for _, result in batch:
                 for f in result.files.values():
                     os.unlink(f)
-        if not first:               # nothing to load: settle them now, in order
-            self.commit_loads()
+        if not first and not self.loaded:   # nothing loaded: settle them now, in order
             self._settle(batch, skips, None)
             return
         self.loaded.extend((c, r, skip) for (c, r), skip in zip(batch, skips))
         self.loaded_ids |= first
-        self.loads += 1
+        self.loaded_events += sum(g.events for _, r in batch for g in r.games
+                                  if g.rows and g.game_id in first)
+        self.loaded_bytes += sum(len(c.data) for c, _ in batch)
         if error is not None:
             self._end_loads(error)
-        elif self.strict or self.loads >= self.COMMIT_LOADS:
+        elif (self.strict or self.loaded_events >= self.batch_events * self.LOAD_BATCHES
+              * self.COMMIT_LOADS or self.loaded_bytes >= self.PENDING_BYTES * self.COMMIT_LOADS):
             self.commit_loads()
         elif self.spill_dir is not None:
             for chunk, _ in batch:
@@ -306,7 +305,7 @@ class ImportRun:
         """Settle the games of the loaded chunks; after ``error`` (their transaction rolled
         back) a game goes through :meth:`add`, or (strict) fails with the import."""
         loaded = self.loaded
-        self.loaded, self.loaded_ids, self.loads = [], set(), 0
+        self.loaded, self.loaded_ids, self.loaded_events, self.loaded_bytes = [], set(), 0, 0
         if error is not None:
             self._abort()
             if self.strict:

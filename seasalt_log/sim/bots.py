@@ -39,18 +39,41 @@ class Bot:
 def holding_of(view: TableView) -> Holding:
     """The viewer's own cards as a :class:`Holding` (a new one: the caller may change it)."""
     me = view.seats[view.viewer]
-    key = (me.hand, me.laid)
+    hand, laid = me.hand, me.laid
+    key = (hand, laid)
     h = _HOLDINGS.get(key)
     if h is None:
         if len(_HOLDINGS) >= 4096:
             _HOLDINGS.clear()
-        h = _HOLDINGS[key] = Holding(me.hand, me.laid)
+        # most often the seat's last holding and the card it kept (a turn later)
+        last = _LAST.get(view.viewer)
+        card = None
+        if last is not None and last[1] == laid and len(hand) == len(last[0]) + 1:
+            card = _added(last[0], hand)
+        if card is not None:
+            h = last[2].copy()
+            h.add(card)
+        else:
+            h = Holding(hand, laid)
+        _HOLDINGS[key] = h
+    _LAST[view.viewer] = (hand, laid, h)
     return h.copy()
+
+
+def _added(old: tuple[str, ...], new: tuple[str, ...]) -> str | None:
+    """The card ``new`` holds besides ``old`` (both sorted, ``new`` one card longer), or
+    None when ``new`` is not ``old`` and one more card."""
+    for i, c in enumerate(old):
+        if new[i] != c:
+            return new[i] if new[i + 1:] == old[i:] else None
+    return new[-1]
 
 
 #: the holdings of the hands bots saw last, as counts: a hand is seen again and again
 #: (from the take to the keep of a turn, from the end of a turn to the next take)
 _HOLDINGS: dict[tuple, Holding] = {}
+#: seat -> (hand, laid, holding) the bot at that seat saw last
+_LAST: dict[int, tuple] = {}
 
 
 def my_points(view: TableView) -> int:

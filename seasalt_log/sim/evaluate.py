@@ -1,5 +1,5 @@
 """Card points for bots over count lists (:func:`seasalt_log.scoring.score_counts`,
-:func:`seasalt_log.scoring.score_extra_counts`), so that a bot can try a card and take it
+:func:`seasalt_log.scoring.extra_card_points`), so that a bot can try a card and take it
 back cheaply.
 
 A :class:`Holding` is one player's cards as counts (by kind in hand, by kind over hand and
@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..scoring import (CARD_INDEX, KIND_INDEX, X_CARD_INDEX, extra_counts, score_counts,
-                       score_extra_counts)
+from ..scoring import (CARD_INDEX, KIND_INDEX, X_CARD_INDEX, extra_card_points, extra_counts,
+                       score_counts)
 
 CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
@@ -71,8 +71,7 @@ class Holding:
     def points(self) -> int:
         """Card points (R-SCORE, R-X-SCORE), colour bonus not included."""
         if self.extra:
-            return score_extra_counts(self.hand, self.kinds, self.colors, self.laid,
-                                      self.trios, _NO_EVENTS).card_points
+            return extra_card_points(self.hand, self.kinds, self.colors, self.laid, _NO_EVENTS)
         return sum(score_counts(self.hand, self.kinds, self.colors, self.laid))
 
     def points_with(self, code: str) -> int:

@@ -20,7 +20,8 @@ from .. import events as ev
 from ..cards import CODES, COUNT, EXTRA_CODES
 from ..engine import (apply, chance_outcomes, decision_event, legal_decisions, next_decisions,
                       next_derived)
-from ..engine.decisions import CHANCE_KINDS, LOBSTER_KEEP, SHARK, Decision, lobster_deck
+from ..engine.decisions import (CHANCE_KINDS, FIRST_PHASE, LOBSTER_KEEP, SHARK, Decision,
+                               lobster_deck)
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
@@ -164,7 +165,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             view = _view(s, seat, bot)
             d = _pick(bot, view, options, brng)
         outcome = _chance(s, d, chance)
-        then = next_decisions(s, d, outcome)
+        then = next_decisions(s, d, outcome) if d.kind in FIRST_PHASE else None
         if then:                        # a second decision, the cards in question now seen
             if len(then) == 1:
                 d = then[0]

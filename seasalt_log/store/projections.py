@@ -19,7 +19,7 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..engine.core import player_breakdown
+from ..engine.core import _points_and_bonus, player_breakdown
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
@@ -517,7 +517,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                     turns.append(done[1])
                 else:
                     turn[13] = _ENDED[t]
-                    row = _close_turn(turn, s, scores)
+                    row = _close_turn(turn, s, _points_and_bonus)
                     turns.append(row)
                     if closed is not None:
                         closed[seq] = (s, row)
@@ -562,7 +562,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
         prev = s
     _progress(open_round, last_turn)
     if turn is not None:                # the turn in play
-        turns.append(_close_turn(turn, last, scores))
+        turns.append(_close_turn(turn, last, scores.points))
     ended = last.phase == "ended"
     end = events[-1] if ended else None
     rows["rounds"] = [tuple(r) for r in rounds]
@@ -624,11 +624,17 @@ class ScoreMemo:
         self.memo[key] = (hand, laid, b)
         return b
 
+    def points(self, state, seat: int) -> tuple[int, int]:
+        """(card points, colour bonus) of :meth:`of`."""
+        b = self.of(state, seat)
+        return b.card_points, b.color_bonus
 
-def _close_turn(turn: list, s, scores: ScoreMemo) -> tuple:
-    """The turns row, with the player's hand, points and the deck as they are in ``s``."""
+
+def _close_turn(turn: list, s, points) -> tuple:
+    """The turns row, with the player's hand, points and the deck as they are in ``s``
+    (``points(s, seat)``: the seat's card points and colour bonus; a closed turn is scored
+    once, the turn in play through the :class:`ScoreMemo` of the calls that follow it)."""
     table = s.table
     seat = turn[3]
-    b = scores.of(s, seat)
-    turn[15:19] = [len(table.hands[seat]), b.card_points, b.color_bonus, len(table.deck)]
+    turn[15:19] = [len(table.hands[seat]), *points(s, seat), len(table.deck)]
     return tuple(turn)

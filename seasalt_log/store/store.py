@@ -18,7 +18,7 @@ import msgspec
 from .. import events as ev
 from ..arrow_text import string_bytes
 from ..engine import State
-from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError, StreamConflictError,
+from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError,
                       UnknownGameError)
 from ..replay import replay_stored
 from .game_texts import GameTexts
@@ -518,13 +518,7 @@ class Store:
                 a.append_rows([(g,) for g in replaced])
             for t in TABLES:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT game_id FROM _replaced)")
-        try:
-            insert_rows(con, "events", event_rows_all)
-        except duckdb.ConstraintException as exc:
-            gid, found = _conflict_key(str(exc))
-            raise StreamConflictError(gid, found - 1, found,
-                                      f"game {gid}: event seq {found} was already written by "
-                                      "another writer (stale expected sequence)") from None
+        insert_rows(con, "events", event_rows_all)   # the heads moved above keep seqs unique
         insert_rows(con, "commits", commit_rows)
         for t, rows in proj.items():
             if rows:
@@ -637,16 +631,6 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE events_v2")
     con.execute(FILL_HEADS)
     con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
-
-
-def _conflict_key(message: str) -> tuple[str, int]:
-    # 'Duplicate key "game_id: g0, seq: 1" violates primary key constraint.'
-    try:
-        inner = message.split('"')[1]
-        gid = inner.split("game_id: ", 1)[1].rsplit(", seq: ", 1)
-        return gid[0], int(gid[1])
-    except (IndexError, ValueError):
-        return "?", 0
 
 
 def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> None:

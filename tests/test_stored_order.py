@@ -1,0 +1,175 @@
+"""Reading the events as stored instead of sorting them (``export --all``, ``export
+--parquet``): the same bytes and the same rows, in the same order, as the sorting queries;
+and a store whose events are not in game order is seen as such and sorted as before."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import duckdb
+import pyarrow.parquet as pq
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log.analytics import parquet
+from seasalt_log.analytics.parquet import export_parquet
+from seasalt_log.service import export_blocks, import_logs
+from seasalt_log.store import Store
+from seasalt_log.store.stored_order import ids_by_number, in_game_order
+
+try:
+    from .parquet_checks import assert_export_keeps_games_whole
+    from .randomplay import play_random_game
+except ImportError:      # tests/ run as a plain directory
+    from parquet_checks import assert_export_keeps_games_whole  # type: ignore[no-redef]
+    from randomplay import play_random_game  # type: ignore[no-redef]
+
+GAMES = [[e for e in play_random_game(seed, 2 + seed % 3) if type(e) not in ev.DERIVED_TYPES]
+         for seed in range(10)]
+
+
+def _store(tmp_path: Path, extended: bool) -> Path:
+    """The ten games imported in one log; with ``extended``, two of them first stored in
+    part by an earlier import, so their later events lie after every other game's."""
+    full = tmp_path / "all.jsonl"
+    full.write_bytes(b"".join(ev.encode_lines(g) for g in GAMES))
+    db = tmp_path / "s.duckdb"
+    with Store.open(db) as store:
+        if extended:
+            part = tmp_path / "part.jsonl"
+            part.write_bytes(ev.encode_lines(GAMES[3][:30]) + ev.encode_lines(GAMES[7][:50]))
+            assert import_logs(store, [part]).new == 2
+        summary = import_logs(store, [full])
+        assert summary.failed == 0
+    return db
+
+
+@pytest.fixture(scope="module")
+def in_order(tmp_path_factory) -> Path:
+    return _store(tmp_path_factory.mktemp("in_order"), extended=False)
+
+
+@pytest.fixture(scope="module")
+def out_of_order(tmp_path_factory) -> Path:
+    return _store(tmp_path_factory.mktemp("out_of_order"), extended=True)
+
+
+def test_in_game_order_tells_the_two_stores_apart(in_order, out_of_order):
+    for db, want in ((in_order, True), (out_of_order, False)):
+        with Store.open(db, read_only=True) as store:
+            assert in_game_order(store.con) is want
+            # the connection is usable afterwards (the scan ended early in the second)
+            assert store.con.execute("SELECT count(*) FROM games").fetchall() == [(10,)]
+
+
+@pytest.mark.parametrize("which", ["in_order", "out_of_order"])
+def test_export_all_bytes_are_those_of_the_ordered_query(which, request, monkeypatch):
+    db = request.getfixturevalue(which)
+    with Store.open(db, read_only=True) as store:
+        ids = ids_by_number(store.con)
+        want = b"".join(bytes(b) for b in store.iter_lines(ids))
+        if which == "in_order":     # the stored-order path, not the ordered query
+            monkeypatch.setattr(Store, "iter_lines", lambda *a, **k: pytest.fail("sorted"))
+        got = b"".join(bytes(b) for b in export_blocks(store, ids))
+        # and independently: each game's stored lines, read one game at a time
+        one_by_one = b"".join(t + b"\n" for g in ids for t in store.read_json(g))
+    assert got == want == one_by_one
+
+
+def test_export_all_of_some_games_keeps_their_order(in_order):
+    with Store.open(in_order, read_only=True) as store:
+        ids = ids_by_number(store.con)[::-1][:4]
+        got = b"".join(bytes(b) for b in export_blocks(store, ids))
+        want = b"".join(t + b"\n" for g in ids for t in store.read_json(g))
+    assert got == want
+
+
+def _expected_files(db: Path, buckets: int) -> dict[str, list[tuple]]:
+    """Oracle: each events file's rows as the store holds them, the bucket by hashlib, rows
+    by game number then seq (docs/SQL.md)."""
+    con = duckdb.connect(str(db), read_only=True)
+    players = dict(con.execute("SELECT game_id, n_players FROM games").fetchall())
+    rows = con.execute("SELECT * FROM events ORDER BY game, seq").fetchall()
+    con.close()
+    files: dict[str, list[tuple]] = {}
+    for r in rows:
+        b = int(hashlib.md5(r[0].encode()).hexdigest()[:8], 16) % buckets
+        files.setdefault(f"events/n_players={players[r[0]]}/data_{b}.parquet", []).append(r)
+    return files
+
+
+@pytest.mark.parametrize("which", ["in_order", "out_of_order"])
+@pytest.mark.parametrize("open_files, bucket_events", [(64, 400), (2, 400), (64, 10**9)])
+def test_parquet_events_files_hold_the_store_rows_in_order(which, open_files, bucket_events,
+                                                            request, tmp_path, monkeypatch):
+    """Many buckets, small row groups, fewer open files than buckets, or one bucket (every
+    game of a player count in one file): each events file holds exactly its games' rows, by
+    game number and seq, on either path."""
+    db = request.getfixturevalue(which)
+    monkeypatch.setattr(parquet, "BUCKET_EVENTS", bucket_events)
+    monkeypatch.setattr(parquet, "ROW_GROUP_ROWS", 50)
+    monkeypatch.setattr(parquet, "OPEN_FILES", open_files)
+    with Store.open(db, read_only=True) as store:
+        total = store.con.execute("SELECT count(*) FROM events").fetchall()[0][0]
+        done = export_parquet(store, tmp_path / "x")
+    want = _expected_files(db, -(-total // bucket_events))
+    assert len(want) > (4 if bucket_events == 400 else 2)
+    assert sorted(f for f in done.files if f.startswith("events/")) == sorted(want)
+    for name, rows in want.items():
+        table = pq.read_table(tmp_path / "x" / name)
+        assert [tuple(r.values()) for r in table.to_pylist()] == rows, name
+    assert_export_keeps_games_whole(tmp_path / "x", db)
+
+
+def test_parquet_stored_and_sorted_paths_write_the_same_tables(in_order, tmp_path, monkeypatch):
+    """The old algorithm (one sorted query) against the new (the stored order), file by file."""
+    monkeypatch.setattr(parquet, "BUCKET_EVENTS", 500)
+    with Store.open(in_order, read_only=True) as store:
+        export_parquet(store, tmp_path / "new")
+        monkeypatch.setattr(parquet, "in_game_order", lambda con: False)
+        export_parquet(store, tmp_path / "old")
+    files = sorted(p.relative_to(tmp_path / "old") for p in (tmp_path / "old").rglob("*.parquet"))
+    assert files == sorted(p.relative_to(tmp_path / "new")
+                           for p in (tmp_path / "new").rglob("*.parquet"))
+    for f in files:
+        old, new = pq.read_table(tmp_path / "old" / f), pq.read_table(tmp_path / "new" / f)
+        assert new.equals(old) and new.schema.metadata == old.schema.metadata, f
+
+
+def test_parquet_a_failed_write_in_a_writer_thread_leaves_nothing(in_order, tmp_path,
+                                                                  monkeypatch):
+    """A row group that cannot be written (disk full, say) fails the export with one line
+    naming the target, and the target is not created."""
+    from seasalt_log.errors import SeasaltError
+
+    def full(self, *a, **k):
+        raise OSError(28, "No space left on device")
+    monkeypatch.setattr(parquet.pq.ParquetWriter, "write_table", full)
+    with Store.open(in_order, read_only=True) as store, pytest.raises(SeasaltError) as err:
+        export_parquet(store, tmp_path / "x")
+    assert str(err.value).startswith(f"cannot export to {tmp_path / 'x'}: ")
+    assert "No space left" in str(err.value) and "\n" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_cli_export_all_reads_as_stored_when_the_ids_sort_as_numbered(tmp_path, monkeypatch):
+    """`seasalt export --all` prints games in their ids' natural order: when that is also
+    the order they were written (g-1, g-2, ..., g-10), the stored order is read with no
+    sort; the same bytes as one game at a time."""
+    from msgspec.structs import replace
+    from typer.testing import CliRunner
+
+    from seasalt_cli.main import app
+    log = tmp_path / "g.jsonl"
+    log.write_bytes(b"".join(ev.encode_lines([replace(g[0], game_id=f"g-{i + 1}"), *g[1:]])
+                             for i, g in enumerate(GAMES)))
+    db = tmp_path / "g.duckdb"
+    with Store.open(db) as store:
+        assert import_logs(store, [log]).new == 10
+        want = b"".join(t + b"\n" for i in range(10) for t in store.read_json(f"g-{i + 1}"))
+    monkeypatch.setattr(Store, "iter_lines", lambda *a, **k: pytest.fail("sorted"))
+    out = tmp_path / "out.jsonl"
+    r = CliRunner().invoke(app, ["export", "--all", "--out", str(out), "--db", str(db)])
+    assert r.exit_code == 0, r.output
+    assert out.read_bytes() == want
