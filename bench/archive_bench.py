@@ -106,9 +106,9 @@ def phases(export: Path) -> None:
     t0 = clock()
     table = pq.read_table(f, columns=["game_id", "seq", "event"])
     t1 = clock()
-    events = batch._decode_column(table.column("event"))
+    events = batch.decode_column(table.column("event"))
     t2 = clock()
-    starts = batch._game_starts(table.column("game_id"))
+    starts = batch.game_starts(table.column("game_id"))
     last = [batch._engine_states(events[a:b], every=False) for a, b in zip(starts, starts[1:])]
     t3 = clock()
     out = batch.Batch()

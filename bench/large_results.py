@@ -46,10 +46,12 @@ COMMANDS = [
     ("replay one game at a turn", ["replay", "{game}", "--round", "2", "--turn", "5"]),
     ("export --all (every event)", ["export", "--all"]),
     ("export --parquet DIR (events and read models)", ["export", "--parquet", "{parquet}"]),
+    ("verify --quick --jobs 2 (seqs, chain, writes, heads, numbers, row counts)",
+     ["verify", "--quick", "--jobs", "2", "--no-progress"]),
 ]
-#: ``--verify``: also the whole-store check, in a worker process per CPU (it folds every
-#: event through the engine again: minutes, not seconds)
-VERIFY = ("verify (every game, a worker per CPU)", ["verify", "--no-progress"])
+#: ``--verify``: also the whole-store check, in two worker processes (it folds every event
+#: through the engine again: the slowest of these by far)
+VERIFY = ("verify --jobs 2 (every game)", ["verify", "--jobs", "2", "--no-progress"])
 
 
 def build(cache: Path, games: int, base: int) -> Path:

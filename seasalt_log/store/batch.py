@@ -307,21 +307,17 @@ def fold_partition(table: pa.Table, *, read_models: RowsCallback | None = None,
     that does not decode) goes through :func:`fold_game` again, for its first error."""
     if sort:
         table = table.sort_by([("game_id", "ascending"), ("seq", "ascending")])
-    events = None if strict or table.num_rows == 0 else _decode_column(table.column("event"))
+    events = None if strict or table.num_rows == 0 else decode_column(table.column("event"))
     if events is None:
         return fold_games(split_games(table), read_models=read_models, strict=strict)
-    starts = _game_starts(table.column("game_id"))
+    starts = game_starts(table.column("game_id"))
     ids = table.column("game_id").take(starts[:-1]).to_pylist()
     seqs, texts = table.column("seq"), table.column("event")
     out = Batch()
     for k, gid in enumerate(ids):
         a, b = starts[k], starts[k + 1]
-        game = events[a:b]
-        states = _engine_states(game, every=read_models is not None)
-        if states is None:                # fails: again with every check, for its error
-            game, states, failure = fold_game(texts.slice(a, b - a).to_pylist())
-        else:
-            failure = None
+        game, states, failure = fold_decoded(events[a:b], lambda a=a, b=b: texts.slice(
+            a, b - a).to_pylist(), every=read_models is not None)
         out.add(gid, b - a, game, states[-1] if states else None, failure,
                 lambda i, a=a: seqs[a + i].as_py())
         if read_models is not None and failure is None:
@@ -329,7 +325,19 @@ def fold_partition(table: pa.Table, *, read_models: RowsCallback | None = None,
     return out
 
 
-def _decode_column(column: pa.ChunkedArray) -> list[ev.Event] | None:
+def fold_decoded(events: list[ev.Event], texts: Callable[[], list[str]], *,
+                 every: bool = True) -> Folded:
+    """:func:`fold_game` of one game whose events are already decoded (from a whole column,
+    :func:`decode_column`): the engine alone first, and only when that fails the strict
+    fold of the game's stored texts (``texts()``), for its first error. ``every=False``
+    keeps only the last state of a game that folds."""
+    states = _engine_states(events, every=every)
+    if states is None:
+        return fold_game(texts())
+    return Folded(events, states, None)
+
+
+def decode_column(column: pa.ChunkedArray) -> list[ev.Event] | None:
     """Every event of a string column, decoded in one call from its bytes (the texts lie
     back to back in the Arrow buffer); None when they do not decode one event per row."""
     arr = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
@@ -349,7 +357,7 @@ def _decode_column(column: pa.ChunkedArray) -> list[ev.Event] | None:
     return events
 
 
-def _game_starts(ids: pa.ChunkedArray) -> list[int]:
+def game_starts(ids: pa.ChunkedArray) -> list[int]:
     """The row where each game of ``ids`` (its rows contiguous) starts, and the number of
     rows."""
     n = len(ids)
