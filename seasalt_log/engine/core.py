@@ -1018,7 +1018,7 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     return b
 
 
-def _points_and_bonus(s: State, seat: int) -> tuple[int, int]:
+def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`; without building the
     breakdown in a base-scored game (R-SCORE)."""
     last = _last_scored.get(seat)
@@ -1103,7 +1103,7 @@ def _round_scored_matches(s: State, e: ev.RoundScored) -> bool:
     caller = None if ending == "deck_out" else f.caller
     if e.round != f.round or e.ending != ending or e.caller != caller:
         return False
-    card_pts, bonus = zip(*[_points_and_bonus(s, p) for p in range(s.n)])
+    card_pts, bonus = zip(*[player_points_and_bonus(s, p) for p in range(s.n)])
     if e.card_points != card_pts or e.color_bonus != bonus:
         return False
     points, won = round_points(ending, caller, card_pts, bonus)

@@ -19,7 +19,7 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..engine.core import _points_and_bonus, player_breakdown
+from ..engine.core import player_points_and_bonus, player_breakdown
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
@@ -517,7 +517,7 @@ def project_from(game_id: str, events, states, start: int = 0, *,
                     turns.append(done[1])
                 else:
                     turn[13] = _ENDED[t]
-                    row = _close_turn(turn, s, _points_and_bonus)
+                    row = _close_turn(turn, s, player_points_and_bonus)
                     turns.append(row)
                     if closed is not None:
                         closed[seq] = (s, row)
