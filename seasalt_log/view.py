@@ -85,14 +85,16 @@ def _revealed(f: Flow, seat: int) -> bool:
     return bool(f.revealed & (1 << seat)) or (f.call == "stop" and f.caller == seat)
 
 
-class PileView(Struct, frozen=True):
+# The views hold strings, numbers and other views, never a reference cycle: the garbage
+# collector need not track them (gc=False, as the engine's states).
+class PileView(Struct, frozen=True, gc=False):
     pile: int
     top: str | None
     size: int
     cards: tuple[str, ...] | None = None   # bottom to top; omitted in a player's view
 
 
-class SeatView(Struct, frozen=True):
+class SeatView(Struct, frozen=True, gc=False):
     seat: int
     name: str
     hand_size: int
@@ -103,7 +105,7 @@ class SeatView(Struct, frozen=True):
     total: int
 
 
-class TableView(Struct, frozen=True):
+class TableView(Struct, frozen=True, gc=False):
     """One moment of a game as someone sees it (``viewer`` None = the whole truth)."""
 
     game_id: str | None
@@ -163,16 +165,22 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     for s, name in enumerate(state.players):
         hand = hands[s] if hands else ()
         revealed = _revealed(f, s)
-        if everyone or s == own or revealed:
-            seats.append(SeatView(s, name, len(hand), tuple(sorted(hand)),
-                                  laid[s] if laid else (), revealed,
-                                  player_points(state, s) if hands else 0, totals[s]))
-        else:
-            seats.append(SeatView(s, name, len(hand), None, laid[s] if laid else (), revealed,
-                                  None, totals[s]))
-    p0, p1 = t.piles
-    piles = (PileView(0, p0[-1] if p0 else None, len(p0), p0 if table else None),
-             PileView(1, p1[-1] if p1 else None, len(p1), p1 if table else None))
+        shown = everyone or s == own or revealed
+        # a seat's view is made again only when what it shows changed (compared by value)
+        key = (name, hand if shown else len(hand), laid[s] if laid else (), revealed,
+               totals[s], (player_points(state, s) if hands else 0) if shown else None)
+        slot = 2 * s + shown
+        if slot < 8:
+            last = _SEAT_VIEWS[slot]
+            if last[0] == key:
+                seats.append(last[1])
+                continue
+        seat = SeatView(s, name, len(hand), tuple(sorted(hand)) if shown else None, key[2],
+                        revealed, key[5], key[4])
+        if slot < 8:
+            _SEAT_VIEWS[slot] = (key, seat)
+        seats.append(seat)
+    piles = (_pile_view(0, t.piles[0], table), _pile_view(1, t.piles[1], table))
     acting = in_round and not f.due
     # positional, in the order of TableView's fields (faster than by name)
     return TableView(
@@ -181,6 +189,26 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
         len(t.deck), (t.deck if t.deck_ordered else None) if table else None,
         piles, tuple(seats), state.totals, state.target, who.seat, state.winners,
         extra_view(state, who) if extra else UNSET)
+
+
+#: (what it shows, view) of the last view of each seat, hidden (2 * seat) and shown
+#: (2 * seat + 1): a seat's view changes only when its cards, name or total do
+_SEAT_VIEWS: list[tuple[tuple[Any, ...], Any]] = [((), None)] * 8
+#: (pile index, cards) -> the last view of that pile in a player's view
+_PILE_VIEWS: list[tuple[tuple[str, ...], PileView]] = [((), PileView(0, None, 0)),
+                                                       ((), PileView(1, None, 0))]
+
+
+def _pile_view(i: int, cards: tuple[str, ...], table: bool) -> PileView:
+    """Pile ``i`` as seen (its cards only by the table); the last one again when unchanged."""
+    if table:
+        return PileView(i, cards[-1] if cards else None, len(cards), cards)
+    last = _PILE_VIEWS[i]
+    if last[0] == cards:
+        return last[1]
+    v = PileView(i, cards[-1] if cards else None, len(cards))
+    _PILE_VIEWS[i] = (cards, v)
+    return v
 
 
 # ---------------------------------------------------------------- events

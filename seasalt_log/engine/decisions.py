@@ -94,14 +94,15 @@ CHANCE_KINDS = frozenset({DRAW, KEEP, FISH, FORCED, SHARK, LOBSTER})
 Outcome = tuple[str, ...]
 
 
-class Decision(Struct, frozen=True):
+class Decision(Struct, frozen=True, gc=False):
     """One choice open to the player to act, chance left out (see the module doc).
 
     ``cards``: the pair laid down, the two drawn cards (``keep``), the cards seen
     (``lobster_keep``), the card given (``swap``); ``card``: the pile top (``take``), the
     card kept or taken, the starfish, the shell, the event; ``pile``: the pile taken from,
     discarded onto or looked through; ``victim``: the seat a shark or swimmer pair chooses.
-    A decision holds nothing the player may not see.
+    A decision holds nothing the player may not see. It holds strings, numbers and
+    tuples of them, never a reference cycle: the garbage collector need not track it.
     """
 
     kind: str
@@ -126,6 +127,16 @@ def _decision(kind: str, cards: tuple[str, ...], card: str, pile: int) -> Decisi
     d = _MADE.get(key)
     if d is None:
         d = _MADE[key] = Decision(kind, cards=cards, card=card, pile=pile)
+    return d
+
+
+#: per pile, card -> the decision to take it (R-TAKE-2)
+_TAKES: tuple[dict[str, Decision], dict[str, Decision]] = ({}, {})
+
+
+def _take(pile: int, card: str) -> Decision:
+    """The decision to take ``card`` off ``pile``, made once (see :data:`_TAKES`)."""
+    d = _TAKES[pile][card] = _decision(TAKE, (), card, pile)
     return d
 
 
@@ -171,9 +182,11 @@ def legal_decisions(state: State) -> list[Decision]:
         left = len(t.deck)
         if left >= 2 or (left == 1 and state.ruleset.one_card_draw):
             out.append(_DRAW)
-        for i in (0, 1):
-            if t.piles[i]:
-                out.append(_decision(TAKE, (), t.piles[i][-1], i))
+        p0, p1 = t.piles
+        if p0:
+            out.append(_TAKES[0].get(p0[-1]) or _take(0, p0[-1]))
+        if p1:
+            out.append(_TAKES[1].get(p1[-1]) or _take(1, p1[-1]))
         return out
     if step == FORCED_STEP:
         return [_FORCED]
@@ -188,17 +201,17 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     ``effects``: the events in effect for the player."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
-    by_kind: dict[str, list[str]] = {}
-    for c in hand:
-        k = _PLAY_KIND.get(c)
-        if k is not None:
-            got = by_kind.get(k)
-            if got is None:
-                by_kind[k] = [c]
-            else:
-                got.append(c)
-    if not by_kind:                             # every pair, trio and shell needs one of them
+    if _PLAY_CARDS.isdisjoint(hand):            # every pair, trio and shell needs one of them
         return []
+    by_kind: dict[str, list[str]] = {}
+    kind_of = _PLAY_KIND.get
+    for c in hand:
+        k = kind_of(c)
+        if k is not None:
+            if k in by_kind:
+                by_kind[k].append(c)
+            else:
+                by_kind[k] = [c]
     out: list[Decision] = []
     crabs = by_kind.get("crab", [])
     if len(crabs) >= 2:
@@ -255,6 +268,7 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
 #: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of
 _PLAY_KIND: dict[str, str] = {c: k for c, k in KIND.items() if k in (
     "crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "starfish", "shell")}
+_PLAY_CARDS = frozenset(_PLAY_KIND)
 
 
 def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:

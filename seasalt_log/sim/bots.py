@@ -38,6 +38,12 @@ class Bot:
 
 def holding_of(view: TableView) -> Holding:
     """The viewer's own cards as a :class:`Holding` (a new one: the caller may change it)."""
+    return _holding(view).copy()
+
+
+def _holding(view: TableView) -> Holding:
+    """The viewer's own cards as the :class:`Holding` kept for them: a caller may try a
+    card (:meth:`Holding.add`) but must take it back (:meth:`Holding.remove`)."""
     me = view.seats[view.viewer]
     hand, laid = me.hand, me.laid
     key = (hand, laid)
@@ -57,7 +63,7 @@ def holding_of(view: TableView) -> Holding:
             h = Holding(hand, laid)
         _HOLDINGS[key] = h
     _LAST[view.viewer] = (hand, laid, h)
-    return h.copy()
+    return h
 
 
 def _added(old: tuple[str, ...], new: tuple[str, ...]) -> str | None:
@@ -107,7 +113,7 @@ def expansion_choice(view: TableView, options: Sequence[Decision],
     if kind not in _EXPANSION_STEPS:
         return None
     if kind in (dc.ANGELFISH, dc.LOBSTER_KEEP):
-        h = holding_of(view)
+        h = _holding(view)
         return max(options, key=lambda d: h.points_with(d.card))
     if kind == dc.SWAP:
         return max(options, key=lambda d: _swap_value(holding_of(view), d))
@@ -179,7 +185,7 @@ class GreedyBot(Bot):
         if x is not None:
             return x
         if kind in (dc.DRAW, dc.TAKE):
-            h = holding_of(view)
+            h = _holding(view)
             base = my_points(view)
             best, gain = None, 0
             for d in options:
@@ -189,7 +195,7 @@ class GreedyBot(Bot):
                         best, gain = d, g
             return best or _first_kind(options, dc.DRAW) or options[0]
         if kind in dc.SECOND_PHASE:                                 # keep / crab_take
-            h = holding_of(view)
+            h = _holding(view)
             return max(options, key=lambda d: h.points_with(d.card))
         trio = _first_kind(options, dc.STARFISH)      # R-X-TRIO: the starfish scores laid
         if trio is not None:
@@ -277,11 +283,11 @@ class PlannerBot(Bot):
         if x is not None:
             return x
         if kind in (dc.DRAW, dc.TAKE):
-            return self._take(view, options, holding_of(view))
+            return self._take(view, options, _holding(view))
         if kind == dc.KEEP:
-            return self._keep(view, options, holding_of(view))
+            return self._keep(view, options, _holding(view))
         if kind == dc.CRAB_TAKE:
-            h, w = holding_of(view), self._weight(view)
+            h, w = _holding(view), self._weight(view)
             return max(options, key=lambda d: sum(self._value_with(h, d.card, w)))
         duo = self._duo(view, options)
         if duo is not None:
@@ -371,7 +377,7 @@ class PlannerBot(Bot):
             return end
         me = view.viewer
         mine = my_points(view)
-        bonus = holding_of(view).bonus()
+        bonus = _holding(view).bonus()
         others, est = others_estimated(view)
         best_other = max(est)
         mean_other = sum(est) / len(est)

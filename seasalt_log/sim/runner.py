@@ -156,27 +156,33 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                                  event=event))
             continue
         seat = f.player
-        bot, brng = players[seat], bot_rngs[seat]
+        bot = players[seat]
         options = legal_decisions(s)
         view = None
-        if len(options) == 1:
+        if len(options) == 1:           # forced: no view, no bot
             d = options[0]
         else:
-            view = _view(s, seat, bot)
-            d = _pick(bot, view, options, brng)
-        outcome = _chance(s, d, chance)
-        then = next_decisions(s, d, outcome) if d.kind in FIRST_PHASE else None
-        if then:                        # a second decision, the cards in question now seen
-            if len(then) == 1:
-                d = then[0]
-            else:
-                if view is None:
-                    view = _view(s, seat, bot)
-                d = _pick(bot, view, then, brng)
-            outcome = _chance(s, d, chance)
+            view = table_view(s, seat, extra=False) if bot.reads_view else None
+            d = _pick(bot, view, options, bot_rngs[seat])
+        kind = d.kind
+        outcome = _chance(s, d, chance) if kind in _CHANCE_OR_SHUFFLE else ()
+        if kind in FIRST_PHASE:
+            then = next_decisions(s, d, outcome)
+            if then:                    # a second decision, the cards in question now seen
+                if len(then) == 1:
+                    d = then[0]
+                else:
+                    if view is None and bot.reads_view:
+                        view = table_view(s, seat, extra=False)
+                    d = _pick(bot, view, then, bot_rngs[seat])
+                outcome = _chance(s, d, chance) if d.kind in _CHANCE_OR_SHUFFLE else ()
         e = decision_event(s, d, outcome)
         s = apply(s, e)
         out.append(e)
+
+
+#: the kinds of decision :func:`_chance` may answer with more than ``()``
+_CHANCE_OR_SHUFFLE = CHANCE_KINDS | {LOBSTER_KEEP}
 
 
 def _view(s: State, seat: int, bot: Bot):
