@@ -180,6 +180,17 @@ class Service:
             return float("nan")
         return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
+    def threads(self) -> dict[int, float]:
+        """CPU seconds used so far by each thread of the service (Linux)."""
+        out = {}
+        for d in Path(f"/proc/{self.proc.pid}/task").iterdir():
+            try:
+                fields = (d / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            out[int(d.name)] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return out
+
     def close(self) -> None:
         self.proc.terminate()
         self.proc.wait(30)
@@ -293,18 +304,27 @@ def main() -> None:
         print("\n| clients | events/request | requests/s | events/s | events/commit "
               "| service CPU ms/request | of it, event loop | events per service CPU-second |")
         print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        busy: list[str] = []
         for b in args.batch:
             for c in args.clients:
                 tag = f"b{b}c{c}"
                 before, cpu0, loop0 = _health(svc.port), svc.cpu(), svc.cpu(loop_only=True)
+                threads0, own0 = svc.threads(), _own_cpu()
                 res = asyncio.run(throughput(svc.port, c, b, assign(pool, c, args.events, tag)))
                 after, cpu = _health(svc.port), svc.cpu() - cpu0
                 loop = svc.cpu(loop_only=True) - loop0
+                writer = (after["writer_seconds"] - before["writer_seconds"]) / res["seconds"]
+                busy.append(_busy(svc.threads(), threads0, res, _own_cpu() - own0)
+                            + f"; the writer's threads busy {writer:.0%} of the time (summed)")
                 per_commit = res["events"] / max(1, after["batches"] - before["batches"])
                 print(f"| {c} | {b} | {res['requests_per_s']:,.0f} | {res['events_per_s']:,.0f} "
                       f"| {per_commit:.1f} | {cpu / res['requests'] * 1000:.2f} "
                       f"| {loop / res['requests'] * 1000:.2f} "
                       f"| {res['events'] / cpu:,.0f} |", flush=True)
+        print("\nBusiest threads of the service in each run (CPU ms per request, share of the "
+              "run's wall time), and the clients' process:")
+        for line in busy:
+            print("  " + line)
         print("\n| append → follower | events | median ms | p95 ms | max ms |")
         print("|---|---:|---:|---:|---:|")
         for k, (label, load) in enumerate((
@@ -316,6 +336,22 @@ def main() -> None:
                   f"{lat[int(len(lat) * 0.95)]:.1f} | {lat[-1]:.1f} |", flush=True)
     finally:
         svc.close()
+
+
+def _own_cpu() -> float:
+    t = os.times()
+    return t.user + t.system
+
+
+def _busy(now: dict[int, float], before: dict[int, float], res: dict, clients_cpu: float
+          ) -> str:
+    """The service's busiest threads over one run: where its CPU went and whether one
+    thread was busy all the time (a share near 100 % bounds the rate)."""
+    used = sorted(((now[t] - before.get(t, 0.0), t) for t in now), reverse=True)[:4]
+    n, wall = res["requests"], res["seconds"]
+    parts = [f"thread {t}: {cpu / n * 1000:.3f} ms ({cpu / wall:.0%})" for cpu, t in used]
+    return (f"clients {res['clients']}, batch {res['batch']}: " + ", ".join(parts)
+            + f"; clients' process {clients_cpu / n * 1000:.3f} ms ({clients_cpu / wall:.0%})")
 
 
 def _health(port: int) -> dict:

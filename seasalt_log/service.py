@@ -430,9 +430,29 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
 
     Read-model rows are rewritten only where they changed: the rows last written are kept
     in the caches, and rows are matched by their table's key (an append in a turn rewrites
-    that turn's row, not the game's every turn). On success each game's final cache
-    records its read-model rows.
+    that turn's row, not the game's every turn). Each game's final cache records its
+    read-model rows (caches of a write that fails must be dropped).
     """
+    store_prepared(store, prepare_write(planned))
+
+
+class PreparedWrite:
+    """What :func:`store_prepared` writes in one transaction: computed in Python from
+    planned appends by :func:`prepare_write`, without touching the store (so a writer can
+    prepare the next transaction while DuckDB stores the last one)."""
+
+    __slots__ = ("heads", "rows", "commits", "whole", "keys", "insert")
+
+    def __init__(self, heads: list[tuple[str, int, int]], rows: list[Row],
+                 commits: list[Row], whole: dict[str, list[str]],
+                 keys: dict[str, list[Row]], insert: dict[str, list[Row]]):
+        self.heads, self.rows, self.commits = heads, rows, commits
+        self.whole, self.keys, self.insert = whole, keys, insert
+
+
+def prepare_write(planned: Sequence[PlannedAppend]) -> PreparedWrite:
+    """The rows to write for planned appends (see :func:`write_planned`); sets each game's
+    final cache's read-model rows to what they will be once stored."""
     base: dict[str, GameCache] = {}
     final: dict[str, GameCache] = {}
     rows: list[Row] = []
@@ -467,32 +487,39 @@ def write_planned(store: Store, planned: Sequence[PlannedAppend]) -> None:
             kept = rows_before[:cut]
             new[t] = kept + tail[t] if kept else tail[t]
             _changes(t, gid, rows_before[cut:], tail[t], whole[t], keys[t], insert[t], kept)
+    for gid, c in final.items():
+        c.projection = new_projection[gid]
+    return PreparedWrite([(gid, base[gid].seq, c.seq) for gid, c in final.items()], rows,
+                         [(gid, c.number, c.seq, c.hash) for gid, c in final.items()],
+                         whole, keys, insert)
+
+
+def store_prepared(store: Store, w: PreparedWrite) -> None:
+    """Write a :class:`PreparedWrite` in one transaction, all or nothing."""
     con = store.con
+    rows = w.rows
     store.begin()
     try:
-        advance(con, [(gid, base[gid].seq, c.seq) for gid, c in final.items()])
+        advance(con, w.heads)
         try:
             insert_rows(con, "events", rows)
         except duckdb.ConstraintException:
             raise StreamConflictError(rows[0][0], rows[0][1] - 1, rows[0][1],
                                       "another writer appended to this game (the service "
                                       "must be the store's only writer)") from None
-        insert_rows(con, "commits",
-                    [(gid, c.number, c.seq, c.hash) for gid, c in final.items()])
+        insert_rows(con, "commits", w.commits)
         for t in TABLES:
-            if whole[t]:
+            if w.whole[t]:
                 con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",
-                            [whole[t]])
-            if keys[t]:
-                con.execute(_DELETE_KEYS[t], [list(column) for column in zip(*keys[t])])
-            if insert[t]:
-                insert_rows(con, t, insert[t])
+                            [w.whole[t]])
+            if w.keys[t]:
+                con.execute(_DELETE_KEYS[t], [list(column) for column in zip(*w.keys[t])])
+            if w.insert[t]:
+                insert_rows(con, t, w.insert[t])
         store.commit()
     except BaseException:
         store.rollback()
         raise
-    for gid, c in final.items():
-        c.projection = new_projection[gid]
 
 
 def _key_columns() -> dict[str, tuple[str, ...]]:

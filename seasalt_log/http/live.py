@@ -1,16 +1,20 @@
-"""The service's hold on the store: one writer thread with group commit, one reader thread,
-a cache of the games in play, and the wake-ups of followers.
+"""The service's hold on the store: a writer of two threads with group commit, one reader
+thread, a cache of the games in play, and the wake-ups of followers.
 
-The service process is the store's only writer for its whole life. Every DuckDB call that
-writes runs on one writer thread. Appends wait in a queue; the writer takes all that are
-waiting, checks each against the cached state of its game (the next one of a game is
-checked on top of the one before), and stores every accepted one in **one** transaction
-(group commit), so many clients share the cost of a commit. Each request is answered only
-after that commit. A refused request is left out of the batch and changes nothing.
+The service process is the store's only writer for its whole life. Appends wait in a
+queue; the planner thread takes all that are waiting, checks each against the cached state
+of its game (the next one of a game is checked on top of the one before) and prepares the
+rows to write; the committer thread, the only one that writes, stores every accepted one
+in **one** transaction (group commit), so many clients share the cost of a commit. Each
+request is answered only after that commit. A refused request is left out of the batch and
+changes nothing.
 
-The writer thread takes its next batch as soon as it has committed one, without waiting
-for the event loop: it keeps its own map of the games it writes, and hands each committed
-batch to the loop, which publishes the new states (for reads and followers) and answers.
+The two threads work as a pipeline: the planner checks the next batch while DuckDB commits
+the last one (DuckDB does not hold Python's lock while it works), on top of the games as
+that commit leaves them; it hands the batch over once that commit is done, and checks it
+again if that commit failed. Neither waits for the event loop: the planner keeps its own
+map of the games it writes, and the committer hands each committed batch to the loop, which
+publishes the new states (for reads and followers) and answers.
 
 Reads that need SQL (game lists, summaries, statistics) run on their own thread with a
 second DuckDB connection of the same database, so they never wait for a write; event
@@ -33,7 +37,8 @@ from .. import events as ev
 from .. import queries
 from ..engine.state import ENDED, State
 from ..errors import SeasaltError, StreamConflictError, UnknownGameError
-from ..service import AppendResult, GameCache, PlannedAppend, plan_append, plan_start, write_planned
+from ..service import (AppendResult, GameCache, PlannedAppend, PreparedWrite, plan_append,
+                       plan_start, prepare_write, store_prepared)
 from ..analytics.limits import limits_from
 from ..store import Store
 from ..store.backup import copy_while_quiet
@@ -67,6 +72,21 @@ class _Job:
         self.expected, self.future = expected, future
 
 
+class _Batch:
+    """Jobs checked together and committed in one transaction."""
+
+    __slots__ = ("jobs", "results", "caches", "planned", "write", "forget", "done", "seconds")
+
+    def __init__(self, jobs: list[_Job], results: list[Any], caches: dict[str, GameCache],
+                 planned: list[int], write: PreparedWrite | None):
+        self.jobs, self.results, self.caches = jobs, results, caches
+        #: the jobs to store (indexes) and their rows; results of the others are final
+        self.planned, self.write = planned, write
+        self.forget: set[str] = set()       # the games of a commit that failed
+        self.seconds: float | None = None   # how long its commit took, once done
+        self.done = threading.Event()       # set once committed (or failed)
+
+
 class LiveStore:
     """A store opened for the life of the service (see the module's docstring).
 
@@ -81,22 +101,31 @@ class LiveStore:
         self.store: Store | None = None
         self.reader: Store | None = None
         self._write_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-writer")
+        self._commit_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-committer")
         self._read_pool = ThreadPoolExecutor(1, thread_name_prefix="seasalt-reader")
         #: the games as last published (read on the event loop)
         self._caches: OrderedDict[str, GameCache] = OrderedDict()
-        #: the games as last committed (the writer thread's own)
+        #: the games as committed, or about to be by the batch in flight (the planner's own)
         self._written: OrderedDict[str, GameCache] = OrderedDict()
         self._waiters: dict[str, asyncio.Event] = {}
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
-        #: held by the writer while it checks and commits a batch, and by a backup while
+        self._commits: queue.SimpleQueue[_Batch | None] = queue.SimpleQueue()
+        #: the planner's connection for the games it must read (never writes)
+        self._plan_store: Store | None = None
+        self._commit_seconds = 0.0          # how long the last commit took
+        #: held by the committer while it commits a batch, and by a backup while
         #: it copies the file: no write lands in the middle of a copy
         self._quiet = threading.Lock()
-        self._writer: asyncio.Future | None = None      # the writer thread's loop, running
+        #: held by the planner while it reads the store, and by a backup (a checkpoint
+        #: fails while another connection is in a transaction)
+        self._reading = threading.Lock()
+        self._writer: asyncio.Future | None = None      # the planner thread's loop, running
+        self._committer: asyncio.Future | None = None   # the committer thread's loop
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closing: asyncio.Event | None = None
         self.batches = 0            # transactions committed (for the curious and the bench)
         self.appends = 0            # requests stored
-        self.writer_seconds = 0.0   # time spent checking and writing batches
+        self.writer_seconds = 0.0   # time spent checking and writing batches (both threads)
         self._gc_threshold: tuple[int, ...] | None = None    # the collector's, before start
 
     # ------------------------------------------------------------ life
@@ -117,7 +146,9 @@ class LiveStore:
                                    "SET enable_external_access = false")
         con = self.store.con.cursor()      # a second connection to the same database
         self.reader = Store(con, self.store.path, read_only=False)
+        self._plan_store = Store(self.store.con.cursor(), self.store.path, read_only=False)
         self.closing = asyncio.Event()
+        self._committer = loop.run_in_executor(self._commit_pool, self._commit_loop)
         self._writer = loop.run_in_executor(self._write_pool, self._write_loop)
 
     def stop_followers(self) -> None:
@@ -133,17 +164,24 @@ class LiveStore:
         self.stop_followers()
         if self._writer is not None:
             writer, self._writer = self._writer, None
-            self._jobs.put(None)                # the writer stops when it reaches this
-            await writer
+            self._jobs.put(None)                # the planner stops when it reaches this
+            await writer                        # and then stops the committer
+            if self._committer is not None:
+                committer, self._committer = self._committer, None
+                await committer
             await asyncio.sleep(0)              # let the last batches be published
         loop = asyncio.get_running_loop()
         if self.reader is not None:
             await loop.run_in_executor(self._read_pool, self.reader.con.close)
             self.reader = None
+        if self._plan_store is not None:
+            await loop.run_in_executor(self._write_pool, self._plan_store.con.close)
+            self._plan_store = None
         if self.store is not None:
             await loop.run_in_executor(self._write_pool, self.store.close)
             self.store = None
         self._write_pool.shutdown(wait=True)
+        self._commit_pool.shutdown(wait=True)
         self._read_pool.shutdown(wait=True)
         if self._gc_threshold is not None:
             gc.set_threshold(*self._gc_threshold)
@@ -172,13 +210,24 @@ class LiveStore:
         return await asyncio.shield(job.future)
 
     def _write_loop(self) -> None:
-        """The writer thread: take every job waiting, check and commit them, hand the
-        outcome to the event loop; until the stop mark. Jobs never reach the queue after
-        it (``_submit`` refuses them once ``close`` has begun)."""
-        jobs, loop = self._jobs, self._loop
-        assert loop is not None
+        """The planner thread: take every job waiting, check them and prepare their rows,
+        hand the batch to the committer; until the stop mark. Jobs never reach the queue
+        after it (``_submit`` refuses them once ``close`` has begun).
+
+        A batch is planned while the one before it is being committed (DuckDB does not
+        hold Python's lock while it writes, so the two overlap), on top of that one's
+        caches; it is handed over once that commit is done, and planned again if that
+        commit failed."""
+        jobs, commits = self._jobs, self._commits
         stopping = False
+        inflight: _Batch | None = None
+        plan_seconds = 0.0              # how long the last batch took to plan
         while not stopping:
+            if inflight is not None and inflight.seconds is None:
+                # take the next batch late enough to finish planning it as the commit in
+                # flight ends: the appends answered meanwhile (by the commit before) join
+                # it instead of waiting for the one after (larger commits, shorter waits)
+                inflight.done.wait(max(0.0, self._commit_seconds - 1.5 * plan_seconds))
             job = jobs.get()
             if job is None:
                 break
@@ -193,21 +242,35 @@ class LiveStore:
                     break
                 batch.append(job)
             t0 = time.perf_counter()
-            try:
-                with self._quiet:
-                    outcome = self._process(batch)
-            except BaseException as exc:           # pragma: no cover - _process catches
-                outcome = ([exc] * len(batch), {}, {j.game_id for j in batch})
-                for gid in outcome[2]:
-                    self._written.pop(gid, None)
-            self.writer_seconds += time.perf_counter() - t0
-            loop.call_soon_threadsafe(self._publish, batch, *outcome)
+            planned = self._plan(batch)
+            plan_seconds = time.perf_counter() - t0
+            self.writer_seconds += plan_seconds
+            if inflight is not None:
+                inflight.done.wait()
+                if inflight.forget:     # not stored: this batch was planned on it
+                    for gid in inflight.forget:
+                        self._written.pop(gid, None)
+                    t0 = time.perf_counter()
+                    planned = self._plan(batch)
+                    self.writer_seconds += time.perf_counter() - t0
+            self._keep(planned.caches)
+            commits.put(planned)
+            inflight = planned
+        commits.put(None)
 
-    def _process(self, batch: list[_Job]):
-        """On the writer thread: check every job, store the accepted ones in one transaction.
+    def _plan(self, batch: list[_Job]) -> "_Batch":
+        """On the planner thread: check every job against the games as they will be once
+        the batch in flight is committed, and prepare the accepted ones' rows."""
+        try:
+            return self._check(batch)
+        except BaseException as exc:           # pragma: no cover - _check catches
+            gids = {j.game_id for j in batch if j.game_id is not None}
+            for gid in gids:
+                self._written.pop(gid, None)
+            return _Batch(batch, [exc] * len(batch), {}, [], None)
 
-        Returns (result or exception per job, caches to publish, games to forget)."""
-        store = self.store
+    def _check(self, batch: list[_Job]) -> "_Batch":
+        store = self._plan_store
         assert store is not None
         written = self._written
         results: list[Any] = [None] * len(batch)
@@ -216,18 +279,20 @@ class LiveStore:
         for i, job in enumerate(batch):
             try:
                 if job.start is not None:
-                    p = plan_start(store, job.start)
-                    gid = p.cache.game_id
-                    c = tentative.get(gid) or written.get(gid)
-                    if c is not None or store.exists(gid):
-                        found = c.seq if c is not None else store.head(gid)[0]
-                        raise StreamConflictError(gid, 0, found, f"game {gid} already exists "
-                                                  f"(at seq {found})")
+                    with self._reading:
+                        p = plan_start(store, job.start)
+                        gid = p.cache.game_id
+                        c = tentative.get(gid) or written.get(gid)
+                        if c is not None or store.exists(gid):
+                            found = c.seq if c is not None else store.head(gid)[0]
+                            raise StreamConflictError(gid, 0, found, f"game {gid} already "
+                                                      f"exists (at seq {found})")
                 else:
                     gid = job.game_id
                     c = tentative.get(gid) or written.get(gid)
                     if c is None:
-                        c = GameCache.load(store, gid)
+                        with self._reading:
+                            c = GameCache.load(store, gid)
                         tentative[gid] = c
                     p = plan_append(c, job.events, job.expected)
             except Exception as exc:               # refused: changes nothing
@@ -238,26 +303,44 @@ class LiveStore:
                 continue
             tentative[gid] = p.cache
             planned.append((i, p))
-        forget: set[str] = set()
-        if planned:
-            try:
-                write_planned(store, [p for _, p in planned])
-            except Exception as exc:
-                forget = {p.cache.game_id for _, p in planned}
-                for i, _ in planned:
-                    results[i] = exc
-                tentative = {g: c for g, c in tentative.items() if g not in forget}
-            else:
-                for i, p in planned:
-                    results[i] = p.result
-        for gid in forget:
-            written.pop(gid, None)
-        for gid, c in tentative.items():
+        for i, p in planned:
+            results[i] = p.result
+        write = prepare_write([p for _, p in planned]) if planned else None
+        return _Batch(batch, results, tentative, [i for i, _ in planned], write)
+
+    def _keep(self, caches: dict[str, GameCache]) -> None:
+        """On the planner thread: the games of the batch about to be committed become the
+        base of the next one (the batch before it is committed, so only games of this
+        batch must stay)."""
+        written = self._written
+        for gid, c in caches.items():
             written[gid] = c
             written.move_to_end(gid)
-        while len(written) > self.max_cached_games:
+        while len(written) > self.max_cached_games and next(iter(written)) not in caches:
             written.popitem(last=False)
-        return results, tentative, forget
+
+    def _commit_loop(self) -> None:
+        """The committer thread: store each planned batch in one transaction, hand the
+        outcome to the event loop; until the stop mark."""
+        store, commits, loop = self.store, self._commits, self._loop
+        assert store is not None and loop is not None
+        while (b := commits.get()) is not None:
+            t0 = time.perf_counter()
+            caches = b.caches
+            if b.write is not None:
+                try:
+                    with self._quiet:
+                        store_prepared(store, b.write)
+                except Exception as exc:
+                    b.forget = {b.results[i].game_id for i in b.planned}
+                    for i in b.planned:
+                        b.results[i] = exc
+                    caches = {g: c for g, c in caches.items() if g not in b.forget}
+            b.seconds = time.perf_counter() - t0
+            self.writer_seconds += b.seconds
+            self._commit_seconds = b.seconds if b.write is not None else self._commit_seconds
+            b.done.set()
+            loop.call_soon_threadsafe(self._publish, b.jobs, b.results, caches, b.forget)
 
     def _publish(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
                  forget: set[str]) -> None:
@@ -300,7 +383,11 @@ class LiveStore:
         path = Path(store.path)
 
         def copy() -> tuple[Path, int]:
-            with self._quiet:
+            with self._quiet, self._reading:
+                if self._plan_store is not None:
+                    # the planner's last read may hold its transaction open (a result not
+                    # read to its end); a checkpoint refuses to run beside it
+                    self._plan_store.con.execute("SELECT 1").fetchall()
                 cur = store.con.cursor()
                 try:
                     return copy_while_quiet(cur, path, path.resolve().parent)

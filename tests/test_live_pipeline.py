@@ -1,0 +1,87 @@
+"""The service's writer as a pipeline: the planner checks the next batch while the committer
+stores the last one. A batch planned on top of a commit that then fails must be checked
+again on the store as that failure left it, exactly as if it had come after it."""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import threading
+
+import pytest
+
+from seasalt_log import events as ev
+from seasalt_log.http import live as live_mod
+from seasalt_log.http.live import LiveStore
+from seasalt_log.store import Store
+
+from .randomplay import play_random_game
+
+
+def _inputs(game: list[ev.Event]) -> list[ev.Event]:
+    return [e for e in game if type(e) not in ev.DERIVED_TYPES]
+
+
+async def _until(cond, seconds: float = 10.0) -> None:
+    for _ in range(int(seconds / 0.002)):
+        if cond():
+            return
+        await asyncio.sleep(0.002)
+    raise AssertionError("timed out")
+
+
+def test_a_batch_planned_on_a_failed_commit_is_checked_again(tmp_path, monkeypatch):
+    """Batch A (the first round_started) fails to commit (a full disk) while batch B (the
+    same round_started, at the game's end) waits, planned on top of A: on A's cache B would
+    be a second round_started (R-FLOW-ROUND, refused); checked again on the store, where A is
+    not, B is stored as the game's first round. The store and the cache then agree."""
+    game = _inputs(play_random_game(5, 2))
+    gid = game[0].game_id
+    real = live_mod.store_prepared
+    gate, commits, checks = threading.Event(), [], []
+
+    def failing_second_commit(store, w):
+        commits.append(w)
+        if len(commits) == 2:          # A's commit (the first was the game's start)
+            assert gate.wait(10)
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real(store, w)
+
+    monkeypatch.setattr(live_mod, "store_prepared", failing_second_commit)
+
+    async def run():
+        live = LiveStore(tmp_path / "pipe.duckdb")
+        await live.start()
+        try:
+            await live.start_game(game[0])
+            check = live._check
+
+            def counted(batch):
+                out = check(batch)
+                checks.append(len(batch))
+                return out
+            live._check = counted                    # type: ignore[method-assign]
+            a = asyncio.ensure_future(live.append(gid, [game[1]], 1))
+            await _until(lambda: len(commits) == 2)  # A is being committed
+            b = asyncio.ensure_future(live.append(gid, [game[1]], None))
+            await _until(lambda: len(checks) == 2)   # B is planned, on top of A
+            gate.set()
+            with pytest.raises(OSError):
+                await a
+            res = await b
+            assert len(checks) == 3                  # B was checked again
+            assert res.appended[0] == game[1] and res.seq == 1 + len(res.appended)
+            # the rest of the game goes on from there
+            for e in game[2:8]:
+                res = await live.append(gid, [e], res.seq)
+            cached = live.cached(gid)
+            assert cached is not None
+            return list(cached.events)
+        finally:
+            await live.close()
+
+    events = asyncio.run(run())
+    with Store.open(tmp_path / "pipe.duckdb") as store:
+        assert store.read_events(gid) == events
+        assert store.head(gid)[0] == len(events)
+    assert _inputs(events) == game[:8]
