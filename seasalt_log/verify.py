@@ -723,14 +723,20 @@ def _same_rows(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...]
         want = record_batch(table, expected)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return False
-    _want = want.select(list(cols))  # noqa: F841  (read by DuckDB by its name)
     names = ", ".join(cols)
-    # each distinct row counted on both sides (+1 stored, -1 recomputed): a sum other than
-    # 0 is a row missing or extra (a GROUP BY costs a fifth of two EXCEPT ALL)
-    differ = con.execute(
-        f"SELECT EXISTS (SELECT 1 FROM (SELECT {names}, 1 AS side FROM {table} WHERE game_id IN "
-        f"(SELECT unnest($ids)) UNION ALL SELECT {names}, -1 FROM _want) GROUP BY {names} "
-        "HAVING sum(side) <> 0)", {"ids": ids}).fetchall()[0][0]
+    # registered by name: a connection sharing the service's database has no replacement
+    # scans of Python variables
+    con.register("_verify_want", want.select(list(cols)))
+    try:
+        # each distinct row counted on both sides (+1 stored, -1 recomputed): a sum other
+        # than 0 is a row missing or extra (a GROUP BY costs a fifth of two EXCEPT ALL)
+        differ = con.execute(
+            f"SELECT EXISTS (SELECT 1 FROM (SELECT {names}, 1 AS side FROM {table} WHERE "
+            f"game_id IN (SELECT unnest($ids)) UNION ALL SELECT {names}, -1 FROM "
+            f"_verify_want) GROUP BY {names} HAVING sum(side) <> 0)",
+            {"ids": ids}).fetchall()[0][0]
+    finally:
+        con.unregister("_verify_want")
     return not differ
 
 
