@@ -11,7 +11,6 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, cast
 
-import duckdb
 from msgspec import Struct
 
 from . import events as ev
@@ -501,12 +500,7 @@ def store_prepared(store: Store, w: PreparedWrite) -> None:
     store.begin()
     try:
         advance(con, w.heads)
-        try:
-            insert_rows(con, "events", rows)
-        except duckdb.ConstraintException:
-            raise StreamConflictError(rows[0][0], rows[0][1] - 1, rows[0][1],
-                                      "another writer appended to this game (the service "
-                                      "must be the store's only writer)") from None
+        insert_rows(con, "events", rows)        # the heads moved above keep seqs unique
         insert_rows(con, "commits", w.commits)
         for t in TABLES:
             if w.whole[t]:
