@@ -14,8 +14,8 @@ from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, game_winners, holding_breakdown, points_and_bonus,
-                       round_points, scoring_effects)
+                       extra_counts, extra_points_and_bonus, game_winners, holding_breakdown,
+                       points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1019,17 +1019,19 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
-    """(card points, colour bonus) of :func:`player_breakdown`; without building the
-    breakdown in a base-scored game (R-SCORE)."""
+    """(card points, colour bonus) of :func:`player_breakdown`, without building the
+    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so."""
     last = _last_scored.get(seat)
-    if last is None or last[0] is not s:
-        if not s.ruleset.extra_scoring:
-            t = s.table
-            return points_and_bonus(t.hands[seat], t.laid[seat])
-        b = player_breakdown(s, seat)
-    else:
+    if last is not None and last[0] is s:
         b = last[1]
-    return b.card_points, b.color_bonus
+        return b.card_points, b.color_bonus
+    t, rules = s.table, s.ruleset
+    if not rules.extra_scoring:
+        return points_and_bonus(t.hands[seat], t.laid[seat])
+    in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
+    return extra_points_and_bonus(in_hand, kinds, colors, n_units,
+                                  _NO_EFFECTS if s.table_event is None else s.effects(seat),
+                                  rules.starfish_in_hand_scores)
 
 
 def player_points(s: State, seat: int) -> int:
