@@ -359,6 +359,15 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
     return _score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)[0]
 
 
+def extra_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                           n_units: int, effects: frozenset[str] = frozenset(),
+                           hand_starfish: bool = True) -> tuple[int, int]:
+    """(card points, colour bonus) of :func:`score_extra_counts`, without building the
+    breakdown (what a closed turn's row and a round's end compare)."""
+    r = _score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)
+    return r[0], r[10]
+
+
 def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                  n_units: int, effects: frozenset[str], hand_starfish: bool) -> tuple:
     """RULES_EXTRA §3 on counts: (card points, then the sources of :class:`ExtraBreakdown`

@@ -140,6 +140,18 @@ def test_encode_lines():
     assert [ev.decode(x) for x in data.splitlines()] == FULL[:3]
 
 
+def test_encode_each_is_encode_of_every_event():
+    events = FULL + MINIMAL + FULL_EXTRA
+    each = ev.encode_each(events)
+    assert len(each) == len(events) and ev.encode_each([]) == []
+    for e, data in zip(events, each):
+        assert data == json.dumps(json.loads(ev.encode(e)), separators=(",", ":")).encode()
+    # a meta made as raw JSON with a newline between its tokens: still one text per event
+    odd = [ev.GameStarted(players=("Ann", "Ben"), meta=msgspec.Raw(b'{"a":\n1}')), FULL[1]]
+    assert ev.encode_each(odd) == [b'{"type":"game_started","players":["Ann","Ben"],'
+                                   b'"meta":{"a":\n1}}', ev.encode(FULL[1])]
+
+
 # ------------------------------------------------------------------ LOG-FORMAT errors
 
 def format_error(line: str) -> LogFormatError:

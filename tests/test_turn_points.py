@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from seasalt_log.engine.core import player_breakdown
+from seasalt_log.engine.core import player_breakdown, player_points_and_bonus
 from seasalt_log.importers.jsonl import check_game, raw_game
 from seasalt_log.scoring import as_breakdown
 from seasalt_log.sim import simulate
@@ -48,3 +48,15 @@ def test_the_turn_in_play_is_scored_as_the_whole_breakdown_does(ruleset, events)
         assert row[16:18] == _expected(g.states[row[20] - 1], row[3])
         checked += 1
     assert checked > 10
+
+
+@pytest.mark.parametrize("ruleset,events", SETTINGS)
+def test_every_seat_at_every_point_scores_as_the_whole_breakdown_does(ruleset, events):
+    checked = 0
+    for g in _checked(ruleset, events)[::3]:
+        for state in g.states[1:]:
+            for seat in range(state.n):
+                got = player_points_and_bonus(state, seat)   # before the breakdown is memoised
+                assert got == _expected(state, seat), (state, seat)
+                checked += 1
+    assert checked > 1000

@@ -12,10 +12,10 @@ from msgspec.structs import replace
 
 from .. import events as ev
 from ..cards import COLOR, KIND
-from ..errors import IllegalMoveError, LogFormatError
+from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, game_winners, holding_breakdown, points_and_bonus,
-                       round_points, scoring_effects)
+                       extra_counts, extra_points_and_bonus, game_winners, holding_breakdown,
+                       points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1019,17 +1019,19 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
-    """(card points, colour bonus) of :func:`player_breakdown`; without building the
-    breakdown in a base-scored game (R-SCORE)."""
+    """(card points, colour bonus) of :func:`player_breakdown`, without building the
+    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so."""
     last = _last_scored.get(seat)
-    if last is None or last[0] is not s:
-        if not s.ruleset.extra_scoring:
-            t = s.table
-            return points_and_bonus(t.hands[seat], t.laid[seat])
-        b = player_breakdown(s, seat)
-    else:
+    if last is not None and last[0] is s:
         b = last[1]
-    return b.card_points, b.color_bonus
+        return b.card_points, b.color_bonus
+    t, rules = s.table, s.ruleset
+    if not rules.extra_scoring:
+        return points_and_bonus(t.hands[seat], t.laid[seat])
+    in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
+    return extra_points_and_bonus(in_hand, kinds, colors, n_units,
+                                  _NO_EFFECTS if s.table_event is None else s.effects(seat),
+                                  rules.starfish_in_hand_scores)
 
 
 def player_points(s: State, seat: int) -> int:
@@ -1148,7 +1150,9 @@ def _game_ended(s: State, e: ev.GameEnded) -> State:
                    flow=replace(s.flow, due=None))
 
 
-_HANDLERS: dict[type[ev.Event], Callable[[State, Any], State]] = {
+#: each event type's rules: what :func:`apply` runs (a caller applying many events may call
+#: them itself, raising :func:`refusal` of what they raise)
+HANDLERS: dict[type[ev.Event], Callable[[State, Any], State]] = {
     ev.AngelfishTaken: _angelfish_taken,
     ev.ShellFaceDown: _shell_face_down,
     ev.SwimmersPlayed: _swimmers_played,
@@ -1184,21 +1188,23 @@ def apply(state: State, event: ev.Event) -> State:
     :class:`LogFormatError`.
     """
     try:
-        return _HANDLERS[type(event)](state, event)
-    except (IndexError, KeyError) as exc:
-        raise _malformed(state, event, exc) from None
-    except IllegalMoveError:
-        _raise_if_unknown(state, event)
-        raise
+        return HANDLERS[type(event)](state, event)
+    except (IndexError, KeyError, IllegalMoveError) as exc:
+        raise refusal(state, event, exc) from None
 
 
-def _raise_if_unknown(state: State, event: ev.Event) -> None:
-    """An event naming a card, field or type the game lacks is a format error, not the rule
-    error it ran into (LOG_FORMAT_EXTRA, RULES_EXTRA §8)."""
-    if state.phase != NEW:
-        bad = _unknown_in_game(state, event)
-        if bad is not None:
-            raise bad from None
+def refusal(state: State, event: ev.Event, exc: Exception) -> SeasaltError:
+    """The error :func:`apply` raises when ``event``'s rules (:data:`HANDLERS`) raised
+    ``exc`` on ``state``: an :class:`IllegalMoveError` as it is, unless the event names a
+    card, field or type the game lacks, a format error (LOG_FORMAT_EXTRA, RULES_EXTRA §8);
+    an IndexError or KeyError, a seat, pile or card outside the game."""
+    if isinstance(exc, IllegalMoveError):
+        if state.phase != NEW:
+            bad = _unknown_in_game(state, event)
+            if bad is not None:
+                return bad
+        return exc
+    return _malformed(state, event, exc)
 
 
 def check(state: State, event: ev.Event) -> None:
@@ -1211,17 +1217,14 @@ def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
     s = state if state is not None else State()
     try:
         for e in events:
-            s = _HANDLERS[type(e)](s, e)
-    except (IndexError, KeyError) as exc:
-        raise _malformed(s, e, exc) from None
-    except IllegalMoveError:
-        _raise_if_unknown(s, e)
-        raise
+            s = HANDLERS[type(e)](s, e)
+    except (IndexError, KeyError, IllegalMoveError) as exc:
+        raise refusal(s, e, exc) from None
     return s
 
 
 def _malformed(state: State, event: ev.Event, exc: Exception) -> LogFormatError:
-    if type(event) not in _HANDLERS:
+    if type(event) not in HANDLERS:
         return LogFormatError(f"{type(event).__name__} is not an event of the log format")
     return LogFormatError(f"{ev.TAGS[type(event)]}: a seat, pile or card outside this game "
                           f"({type(exc).__name__}: {exc})", game_id=state.game_id,
@@ -1236,12 +1239,12 @@ def with_derived(events: Iterable[ev.Event]) -> Iterator[tuple[ev.Event, State]]
     for e in events:
         if type(e) not in _DERIVED:
             while (d := next_derived(s)) is not None:
-                s = _HANDLERS[type(d)](s, d)
+                s = HANDLERS[type(d)](s, d)
                 yield d, s
         s = apply(s, e)
         yield e, s
     while (d := next_derived(s)) is not None:
-        s = _HANDLERS[type(d)](s, d)
+        s = HANDLERS[type(d)](s, d)
         yield d, s
 
 

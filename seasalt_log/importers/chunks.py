@@ -292,11 +292,11 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         gid, n = game.game_id, len(game.events)
         if out_dir is None:         # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
-                                   encoded=[ev.encode(e) for e in game.events]
+                                   encoded=ev.encode_each(game.events)
                                    if gid in stored else None))
         elif gid in stored or gid in here:
             games.append(ChunkGame(gid, first, last, n,
-                                   encoded=[ev.encode(e) for e in game.events]))
+                                   encoded=ev.encode_each(game.events)))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1

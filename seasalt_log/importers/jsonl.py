@@ -16,7 +16,8 @@ from msgspec import Struct
 from .. import events as ev
 from ..events import derive_game_id  # noqa: F401  (the importers' name for it)
 from ..engine import State, apply, next_derived
-from ..errors import LogFormatError, SeasaltError
+from ..engine.core import HANDLERS, refusal
+from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..identifiers import MAX_LINE_BYTES
 
 
@@ -160,7 +161,10 @@ def check_game(raw: RawGame) -> CheckedGame:
                     s = apply(s, d)
                     add_event(d)
                     add_state(s)
-            s = apply(s, e)
+            try:                # apply(s, e), without a call of its own per event
+                s = HANDLERS[type(e)](s, e)
+            except (IndexError, KeyError, IllegalMoveError) as exc:
+                raise refusal(s, e, exc) from None
             add_event(e)
             add_state(s)
         while (d := next_derived(s)) is not None:

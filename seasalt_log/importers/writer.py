@@ -89,7 +89,7 @@ class ImportRun:
             self.flush()
         if store is None:
             self._validated(outcome, len(game.events), fingerprints(game.events),
-                            lambda: [ev.encode(e) for e in game.events])
+                            lambda: ev.encode_each(game.events))
             return
         prev_hash = None
         if gid in seen:
@@ -97,7 +97,7 @@ class ImportRun:
         else:
             stored = self.heads.get(gid, 0)
         if stored:
-            status, error = compare(gid, [ev.encode(e) for e in game.events], store.read_json(gid))
+            status, error = compare(gid, ev.encode_each(game.events), store.read_json(gid))
             if self._settled(outcome, status, error):
                 return
             if prev_hash is None:

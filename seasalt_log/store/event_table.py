@@ -68,7 +68,7 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
     continues the chain; None starts it). The ``event`` column holds each event's JSON as
     UTF-8 bytes, as it is hashed (:func:`event_rows` gives rows of strings)."""
     new = events[start:] if start else events
-    datas = list(map(ev.encode, new))
+    datas = ev.encode_each(new)
     h, link = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)), chain_digest
     for data in datas:
         h = link(h, data)
