@@ -21,7 +21,7 @@ from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
 from .store.heads import advance
-from .store.projections import TABLES, project
+from .store.projections import TABLES
 from .workers import no_gc
 from .store.store import Row, Store, event_rows, insert_rows, plan_write
 
@@ -172,7 +172,7 @@ def _bytes(setting: str) -> float:
 
 # ---------------------------------------------------------------- live appends
 
-from .store.projections import ROUND_TABLES, ScoreMemo, project_from, round_start  # noqa: E402
+from .store.projections import Projector  # noqa: E402
 
 class AppendResult(Struct):
     """The outcome of :func:`append_events`."""
@@ -299,21 +299,25 @@ class GameCache:
     only right while nobody else writes to the store.
     """
 
-    __slots__ = ("game_id", "events", "states", "number", "hash", "projection", "scores")
+    __slots__ = ("game_id", "events", "states", "number", "hash", "projector")
 
     def __init__(self, game_id: str, events: list[ev.Event], states: list[State], number: int,
-                 hash: int | None, projection: dict[str, list[Row]] | None = None):
+                 hash: int | None):
         self.game_id, self.events, self.states, self.hash = game_id, events, states, hash
         self.number = number
-        #: the read-model rows stored for these events (None: not known, rewrite them all)
-        self.projection = projection
-        #: (index of the round_started of the round in play, its score breakdowns so far)
-        self.scores: tuple[int, ScoreMemo] | None = None
+        #: the read-model rows stored for these events, kept up to date by the writer
+        #: (None: not known, rewrite them all)
+        self.projector: Projector | None = None
 
     @property
     def seq(self) -> int:
         """The last stored seq (0 for a game not stored yet)."""
         return len(self.events)
+
+    @property
+    def projection(self) -> dict[str, list[Row]] | None:
+        """The read-model rows stored for these events, by table (None: not known)."""
+        return self.projector.rows() if self.projector is not None else None
 
     @property
     def state(self) -> State:
@@ -339,7 +343,7 @@ class GameCache:
     def adopt(self, other: "GameCache") -> None:
         """Take over ``other``'s contents (after its append was committed)."""
         self.events, self.states, self.hash = other.events, other.states, other.hash
-        self.projection, self.scores = other.projection, other.scores
+        self.projector = other.projector
 
 
 class PlannedAppend(Struct):
@@ -450,8 +454,9 @@ class PreparedWrite:
 
 
 def prepare_write(planned: Sequence[PlannedAppend]) -> PreparedWrite:
-    """The rows to write for planned appends (see :func:`write_planned`); sets each game's
-    final cache's read-model rows to what they will be once stored."""
+    """The rows to write for planned appends (see :func:`write_planned`); each game's final
+    cache takes over the read-model rows of the cache it was planned on, brought up to date
+    with the new events (the rows of a game whose rows are not known are all rewritten)."""
     base: dict[str, GameCache] = {}
     final: dict[str, GameCache] = {}
     rows: list[Row] = []
@@ -463,31 +468,17 @@ def prepare_write(planned: Sequence[PlannedAppend]) -> PreparedWrite:
     whole: dict[str, list[str]] = {t: [] for t in TABLES}      # games whose rows all go
     keys: dict[str, list[Row]] = {t: [] for t in TABLES}       # single rows that go
     insert: dict[str, list[Row]] = {t: [] for t in TABLES}
-    new_projection: dict[str, dict[str, list[Row]]] = {}
     for gid, c in final.items():
         b = base[gid]
-        old = {} if b.seq == 0 else b.projection
-        if not old:             # a new game, or rows not known: project it whole
-            new = new_projection[gid] = project(gid, c.events, c.states)
-            for t in TABLES:
-                _changes(t, gid, None if old is None else [], new[t], whole[t], keys[t],
-                         insert[t])
-            continue
-        # only the round in play (and what follows it) can change: project from its start
-        start = round_start(c.events, b.seq)
-        first_round = cast(ev.RoundStarted, c.events[start]).round if start else 0
-        memo = b.scores[1] if b.scores is not None and b.scores[0] == start else ScoreMemo()
-        tail = project_from(gid, c.events, c.states, start, scores=memo)
-        c.scores = (start, memo)
-        new = new_projection[gid] = {}
-        for t in TABLES:
-            rows_before = old[t]
-            cut = _round_cut(rows_before, first_round) if t in ROUND_TABLES else 0
-            kept = rows_before[:cut]
-            new[t] = kept + tail[t] if kept else tail[t]
-            _changes(t, gid, rows_before[cut:], tail[t], whole[t], keys[t], insert[t], kept)
-    for gid, c in final.items():
-        c.projection = new_projection[gid]
+        proj, b.projector = b.projector, None       # the final cache's from now on
+        if proj is None or proj.seq != b.seq:       # a new game, or rows not known
+            proj = Projector(gid, cast(ev.GameStarted, c.events[0]))
+            if b.seq:
+                for t in TABLES:
+                    whole[t].append(gid)
+        proj.feed(c.events, c.states)
+        proj.changes(keys, insert)
+        c.projector = proj
     return PreparedWrite([(gid, base[gid].seq, c.seq) for gid, c in final.items()], rows,
                          [(gid, c.number, c.seq, c.hash) for gid, c in final.items()],
                          whole, keys, insert)
@@ -522,7 +513,6 @@ def _key_columns() -> dict[str, tuple[str, ...]]:
 
 
 _KEY_COLUMNS = _key_columns()
-_KEY_INDEX = {t: tuple(TABLES[t].index(c) for c in cols) for t, cols in _KEY_COLUMNS.items()}
 
 
 def _delete_keys_sql(table: str) -> str:
@@ -541,43 +531,6 @@ def _delete_keys_sql(table: str) -> str:
 
 
 _DELETE_KEYS = {t: _delete_keys_sql(t) for t in _KEY_COLUMNS}
-
-
-def _round_cut(rows: list[Row], first_round: int) -> int:
-    """Where the rows of rounds ``first_round`` and later begin in a game's rows of a round
-    table (they are in round order, column 1)."""
-    i = len(rows)
-    while i and rows[i - 1][1] >= first_round:
-        i -= 1
-    return i
-
-
-def _changes(table: str, gid: str, old: list[Row] | None, new: list[Row],
-             whole: list[str], keys: list[Row], insert: list[Row],
-             kept: Sequence[Row] = ()) -> None:
-    """What to delete and insert in ``table`` to turn the rows ``old`` of game ``gid`` (None:
-    not known) into ``new``; ``kept`` are the game's other rows in the table, unchanged
-    (rewritten too when the whole game's rows must go)."""
-    if old is not None and old == new:
-        return
-    idx = _KEY_INDEX.get(table)
-    if old is not None and idx:
-        # the rows are in the same order in both: skip those equal in place (unique keys,
-        # so none of them can be among the others)
-        same, n = 0, min(len(old), len(new))
-        while same < n and old[same] == new[same]:
-            same += 1
-        old_rest, new_rest = (old[same:], new[same:]) if same else (old, new)
-        before = {tuple(r[i] for i in idx): r for r in old_rest}
-        after = {tuple(r[i] for i in idx): r for r in new_rest}
-        if len(before) == len(old_rest) and len(after) == len(new_rest):   # unique keys
-            keys.extend(k for k, r in before.items() if after.get(k) != r)
-            insert.extend(r for k, r in after.items() if before.get(k) != r)
-            return
-    if old is None or old:
-        whole.append(gid)
-        insert.extend(kept)
-    insert.extend(new)
 
 
 def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:

@@ -1,6 +1,6 @@
 """The live service's incremental read models: after every append, the rows kept by the
-single writer (the rows of the earlier rounds kept, the round in play re-projected with
-``project_from``) are exactly the rows ``project`` gives for the whole game."""
+single writer (a ``Projector`` fed each append, and the rows it says to delete and insert)
+are exactly the rows ``project`` gives for the whole game."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 from seasalt_log import events as ev
 from seasalt_log.service import GameCache, plan_append, start_game, write_planned
 from seasalt_log.store import Store
-from seasalt_log.store.projections import (ROUND_TABLES, TABLES, ScoreMemo, project,
+from seasalt_log.store.projections import (ROW_KEY, TABLES, Projector, ScoreMemo, project,
                                            project_from, round_start)
 
 from .randomplay import play_random_game
@@ -32,40 +32,46 @@ def _games() -> list[list[ev.Event]]:
     return games
 
 
-def _incremental(game_id, events, states, before: dict, stored: int, memo: list) -> dict:
-    """The rows after ``events`` from the rows ``before`` of ``events[:stored]``, as the
-    writer computes them (``memo``: [round start, ScoreMemo] of the calls before)."""
-    start = round_start(events, stored)
-    first_round = events[start].round if start else 0
-    if memo[0] != start:
-        memo[:] = [start, ScoreMemo()]
-    tail = project_from(game_id, events, states, start, scores=memo[1])
-    out = {}
+def _apply(tables: dict[str, dict], p: Projector) -> None:
+    """Apply the projector's changes since its last call to ``tables`` (by table, rows by
+    key), as the store's deletes and inserts do; a row inserted over a row left in place
+    would be a duplicate key."""
+    keys = {t: [] for t in TABLES}
+    insert = {t: [] for t in TABLES}
+    p.changes(keys, insert)
     for t in TABLES:
-        if t in ROUND_TABLES:
-            kept = [r for r in before[t] if r[1] < first_round]
-            assert all(r[1] >= first_round for r in tail[t]), t
-        else:
-            kept = []
-        out[t] = kept + tail[t]
-    return out
+        for k in keys[t]:
+            del tables[t][k]                    # only rows that are there are deleted
+        for r in insert[t]:
+            k = ROW_KEY[t](r)
+            assert k not in tables[t], (t, k)
+            tables[t][k] = r
 
 
 @pytest.mark.parametrize("step", [1, 3])
 def test_incremental_rows_equal_project_after_every_append(step):
     """Over random games of 2-4 players (every kind of round ending and a four-mermaid
-    win), appended ``step`` events at a time: the incremental rows equal ``project``."""
+    win), appended ``step`` events at a time: the projector's rows, and the rows its
+    changes leave in the tables, equal ``project``; the changes touch only what changed."""
     checked = 0
     for game in _games():
         gid = game[0].game_id
         states = _states(game)
-        rows = project(gid, game[:1], states[:1])
-        stored = 1
-        memo = [None, None]
+        p = Projector(gid, game[0])
+        tables: dict[str, dict] = {t: {} for t in TABLES}
+        stored = 0
         while stored < len(game):
             n = min(len(game), stored + step)
-            rows = _incremental(gid, game[:n], states[:n], rows, stored, memo)
-            assert rows == project(gid, game[:n], states[:n]), (gid, n)
+            before = {t: dict(rows) for t, rows in tables.items()}
+            p.feed(game[:n], states[:n])
+            _apply(tables, p)
+            want = project(gid, game[:n], states[:n])
+            assert p.rows() == want, (gid, n)
+            for t in TABLES:
+                assert sorted(tables[t].values(), key=repr) == sorted(want[t], key=repr), (t, n)
+                # a row left as it was is neither deleted nor inserted again
+                rewritten = {k for k, r in tables[t].items() if before[t].get(k) is not r}
+                assert rewritten == {k for k, r in tables[t].items() if before[t].get(k) != r}
             stored = n
             checked += 1
     assert checked > 1000
@@ -103,7 +109,7 @@ def test_a_memo_from_another_history_is_not_used():
     end = min(len(a), len(b), 40)
     assert project_from("g", a[:end], sa[:end], 1, scores=memo) == project_from(
         "g", a[:end], sa[:end], 1)
-    assert memo.turns
+    assert memo.memo
     assert project_from("g", b[:end], sb[:end], 1, scores=memo) == project_from(
         "g", b[:end], sb[:end], 1)
 

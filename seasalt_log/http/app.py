@@ -79,6 +79,15 @@ def _live(request: Request) -> LiveStore:
     return request.app.state.live
 
 
+def _header(request: Request, name: bytes) -> str | None:
+    """The request's first header ``name`` (lower case), as ``request.headers.get`` gives it,
+    without building Starlette's header map (the append path reads four)."""
+    for key, value in request.scope["headers"]:
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
 def _unauthorized(message: str) -> ApiError:
     return ApiError(401, "unauthorized", message,
                     headers={"WWW-Authenticate": 'Bearer realm="seasalt"'})
@@ -95,11 +104,11 @@ def _check_token(request: Request) -> None:
             raise _unauthorized("this service needs its token for writes and /query: send "
                                 "'Authorization: Bearer <token>'" if got is None else "wrong token")
         return
-    ctype = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    ctype = (_header(request, b"content-type") or "").partition(";")[0].strip().lower()
     if ctype != JSON and not (ctype.startswith("application/") and ctype.endswith("+json")):
         raise ApiError(415, "unsupported_media_type",
                        "writes need 'Content-Type: application/json' on a service without a token")
-    origin = request.headers.get("origin")
+    origin = _header(request, b"origin")
     if origin is not None and not _same_or_allowed_origin(request, origin):
         raise ApiError(403, "forbidden_origin", f"writes from origin {origin[:100]!r} are not "
                                                 "allowed (same origin or --cors-origin only)")
@@ -109,7 +118,7 @@ def _same_or_allowed_origin(request: Request, origin: str) -> bool:
     cors = request.app.state.cors
     if origin in cors or "*" in cors:
         return True
-    return origin_host(origin) == request.headers.get("host", "").strip().lower()
+    return origin_host(origin) == (_header(request, b"host") or "").strip().lower()
 
 
 async def _reader(request: Request, gid: str, credential: bytes | None = None) -> Viewer:
@@ -148,7 +157,7 @@ async def _reader(request: Request, gid: str, credential: bytes | None = None) -
 async def _body(request: Request) -> bytes:
     """The request body, refused with 413 past the service's limit."""
     limit = request.app.state.max_body
-    length = request.headers.get("content-length")
+    length = _header(request, b"content-length")
     if length is not None:
         if not is_digits(length):
             raise ApiError(400, "bad_request", "Content-Length is not a number")
@@ -213,7 +222,22 @@ def _int_param(request: Request, name: str, *, minimum: int | None = None) -> in
 
 
 def _json_response(data: Any, status: int = 200, headers: dict | None = None) -> Response:
-    return Response(_json.encode(data), status, headers=headers, media_type=JSON)
+    return _JsonResponse(_json.encode(data), status, headers)
+
+
+class _JsonResponse(Response):
+    """``Response(body, status, headers, media_type=JSON)`` for statuses that have a body,
+    with the same headers in the same order, made without Starlette's general checks."""
+
+    media_type = JSON
+
+    def __init__(self, body: bytes, status: int, headers: dict | None) -> None:
+        self.status_code, self.body, self.background = status, body, None
+        raw = [(k.lower().encode("latin-1"), v.encode("latin-1"))
+               for k, v in headers.items()] if headers else []
+        raw.append((b"content-length", b"%d" % len(body)))
+        raw.append((b"content-type", b"application/json"))
+        self.raw_headers = raw
 
 
 def _limit(request: Request, maximum: int) -> int:
@@ -257,7 +281,7 @@ _IF_MATCH = re.compile(r'^\s*(?:W/)?"?(\d+)"?\s*$')
 
 def _if_match(request: Request) -> tuple[bool, int | None]:
     """(given, seq) of the If-Match header: ``"N"`` or ``N`` expects seq N, ``*`` any."""
-    raw = request.headers.get("if-match")
+    raw = _header(request, b"if-match")
     if raw is None:
         return False, None
     if raw.strip() == "*":

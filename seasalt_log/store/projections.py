@@ -12,6 +12,7 @@ the reference in docs/SQL.md are generated from it.
 
 from __future__ import annotations
 
+from operator import itemgetter
 from typing import NamedTuple
 
 import msgspec
@@ -438,145 +439,253 @@ def project_from(game_id: str, events, states, start: int = 0, *,
     ``start`` is 0 or the index of a ``round_started`` (:func:`round_start`). A round's rows
     depend only on its own events (every round ends after its last turn has ended), so the
     rows of the earlier rounds are those :func:`project` gives for them, unchanged by any
-    later event: an appender recomputes only the round in play. It may pass the same
-    :class:`ScoreMemo` to the calls that start at the same round: the score breakdowns of
-    unchanged hands are then not computed again.
+    later event. ``scores``: a :class:`ScoreMemo` shared by calls on the same game, so that
+    the score breakdowns of unchanged hands are not computed again.
     """
     if start and type(events[start]) is not ev.RoundStarted:
         raise ValueError(f"project_from starts at a round_started, not at "
                          f"{ev.TAGS[type(events[start])]} (index {start})")
-    rows: dict[str, list[tuple]] = {t: [] for t in TABLES}
-    first: ev.GameStarted = events[0]
-    last = states[-1]
-    n = last.n
-    rounds, turns, duos, results = rows["rounds"], rows["turns"], rows["duos"], rows["round_results"]
-    seat_events: list[list] = []     # round_events rows of the open round, as lists
-    closed = scores.turns if scores is not None else None    # rows kept for the next call
-    if scores is None:
-        scores = ScoreMemo()
-    open_round: list | None = None
-    turn: list | None = None         # the turn being collected (a turns row, as a list)
-    last_turn = None                 # (type, state after) of the open round's latest turn event
-    prev = states[start - 1] if start else None
-    seq = start
-    for i in range(start, len(events)):
-        e, s = events[i], states[i]
-        seq += 1
-        t = type(e)
-        step = _STEP.get(t)
-        if step is not None:                        # a turn event
-            f = prev.flow
-            if turn is None:
-                # game_id round turn seat take drawn kept discarded discard_pile pile
-                # boat_takes boat_kept duos ended final (hand_size card_points color_bonus
-                # deck_left: filled when the turn closes) first_seq last_seq
-                turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
-                        None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
-                        0, 0, 0, 0, seq, seq]
-            turn[20] = seq
-            last_turn = (t, s)
-            if step == _TAKE_STEP:
-                if f.step == BOAT_TAKE:
-                    turn[10] += 1
-                    turn[11].append(e.kept if t is _DECK else e.card)
-                elif t is ev.ForcedDrawn:
-                    turn[4], turn[6] = "forced", e.card
-                elif t is _DECK:
-                    cards = e.cards
-                    turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
-                    if len(cards) == 2:
-                        turn[7] = cards[1] if cards[0] == e.kept else cards[0]
-                        turn[8] = e.discard_pile
-                else:
-                    turn[4], turn[6], turn[9] = "discard", e.card, e.pile
-            elif step == _DUO_STEP:
-                turn[12] += 1
-                if t is ev.BoatsPlayed:
-                    effect, card = s.flow.step == BOAT_TAKE, None
-                elif t is ev.JellyfishPlayed:
-                    effect, card = True, None           # R-X-JELLYFISH: the lock always holds
-                elif t is ev.SharksPlayed:
-                    effect, card = e.pair is not None, None
-                else:
-                    card = _DUO_CARD[t](e)
-                    effect = card is not None
-                duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t], list(e.cards),
-                             effect, card, e.pile if t is ev.CrabsPlayed else None,
-                             getattr(e, "victim", None),
-                             list(e.pair) if t is ev.SharksPlayed and e.pair is not None else None))
-            elif step == _PLAY_STEP:
-                if t is ev.StarfishPlayed:
-                    rows["trios"].append((game_id, f.round, f.turn, e.player, seq, list(e.cards),
-                                          e.starfish))
-                elif t is ev.ShellFaceDown:
-                    rows["face_down_shells"].append((game_id, f.round, f.turn, e.player, seq,
-                                                     e.card))
-            else:                                   # the turn's last event
-                done = closed.get(seq) if closed is not None else None
-                if done is not None and done[0] is s:   # closed by a call before
-                    turns.append(done[1])
-                else:
+    p = Projector(game_id, events[0], start, states[start - 1] if start else None, scores)
+    p.feed(events, states)
+    return p.rows()
+
+
+class Projector:
+    """One game's read-model rows, kept up to date as its events come (the service's
+    writer feeds it each append; :func:`project` feeds it a whole game at once).
+
+    A row is *final* once no later event can change it (a closed turn, a pair played, a
+    round's results, the rows of a round once the next one starts); the others are *open*
+    (the turn in play, the latest round's ``rounds``, ``round_events`` and ``event_awards``
+    rows, the ``games`` and ``seats`` rows) and are made again from their parts when asked
+    for. :meth:`rows` gives what :func:`project` gives for the events fed; :meth:`changes`
+    the rows to delete and to insert since its last call, without comparing the rows
+    that cannot have changed."""
+
+    __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "final", "open_round",
+                 "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
+
+    def __init__(self, game_id: str, first: ev.GameStarted, start: int = 0, prev=None,
+                 scores: "ScoreMemo | None" = None):
+        self.game_id, self.first = game_id, first
+        self.seq = start                 # events fed (the next one to feed is events[seq])
+        self.prev = prev                 # the state after the last event fed
+        self.last = None                 # the last event fed
+        self.scores = ScoreMemo() if scores is None else scores
+        self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
+        self.open_round: list | None = None     # the latest round's rounds row
+        self.seat_events: list[list] = []       # its round_events rows
+        self.awards: list[list] = []            # its event_awards rows
+        self.turn: list | None = None    # the turn being collected (a turns row, as a list)
+        self.last_turn = None            # (type, state after) of the round's latest turn event
+        self.flushed = dict.fromkeys(TABLES, 0)  # final rows :meth:`changes` has given
+        self.shown: dict[str, dict[tuple, tuple]] = {}  # open rows it gave, by key
+
+    def feed(self, events, states) -> None:
+        """Take ``events[self.seq:]`` (``states[i]`` follows ``events[i]``)."""
+        if self.seq >= len(events):
+            return
+        game_id, scores = self.game_id, self.scores
+        final = self.final
+        turns, duos, results = final["turns"], final["duos"], final["round_results"]
+        open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
+        turn, last_turn, prev = self.turn, self.last_turn, self.prev
+        n = states[-1].n
+        seq = self.seq
+        for i in range(seq, len(events)):
+            e, s = events[i], states[i]
+            seq += 1
+            t = type(e)
+            step = _STEP.get(t)
+            if step is not None:                        # a turn event
+                f = prev.flow
+                if turn is None:
+                    # game_id round turn seat take drawn kept discarded discard_pile pile
+                    # boat_takes boat_kept duos ended final (hand_size card_points
+                    # color_bonus deck_left: filled when the turn closes) first_seq last_seq
+                    turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
+                            None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
+                            0, 0, 0, 0, seq, seq]
+                turn[20] = seq
+                last_turn = (t, s)
+                if step == _TAKE_STEP:
+                    if f.step == BOAT_TAKE:
+                        turn[10] += 1
+                        # a new list: rows of the turn in play already given keep theirs
+                        turn[11] = [*turn[11], e.kept if t is _DECK else e.card]
+                    elif t is ev.ForcedDrawn:
+                        turn[4], turn[6] = "forced", e.card
+                    elif t is _DECK:
+                        cards = e.cards
+                        turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
+                        if len(cards) == 2:
+                            turn[7] = cards[1] if cards[0] == e.kept else cards[0]
+                            turn[8] = e.discard_pile
+                    else:
+                        turn[4], turn[6], turn[9] = "discard", e.card, e.pile
+                elif step == _DUO_STEP:
+                    turn[12] += 1
+                    if t is ev.BoatsPlayed:
+                        effect, card = s.flow.step == BOAT_TAKE, None
+                    elif t is ev.JellyfishPlayed:
+                        effect, card = True, None           # R-X-JELLYFISH: the lock always holds
+                    elif t is ev.SharksPlayed:
+                        effect, card = e.pair is not None, None
+                    else:
+                        card = _DUO_CARD[t](e)
+                        effect = card is not None
+                    duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t],
+                                 list(e.cards), effect, card,
+                                 e.pile if t is ev.CrabsPlayed else None,
+                                 getattr(e, "victim", None),
+                                 list(e.pair) if t is ev.SharksPlayed and e.pair is not None
+                                 else None))
+                elif step == _PLAY_STEP:
+                    if t is ev.StarfishPlayed:
+                        final["trios"].append((game_id, f.round, f.turn, e.player, seq,
+                                               list(e.cards), e.starfish))
+                    elif t is ev.ShellFaceDown:
+                        final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
+                                                          seq, e.card))
+                else:                                   # the turn's last event
                     turn[13] = _ENDED[t]
-                    row = _close_turn(turn, s, player_points_and_bonus)
-                    turns.append(row)
-                    if closed is not None:
-                        closed[seq] = (s, row)
-                turn = None
-        elif t is ev.RoundStarted:
-            _progress(open_round, last_turn)
-            last_turn = None
-            open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
-                          None, None, None, 0, len(s.table.deck)]
-            rounds.append(open_round)  # type: ignore[arg-type]
-            if s.table_event is not None:
-                seat_events = round_event_rows(game_id, s)
-                rows["round_events"].extend(seat_events)
-        elif t is ev.EventAwarded or t is ev.EventKept:
-            for row in seat_events:     # held_after: as it stands after this event
-                row[6] = list(s.held[row[2]])
-            awards = rows["event_awards"]
-            if t is ev.EventAwarded:
-                awards.append([game_id, e.round, e.event, e.to, [d.player for d in e.discarded],
-                               [d.event for d in e.discarded], None, None])
-            elif awards:
-                held = prev.held[e.player]
-                awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
-        elif t is ev.RoundScored and open_round is not None:
-            b = [scores.of(prev, p) for p in range(n)]
-            open_round[4:9] = [e.ending, e.caller, e.caller_won,
-                               last_chance_outcome(e.caller, e.card_points)
-                               if e.ending == "last_chance" else None,
-                               e.card_points[e.caller] if e.caller is not None else None]
-            cards_scored, bonus_scored = _scored_parts(e, n)
-            results.extend(
-                (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
-                 b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p], e.totals[p],
-                 cards_scored[p], bonus_scored[p])
-                for p in range(n))
-            if prev.ruleset.extra_scoring:
-                rows["round_extra"].extend(extra_rows(game_id, prev, e))
-                if prev.table_event is not None:
-                    rows["event_outcomes"].extend(event_outcomes(game_id, prev, e))
-        elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
-            open_round[4] = "mermaids"
-        prev = s
-    _progress(open_round, last_turn)
-    if turn is not None:                # the turn in play
-        turns.append(_close_turn(turn, last, scores.points))
-    ended = last.phase == "ended"
-    end = events[-1] if ended else None
-    rows["rounds"] = [tuple(r) for r in rounds]
-    for table in ("round_events", "event_awards"):
-        rows[table] = [tuple(r) for r in rows[table]]
-    rows["games"].append((
-        game_id, list(first.players), n, last.target, last.ruleset.name,
-        bytes(first.meta).decode() if first.meta is not msgspec.UNSET else None,
-        "ended" if ended else "in_progress", last.rounds_played, last.seq,
-        last.reason if ended else None, list(last.winners) if ended else None,
-        list(last.totals), first.at, end.at if end is not None else None, last.ruleset.events))
-    rows["seats"].extend((game_id, p, first.players[p], (p in last.winners) if ended else None,
-                          last.totals[p]) for p in range(n))
-    return rows
+                    turns.append(_close_turn(turn, s, player_points_and_bonus))
+                    turn = None
+            elif t is ev.RoundStarted:
+                if open_round is not None:              # the round before is final now
+                    _progress(open_round, last_turn)
+                    final["rounds"].append(tuple(open_round))
+                    final["round_events"].extend(tuple(r) for r in seat_events)
+                    final["event_awards"].extend(tuple(r) for r in awards)
+                    awards = []
+                    scores.memo.clear()                 # no hand of that round comes back
+                last_turn = None
+                open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
+                              None, None, None, 0, len(s.table.deck)]
+                if s.table_event is not None:
+                    seat_events = round_event_rows(game_id, s)
+                elif seat_events:
+                    seat_events = []
+            elif t is ev.EventAwarded or t is ev.EventKept:
+                for row in seat_events:     # held_after: as it stands after this event
+                    row[6] = list(s.held[row[2]])
+                if t is ev.EventAwarded:
+                    awards.append([game_id, e.round, e.event, e.to,
+                                   [d.player for d in e.discarded],
+                                   [d.event for d in e.discarded], None, None])
+                elif awards:
+                    held = prev.held[e.player]
+                    awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
+            elif t is ev.RoundScored and open_round is not None:
+                b = [scores.of(prev, p) for p in range(n)]
+                open_round[4:9] = [e.ending, e.caller, e.caller_won,
+                                   last_chance_outcome(e.caller, e.card_points)
+                                   if e.ending == "last_chance" else None,
+                                   e.card_points[e.caller] if e.caller is not None else None]
+                cards_scored, bonus_scored = _scored_parts(e, n)
+                results.extend(
+                    (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
+                     b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p],
+                     e.totals[p], cards_scored[p], bonus_scored[p])
+                    for p in range(n))
+                if prev.ruleset.extra_scoring:
+                    final["round_extra"].extend(extra_rows(game_id, prev, e))
+                    if prev.table_event is not None:
+                        final["event_outcomes"].extend(event_outcomes(game_id, prev, e))
+            elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
+                open_round[4] = "mermaids"
+            prev = s
+        if seq > self.seq:
+            self.last = events[seq - 1]
+        self.seq, self.prev = seq, prev
+        self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
+        self.turn, self.last_turn = turn, last_turn
+
+    def open_rows(self) -> dict[str, list[tuple]]:
+        """The open rows as the events fed leave them, by table."""
+        game_id, first, last = self.game_id, self.first, self.prev
+        n = last.n
+        open_round, turn = self.open_round, self.turn
+        _progress(open_round, self.last_turn)
+        ended = last.phase == "ended"
+        end = self.last if ended else None
+        return {
+            "rounds": [tuple(open_round)] if open_round is not None else [],
+            "round_events": [tuple(r) for r in self.seat_events],
+            "event_awards": [tuple(r) for r in self.awards],
+            # the turn in play
+            "turns": [_close_turn(turn, last, self.scores.points)] if turn is not None else [],
+            "games": [(
+                game_id, list(first.players), n, last.target, last.ruleset.name,
+                bytes(first.meta).decode() if first.meta is not msgspec.UNSET else None,
+                "ended" if ended else "in_progress", last.rounds_played, last.seq,
+                last.reason if ended else None, list(last.winners) if ended else None,
+                list(last.totals), first.at, end.at if end is not None else None,
+                last.ruleset.events)],
+            "seats": [(game_id, p, first.players[p], (p in last.winners) if ended else None,
+                       last.totals[p]) for p in range(n)]}
+
+    def rows(self) -> dict[str, list[tuple]]:
+        """Every row of the events fed, by table, in the order :func:`project` gives."""
+        rows = {t: list(r) for t, r in self.final.items()}
+        for t, r in self.open_rows().items():
+            rows[t].extend(r)
+        return rows
+
+    def changes(self, keys: dict[str, list[tuple]], insert: dict[str, list[tuple]]) -> None:
+        """Add to ``keys[table]`` the keys of the rows to delete and to ``insert[table]``
+        the rows to insert to bring the rows given by the last call (none before the first)
+        up to date: the final rows made since, and the open rows that changed."""
+        final, flushed, shown = self.final, self.flushed, self.shown
+        for t, now in self.open_rows().items():
+            if now or t in shown:
+                _changed_rows(t, final[t], flushed[t], shown.pop(t, {}), now, keys[t], insert[t])
+                flushed[t] = len(final[t])
+                if now:
+                    shown[t] = {ROW_KEY[t](r): r for r in now}
+        for t, rows in final.items():
+            done = flushed[t]
+            if done < len(rows):
+                insert[t].extend(rows[done:])
+                flushed[t] = len(rows)
+
+
+def _changed_rows(table: str, final: list[tuple], done: int, shown: dict[tuple, tuple],
+                  now: list[tuple], keys: list[tuple], insert: list[tuple]) -> None:
+    """The changes of one table of :meth:`Projector.changes`: ``final[done:]`` and ``now``
+    (the open rows) against ``shown`` (the open rows last given, by key)."""
+    key = ROW_KEY[table]
+    for r in final[done:] if done < len(final) else ():
+        if shown:
+            k = key(r)
+            old = shown.pop(k, None)
+            if old == r:
+                continue
+            if old is not None:
+                keys.append(k)
+        insert.append(r)
+    for r in now:
+        k = key(r)
+        old = shown.pop(k, None)
+        if old == r:
+            continue
+        if old is not None:
+            keys.append(k)
+        insert.append(r)
+    keys.extend(shown)          # rows gone (none: a row, once made, stays)
+
+
+def _row_key(table: TableDef):
+    idx = tuple(c.name for c in table.columns)
+    cols = [idx.index(c) for c in table.key]
+    if len(cols) == 1:
+        i = cols[0]
+        return lambda r: (r[i],)
+    return itemgetter(*cols)
+
+
+#: a function giving a row's key (the values of its table's key columns) by table
+ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
 _DECK = ev.DeckDrawn
@@ -598,17 +707,14 @@ def _progress(open_round: list | None, last_turn) -> None:
 
 
 class ScoreMemo:
-    """Breakdowns by hand and laid-down pairs, and the rows of the turns already closed,
-    kept across calls of :func:`project_from` (states are immutable, so an unchanged hand
-    is the very same tuple, and the state after a turn's last event is the same object only
-    on the same history; the memo holds them, so their ids stay theirs)."""
+    """Breakdowns by hand and laid-down pairs, kept across calls of :func:`project_from`
+    and the appends a :class:`Projector` takes (states are immutable, so an unchanged hand
+    is the very same tuple; the memo holds them, so their ids stay theirs)."""
 
-    __slots__ = ("memo", "turns")
+    __slots__ = ("memo",)
 
     def __init__(self) -> None:
         self.memo: dict[tuple, tuple] = {}
-        #: seq of a turn's last event -> (the state after it, the turn's row)
-        self.turns: dict[int, tuple] = {}
 
     def of(self, state, seat: int):
         """The seat's breakdown in ``state`` by the engine's scoring (with the events in
