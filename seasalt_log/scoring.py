@@ -269,6 +269,59 @@ def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: 
     return in_hand, kinds, colors, n_units, trios
 
 
+# A holding's counts as one integer, 7 bits a count (no count reaches 128: more cards than a
+# deck holds), so that a holding scored before is found again by one dict look-up: the
+# engine's call check meets the holding a bot tried as it chose its card.
+def _field(i: int) -> int:
+    return 1 << (7 * i)
+
+
+_NK = len(X_KINDS)
+#: card code -> its part of a :func:`holding_key` in hand (its kind in hand, its kind, its colour)
+HAND_KEY: dict[str, int] = {code: _field(k) + _field(_NK + k) + _field(2 * _NK + c)
+                            for code, (k, c) in X_CARD_INDEX.items()}
+#: card code -> its part of a :func:`holding_key` in a laid unit (its kind, its colour)
+_LAID_KEY: dict[str, int] = {code: _field(_NK + k) + _field(2 * _NK + c)
+                             for code, (k, c) in X_CARD_INDEX.items()}
+_UNIT_KEY = _field(2 * _NK + len(COLORS))
+
+
+def holding_key(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
+    """One integer for the counts :func:`extra_counts` gives that the card points depend on
+    (kinds in hand, kinds, colours, units laid): two holdings with the same key score the
+    same. Adding a card to the hand adds its :data:`HAND_KEY`."""
+    key = sum(map(HAND_KEY.__getitem__, hand))
+    for unit in laid:
+        key += _UNIT_KEY + sum(map(_LAID_KEY.__getitem__, unit))
+    return key
+
+
+#: (scoring effects, starfish in hand score) -> {holding key: card points}
+_POINTS_MEMOS: dict[tuple[frozenset[str], bool], dict[int, int]] = {}
+#: a memo is emptied when it holds this many holdings (a few megabytes)
+POINTS_MEMO_SIZE = 50_000
+
+
+def points_memo(effects: frozenset[str] = frozenset(), hand_starfish: bool = True
+                ) -> dict[int, int]:
+    """The card points (:func:`extra_card_points`) of the holdings scored so far with the
+    scoring events ``effects`` (:func:`scoring_effects`), by :func:`holding_key`; the
+    callers add what they score through :func:`remember_points`. The same dict each time."""
+    got = _POINTS_MEMOS.get((effects, hand_starfish))
+    if got is None:
+        got = _POINTS_MEMOS[effects, hand_starfish] = {}
+    return got
+
+
+def remember_points(memo: dict[int, int], key: int, points: int) -> int:
+    """Put ``points`` into ``memo`` under ``key`` (emptying it first when full); returns
+    ``points``."""
+    if len(memo) >= POINTS_MEMO_SIZE:
+        memo.clear()
+    memo[key] = points
+    return points
+
+
 def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO, from the kinds
     in hand as counts (:func:`extra_counts`)."""

@@ -201,7 +201,7 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     ``effects``: the events in effect for the player."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
-    if _PLAY_CARDS.isdisjoint(hand):            # every pair, trio and shell needs one of them
+    if not _may_lay(hand, effects):
         return []
     by_kind: dict[str, list[str]] = {}
     kind_of = _PLAY_KIND.get
@@ -268,7 +268,28 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
 #: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of
 _PLAY_KIND: dict[str, str] = {c: k for c, k in KIND.items() if k in (
     "crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "starfish", "shell")}
-_PLAY_CARDS = frozenset(_PLAY_KIND)
+#: the kinds of :data:`_PLAY_KIND` in the order of their fields in :func:`_may_lay`'s tally
+_TALLY_KINDS = ("crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "shell")
+#: card code -> its part of a hand's tally: 8 bits per kind of :data:`_TALLY_KINDS`
+_TALLY: dict[str, int] = {c: (1 << 8 * _TALLY_KINDS.index(KIND[c])) if KIND[c] in _TALLY_KINDS
+                          else 0 for c in KIND}
+_CRAB_F, _BOAT_F, _FISH_F, _SHARK_F, _SWIMMER_F, _LOBSTER_F, _JELLY_F, _SHELL_F = (
+    0xFF << 8 * i for i in range(len(_TALLY_KINDS)))
+#: the fields of the kinds a pair of two cards of one kind is made of, 2 or more in hand
+_TWO_OF = (0xFE << 0) | (0xFE << 8) | (0xFE << 16) | (0xFE << 24) | (0xFE << 32)
+
+
+def _may_lay(hand, effects: frozenset[str]) -> bool:
+    """False when ``hand`` makes no pair of any ruleset (two crabs, boats, fish, sharks or
+    swimmers; a shark or jellyfish and a swimmer; a lobster and a crab) and holds no shell
+    the Coral Reef lets the player place: then :func:`_play_decisions` has none (a trio
+    needs a pair). Counted in one pass over the hand, without grouping it."""
+    m = sum(map(_TALLY.__getitem__, hand))
+    if m & _TWO_OF:
+        return True
+    if m & _SWIMMER_F and m & (_SHARK_F | _JELLY_F) or m & _CRAB_F and m & _LOBSTER_F:
+        return True
+    return bool(m & _SHELL_F) and "coral-reef" in effects
 
 
 def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
