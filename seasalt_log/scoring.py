@@ -3,13 +3,12 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 
 from __future__ import annotations
 
-from collections import Counter
 from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
 
 from msgspec import Struct
 
-from .cards import ALL_CODES, CODES, COLOR, COLORS, EXTRA_FAMILIES, EXTRA_SALT_DECK, KIND, KINDS
+from .cards import ALL_CODES, CODES, COLOR, COLORS, EXTRA_FAMILIES, KIND, KINDS
 
 if TYPE_CHECKING:
     from .engine.rulings import Ruleset
@@ -268,68 +267,6 @@ def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: 
     kinds[k] += 1
     colors[c] += 1
     return in_hand, kinds, colors, n_units, trios
-
-
-# A holding's counts as one integer, 4 bits a count (no deck holds 16 cards of a kind or of a
-# colour, checked below; the units laid take the top bits), so that a holding scored before
-# is found again by one dict look-up: the engine's call check meets the holding a bot tried
-# as it chose its card. The kinds in hand count only for the kinds scored in hand (pairs,
-# starfish): the rest of the hand is scored with the laid cards.
-_IN_HAND_KINDS = ("crab", "boat", "fish", "swimmer", "shark", "lobster", "jellyfish", "starfish")
-assert all(n < 16 for n in (*Counter(KIND[c] for c in EXTRA_SALT_DECK.elements()).values(),
-                            *Counter(COLOR[c] for c in EXTRA_SALT_DECK.elements()).values()))
-
-
-def _field(i: int) -> int:
-    return 1 << (4 * i)
-
-
-_KIND_FIELD = {k: _field(len(_IN_HAND_KINDS) + i) for i, k in enumerate(X_KINDS)}
-_COLOR_FIELD = {c: _field(len(_IN_HAND_KINDS) + len(X_KINDS) + i) for i, c in enumerate(COLORS)}
-#: card code -> its part of a :func:`holding_key` in a laid unit (its kind, its colour)
-_LAID_KEY: dict[str, int] = {code: _KIND_FIELD[KIND[code]] + _COLOR_FIELD[COLOR[code]]
-                             for code in ALL_CODES}
-#: card code -> its part of a :func:`holding_key` in hand (also its kind in hand, if scored)
-HAND_KEY: dict[str, int] = {code: _LAID_KEY[code] + (
-    _field(_IN_HAND_KINDS.index(KIND[code])) if KIND[code] in _IN_HAND_KINDS else 0)
-    for code in ALL_CODES}
-_UNIT_KEY = _field(len(_IN_HAND_KINDS) + len(X_KINDS) + len(COLORS))
-
-
-def holding_key(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
-    """One integer for the counts :func:`extra_counts` gives that the card points depend on
-    (the kinds scored in hand, kinds, colours, units laid): two holdings with the same key
-    score the same. Adding a card to the hand adds its :data:`HAND_KEY`."""
-    key = sum(map(HAND_KEY.__getitem__, hand))
-    for unit in laid:
-        key += _UNIT_KEY + sum(map(_LAID_KEY.__getitem__, unit))
-    return key
-
-
-#: (scoring effects, starfish in hand score) -> {holding key: card points}
-_POINTS_MEMOS: dict[tuple[frozenset[str], bool], dict[int, int]] = {}
-#: a memo is emptied when it holds this many holdings (a few megabytes)
-POINTS_MEMO_SIZE = 50_000
-
-
-def points_memo(effects: frozenset[str] = frozenset(), hand_starfish: bool = True
-                ) -> dict[int, int]:
-    """The card points (:func:`extra_card_points`) of the holdings scored so far with the
-    scoring events ``effects`` (:func:`scoring_effects`), by :func:`holding_key`; the
-    callers add what they score through :func:`remember_points`. The same dict each time."""
-    got = _POINTS_MEMOS.get((effects, hand_starfish))
-    if got is None:
-        got = _POINTS_MEMOS[effects, hand_starfish] = {}
-    return got
-
-
-def remember_points(memo: dict[int, int], key: int, points: int) -> int:
-    """Put ``points`` into ``memo`` under ``key`` (emptying it first when full); returns
-    ``points``."""
-    if len(memo) >= POINTS_MEMO_SIZE:
-        memo.clear()
-    memo[key] = points
-    return points
 
 
 def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:

@@ -13,10 +13,9 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError
-from ..scoring import (HAND_KEY, Breakdown, ExtraBreakdown, card_points, counts_with,
-                       extra_card_points, extra_counts, game_winners, holding_breakdown,
-                       holding_key, points_and_bonus, points_memo, remember_points, round_points,
-                       scoring_effects)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
+                       extra_counts, game_winners, holding_breakdown, points_and_bonus,
+                       round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1046,32 +1045,26 @@ def player_points(s: State, seat: int) -> int:
             and last[3] == s.table_event and last[4] is held):
         same: int = last[5]
         return same
-    key = counts = None
+    counts = None
     if not rules.extra_scoring:                 # R-SCORE: memoised, the same points
         pts = card_points(hand, laid)
-    else:                                       # R-X-SCORE, memoised by holding
-        effects = _NO_EFFECTS if s.table_event is None else scoring_effects(s.effects(seat))
-        memo = points_memo(effects, rules.starfish_in_hand_scores)
-        took = (last is not None and last[1] is laid and last[6] is not None
-                and len(hand) == len(last[0]) + 1 and hand[:-1] == last[0])
-        key = last[6] + HAND_KEY[hand[-1]] if took else holding_key(hand, laid)
-        got = memo.get(key)
-        if got is None:
-            if took and last[7] is not None:    # a take: one card more than last time
-                counts = counts_with(last[7], hand[-1])
-            else:
-                counts = extra_counts(hand, laid)
-            got = remember_points(memo, key, extra_card_points(
-                counts[0], counts[1], counts[2], counts[3], effects,
-                rules.starfish_in_hand_scores))
-        pts = got
-    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, key, counts)
+    else:                                       # R-X-SCORE
+        if (last is not None and last[1] is laid and last[6] is not None
+                and len(hand) == len(last[0]) + 1 and hand[:-1] == last[0]):
+            counts = counts_with(last[6], hand[-1])  # a take: one card more than last time
+        else:
+            counts = extra_counts(hand, laid)
+        pts = extra_card_points(counts[0], counts[1], counts[2], counts[3],
+                                _NO_EFFECTS if s.table_event is None
+                                else scoring_effects(s.effects(seat)),
+                                rules.starfish_in_hand_scores)
+    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts)
     return pts
 
 
-#: seat -> (hand, laid, ruleset, table event, events held, card points, holding key and
-#: count lists, each None when not known) of the last :func:`player_points` call (compared
-#: by identity: kept here, these objects stay alive)
+#: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
+#: None) of the last :func:`player_points` call (compared by identity: kept here, these
+#: objects stay alive)
 _last_points: dict[int, tuple[Any, ...]] = {}
 _NO_EFFECTS: frozenset[str] = frozenset()
 

@@ -47,7 +47,7 @@ from math import comb
 from msgspec import Struct
 
 from .. import events as ev
-from ..cards import EXTRA_SALT_DECK, KIND
+from ..cards import KIND
 from .core import player_points, shark_targets, sharks_targets, swimmer_targets
 from .moves import pairs_in_hand
 from .rulings import DOLPHIN_KINDS
@@ -201,7 +201,7 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     ``effects``: the events in effect for the player."""
     t, p, rules = state.table, state.flow.player, state.ruleset
     hand = t.hands[p]
-    if not _may_lay(hand, effects):
+    if _PLAY_CARDS.isdisjoint(hand):            # every pair, trio and shell needs one of them
         return []
     by_kind: dict[str, list[str]] = {}
     kind_of = _PLAY_KIND.get
@@ -268,31 +268,7 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
 #: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of
 _PLAY_KIND: dict[str, str] = {c: k for c, k in KIND.items() if k in (
     "crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish", "starfish", "shell")}
-_SHELLS = frozenset(c for c, k in KIND.items() if k == "shell")
-#: the kinds a pair is made of, in the order of their fields in :func:`_may_lay`'s tally
-_TALLY_KINDS = ("crab", "boat", "fish", "shark", "swimmer", "lobster", "jellyfish")
-#: card code -> its part of a hand's tally: 4 bits per kind of :data:`_TALLY_KINDS` (no
-#: deck holds 16 cards of a kind, checked below), so the tally stays a small integer
-_TALLY: dict[str, int] = {c: (1 << 4 * _TALLY_KINDS.index(k)) if k in _TALLY_KINDS else 0
-                          for c, k in KIND.items()}
-assert max(Counter(KIND[c] for c in EXTRA_SALT_DECK.elements()).values()) < 16
-_CRAB_F, _BOAT_F, _FISH_F, _SHARK_F, _SWIMMER_F, _LOBSTER_F, _JELLY_F = (
-    0xF << 4 * i for i in range(len(_TALLY_KINDS)))
-#: two or more crabs, boats, fish, sharks or swimmers (a pair of one kind)
-_TWO_OF = sum(0xE << 4 * i for i in range(5))
-
-
-def _may_lay(hand, effects: frozenset[str]) -> bool:
-    """False when ``hand`` makes no pair of any ruleset (two crabs, boats, fish, sharks or
-    swimmers; a shark or jellyfish and a swimmer; a lobster and a crab) and holds no shell
-    the Coral Reef lets the player place: then :func:`_play_decisions` has none (a trio
-    needs a pair). Counted in one pass over the hand, without grouping it."""
-    m = sum(map(_TALLY.__getitem__, hand))
-    if m & _TWO_OF:
-        return True
-    if m & _SWIMMER_F and m & (_SHARK_F | _JELLY_F) or m & _CRAB_F and m & _LOBSTER_F:
-        return True
-    return "coral-reef" in effects and not _SHELLS.isdisjoint(hand)
+_PLAY_CARDS = frozenset(_PLAY_KIND)
 
 
 def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:

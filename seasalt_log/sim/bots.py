@@ -181,10 +181,9 @@ class GreedyBot(Bot):
 
     def choose(self, view, options, rng):
         kind = options[0].kind
-        if kind in _EXPANSION_STEPS:
-            x = expansion_choice(view, options, rng)
-            if x is not None:
-                return x
+        x = expansion_choice(view, options, rng)
+        if x is not None:
+            return x
         if kind in (dc.DRAW, dc.TAKE):
             h = _holding(view)
             base = my_points(view)
@@ -280,10 +279,9 @@ class PlannerBot(Bot):
 
     def choose(self, view, options, rng):
         kind = options[0].kind
-        if kind in _EXPANSION_STEPS:
-            x = expansion_choice(view, options, rng)
-            if x is not None:
-                return x
+        x = expansion_choice(view, options, rng)
+        if x is not None:
+            return x
         if kind in (dc.DRAW, dc.TAKE):
             return self._take(view, options, _holding(view))
         if kind == dc.KEEP:

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from typing import Iterable, Sequence
 
-from ..scoring import (CARD_INDEX, HAND_KEY, KIND_INDEX, X_CARD_INDEX, extra_card_points,
-                       extra_counts, holding_key, points_memo, remember_points, score_counts)
+from ..scoring import (CARD_INDEX, KIND_INDEX, X_CARD_INDEX, extra_card_points, extra_counts,
+                       score_counts)
 
 CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
@@ -22,9 +22,6 @@ CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
 KI: dict[str, int] = {c: k for c, (k, _) in CARD_INDEX.items()}
 
 _NO_EVENTS: frozenset[str] = frozenset()
-#: the card points of holdings scored before without events, shared with the engine's call
-#: check (which meets the holding a bot chose a turn before)
-_MEMO = points_memo(_NO_EVENTS)
 #: the base game's kinds come first in the count lists
 _BASE_KINDS = len(KIND_INDEX)
 
@@ -35,15 +32,12 @@ class Holding:
     The counts cover every kind of every ruleset (:data:`seasalt_log.scoring.X_KINDS`, the
     base kinds first). ``extra`` counts the Extra Salt cards in hand, plus one when a laid
     unit holds one or is a trio: while it is not zero the holding is scored by RULES_EXTRA §3
-    (events left out), else by RULES.md §4 (the same points for base cards). ``key`` is its
-    :func:`~seasalt_log.scoring.holding_key`, kept as cards come and go."""
+    (events left out), else by RULES.md §4 (the same points for base cards)."""
 
-    __slots__ = ("hand", "kinds", "colors", "laid", "trios", "extra", "key")
+    __slots__ = ("hand", "kinds", "colors", "laid", "trios", "extra")
 
     def __init__(self, hand: Iterable[str] = (), laid: Sequence[Sequence[str]] = ()):
-        hand = tuple(hand)
         self.hand, self.kinds, self.colors, self.laid, self.trios = extra_counts(hand, laid)
-        self.key = holding_key(hand, laid)
         # the Extra Salt cards are exactly those of the kinds after the base ones
         self.extra = sum(self.hand[_BASE_KINDS:])
         if self.trios or sum(self.kinds[_BASE_KINDS:]) > self.extra:   # one laid
@@ -53,7 +47,7 @@ class Holding:
         """An independent copy (a bot may change it: :meth:`add`, :meth:`remove`)."""
         h = Holding.__new__(Holding)
         h.hand, h.kinds, h.colors = self.hand[:], self.kinds[:], self.colors[:]
-        h.laid, h.trios, h.extra, h.key = self.laid, self.trios, self.extra, self.key
+        h.laid, h.trios, h.extra = self.laid, self.trios, self.extra
         return h
 
     def add(self, code: str) -> None:
@@ -62,7 +56,6 @@ class Holding:
         self.hand[i] += 1
         self.kinds[i] += 1
         self.colors[c] += 1
-        self.key += HAND_KEY[code]
         if code not in CARD_INDEX:
             self.extra += 1
 
@@ -72,20 +65,14 @@ class Holding:
         self.hand[i] -= 1
         self.kinds[i] -= 1
         self.colors[c] -= 1
-        self.key -= HAND_KEY[code]
         if code not in CARD_INDEX:
             self.extra -= 1
 
     def points(self) -> int:
         """Card points (R-SCORE, R-X-SCORE), colour bonus not included."""
-        got = _MEMO.get(self.key)
-        if got is not None:
-            return got
         if self.extra:
-            pts = extra_card_points(self.hand, self.kinds, self.colors, self.laid, _NO_EVENTS)
-        else:
-            pts = sum(score_counts(self.hand, self.kinds, self.colors, self.laid))
-        return remember_points(_MEMO, self.key, pts)
+            return extra_card_points(self.hand, self.kinds, self.colors, self.laid, _NO_EVENTS)
+        return sum(score_counts(self.hand, self.kinds, self.colors, self.laid))
 
     def points_with(self, code: str) -> int:
         """Card points if ``code`` were added to the hand."""
