@@ -46,7 +46,7 @@ from . import events as ev
 from .engine import State
 from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
-from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts
+from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts, whole_games
 from .store.event_table import chain_ends, chain_links, event_columns
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
@@ -432,8 +432,11 @@ def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
     where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in zip((">=", "<"), bounds)
                                       if b is not None])
     commits = _commits(con, where=where)
-    rows = _ChunkRows(con.sql(f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where} "
-                              "ORDER BY game_id, seq").to_arrow_table(), decode=not quick)
+    select = f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where}"
+    table = con.sql(select).to_arrow_table()
+    if not whole_games(table):      # sorted only when not stored game after game
+        table = con.sql(select + " ORDER BY game_id, seq").to_arrow_table()
+    rows = _ChunkRows(table, decode=not quick)
     suspect = [gid for gid in commits if gid not in rows.spans]
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     folded: list[str] = []
@@ -568,7 +571,7 @@ def _commits(con: duckdb.DuckDBPyConnection, ids: list[str] | None = None,
 _READ_ALL = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR) AS type, "
              "CAST(event AS VARCHAR) AS event FROM events")
 #: those the quick check reads
-_READ_QUICK_ALL = "SELECT game_id, seq, game, CAST(event AS VARCHAR) AS event FROM events"
+_READ_QUICK_ALL = "SELECT game_id, seq, CAST(event AS VARCHAR) AS event FROM events"
 #: of the games of a list
 _READ, _READ_QUICK = (select + " WHERE game_id IN (SELECT unnest(?))"
                       for select in (_READ_ALL, _READ_QUICK_ALL))
