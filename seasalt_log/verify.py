@@ -119,7 +119,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
     Works on a read-only store: it only reads. ``jobs`` > 1 checks the chunks in that many
     worker processes, each with its own read-only connection (None: one per CPU from
-    :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order.
+    :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order. A whole
+    store is first read in chunks of game numbers, as it is stored (:class:`_Scan`); then
+    only the chunks of ids (in id order) that hold a game where something may differ are
+    checked again, and they alone make the report, which is the one the chunks of ids give.
 
     ``quick`` checks what needs no engine: the schema, the cards, the seq numbering, the hash
     chain against the writes, the heads, the game numbers, and the read models' row counts
