@@ -412,10 +412,15 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
         numbers = [r[0] for r in store.con.execute(
             "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
         splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
+        failed = False
         for _, part in run(_scan_chunk, (tables, quick), list(zip(splits, splits[1:]))):
-            scan.add(part)
+            failed = failed or part is None     # (the workers' results all taken still)
+            if not failed:
+                scan.add(part)
             if progress is not None:
                 progress(min(len(scan.events), len(ids)), len(ids))
+        if failed:
+            return None
         if quick and "games" in tables:
             rows = dict(store.con.execute(
                 "SELECT game_id, count(*) FROM games GROUP BY game_id").fetchall())
@@ -427,10 +432,19 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
 
 
 def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
-                bounds: tuple[int | None, int | None]) -> _ScanPart:
+                bounds: tuple[int | None, int | None]) -> _ScanPart | None:
     """The games whose number is in ``bounds`` (from, up to; None: no bound) checked as
     :func:`_check_chunk` does, to find those where something may differ (their reports
-    are not kept)."""
+    are not kept); None when the store fails a read."""
+    try:
+        return _scan_games(store, tables, quick, bounds)
+    except duckdb.Error:
+        return None
+
+
+def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
+                bounds: tuple[int | None, int | None]) -> _ScanPart:
+    """:func:`_scan_chunk` when the store reads."""
     con = store.con
     where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in zip((">=", "<"), bounds)
                                       if b is not None])
