@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 
+import duckdb
 import pytest
 
 from seasalt_log import events as ev
@@ -122,3 +123,19 @@ def test_worker_processes_give_the_same_report(shuffled, tmp_path, monkeypatch):
     two = _verify(path, monkeypatch, jobs=2)
     assert one.differences and two.differences == one.differences
     assert (two.games, two.events) == (one.games, one.events)
+
+
+def test_a_read_the_store_fails_in_the_pass_leaves_the_chunks_of_ids_to_say_it(
+        shuffled, tmp_path, monkeypatch):
+    path, ids, _ = _tampered(shuffled, tmp_path)
+    before = _verify(path, monkeypatch, in_id_order=True)
+
+    def fails(store, tables, quick, bounds):
+        if bounds[0] is not None:       # the first chunk of numbers reads, the next does not
+            raise duckdb.IOException("IO Error: Could not read block")
+        return here(store, tables, quick, bounds)
+    here = verify._scan_games
+    monkeypatch.setattr(verify, "_scan_games", fails)
+    report = _verify(path, monkeypatch)
+    assert report.differences == before.differences and report.differences
+    assert (report.games, report.events) == (before.games, before.events)
