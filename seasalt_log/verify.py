@@ -46,8 +46,8 @@ from . import events as ev
 from .engine import State
 from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
-from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts
-from .store.event_table import chain_links, event_columns
+from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts, whole_games
+from .store.event_table import chain_ends, chain_links, event_columns
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store
@@ -119,7 +119,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
     Works on a read-only store: it only reads. ``jobs`` > 1 checks the chunks in that many
     worker processes, each with its own read-only connection (None: one per CPU from
-    :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order.
+    :data:`PARALLEL_FROM` chunks on); the report is the same, in the same order. A whole
+    store is first read in chunks of game numbers, as it is stored (:class:`_Scan`); then
+    only the chunks of ids (in id order) that hold a game where something may differ are
+    checked again, and they alone make the report, which is the one the chunks of ids give.
 
     ``quick`` checks what needs no engine: the schema, the cards, the seq numbering, the hash
     chain against the writes, the heads, the game numbers, and the read models' row counts
@@ -157,15 +160,32 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     if jobs is None:
         jobs = (os.cpu_count() or 1) if len(chunks) >= PARALLEL_FROM else 1
     with contextlib.ExitStack() as stack:
-        results: Iterator[tuple[list[str], tuple[bool, VerifyReport]]]
-        if jobs > 1 and len(chunks) > 1:
-            from functools import partial
-            from .workers import Pool
-            pool = stack.enter_context(Pool(min(jobs, len(chunks))))
-            results = pool.map(partial(_check_chunk_apart, str(store.path), tables, quick),
-                               chunks)
+        pools: list = []
+
+        def run(fn, args: tuple, items: list) -> Iterator[tuple]:
+            """``(item, fn(*args, item))`` for each item, in order: in worker processes (one
+            pool, made when first needed) when ``jobs`` > 1 and there is more than one."""
+            if jobs > 1 and len(items) > 1:
+                if not pools:
+                    from .workers import Pool
+                    pools.append(stack.enter_context(Pool(min(jobs, len(chunks)))))
+                from functools import partial
+                return pools[0].map(partial(_in_worker, fn, str(store.path), *args), items)
+            return ((item, fn(store, *args, item)) for item in items)
+
+        # the whole store is read in the order of the games' numbers (the order it is stored
+        # in) to find the games where something may differ; only the chunks of those are
+        # checked again in id order, so the report is the one the chunks in id order give
+        scan = None
+        if game_ids is None and not any(d.kind == "damage" for d in report.differences):
+            scan = _scan_store(store, ids, tables, quick, run, progress)
+        if scan is None:
+            results = run(_check_chunk_here, (tables, quick), chunks)
         else:
-            results = ((c, _check_chunk_here(store, c, tables, quick)) for c in chunks)
+            again = run(_check_chunk_here, (tables, quick),
+                        [c for c in chunks if not scan.clear(c)])
+            results = (next(again) if not scan.clear(c) else (c, (True, scan.part(c, quick)))
+                       for c in chunks)
         done = 0
         for chunk, (readable, part) in results:
             report.games += part.games
@@ -177,13 +197,13 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
                     "damage", f"the store can no longer be read: {left} game(s) not checked"))
                 break
             done += len(chunk)
-            if progress is not None:
+            if progress is not None and scan is None:
                 progress(done, total)
     return report
 
 
-def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
-                      quick: bool = False) -> tuple[bool, VerifyReport]:
+def _check_chunk_here(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
+                      ids: list[str]) -> tuple[bool, VerifyReport]:
     """:func:`_check_readable_chunk` of one chunk into a report of its own."""
     part = VerifyReport(differences=[], quick=quick)
     return _check_readable_chunk(store, ids, tables, part), part
@@ -193,14 +213,13 @@ def _check_chunk_here(store: Store, ids: list[str], tables: dict[str, tuple[str,
 _WORKER_STORES: dict[str, Store] = {}
 
 
-def _check_chunk_apart(path: str, tables: dict[str, tuple[str, ...]], quick: bool,
-                       ids: list[str]) -> tuple[bool, VerifyReport]:
-    """:func:`_check_chunk_here` in a worker process (``verify --jobs``), on its own
-    read-only connection to the store at ``path``."""
+def _in_worker(fn, path: str, *args):
+    """``fn(store, *args)`` in a worker process (``verify --jobs``), on its own read-only
+    connection to the store at ``path``."""
     store = _WORKER_STORES.get(path)
     if store is None:
         store = _WORKER_STORES[path] = Store.open(path, read_only=True)
-    return _check_chunk_here(store, ids, tables, quick)
+    return fn(store, *args)
 
 
 def _readable(report: VerifyReport, what: str, read, default, table: str | None = None):
@@ -338,6 +357,128 @@ def _all_game_ids(store: Store, tables: dict[str, tuple[str, ...]],
     return sorted(found)
 
 
+# ---------------------------------------------------------------- the store in number order
+
+class _Scan:
+    """What a pass over the whole store in number order found: each game's event rows
+    (``events``, game id -> rows) and the games where something may differ (``suspect``:
+    the exact check of the chunk in id order that holds one of them says what)."""
+
+    def __init__(self, ids: list[str]):
+        self.events: dict[str, int] = {}
+        self.suspect: set[str] = set()
+        self._seen: set[str] = set()
+        self._ids = ids
+
+    def add(self, part: "_ScanPart") -> None:
+        """One chunk's findings; a game met in two chunks (a row or a write carrying another
+        number) is suspect."""
+        met = part.events.keys() | part.writes
+        self.suspect.update(met & self._seen)
+        self._seen.update(met)
+        self.events.update(part.events)
+        self.suspect.update(part.suspect)
+
+    def finish(self) -> None:
+        """Games found in the store but in no events row are suspect (every check of theirs
+        reports something: a write of no events, read-model rows of no game)."""
+        self.suspect.update(gid for gid in self._ids if gid not in self.events)
+
+    def clear(self, chunk: list[str]) -> bool:
+        """Whether the exact check of ``chunk`` finds nothing."""
+        return self.suspect.isdisjoint(chunk)
+
+    def part(self, chunk: list[str], quick: bool) -> VerifyReport:
+        """The report of a clear chunk: its games and events counted."""
+        return VerifyReport(games=len(chunk), events=sum(self.events[gid] for gid in chunk),
+                            differences=[], quick=quick)
+
+
+class _ScanPart(Struct):
+    """One chunk of the pass (see :class:`_Scan`)."""
+
+    events: dict[str, int]
+    writes: set[str]
+    suspect: list[str]
+
+
+def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]], quick: bool,
+                run, progress: Progress | None) -> _Scan | None:
+    """The pass of :class:`_Scan`, chunk by chunk of :data:`CHUNK_GAMES` game numbers (each
+    chunk a range of numbers: its rows are stored together, DuckDB reads only their row
+    groups); None when the store fails a read (the chunks in id order then say where)."""
+    scan = _Scan(ids)
+    try:
+        numbers = [r[0] for r in store.con.execute(
+            "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
+        splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
+        failed = False
+        for _, part in run(_scan_chunk, (tables, quick), list(zip(splits, splits[1:]))):
+            failed = failed or part is None     # (the workers' results all taken still)
+            if not failed:
+                scan.add(part)
+            if progress is not None:
+                progress(min(len(scan.events), len(ids)), len(ids))
+        if failed:
+            return None
+        if quick and "games" in tables:
+            rows = dict(store.con.execute(
+                "SELECT game_id, count(*) FROM games GROUP BY game_id").fetchall())
+            scan.suspect.update(gid for gid in scan.events if rows.get(gid) != 1)
+    except duckdb.Error:
+        return None
+    scan.finish()
+    return scan
+
+
+def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
+                bounds: tuple[int | None, int | None]) -> _ScanPart | None:
+    """The games whose number is in ``bounds`` (from, up to; None: no bound) checked as
+    :func:`_check_chunk` does, to find those where something may differ (their reports
+    are not kept); None when the store fails a read."""
+    try:
+        return _scan_games(store, tables, quick, bounds)
+    except duckdb.Error:
+        return None
+
+
+def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
+                bounds: tuple[int | None, int | None]) -> _ScanPart:
+    """:func:`_scan_chunk` when the store reads."""
+    con = store.con
+    where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in zip((">=", "<"), bounds)
+                                      if b is not None])
+    commits = _commits(con, where=where)
+    select = f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where}"
+    table = con.sql(select).to_arrow_table()
+    if not whole_games(table):      # sorted only when not stored game after game
+        table = con.sql(select + " ORDER BY game_id, seq").to_arrow_table()
+    rows = _ChunkRows(table, decode=not quick)
+    suspect = [gid for gid in commits if gid not in rows.spans]
+    expected: dict[str, list[tuple]] = {t: [] for t in tables}
+    folded: list[str] = []
+    for gid, (a, b) in rows.spans.items():
+        game_commits = commits.get(gid, [])
+        if quick:
+            if _chain_holds(gid, rows, a, b, game_commits):
+                continue
+        else:
+            found: list[Difference] = []
+            game = _check_events(gid, rows, a, b, game_commits, found)
+            if game is not None and not found:
+                folded.append(gid)
+                for table, table_rows in project(gid, *game).items():
+                    if table in expected:
+                        expected[table].extend(table_rows)
+                continue
+        suspect.append(gid)
+    if not quick and folded:
+        for table, cols in tables.items():
+            differ = _differing_games(con, table, cols, expected[table], folded)
+            suspect.extend(folded if differ is None else differ)
+    return _ScanPart({gid: b - a for gid, (a, b) in rows.spans.items()}, set(commits), suspect)
+
+
 # ---------------------------------------------------------------- one chunk of games
 
 def _check_chunk(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]],
@@ -431,23 +572,26 @@ def _stored_games(ids: list[str], rows: _ChunkRows, commits: dict[str, list[tupl
         yield gid, *span
 
 
-def _commits(con: duckdb.DuckDBPyConnection, ids: list[str]) -> dict[str, list[tuple]]:
-    """The rows of the commits table of the games ``ids`` (game id, number, seq, hash),
-    by game, in seq order."""
+def _commits(con: duckdb.DuckDBPyConnection, ids: list[str] | None = None,
+             where: str | None = None) -> dict[str, list[tuple]]:
+    """The rows of the commits table of the games ``ids`` (or those ``where`` selects: game
+    id, number, seq, hash), by game, in seq order."""
     commits: dict[str, list[tuple]] = {}
-    for r in con.execute("SELECT game_id, game, seq, hash FROM commits "
-                         "WHERE game_id IN (SELECT unnest(?)) ORDER BY game_id, seq, hash",
-                         [ids]).fetchall():
+    for r in con.execute("SELECT game_id, game, seq, hash FROM commits WHERE "
+                         f"{where or 'game_id IN (SELECT unnest(?))'} ORDER BY game_id, seq, hash",
+                         [] if where else [ids]).fetchall():
         commits.setdefault(r[0], []).append(r)
     return commits
 
 
 #: the columns of the events table that verify reads, in this order
-_READ = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR) AS type, "
-         "CAST(event AS VARCHAR) AS event FROM events WHERE game_id IN (SELECT unnest(?))")
+_READ_ALL = ("SELECT game_id, seq, game, round, turn, player, CAST(type AS VARCHAR) AS type, "
+             "CAST(event AS VARCHAR) AS event FROM events")
 #: those the quick check reads
-_READ_QUICK = ("SELECT game_id, seq, game, CAST(event AS VARCHAR) AS event FROM events "
-               "WHERE game_id IN (SELECT unnest(?))")
+_READ_QUICK_ALL = "SELECT game_id, seq, CAST(event AS VARCHAR) AS event FROM events"
+#: of the games of a list
+_READ, _READ_QUICK = (select + " WHERE game_id IN (SELECT unnest(?))"
+                      for select in (_READ_ALL, _READ_QUICK_ALL))
 
 
 def _read_events(con: duckdb.DuckDBPyConnection, ids: list[str], number: int | None,
@@ -547,6 +691,18 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
     out.extend(found)
     out.extend(checked)
     return (events, states) if failure is None or failure.index >= len(seqs) else None
+
+
+def _chain_holds(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tuple]) -> bool:
+    """Whether the rows ``a:b`` of a game are seqs 1..n and its writes (``commits``) all
+    record its number and the chain through the stored events up to seq n: then neither
+    :func:`_seq_differences` nor :func:`_check_chain` finds anything. The chain is
+    computed only through the seqs the writes ended at."""
+    n, seqs = b - a, rows.seq[a:b]
+    ends = [c[2] for c in commits]
+    return bool(commits) and seqs == list(range(1, n + 1)) and ends[0] >= 1 and ends[-1] == n \
+        and all(c[1] == commits[0][1] for c in commits) \
+        and chain_ends(gid, rows.data[a:b], ends) == [c[3] for c in commits]
 
 
 def _seq_differences(gid: str, seqs: list[int]) -> list[Difference]:
@@ -715,29 +871,38 @@ def _normalized(rows: list[tuple]) -> list[tuple]:
 def _same_rows(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...],
                expected: list[tuple], ids: list[str]) -> bool:
     """Whether the stored rows of ``table`` of the games ``ids`` are exactly ``expected``
+    (the same multiset of rows): see :func:`_differing_games`. False also when the rows do
+    not fit the table's types (then :func:`_compare_table` says what differs)."""
+    return _differing_games(con, table, cols, expected, ids) == []
+
+
+def _differing_games(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...],
+                     expected: list[tuple], ids: list[str]) -> list[str] | None:
+    """The games of ``ids`` whose stored rows of ``table`` are not exactly ``expected``
     (the same multiset of rows): the recomputed rows become Arrow columns in the table's
     own types (as the import writes them) and one DuckDB query takes each side from the
-    other (``EXCEPT ALL``). False also when the rows do not fit the table's types (then
-    :func:`_compare_table` says what differs)."""
+    other. None when the rows do not fit the table's types."""
     try:
         want = record_batch(table, expected)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
-        return False
+        return None
     names = ", ".join(cols)
     # registered by name: a connection sharing the service's database has no replacement
     # scans of Python variables
     con.register("_verify_want", want.select(list(cols)))
     try:
         # each distinct row counted on both sides (+1 stored, -1 recomputed): a sum other
-        # than 0 is a row missing or extra (a GROUP BY costs a fifth of two EXCEPT ALL)
-        differ = con.execute(
-            f"SELECT EXISTS (SELECT 1 FROM (SELECT {names}, 1 AS side FROM {table} WHERE "
-            f"game_id IN (SELECT unnest($ids)) UNION ALL SELECT {names}, -1 FROM "
-            f"_verify_want) GROUP BY {names} HAVING sum(side) <> 0)",
-            {"ids": ids}).fetchall()[0][0]
+        # than 0 is a row missing or extra (a GROUP BY costs a fifth of two EXCEPT ALL); the
+        # range of ids lets DuckDB skip the row groups of other games where the table is
+        # stored in that order
+        return [r[0] for r in con.execute(
+            f"SELECT DISTINCT game_id FROM (SELECT {names}, 1 AS side FROM {table} WHERE "
+            f"game_id BETWEEN $lo AND $hi AND game_id IN (SELECT unnest($ids)) UNION ALL "
+            f"SELECT {names}, -1 FROM _verify_want) GROUP BY {names} HAVING sum(side) <> 0 "
+            "ORDER BY game_id",
+            {"ids": ids, "lo": min(ids, default=""), "hi": max(ids, default="")}).fetchall()]
     finally:
         con.unregister("_verify_want")
-    return not differ
 
 
 def _compare_table(table: str, cols: tuple[str, ...], expected: list[tuple], stored: list[tuple],
