@@ -101,6 +101,18 @@ def test_store_sql_is_a_relation_in_the_sandbox(stored):
         store.sql("SELECT 1")
 
 
+def test_a_store_just_opened_leaves_no_result_open(stored):
+    """Opening a store reads its format; the connection is then free for any statement
+    (DuckDB refuses ``con.sql`` beside an unfinished result)."""
+    db, games = stored
+    for read_only in (True, False):
+        with Store.open(db, read_only=read_only) as store:
+            assert store.con.sql("SELECT count(*) FROM games").fetchall() == [(len(games),)]
+            assert store.exists(next(iter(games)))
+            assert store.con.sql("SELECT count(DISTINCT game_id) FROM events").fetchall() \
+                == [(len(games),)]
+
+
 def test_a_state_reads_in_one_line():
     assert repr(State()) == "<State (no id), before round 1; seq 0>"
     start = ev.GameStarted(game_id="demo", players=["Ann", "Ben"])

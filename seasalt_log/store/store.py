@@ -67,9 +67,9 @@ _DIGITS = re.compile(r"(\d+)")
 
 def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
     """The one value of a query that returns one row of one column."""
-    row = con.execute(sql, params or []).fetchone()
-    assert row is not None
-    return row[0]
+    rows = con.execute(sql, params or []).fetchall()   # fetchone would leave the result open
+    assert len(rows) == 1
+    return rows[0][0]
 
 
 def natural_key(game_id: str) -> tuple[str | int, ...]:
@@ -587,8 +587,8 @@ def _migration(path: Path, fmt: str | None) -> Callable[[duckdb.DuckDBPyConnecti
 
 
 def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
-    row = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchone()
-    return str(row[0]) if row else None
+    rows = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchall()
+    return str(rows[0][0]) if rows else None
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
