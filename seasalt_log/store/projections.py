@@ -12,6 +12,7 @@ the reference in docs/SQL.md are generated from it.
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -655,22 +656,14 @@ def _changed_rows(table: str, final: list[tuple], done: int, shown: dict[tuple, 
     """The changes of one table of :meth:`Projector.changes`: ``final[done:]`` and ``now``
     (the open rows) against ``shown`` (the open rows last given, by key)."""
     key = ROW_KEY[table]
-    for r in final[done:] if done < len(final) else ():
-        if shown:
+    for r in chain(final[done:], now):
+        if shown:               # a row given before: rewritten only when it changed
             k = key(r)
             old = shown.pop(k, None)
             if old == r:
                 continue
             if old is not None:
                 keys.append(k)
-        insert.append(r)
-    for r in now:
-        k = key(r)
-        old = shown.pop(k, None)
-        if old == r:
-            continue
-        if old is not None:
-            keys.append(k)
         insert.append(r)
     keys.extend(shown)          # rows gone (none: a row, once made, stays)
 
