@@ -10,6 +10,7 @@ from msgspec import Meta, Struct
 from .errors import UnknownGameError
 from .store import Store
 from .store.store import natural_key
+from .store.fetch import first_row, one_value
 
 
 class GameRow(Struct):
@@ -78,7 +79,7 @@ def _where(player: str | None, players: int | None) -> tuple[str, list[Any]]:
 def count_games(store: Store, *, player: str | None = None, players: int | None = None) -> int:
     """How many stored games :func:`list_games` would list without a limit."""
     where, args = _where(player, players)
-    return store.con.execute(f"SELECT count(*) FROM games{where}", args).fetchone()[0]
+    return one_value(store.con, f"SELECT count(*) FROM games{where}", args)
 
 
 def list_games(store: Store, *, player: str | None = None, players: int | None = None,
@@ -133,7 +134,7 @@ def games_relation(store: Store, ids: list[str]):
 
 
 def get_game(store: Store, game_id: str) -> GameRow:
-    row = store.con.execute(f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", [game_id]).fetchone()
+    row = first_row(store.con, f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", [game_id])
     if row is None:
         raise UnknownGameError(game_id)
     return _game_row(row)

@@ -24,6 +24,7 @@ from .store.heads import advance
 from .store.projections import TABLES
 from .workers import no_gc
 from .store.store import Row, Store, event_rows, insert_rows, plan_write
+from .store.fetch import first_row
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
            "append_events", "start_game", "export_lines", "export_blocks"]
@@ -123,7 +124,7 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
     con = store.con
 
     def current() -> str:
-        row = con.execute("SELECT current_setting('memory_limit')").fetchone()
+        row = first_row(con, "SELECT current_setting('memory_limit')")
         return str(row[0]) if row else ""
 
     previous = current()
@@ -149,7 +150,7 @@ def _one_thread(store: Store | None) -> Iterator[None]:
         yield
         return
     con = store.con
-    row = con.execute("SELECT current_setting('threads')").fetchone()
+    row = first_row(con, "SELECT current_setting('threads')")
     previous = row[0] if row else 1
     con.execute("SET threads = 1")
     try:

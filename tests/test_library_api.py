@@ -108,9 +108,13 @@ def test_a_store_just_opened_leaves_no_result_open(stored):
     for read_only in (True, False):
         with Store.open(db, read_only=read_only) as store:
             assert store.con.sql("SELECT count(*) FROM games").fetchall() == [(len(games),)]
-            assert store.exists(next(iter(games)))
+            gid = next(iter(games))
+            assert store.exists(gid)
             assert store.con.sql("SELECT count(DISTINCT game_id) FROM events").fetchall() \
                 == [(len(games),)]
+            assert store.head(gid)[0] == len(games[gid])      # one row of many commits
+            assert store.con.sql("SELECT max(seq) FROM events WHERE game_id = ?",
+                                 params=[gid]).fetchall() == [(len(games[gid]),)]
 
 
 def test_a_state_reads_in_one_line():

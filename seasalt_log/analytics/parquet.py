@@ -43,6 +43,7 @@ from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
 from ..store.literals import sql_literal
 from ..store.stored_order import in_game_order, stored_batches
+from ..store.fetch import one_value
 
 #: every name the export writes in DIR
 PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
@@ -276,7 +277,7 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         if rows["events"]:
             _write_events(con, events_dir, rows["events"])
         for t in PARQUET_TABLES:
-            rows[t] = con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
+            rows[t] = one_value(con, f"SELECT count(*) FROM {t}")
             dest = sql_literal(directory / f"{t}.parquet")
             con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {dest} (FORMAT parquet)")
         con.execute("COMMIT")

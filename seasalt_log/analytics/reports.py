@@ -19,6 +19,7 @@ from ..store.projections import PROJECTIONS_VERSION, stored_version
 from .output import Result
 from .limits import Limits, guarded
 from .query import connect_readonly, execute
+from ..store.fetch import one_value
 
 
 class Report(Struct, frozen=True):
@@ -74,8 +75,8 @@ def run_report_on(con, name: str, *, player: str | None = None,
     if players is not None and players not in (2, 3, 4):
         raise UsageError(f"--players must be 2, 3 or 4, not {players}")
     check_fresh(con)
-    if player is not None and not con.execute(
-            "SELECT count(*) FROM seats WHERE name = ?", [player]).fetchone()[0]:
+    if player is not None and not one_value(
+            con, "SELECT count(*) FROM seats WHERE name = ?", [player]):
         raise UsageError(f"no player named {player!r} in the store")
     return execute(con, report.sql, {"player": player, "players": players}, path=path)
 

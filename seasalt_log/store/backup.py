@@ -26,6 +26,7 @@ from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
 from ..outputs import fsync_dir
 from .store import Store, connect, store_failure, wal_path
+from .fetch import first_row, one_value
 
 _COPY_BUFFER = 1 << 20
 
@@ -111,7 +112,7 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
         try:
             con.execute("CHECKPOINT")
             Store._opened(con, path, read_only=True)    # a store this version reads
-            events = con.execute("SELECT count(*) FROM events").fetchone()[0]
+            events = one_value(con, "SELECT count(*) FROM events")
         except duckdb.Error as exc:
             raise store_failure(path, exc) from None
 
@@ -171,7 +172,7 @@ def copy_while_quiet(con: duckdb.DuckDBPyConnection, path: Path, directory: Path
     held back by the caller: fold the write-ahead log into the file and copy the file to a
     new temporary file in ``directory``. Returns (the copy, the number of events)."""
     con.execute("CHECKPOINT")
-    events = con.execute("SELECT count(*) FROM events").fetchone()[0]
+    events = one_value(con, "SELECT count(*) FROM events")
     fd, tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.backup-", dir=directory)
     try:
         with os.fdopen(fd, "wb") as sink, open(path, "rb") as src:
@@ -199,8 +200,8 @@ def write_copy(dest: Path, fill: Callable[[BinaryIO], None], events: int | None)
             sink.flush()
             os.fsync(sink.fileno())
         with Store.open(tmp, read_only=True) as copy:
-            games, got = copy.con.execute(
-                "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events)").fetchone()
+            games, got = first_row(
+                copy.con, "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events)")
         if events is not None and got != events:
             raise SeasaltError(f"the backup is incomplete: {got} events copied, the store had "
                                f"{events}; {dest} was left as it was")

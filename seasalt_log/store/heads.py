@@ -17,6 +17,7 @@ from typing import Sequence
 import duckdb
 
 from ..errors import StreamConflictError
+from .fetch import first_row
 
 #: a store of an older format gets its heads from its commits (their largest seq per game)
 FILL_HEADS = "INSERT INTO heads SELECT game_id, max(seq) FROM commits GROUP BY game_id"
@@ -74,7 +75,7 @@ def commit_conflict(exc: duckdb.Error) -> StreamConflictError | None:
 
 
 def _refuse(con: duckdb.DuckDBPyConnection, gid: str, expected: int) -> None:
-    row = con.execute("SELECT seq FROM heads WHERE game_id = ?", [gid]).fetchone()
+    row = first_row(con, "SELECT seq FROM heads WHERE game_id = ?", [gid])
     raise StreamConflictError(gid, expected, row[0] if row else 0, _reason(gid, expected))
 
 

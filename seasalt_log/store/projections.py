@@ -25,6 +25,7 @@ from ..engine.core import player_points_and_bonus, player_breakdown
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
+from .fetch import first_row
 
 #: bump when a read model's shape or content changes: stores with another version are
 #: rebuilt from their events when next opened for writing
@@ -377,7 +378,7 @@ def stored_version(con) -> str | None:
     """The read models' version recorded in the store, or None."""
     import duckdb
     try:
-        row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
+        row = first_row(con, "SELECT value FROM store_meta WHERE key = 'projections_version'")
     except duckdb.CatalogException:     # no store_meta table (a damaged store raises on)
         return None
     return row[0] if row else None

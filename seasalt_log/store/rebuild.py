@@ -30,6 +30,7 @@ from .arrow_rows import RowSink, insert, read_file
 from .batch import fold_games, split_games
 from .literals import sql_literal
 from .projections import DROP_DDL, PROJECTIONS_DDL, PROJECTIONS_VERSION, TABLES, set_version
+from .fetch import first_row, one_value
 
 #: below this many events a rebuild runs in this process (starting workers costs more)
 PARALLEL_FROM = 300_000
@@ -76,7 +77,7 @@ def rebuild_in(con, *, jobs: int | None = None, progress: Progress | None = None
                workdir: str | Path | None = None) -> RebuildSummary:
     """The rebuild inside the caller's transaction on ``con`` (see :func:`rebuild`)."""
     t0 = time.perf_counter()
-    total = con.execute("SELECT count(*) FROM events").fetchone()[0]
+    total = one_value(con, "SELECT count(*) FROM events")
     if jobs is None:
         jobs = 1 if total < PARALLEL_FROM else max(1, os.cpu_count() or 1)
     if jobs < 1:
@@ -101,10 +102,10 @@ def migrate_projections(con) -> None:
     A store whose read models were made by another :data:`PROJECTIONS_VERSION` has them
     dropped and recomputed from its events (:func:`rebuild_in`).
     """
-    row = con.execute("SELECT value FROM store_meta WHERE key = 'projections_version'").fetchone()
+    row = first_row(con, "SELECT value FROM store_meta WHERE key = 'projections_version'")
     if row is not None and row[0] == str(PROJECTIONS_VERSION):
         return                  # made by this version: nothing to write
-    if con.execute("SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)").fetchone()[0]:
+    if one_value(con, "SELECT count(*) FROM (SELECT 1 FROM events LIMIT 1)"):
         rebuild_in(con)
     else:
         con.execute(DROP_DDL)

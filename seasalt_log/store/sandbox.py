@@ -21,6 +21,7 @@ from typing import Any
 import duckdb
 
 from ..errors import SeasaltError
+from .fetch import first_row
 
 #: the settings of every query connection
 SAFE_CONFIG: dict[str, Any] = {
@@ -64,7 +65,7 @@ def one_line(message: str) -> str:
 def sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Lock an open read-only connection as :data:`SAFE_CONFIG` would have (no file
     access, no extension loading), then its configuration; a second call does nothing."""
-    locked = con.execute("SELECT current_setting('lock_configuration')").fetchone()
+    locked = first_row(con, "SELECT current_setting('lock_configuration')")
     if locked is not None and locked[0]:
         return
     for name, value in SAFE_CONFIG.items():

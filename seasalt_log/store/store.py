@@ -33,6 +33,7 @@ from .literals import sql_literal
 from .sandbox import QueryError, check_sql, one_line, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
+from .fetch import first_row, one_value
 
 if TYPE_CHECKING:
     from .arrow_rows import StagedRows
@@ -63,13 +64,6 @@ def insert_rows(con: duckdb.DuckDBPyConnection, table: str, rows: list[Row]) -> 
 
 
 _DIGITS = re.compile(r"(\d+)")
-
-
-def _one(con: duckdb.DuckDBPyConnection, sql: str, params: list[Any] | None = None) -> Any:
-    """The one value of a query that returns one row of one column."""
-    rows = con.execute(sql, params or []).fetchall()   # fetchone would leave the result open
-    assert len(rows) == 1
-    return rows[0][0]
 
 
 def natural_key(game_id: str) -> tuple[str | int, ...]:
@@ -224,7 +218,7 @@ class Store:
         if not read_only:
             store._migrate()
         elif not store._has_table("events"):
-            empty = not _one(con, "SELECT count(*) FROM duckdb_tables()")
+            empty = not one_value(con, "SELECT count(*) FROM duckdb_tables()")
             con.close()
             if empty:       # created, but its first import never committed (or was killed)
                 raise SeasaltError(f"the store {path} is empty: nothing has been imported into "
@@ -240,7 +234,7 @@ class Store:
         return store
 
     def _has_table(self, name: str) -> bool:
-        return bool(_one(self.con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?",
+        return bool(one_value(self.con, "SELECT count(*) FROM duckdb_tables() WHERE table_name = ?",
                          [name]))
 
     def _migrate(self) -> None:
@@ -278,8 +272,8 @@ class Store:
 
     def head(self, game_id: str) -> tuple[int, int | None]:
         """(last seq, the chain hash through it) of a game; (0, None) when it is not stored."""
-        row = self.con.execute("SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq DESC "
-                               "LIMIT 1", [game_id]).fetchone()
+        row = first_row(self.con, "SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq "
+                        "DESC LIMIT 1", [game_id])
         return (row[0], row[1]) if row else (0, None)
 
     def number(self, game_id: str) -> int | None:
@@ -298,8 +292,7 @@ class Store:
             n = self._numbers.get(game_id)
             if n is not None:
                 return n
-        row = self.con.execute("SELECT game FROM commits WHERE game_id = ? LIMIT 1",
-                               [game_id]).fetchone()
+        row = first_row(self.con, "SELECT game FROM commits WHERE game_id = ? LIMIT 1", [game_id])
         if row is None:
             return None
         number: int = row[0]
@@ -467,7 +460,7 @@ class Store:
                       key=natural_key)
 
     def exists(self, game_id: str) -> bool:
-        return bool(_one(self.con, "SELECT count(*) FROM games WHERE game_id = ?", [game_id]))
+        return bool(one_value(self.con, "SELECT count(*) FROM games WHERE game_id = ?", [game_id]))
 
     # ------------------------------------------------------------ writing
 
@@ -587,8 +580,8 @@ def _migration(path: Path, fmt: str | None) -> Callable[[duckdb.DuckDBPyConnecti
 
 
 def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
-    rows = con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'").fetchall()
-    return str(rows[0][0]) if rows else None
+    row = first_row(con, "SELECT value FROM store_meta WHERE key = 'schema_version'")
+    return str(row[0]) if row else None
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
