@@ -1029,8 +1029,7 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     if not rules.extra_scoring:
         return points_and_bonus(t.hands[seat], t.laid[seat])
     in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
-    return extra_points_and_bonus(in_hand, kinds, colors, n_units,
-                                  _NO_EFFECTS if s.table_event is None else s.effects(seat),
+    return extra_points_and_bonus(in_hand, kinds, colors, n_units, s.effects(seat),
                                   rules.starfish_in_hand_scores)
 
 
