@@ -48,6 +48,7 @@ from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
 from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts, whole_games
 from .store.event_table import chain_ends, chain_links, event_columns
+from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store
@@ -130,6 +131,18 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     events (their legality, the derived events, the game id), the events' row columns and
     the contents of the read models' rows.
     """
+    spare: list = []            # worker processes started early (see _start_workers)
+    try:
+        return _verify_store(store, game_ids, progress, jobs, quick, spare)
+    finally:
+        for pool in spare:      # started but not needed: stopped without waiting for it
+            pool.close(kill=True)
+
+
+def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progress | None,
+                  jobs: int | None, quick: bool, spare: list) -> VerifyReport:
+    """:func:`verify_store`; ``spare`` takes the worker processes :func:`_start_workers`
+    starts, until the check takes them (those left are the caller's to stop)."""
     report = VerifyReport(quick=quick)
     if game_ids is None:
         _check_schema(store, report)
@@ -151,6 +164,8 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             ended = "it has no write" if last is None else f"its last write ended at seq {last}"
             report.differences.append(Difference("seq", f"{said}, {ended}", game_id=gid))
     if game_ids is None:
+        if not report.differences:
+            spare.extend(_start_workers(store, jobs))
         _check_cards(store, report)
         ids = _all_game_ids(store, tables, report)
     else:
@@ -168,7 +183,8 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             if jobs > 1 and len(items) > 1:
                 if not pools:
                     from .workers import Pool
-                    pools.append(stack.enter_context(Pool(min(jobs, len(chunks)))))
+                    pool = spare.pop() if spare else Pool(min(jobs, len(chunks)))
+                    pools.append(stack.enter_context(pool))
                 from functools import partial
                 return pools[0].map(partial(_in_worker, fn, str(store.path), *args), items)
             return ((item, fn(store, *args, item)) for item in items)
@@ -207,6 +223,30 @@ def _check_chunk_here(store: Store, tables: dict[str, tuple[str, ...]], quick: b
     """:func:`_check_readable_chunk` of one chunk into a report of its own."""
     part = VerifyReport(differences=[], quick=quick)
     return _check_readable_chunk(store, ids, tables, part), part
+
+
+def _start_workers(store: Store, jobs: int | None) -> list:
+    """The worker processes a whole-store check of this many games (one per row of the
+    heads table) will use, started now, so that their start-up (an interpreter importing
+    DuckDB, pyarrow and the package: about 0.6 s each) runs while this process makes its
+    own whole-store reads; none when it will use none."""
+    if jobs == 1:
+        return []
+    try:
+        chunks = -(-one_value(store.con, "SELECT count(*) FROM heads") // CHUNK_GAMES)
+    except duckdb.Error:
+        return []
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if chunks >= PARALLEL_FROM else 1
+    if jobs < 2 or chunks < 2:
+        return []
+    from .workers import Pool
+    return [Pool(min(jobs, chunks), initializer=_loaded)]
+
+
+def _loaded() -> None:
+    """Nothing: a worker that unpickles it imports this module, and with it what a check
+    needs, before its first task comes."""
 
 
 #: a worker's own read-only connection to the store it checks, opened once
