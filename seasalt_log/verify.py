@@ -33,6 +33,7 @@ docs/RELIABILITY.md.
 from __future__ import annotations
 
 import contextlib
+import functools
 import os
 from collections import Counter
 from typing import Callable, Iterable, Iterator, Sequence
@@ -46,8 +47,10 @@ from . import events as ev
 from .engine import State
 from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
-from .store.batch import Folded, decode_column, fold_decoded, fold_game, game_starts, whole_games
+from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
+                          numbered_games, whole_games)
 from .store.event_table import chain_ends, chain_links, event_columns
+from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store
@@ -130,6 +133,18 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     events (their legality, the derived events, the game id), the events' row columns and
     the contents of the read models' rows.
     """
+    spare: list = []            # worker processes started early (see _start_workers)
+    try:
+        return _verify_store(store, game_ids, progress, jobs, quick, spare)
+    finally:
+        for pool in spare:      # started but not needed: stopped without waiting for it
+            pool.close(kill=True)
+
+
+def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progress | None,
+                  jobs: int | None, quick: bool, spare: list) -> VerifyReport:
+    """:func:`verify_store`; ``spare`` takes the worker processes :func:`_start_workers`
+    starts, until the check takes them (those left are the caller's to stop)."""
     report = VerifyReport(quick=quick)
     if game_ids is None:
         _check_schema(store, report)
@@ -151,6 +166,8 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             ended = "it has no write" if last is None else f"its last write ended at seq {last}"
             report.differences.append(Difference("seq", f"{said}, {ended}", game_id=gid))
     if game_ids is None:
+        if not report.differences:
+            spare.extend(_start_workers(store, jobs))
         _check_cards(store, report)
         ids = _all_game_ids(store, tables, report)
     else:
@@ -168,7 +185,8 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
             if jobs > 1 and len(items) > 1:
                 if not pools:
                     from .workers import Pool
-                    pools.append(stack.enter_context(Pool(min(jobs, len(chunks)))))
+                    pool = spare.pop() if spare else Pool(min(jobs, len(chunks)))
+                    pools.append(stack.enter_context(pool))
                 from functools import partial
                 return pools[0].map(partial(_in_worker, fn, str(store.path), *args), items)
             return ((item, fn(store, *args, item)) for item in items)
@@ -207,6 +225,30 @@ def _check_chunk_here(store: Store, tables: dict[str, tuple[str, ...]], quick: b
     """:func:`_check_readable_chunk` of one chunk into a report of its own."""
     part = VerifyReport(differences=[], quick=quick)
     return _check_readable_chunk(store, ids, tables, part), part
+
+
+def _start_workers(store: Store, jobs: int | None) -> list:
+    """The worker processes a whole-store check of this many games (one per row of the
+    heads table) will use, started now, so that their start-up (an interpreter importing
+    DuckDB, pyarrow and the package: about 0.6 s each) runs while this process makes its
+    own whole-store reads; none when it will use none."""
+    if jobs == 1:
+        return []
+    try:
+        chunks = -(-one_value(store.con, "SELECT count(*) FROM heads") // CHUNK_GAMES)
+    except duckdb.Error:
+        return []
+    if jobs is None:
+        jobs = (os.cpu_count() or 1) if chunks >= PARALLEL_FROM else 1
+    if jobs < 2 or chunks < 2:
+        return []
+    from .workers import Pool
+    return [Pool(min(jobs, chunks), initializer=_loaded)]
+
+
+def _loaded() -> None:
+    """Nothing: a worker that unpickles it imports this module, and with it what a check
+    needs, before its first task comes."""
 
 
 #: a worker's own read-only connection to the store it checks, opened once
@@ -451,16 +493,18 @@ def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
     commits = _commits(con, where=where)
     select = f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where}"
     table = con.sql(select).to_arrow_table()
-    if not whole_games(table):      # sorted only when not stored game after game
+    # the quick check of games stored whole and numbered 1..n needs no seq list of them
+    numbered = numbered_games(table) if quick else None
+    if numbered is None and not whole_games(table):  # sorted only when not stored in order
         table = con.sql(select + " ORDER BY game_id, seq").to_arrow_table()
-    rows = _ChunkRows(table, decode=not quick)
+    rows = _ChunkRows(table, decode=not quick, starts=numbered)
     suspect = [gid for gid in commits if gid not in rows.spans]
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     folded: list[str] = []
     for gid, (a, b) in rows.spans.items():
         game_commits = commits.get(gid, [])
         if quick:
-            if _chain_holds(gid, rows, a, b, game_commits):
+            if _chain_holds(gid, rows, a, b, game_commits, numbered=numbered is not None):
                 continue
         else:
             found: list[Difference] = []
@@ -615,12 +659,13 @@ class _ChunkRows:
     Arrow in one call each), the events decoded in one call, and where each game's rows
     lie (``spans``: game id -> (first row, end))."""
 
-    def __init__(self, table: pa.Table, decode: bool = True):
+    def __init__(self, table: pa.Table, decode: bool = True, starts: list[int] | None = None):
         n = table.num_rows
-        starts = game_starts(table.column("game_id")) if n else [0]
+        if starts is None:          # (else the :func:`game_starts` already known)
+            starts = game_starts(table.column("game_id")) if n else [0]
         ids = table.column("game_id").take(starts[:-1]).to_pylist() if n else []
         self.spans = {gid: (starts[k], starts[k + 1]) for k, gid in enumerate(ids)}
-        self.seq = table.column("seq").to_pylist()
+        self._seqs = table.column("seq")
         self.game, self.round, self.turn, self.player, self.type = (
             table.column(c).to_pylist() if c in table.column_names else []
             for c in _EVENT_COLUMNS[:5])
@@ -629,6 +674,11 @@ class _ChunkRows:
         #: each event's JSON as the UTF-8 bytes it was hashed as
         self.data: list[bytes] = texts.cast(pa.binary()).to_pylist()
         self.events = decode_column(texts) if n and decode else None
+
+    @functools.cached_property
+    def seq(self) -> list[int]:
+        """Each row's seq (taken when first asked for)."""
+        return self._seqs.to_pylist()
 
     def fold(self, a: int, b: int) -> Folded:
         """:func:`~seasalt_log.store.batch.fold_game` of the rows ``a:b`` (one game)."""
@@ -693,14 +743,16 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
     return (events, states) if failure is None or failure.index >= len(seqs) else None
 
 
-def _chain_holds(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tuple]) -> bool:
-    """Whether the rows ``a:b`` of a game are seqs 1..n and its writes (``commits``) all
-    record its number and the chain through the stored events up to seq n: then neither
-    :func:`_seq_differences` nor :func:`_check_chain` finds anything. The chain is
-    computed only through the seqs the writes ended at."""
-    n, seqs = b - a, rows.seq[a:b]
+def _chain_holds(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tuple],
+                 numbered: bool = False) -> bool:
+    """Whether the rows ``a:b`` of a game are seqs 1..n (``numbered``: known to be) and its
+    writes (``commits``) all record its number and the chain through the stored events up
+    to seq n: then neither :func:`_seq_differences` nor :func:`_check_chain` finds
+    anything. The chain is computed only through the seqs the writes ended at."""
+    n = b - a
     ends = [c[2] for c in commits]
-    return bool(commits) and seqs == list(range(1, n + 1)) and ends[0] >= 1 and ends[-1] == n \
+    return bool(commits) and (numbered or rows.seq[a:b] == list(range(1, n + 1))) \
+        and ends[0] >= 1 and ends[-1] == n \
         and all(c[1] == commits[0][1] for c in commits) \
         and chain_ends(gid, rows.data[a:b], ends) == [c[3] for c in commits]
 

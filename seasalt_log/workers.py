@@ -21,6 +21,7 @@ import tempfile
 import threading
 import traceback
 from collections import deque
+import contextlib
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -118,6 +119,8 @@ class Pool:
         for proc, inbox in zip(self.procs, self.inboxes):
             if kill:
                 proc.kill()
+                with contextlib.suppress(queue.Full):
+                    inbox.put_nowait(None)      # its feeding thread stops too, not joined in vain
             else:
                 inbox.put(None)
         for proc in self.procs:

@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.store.batch import fold_game, fold_partition, whole_games
+from seasalt_log.store.batch import fold_game, fold_partition, numbered_games, whole_games
 
 try:
     from .reliability_helpers import valid_games
@@ -162,3 +162,22 @@ def test_a_partition_whose_rows_do_not_decode_one_by_one_falls_back():
         quick, strict = fold_partition(table, strict=False), fold_partition(table)
         assert quick.failed >= 1
         _same_batches(quick, strict)
+
+
+@pytest.mark.parametrize("ids, seqs, starts", [
+    (["a"], [1], [0, 1]),
+    (["a", "a", "b", "b", "b"], [1, 2, 1, 2, 3], [0, 2, 5]),
+    (["a", "b"], [1, 1], [0, 1, 2]),
+    ([], [], None),                                 # nothing to say
+    (["a"], [2], None),                             # not from 1
+    (["a", "a", "b"], [1, 3, 1], None),             # a gap
+    (["a", "a", "b"], [1, 2, 2], None),             # a game not from 1
+    (["a", "a"], [1, 1], None),                     # a seq twice
+    (["a", "a", "b", "a"], [1, 2, 1, 3], None),     # a game in two places
+    (["a", "a"], [-2**31, 2**31 - 1], None),        # no wrap-around of the difference
+    (["a", "a"], [1, None], None),                  # nulls are not numbers
+    (["a", None], [1, 1], None),
+])
+def test_numbered_games_says_where_games_numbered_from_one_start(ids, seqs, starts):
+    table = pa.table({"game_id": pa.array(ids, pa.string()), "seq": pa.array(seqs, pa.int32())})
+    assert numbered_games(table) == starts

@@ -367,6 +367,24 @@ def game_starts(ids: pa.ChunkedArray) -> list[int]:
     return [0] + pc.add(pc.indices_nonzero(new), 1).to_pylist() + [n]
 
 
+def numbered_games(table: pa.Table) -> list[int] | None:
+    """:func:`game_starts` of ``table`` when each game's rows lie together and are its seqs
+    1, 2, ... in order (each game's first row seq 1, every other row one more than the row
+    before it); None otherwise (or when ``table`` is empty)."""
+    n = table.num_rows
+    if n == 0:
+        return None
+    ids, seqs = table.column("game_id"), pc.cast(table.column("seq"), pa.int64())
+    new = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
+    steps = pc.if_else(new, pc.equal(seqs.slice(1), 1),
+                       pc.equal(pc.subtract(seqs.slice(1), seqs.slice(0, n - 1)), 1))
+    if seqs[0].as_py() != 1 or not pc.all(steps, skip_nulls=False, min_count=0).as_py():
+        return None                 # (a null anywhere makes the answer null: not numbered)
+    starts = [0] + pc.add(pc.indices_nonzero(new), 1).to_pylist() + [n]
+    firsts = ids.take(starts[:-1]).to_pylist()
+    return starts if len(set(firsts)) == len(firsts) else None
+
+
 def whole_games(table: pa.Table) -> bool:
     """Whether each game's rows in ``table`` are contiguous and in ascending seq order."""
     if table.num_rows < 2:
