@@ -25,7 +25,7 @@ from ..engine.decisions import (CHANCE_KINDS, FIRST_PHASE, LOBSTER_KEEP, SHARK, 
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
-from ..view import table_view
+from ..view import Viewer, seat_viewer, table_view
 from .bots import Bot, make_bots
 
 #: the 58 cards in catalog order; every round shuffles a copy
@@ -113,6 +113,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
     players = bots if bots is not None else make_bots(seat_bots)
     chance = game_rng(seed, index, "chance")
     bot_rngs = [game_rng(seed, index, f"bot{s}") for s in range(n)]
+    viewers = [seat_viewer(s) for s in range(n)]
     out: list[ev.Event] = []
     s = State()
 
@@ -141,7 +142,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 options = legal_decisions(s)
                 bot = players[seat]
                 d = options[0] if len(options) == 1 else _pick(
-                    bot, _view(s, seat, bot), options, bot_rngs[seat])
+                    bot, _view(s, viewers[seat], bot), options, bot_rngs[seat])
                 push(decision_event(s, d))
                 continue
             if f.round >= MAX_ROUNDS:
@@ -162,7 +163,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if len(options) == 1:           # forced: no view, no bot
             d = options[0]
         else:
-            view = table_view(s, seat, extra=False) if bot.reads_view else None
+            view = table_view(s, viewers[seat], extra=False) if bot.reads_view else None
             d = _pick(bot, view, options, bot_rngs[seat])
         kind = d.kind
         outcome = _chance(s, d, chance) if kind in _CHANCE_OR_SHUFFLE else ()
@@ -173,7 +174,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                     d = then[0]
                 else:
                     if view is None and bot.reads_view:
-                        view = table_view(s, seat, extra=False)
+                        view = table_view(s, viewers[seat], extra=False)
                     d = _pick(bot, view, then, bot_rngs[seat])
                 outcome = _chance(s, d, chance) if d.kind in _CHANCE_OR_SHUFFLE else ()
         e = decision_event(s, d, outcome)
@@ -185,10 +186,10 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
 _CHANCE_OR_SHUFFLE = CHANCE_KINDS | {LOBSTER_KEEP}
 
 
-def _view(s: State, seat: int, bot: Bot):
-    """What ``bot`` at ``seat`` sees (its expansions' part left out: no bot reads it), or
-    None for a bot that decides without looking (:attr:`Bot.reads_view`)."""
-    return table_view(s, seat, extra=False) if bot.reads_view else None
+def _view(s: State, viewer: Viewer, bot: Bot):
+    """What ``bot`` at ``viewer``'s seat sees (its expansions' part left out: no bot reads
+    it), or None for a bot that decides without looking (:attr:`Bot.reads_view`)."""
+    return table_view(s, viewer, extra=False) if bot.reads_view else None
 
 
 def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decision:
