@@ -1067,6 +1067,15 @@ def player_points(s: State, seat: int) -> int:
     return pts
 
 
+def player_counts(s: State, seat: int) -> tuple[list[int], list[int], list[int], int, int]:
+    """The seat's holding as the count lists of :func:`scoring.extra_counts`, in a game
+    scored by RULES_EXTRA §3 (``Ruleset.extra_scoring``): those :func:`player_points` scored
+    (read only: they are kept for the next call)."""
+    player_points(s, seat)
+    counts: tuple[list[int], list[int], list[int], int, int] = _last_points[seat][6]
+    return counts
+
+
 #: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
 #: None, the events in effect that change the scoring) of the last :func:`player_points`
 #: call (compared by identity: kept here, these objects stay alive)
