@@ -69,6 +69,21 @@ def game_rng(seed: int, index: int, stream: str) -> random.Random:
     return random.Random(f"seasalt-sim:{seed}:{index}:{stream}")
 
 
+def shuffle(cards: list[str], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``: the same order from the same generator state, the same draws
+    (Python's Fisher-Yates, each index drawn by ``getrandbits`` as ``Random._randbelow``
+    draws it, retried while out of range), without a method call per card; a round's deck
+    is shuffled so."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
+
+
 def lineup(bots: Sequence[str], players: int, index: int) -> list[str]:
     """The bot names at seats ``0..players-1`` in game ``index``: ``bots`` rotated by
     ``index`` and repeated as needed, so every bot plays every seat in turn."""
@@ -150,7 +165,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             if f.ender is not None:
                 first = (f.ender + 1) % n                          # R-SETUP-4
             cards = list(deck)
-            chance.shuffle(cards)                                  # R-SETUP-3
+            shuffle(cards, chance)                                 # R-SETUP-3
             event = chance.choice(s.event_deck) if s.event_deck else None  # R-EV-ROUND
             push(ev.RoundStarted(round=f.round + 1, first_player=first,
                                  discards=(cards[0], cards[1]), deck=tuple(cards[2:]),
@@ -215,7 +230,7 @@ def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
         if deck is None:                        # nothing left to chance
             return ()
         order = list(deck)
-        chance.shuffle(order)
+        shuffle(order, chance)
         return tuple(order)
     outcomes = chance_outcomes(s, d)
     if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
