@@ -93,7 +93,7 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     # R-SCORE-MERMAID: i-th mermaid scores the i-th largest colour group (white included)
     mermaids = kinds[_MERMAID]
     if mermaids:
-        mermaids = sum(sorted(colors, reverse=True)[:mermaids])
+        mermaids = max(colors) if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])
     return pairs, collectors, multipliers, mermaids
 
 
@@ -404,12 +404,16 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
-    if mermaids:
+    if mermaids > 1:
         groups = sorted(colors, reverse=True)
         bonus = groups[0]
         mermaids = 0 if tornado else sum(groups[:mermaids])        # R-EV-TORNADO
-    else:
+    else:                               # one mermaid scores the largest group, the bonus
         bonus = max(colors)
+        if mermaids and not tornado:
+            mermaids = bonus
+        else:
+            mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
     return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
             multipliers, cast, mermaids, bonus, changed)

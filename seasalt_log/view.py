@@ -153,18 +153,19 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     seat). ``TableView.viewer`` is the seat, None for the table and for a spectator.
     ``extra=False`` leaves the expansions' part (:func:`extra_view`) unset, for a reader
     that does not use it (the simulator's bots)."""
-    who = as_viewer(viewer)
+    who = viewer if type(viewer) is Viewer else as_viewer(viewer)
     t, f = state.table, state.flow
     in_round = state.phase == "round"
     # sees_hand, with what holds for every seat asked once for the whole table
     table = who.role == "table"
-    everyone = table or _all_shown(state)
+    everyone = table or (not in_round and _all_shown(state))
     own = who.seat if who.role == "seat" else None
+    anyone_revealed = f.revealed or f.call == "stop"
     hands, laid, totals = t.hands, t.laid, state.totals
     seats = []
     for s, name in enumerate(state.players):
         hand = hands[s] if hands else ()
-        revealed = _revealed(f, s)
+        revealed = _revealed(f, s) if anyone_revealed else False
         shown = everyone or s == own or revealed
         # a seat's view is made again only when what it shows changed (compared by value)
         key = (name, hand if shown else len(hand), laid[s] if laid else (), revealed,
@@ -180,7 +181,15 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
         if slot < 8:
             _SEAT_VIEWS[slot] = (key, seat)
         seats.append(seat)
-    piles = (_pile_view(0, t.piles[0], table), _pile_view(1, t.piles[1], table))
+    if table:
+        piles = (_pile_view(0, t.piles[0], True), _pile_view(1, t.piles[1], True))
+    else:
+        last_piles = _PILES_SEEN[0]
+        if last_piles[0] == t.piles:
+            piles = last_piles[1]
+        else:
+            piles = (_pile_view(0, t.piles[0], False), _pile_view(1, t.piles[1], False))
+            _PILES_SEEN[0] = (t.piles, piles)
     acting = in_round and not f.due
     # positional, in the order of TableView's fields (faster than by name)
     return TableView(
@@ -194,6 +203,8 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
 #: (what it shows, view) of the last view of each seat, hidden (2 * seat) and shown
 #: (2 * seat + 1): a seat's view changes only when its cards, name or total do
 _SEAT_VIEWS: list[tuple[tuple[Any, ...], Any]] = [((), None)] * 8
+#: (both piles' cards, their views) last seen in a player's view
+_PILES_SEEN: list[tuple[Any, tuple[PileView, PileView]]] = [((), ())]
 #: (pile index, cards) -> the last view of that pile in a player's view
 _PILE_VIEWS: list[tuple[tuple[str, ...], PileView]] = [((), PileView(0, None, 0)),
                                                        ((), PileView(1, None, 0))]

@@ -193,3 +193,19 @@ def test_a_decision_that_needs_a_second_one_has_no_event():
         decision_event(s, draw, o)
     keeps = next_decisions(s, draw, o)
     assert {k.card for k in keeps} == set(o)
+
+
+@pytest.mark.parametrize("ruleset,events", [("extra-salt", None), ("extra-salt", "pepper"),
+                                            (None, "pepper")])
+def test_the_quick_no_play_test_never_hides_a_pair(monkeypatch, ruleset, events):
+    """legal_decisions tells most hands without a pair from their counts (``_may_play``);
+    with that test off (every hand grouped), every play step gives the same decisions."""
+    states = [s for s in positions(simulate(12, 2, 5, None, ruleset, events))
+              if s.phase == ROUND and s.flow.step == "play"]
+    quick = [legal_decisions(s) for s in states]
+    monkeypatch.setattr(dc, "_may_play", lambda in_hand, effects: True)
+    grouped = [legal_decisions(s) for s in states]
+    assert quick == grouped
+    plays = sum(1 for g in grouped if any(d.kind not in (dc.END, dc.STOP, dc.LAST_CHANCE)
+                                          for d in g))
+    assert len(states) > 300 and plays > 30

@@ -463,3 +463,20 @@ def test_bot_holdings_turn_by_turn_equal_fresh_counts():
                 want.hand, want.kinds, want.colors, want.laid, want.trios, want.extra)
             n += 1
     assert n > 500
+
+
+def test_the_round_shuffle_is_pythons():
+    """The simulator's own shuffle gives random.shuffle's order and leaves the generator
+    where random.shuffle leaves it (the seeded games depend on both)."""
+    from seasalt_log.sim.runner import DECK, shuffle
+    for seed in range(300):
+        cards = list(DECK)[: 1 + seed % len(DECK)] + ["x"] * (seed % 5)
+        ours, pythons = list(cards), list(cards)
+        a, b = random.Random(f"s{seed}"), random.Random(f"s{seed}")
+        shuffle(ours, a)
+        b.shuffle(pythons)
+        assert ours == pythons
+        assert a.getrandbits(64) == b.getrandbits(64)
+    empty: list[str] = []
+    shuffle(empty, random.Random(1))
+    assert empty == []

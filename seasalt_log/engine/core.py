@@ -1047,6 +1047,7 @@ def player_points(s: State, seat: int) -> int:
         same: int = last[5]
         return same
     counts = None
+    effects = _NO_EFFECTS
     if not rules.extra_scoring:                 # R-SCORE: memoised, the same points
         pts = card_points(hand, laid)
     else:                                       # R-X-SCORE
@@ -1055,17 +1056,29 @@ def player_points(s: State, seat: int) -> int:
             counts = counts_with(last[6], hand[-1])  # a take: one card more than last time
         else:
             counts = extra_counts(hand, laid)
-        pts = extra_card_points(counts[0], counts[1], counts[2], counts[3],
-                                _NO_EFFECTS if s.table_event is None
-                                else scoring_effects(s.effects(seat)),
+        if s.table_event is not None:           # the same events as last time: a round long
+            if last is not None and last[4] is held and last[3] == s.table_event:
+                effects = last[7]
+            else:
+                effects = scoring_effects(s.effects(seat))
+        pts = extra_card_points(counts[0], counts[1], counts[2], counts[3], effects,
                                 rules.starfish_in_hand_scores)
-    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts)
+    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts, effects)
     return pts
 
 
+def player_counts(s: State, seat: int) -> tuple[list[int], list[int], list[int], int, int]:
+    """The seat's holding as the count lists of :func:`scoring.extra_counts`, in a game
+    scored by RULES_EXTRA §3 (``Ruleset.extra_scoring``): those :func:`player_points` scored
+    (read only: they are kept for the next call)."""
+    player_points(s, seat)
+    counts: tuple[list[int], list[int], list[int], int, int] = _last_points[seat][6]
+    return counts
+
+
 #: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
-#: None) of the last :func:`player_points` call (compared by identity: kept here, these
-#: objects stay alive)
+#: None, the events in effect that change the scoring) of the last :func:`player_points`
+#: call (compared by identity: kept here, these objects stay alive)
 _last_points: dict[int, tuple[Any, ...]] = {}
 _NO_EFFECTS: frozenset[str] = frozenset()
 

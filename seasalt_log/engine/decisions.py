@@ -48,7 +48,8 @@ from msgspec import Struct
 
 from .. import events as ev
 from ..cards import KIND
-from .core import player_points, shark_targets, sharks_targets, swimmer_targets
+from ..scoring import X_KIND_INDEX
+from .core import player_counts, player_points, shark_targets, sharks_targets, swimmer_targets
 from .moves import pairs_in_hand
 from .rulings import DOLPHIN_KINDS
 from .state import ANGEL, BETWEEN, BOAT_TAKE, FORCED as FORCED_STEP, FORCED_DONE, ROUND, TAKE as \
@@ -203,6 +204,8 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     hand = t.hands[p]
     if _PLAY_CARDS.isdisjoint(hand):            # every pair, trio and shell needs one of them
         return []
+    if rules.extra_scoring and not _may_play(player_counts(state, p)[0], effects):
+        return []
     by_kind: dict[str, list[str]] = {}
     kind_of = _PLAY_KIND.get
     for c in hand:
@@ -263,6 +266,25 @@ def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
             and not state.flow.protected & (1 << p)):           # R-EV-CORAL-REEF
         out += [Decision(SHELL, card=c) for c in _distinct(by_kind.get("shell", ()))]
     return out
+
+
+_CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _LOBSTER, _JELLYFISH, _SHELL = (X_KIND_INDEX[k] for k in (
+    "crab", "boat", "fish", "swimmer", "shark", "lobster", "jellyfish", "shell"))
+
+
+def _may_play(in_hand: list[int], effects: frozenset[str]) -> bool:
+    """False when a hand of these kinds in hand (:func:`scoring.extra_counts`) holds no pair
+    (so no trio either) and no shell to place face down, with ``effects`` in effect: the
+    hand of most play steps, told without grouping it. True may still find nothing."""
+    swimmers, sharks = in_hand[_SWIMMER], in_hand[_SHARK]
+    if (in_hand[_CRAB] > 1 or in_hand[_BOAT] > 1 or in_hand[_FISH] > 1
+            or (sharks and swimmers) or (in_hand[_LOBSTER] and in_hand[_CRAB])
+            or (in_hand[_JELLYFISH] and swimmers)):
+        return True
+    if not effects:
+        return False
+    return ((in_hand[_SHELL] > 0 and "coral-reef" in effects)           # R-EV-CORAL-REEF
+            or ((swimmers > 1 or sharks > 1) and "water-rodeo" in effects))   # R-EV-WATER-RODEO
 
 
 #: card code -> kind, for the kinds a pair, a trio or a face-down shell is made of

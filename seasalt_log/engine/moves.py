@@ -263,15 +263,23 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
 def pairs_in_hand(hand: Sequence[str], pairs: PairTable) -> list[tuple[str, str]]:
     """The distinct pairs of ``hand`` of the kinds ``pairs`` lists (entries of
     ``Ruleset.pairs``), each a sorted tuple, sorted: what a starfish may join (R-X-TRIO)."""
+    # kind -> code -> copies in hand: each kind pair looks at its own distinct codes only
+    by_kind: dict[str, dict[str, int]] = {}
+    for c in hand:
+        codes = by_kind.get(KIND[c])
+        if codes is None:
+            by_kind[KIND[c]] = {c: 1}
+        else:
+            codes[c] = codes.get(c, 0) + 1
     out: set[tuple[str, str]] = set()
     for _, allowed in pairs:
         for ka, kb in allowed:
-            for a in hand:
-                if KIND[a] != ka:
-                    continue
-                for b in hand:
-                    if KIND[b] == kb and (a != b or hand.count(a) > 1):
-                        out.add((a, b) if a <= b else (b, a))
+            first, second = by_kind.get(ka), by_kind.get(kb)
+            if first and second:
+                for a, copies in first.items():
+                    for b in second:
+                        if a != b or copies > 1:
+                            out.add((a, b) if a <= b else (b, a))
     return sorted(out)
 
 

@@ -44,15 +44,18 @@ def holding_of(view: TableView) -> Holding:
 def _holding(view: TableView) -> Holding:
     """The viewer's own cards as the :class:`Holding` kept for them: a caller may try a
     card (:meth:`Holding.add`) but must take it back (:meth:`Holding.remove`)."""
-    me = view.seats[view.viewer]
+    seat = view.viewer
+    me = view.seats[seat]
     hand, laid = me.hand, me.laid
+    last = _LAST.get(seat)
+    if last is not None and last[0] is hand and last[1] is laid:   # the same seat view
+        return last[2]
     key = (hand, laid)
     h = _HOLDINGS.get(key)
     if h is None:
         if len(_HOLDINGS) >= 4096:
             _HOLDINGS.clear()
         # most often the seat's last holding and the card it kept (a turn later)
-        last = _LAST.get(view.viewer)
         card = None
         if last is not None and last[1] == laid and len(hand) == len(last[0]) + 1:
             card = _added(last[0], hand)
@@ -62,7 +65,7 @@ def _holding(view: TableView) -> Holding:
         else:
             h = Holding(hand, laid)
         _HOLDINGS[key] = h
-    _LAST[view.viewer] = (hand, laid, h)
+    _LAST[seat] = (hand, laid, h)
     return h
 
 

@@ -25,7 +25,7 @@ from ..engine.decisions import (CHANCE_KINDS, FIRST_PHASE, LOBSTER_KEEP, SHARK, 
 from ..engine.rulings import RULESETS, Ruleset
 from ..engine.state import BETWEEN, ENDED, State
 from ..errors import SeasaltError
-from ..view import table_view
+from ..view import Viewer, seat_viewer, table_view
 from .bots import Bot, make_bots
 
 #: the 58 cards in catalog order; every round shuffles a copy
@@ -67,6 +67,21 @@ def game_rng(seed: int, index: int, stream: str) -> random.Random:
     alone, and a bot's choices never shift the shuffles.
     """
     return random.Random(f"seasalt-sim:{seed}:{index}:{stream}")
+
+
+def shuffle(cards: list[str], rng: random.Random) -> None:
+    """``rng.shuffle(cards)``: the same order from the same generator state, the same draws
+    (Python's Fisher-Yates, each index drawn by ``getrandbits`` as ``Random._randbelow``
+    draws it, retried while out of range), without a method call per card; a round's deck
+    is shuffled so."""
+    getrandbits = rng.getrandbits
+    for i in range(len(cards) - 1, 0, -1):
+        n = i + 1
+        k = n.bit_length()
+        j = getrandbits(k)
+        while j >= n:
+            j = getrandbits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def lineup(bots: Sequence[str], players: int, index: int) -> list[str]:
@@ -113,6 +128,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
     players = bots if bots is not None else make_bots(seat_bots)
     chance = game_rng(seed, index, "chance")
     bot_rngs = [game_rng(seed, index, f"bot{s}") for s in range(n)]
+    viewers = [seat_viewer(s) for s in range(n)]
     out: list[ev.Event] = []
     s = State()
 
@@ -141,7 +157,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                 options = legal_decisions(s)
                 bot = players[seat]
                 d = options[0] if len(options) == 1 else _pick(
-                    bot, _view(s, seat, bot), options, bot_rngs[seat])
+                    bot, _view(s, viewers[seat], bot), options, bot_rngs[seat])
                 push(decision_event(s, d))
                 continue
             if f.round >= MAX_ROUNDS:
@@ -149,7 +165,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             if f.ender is not None:
                 first = (f.ender + 1) % n                          # R-SETUP-4
             cards = list(deck)
-            chance.shuffle(cards)                                  # R-SETUP-3
+            shuffle(cards, chance)                                 # R-SETUP-3
             event = chance.choice(s.event_deck) if s.event_deck else None  # R-EV-ROUND
             push(ev.RoundStarted(round=f.round + 1, first_player=first,
                                  discards=(cards[0], cards[1]), deck=tuple(cards[2:]),
@@ -162,7 +178,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         if len(options) == 1:           # forced: no view, no bot
             d = options[0]
         else:
-            view = table_view(s, seat, extra=False) if bot.reads_view else None
+            view = table_view(s, viewers[seat], extra=False) if bot.reads_view else None
             d = _pick(bot, view, options, bot_rngs[seat])
         kind = d.kind
         outcome = _chance(s, d, chance) if kind in _CHANCE_OR_SHUFFLE else ()
@@ -173,7 +189,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
                     d = then[0]
                 else:
                     if view is None and bot.reads_view:
-                        view = table_view(s, seat, extra=False)
+                        view = table_view(s, viewers[seat], extra=False)
                     d = _pick(bot, view, then, bot_rngs[seat])
                 outcome = _chance(s, d, chance) if d.kind in _CHANCE_OR_SHUFFLE else ()
         e = decision_event(s, d, outcome)
@@ -185,10 +201,10 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
 _CHANCE_OR_SHUFFLE = CHANCE_KINDS | {LOBSTER_KEEP}
 
 
-def _view(s: State, seat: int, bot: Bot):
-    """What ``bot`` at ``seat`` sees (its expansions' part left out: no bot reads it), or
-    None for a bot that decides without looking (:attr:`Bot.reads_view`)."""
-    return table_view(s, seat, extra=False) if bot.reads_view else None
+def _view(s: State, viewer: Viewer, bot: Bot):
+    """What ``bot`` at ``viewer``'s seat sees (its expansions' part left out: no bot reads
+    it), or None for a bot that decides without looking (:attr:`Bot.reads_view`)."""
+    return table_view(s, viewer, extra=False) if bot.reads_view else None
 
 
 def _pick(bot: Bot, view, options: list[Decision], rng: random.Random) -> Decision:
@@ -214,7 +230,7 @@ def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
         if deck is None:                        # nothing left to chance
             return ()
         order = list(deck)
-        chance.shuffle(order)
+        shuffle(order, chance)
         return tuple(order)
     outcomes = chance_outcomes(s, d)
     if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
