@@ -23,7 +23,7 @@ from .importers.writer import ImportRun
 from .store.heads import advance
 from .store.projections import TABLES
 from .workers import no_gc
-from .store.store import Row, Store, event_rows, insert_rows, plan_write
+from .store.store import Row, Store, event_rows, plan_write
 from .store.fetch import first_row
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
@@ -486,24 +486,22 @@ def prepare_write(planned: Sequence[PlannedAppend]) -> PreparedWrite:
 
 
 def store_prepared(store: Store, w: PreparedWrite) -> None:
-    """Write a :class:`PreparedWrite` in one transaction, all or nothing."""
+    """Write a :class:`PreparedWrite` in one transaction, all or nothing. Rows go in and
+    out through the store's appenders kept across commits (:meth:`Store.appenders`)."""
     con = store.con
-    rows = w.rows
+    appenders = store.appenders()
     store.begin()
     try:
         advance(con, w.heads)
-        insert_rows(con, "events", rows)        # the heads moved above keep seqs unique
-        insert_rows(con, "commits", w.commits)
+        appenders.insert("events", w.rows)      # the heads moved above keep seqs unique
+        appenders.insert("commits", w.commits)
         for t in TABLES:
-            if w.whole[t]:
-                con.execute(f"DELETE FROM {t} WHERE game_id IN (SELECT unnest(?::VARCHAR[]))",
-                            [w.whole[t]])
-            if w.keys[t]:
-                con.execute(_DELETE_KEYS[t], [list(column) for column in zip(*w.keys[t])])
-            if w.insert[t]:
-                insert_rows(con, t, w.insert[t])
+            appenders.delete(t, ("game_id",), [(g,) for g in w.whole[t]])
+            appenders.delete(t, _KEY_COLUMNS[t], w.keys[t])
+            appenders.insert(t, w.insert[t])
         store.commit()
     except BaseException:
+        appenders.drop()
         store.rollback()
         raise
 
@@ -514,24 +512,6 @@ def _key_columns() -> dict[str, tuple[str, ...]]:
 
 
 _KEY_COLUMNS = _key_columns()
-
-
-def _delete_keys_sql(table: str) -> str:
-    """DELETE of rows of ``table`` by key; its parameters are one list per key column (a
-    statement of fixed size whatever the number of rows: long lists of placeholders make
-    DuckDB's parser and planner the slow part)."""
-    from .store.projections import SCHEMA
-    types = {c.name: c.type.replace(" NOT NULL", "") for t in SCHEMA for c in t.columns
-             if t.name == table}
-    cols = _KEY_COLUMNS[table]
-    lists = ", ".join(f"unnest(?::{types[c]}[]) AS {c}" for c in cols)
-    if len(cols) == 1:
-        return f"DELETE FROM {table} WHERE {cols[0]} IN (SELECT {lists})"
-    match = " AND ".join(f"{table}.{c} = k.{c}" for c in cols)
-    return f"DELETE FROM {table} USING (SELECT {lists}) AS k WHERE {match}"
-
-
-_DELETE_KEYS = {t: _delete_keys_sql(t) for t in _KEY_COLUMNS}
 
 
 def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:

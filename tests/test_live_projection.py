@@ -4,10 +4,12 @@ are exactly the rows ``project`` gives for the whole game."""
 
 from __future__ import annotations
 
+import duckdb
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.service import GameCache, plan_append, start_game, write_planned
+from seasalt_log.service import (GameCache, plan_append, prepare_write, start_game,
+                                 store_prepared, write_planned)
 from seasalt_log.store import Store
 from seasalt_log.store.projections import (ROW_KEY, TABLES, Projector, ScoreMemo, project,
                                            project_from, round_start)
@@ -151,3 +153,41 @@ def test_writer_cache_keeps_the_rows_of_project(tmp_path):
             for t in TABLES:
                 got = store.con.execute(f"SELECT * FROM {t} WHERE game_id = ?", [gid]).fetchall()
                 assert sorted(got, key=repr) == sorted(c.projection[t], key=repr), (gid, t)
+
+
+def _all_rows(store: Store) -> dict[str, list]:
+    return {t: sorted(store.con.execute(f"SELECT * FROM {t}").fetchall(), key=repr)
+            for t in ("events", "commits", "heads", *TABLES)}
+
+
+def test_a_failed_commit_stores_nothing_and_leaves_no_row_behind(tmp_path):
+    """A commit that fails part-way (a ``commits`` row the appender refuses, after the
+    events and the good ``commits`` row before it went in) stores nothing; the writer's
+    appenders, kept across commits, then hold no row of it: the game read back and appended
+    to the end has exactly the rows of ``project`` and one ``commits`` row per commit."""
+    inputs = [e for e in play_random_game(71, 3) if type(e) not in ev.DERIVED_TYPES]
+    with Store.open(tmp_path / "live.duckdb") as store:
+        gid = start_game(store, inputs[0]).game_id
+        cache = GameCache.load(store, gid)
+        for e in inputs[1:8]:
+            p = plan_append(cache, [e], cache.seq)
+            write_planned(store, [p])
+            cache = p.cache
+        before = _all_rows(store)
+        w = prepare_write([plan_append(cache, [inputs[8]], cache.seq)])
+        w.commits.append(("not a commits row",))
+        with pytest.raises(duckdb.Error):
+            store_prepared(store, w)
+        assert _all_rows(store) == before
+        cache = GameCache.load(store, gid)        # its rows are rewritten whole
+        commits = 1 + 7 + len(inputs[8:])
+        for e in inputs[8:]:
+            p = plan_append(cache, [e], cache.seq)
+            write_planned(store, [p])
+            cache = p.cache
+        rows = project(gid, cache.events, cache.states)
+        got = _all_rows(store)
+        for t in TABLES:
+            assert got[t] == sorted(rows[t], key=repr), t
+        assert len(got["events"]) == len(cache.events)
+        assert len(got["commits"]) == commits

@@ -21,6 +21,7 @@ from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError,
                       UnknownGameError)
 from ..replay import replay_stored
+from .appenders import Appenders
 from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
@@ -189,6 +190,7 @@ class Store:
         self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
         self._texts: GameTexts | None = None    # read-only: games' texts kept in memory
         self._reads = 0                         # games read from the file before that
+        self._appenders: Appenders | None = None    # kept across commits (the service)
 
     # ------------------------------------------------------------ opening
 
@@ -254,6 +256,8 @@ class Store:
             raise
 
     def close(self) -> None:
+        if self._appenders is not None:
+            self._appenders.drop()
         self.con.close()
 
     def __enter__(self) -> "Store":
@@ -466,6 +470,13 @@ class Store:
 
     def begin(self) -> None:
         self.con.execute("BEGIN")
+
+    def appenders(self) -> Appenders:
+        """This connection's appenders kept across transactions (see
+        :mod:`~seasalt_log.store.appenders`); made on first use."""
+        if self._appenders is None:
+            self._appenders = Appenders(self.con)
+        return self._appenders
 
     def commit(self) -> None:
         self.finish_loads()
