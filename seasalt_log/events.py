@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Annotated, Any, Iterable, Literal, Sequence, Union
+from typing import Annotated, Any, Iterable, Literal, Sequence, Union, cast
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -330,7 +330,7 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     is): :func:`decode` of each line alone then gives the same events. None otherwise (a
     blank line, other spacing or key order, an error): decode the lines one by one."""
     try:
-        events = _decoder.decode_lines(data)
+        events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
     for i, e in enumerate(events):
