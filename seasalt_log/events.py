@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from typing import Annotated, Any, Iterable, Literal, Sequence, Union
+from typing import Annotated, Any, Iterable, Literal, Sequence, Union, cast
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -321,7 +321,32 @@ def decode(line: bytes | str) -> Event:
         raise LogFormatError(f"not valid JSON ({exc})") from None
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
-    if type(e) is GameStarted and e.meta is not UNSET:
+    return _meta_kept(e) if type(e) is GameStarted else e
+
+
+def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
+    """The events of the JSON Lines ``data`` and each one's line, if every line of ``data``
+    ends in a newline and is exactly its event's :func:`encode` (as a log that seasalt wrote
+    is): :func:`decode` of each line alone then gives the same events. None otherwise (a
+    blank line, other spacing or key order, an error): decode the lines one by one."""
+    try:
+        events = cast("list[Event]", _decoder.decode_lines(data))
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    for i, e in enumerate(events):
+        if type(e) is GameStarted:
+            events[i] = _meta_kept(e)
+    lines = data.split(b"\n")
+    # the same number of lines as events and the same bytes: each line is one event's JSON
+    if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
+        return None
+    return events, lines
+
+
+def _meta_kept(e: GameStarted) -> GameStarted:
+    """``e`` with its ``meta`` as :func:`decode` keeps it (its text less the whitespace
+    between tokens; ``null``: no meta)."""
+    if e.meta is not UNSET:
         raw = bytes(e.meta)
         if raw == b"null":
             return msgspec.structs.replace(e, meta=UNSET)

@@ -32,7 +32,7 @@ from ..engine.state import ENDED
 from ..store.arrow_rows import RowSink
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
-from .jsonl import RawGame, check_game, read_games
+from .jsonl import RawGame, check_game, read_games_data
 from .outcomes import failed_outcome, fingerprints
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
@@ -272,8 +272,7 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
     if cut is not None:
         alone = ChunkGame(None, cut.line, cut.line,
                           failure=failed_outcome(cut, chunk.source, cut.line))
-    for raw, is_last in _mark_last(read_games(chunk.data.split(b"\n"), chunk.source,
-                                              chunk.first_line)):
+    for raw, is_last in _mark_last(read_games_data(chunk.data, chunk.source, chunk.first_line)):
         first = raw.first_line
         last = raw.lines[-1] if raw.lines else first
         try:
@@ -290,17 +289,20 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
                                    failure=failed_outcome(exc, raw.source, first)))
             continue
         gid, n = game.game_id, len(game.events)
+        # the log's lines are the events' JSON when they are canonical and the log left
+        # out no derived event (the engine added none)
+        texts = raw.texts if raw.texts is not None and len(raw.texts) == n else None
         if out_dir is None:         # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
-                                   encoded=ev.encode_each(game.events)
+                                   encoded=(texts or ev.encode_each(game.events))
                                    if gid in stored else None))
         elif gid in stored or gid in here:
             games.append(ChunkGame(gid, first, last, n,
-                                   encoded=ev.encode_each(game.events)))
+                                   encoded=texts or ev.encode_each(game.events)))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
-            columns, h = event_columns(gid, number, game.events, game.states)
+            columns, h = event_columns(gid, number, game.events, game.states, texts=texts)
             sink.add_columns("events", columns)
             sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
             games.append(ChunkGame(gid, first, last, n, rows=True))

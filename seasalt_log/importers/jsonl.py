@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import BinaryIO, Iterable, Iterator, Sequence
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 from msgspec import Struct
 
@@ -28,6 +28,8 @@ class RawGame(Struct):
     events: list[ev.Event]
     lines: list[int]
     error: SeasaltError | None = None   # a format error that cut the game short
+    texts: list[bytes] | None = None    # each event's line, when it is the event's own
+                                        # JSON (events.encode), else not kept
 
     @property
     def first_line(self) -> int:
@@ -85,10 +87,46 @@ def read_games(source: str | Path | BinaryIO, name: str | None = None, first_lin
     the rest of that game is skipped up to the next ``game_started``. ``first_line``: the
     line number of an iterable ``source``'s first line (a chunk of a log)."""
     name = name or (str(source) if not hasattr(source, "read") else "-")
+    return _games(iter_lines(source, first_line), name, ev.decode)
+
+
+def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[RawGame]:
+    """:func:`read_games` of a log's lines held in memory (a chunk of a log). A log whose
+    every line is its event's canonical JSON (:func:`events.decode_canonical`) is decoded in
+    one call, and its games keep their lines as their events' ``texts``."""
+    if data and data[-1:] != b"\n":
+        data += b"\n"              # the last line of a file without its newline
+    canonical = ev.decode_canonical(data)
+    if canonical is None or max(map(len, canonical[1]), default=0) > MAX_LINE_BYTES:
+        return read_games(data.split(b"\n"), name, first_line)
+    events, texts = canonical
+    starts: list[int] = []          # the index of each game_started
+    n_players = None
+    try:
+        for i, e in enumerate(events):
+            if type(e) is ev.GameStarted:
+                starts.append(i)
+                n_players = len(e.players)
+            ev.validate(e, n_players)
+    except LogFormatError:
+        starts = []
+    if not starts or starts[0]:     # an error: the games as read_games finds them
+        return _games(zip(range(first_line, first_line + len(events)), events), name, None,
+                      texts, first_line)
+    ends = [*starts[1:], len(events)]
+    return iter([RawGame(source=name, events=events[a:b],
+                         lines=list(range(first_line + a, first_line + b)), texts=texts[a:b])
+                 for a, b in zip(starts, ends)])
+
+
+def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes], ev.Event] | None,
+           texts: list[bytes] | None = None, first: int = 1) -> Iterator[RawGame]:
+    """The games of :func:`read_games` from (line number, line) pairs, each line decoded by
+    ``decode`` (None: the pairs hold the decoded events already, and ``texts`` the lines,
+    one per line number from ``first``)."""
     game: RawGame | None = None
     n_players: int | None = None
     skipping = False
-    lines = iter_lines(source, first_line)
     while True:
         try:
             no, line = next(lines)
@@ -97,10 +135,10 @@ def read_games(source: str | Path | BinaryIO, name: str | None = None, first_lin
         except LogFormatError as exc:       # a line too long: the rest is not read
             raise exc.locate(file=name) from None
         try:
-            e = ev.decode(line)
+            e = decode(line) if decode is not None else line
             if type(e) is ev.GameStarted:
                 if game is not None:
-                    yield game
+                    yield _with_texts(game, texts, first)
                 game, skipping = RawGame(source=name, events=[], lines=[]), False
                 n_players = len(e.players)
             elif game is None:
@@ -119,7 +157,14 @@ def read_games(source: str | Path | BinaryIO, name: str | None = None, first_lin
                 game.error = exc.locate(file=name, line=no, game_id=gid)
                 skipping = True
     if game is not None:
-        yield game
+        yield _with_texts(game, texts, first)
+
+
+def _with_texts(game: RawGame, texts: list[bytes] | None, first: int) -> RawGame:
+    """``game`` with its events' lines from ``texts`` (line ``first`` is ``texts[0]``)."""
+    if texts is not None and game.error is None and game.lines:
+        game.texts = texts[game.lines[0] - first:game.lines[-1] - first + 1]
+    return game
 
 
 def raw_game(events: Sequence[ev.Event], source: str = "-", first_line: int = 1) -> RawGame:

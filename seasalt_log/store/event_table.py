@@ -86,14 +86,16 @@ def _hash(data: bytes) -> int:
 
 
 def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State],
-                  *, start: int = 0, prev_hash: int | None = None) -> tuple[list[list[Any]], int]:
+                  *, start: int = 0, prev_hash: int | None = None,
+                  texts: list[bytes] | None = None) -> tuple[list[list[Any]], int]:
     """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order, one list each)
     for ``events[start:]`` (seq = index + 1) of the game numbered ``game``, and the chain
     hash through the last of them (``prev_hash``, the hash through event ``start``,
     continues the chain; None starts it). The ``event`` column holds each event's JSON as
-    UTF-8 bytes, as it is hashed (:func:`event_rows` gives rows of strings)."""
+    UTF-8 bytes, as it is hashed (:func:`event_rows` gives rows of strings); ``texts``, if
+    given, is that JSON of each of ``events[start:]`` (:func:`events.encode_each`) already."""
     new = events[start:] if start else events
-    datas = ev.encode_each(new)
+    datas = ev.encode_each(new) if texts is None else texts
     h = chain_through(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
                       datas)
     rounds: list[int] = []
