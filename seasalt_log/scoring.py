@@ -344,8 +344,9 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
     """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
     the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
     (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points, multipliers,
-     cast, mermaids, bonus, changed) = _score_extra(in_hand, kinds, colors, n_units, effects,
-                                                    hand_starfish)
+     cast, mermaids, changed) = _score_extra(in_hand, kinds, colors, n_units, effects,
+                                             hand_starfish)
+    bonus = max(colors)                                             # R-X-SCORE-COLOUR
     return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
                           seahorse, seahorse_points, multipliers + cast, cast, mermaids,
                           card_pts, bonus, changed, face_down)
@@ -364,14 +365,15 @@ def extra_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors:
                            hand_starfish: bool = True) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`score_extra_counts`, without building the
     breakdown (what a closed turn's row and a round's end compare)."""
-    r = _score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)
-    return r[0], r[10]
+    return (_score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)[0],
+            max(colors))                                            # R-X-SCORE-COLOUR
 
 
 def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                  n_units: int, effects: frozenset[str], hand_starfish: bool) -> tuple:
     """RULES_EXTRA §3 on counts: (card points, then the sources of :class:`ExtraBreakdown`
-    as :func:`score_extra_counts` reads them)."""
+    as :func:`score_extra_counts` reads them, the colour bonus left out: most callers want
+    the card points alone)."""
     collect, seahorse_kinds, rodeo, tornado, changed = (
         _event_scoring(effects) if effects else _NO_EVENTS)
     # R-X-SCORE-DUO, R-X-SCORE-STARFISH
@@ -404,19 +406,14 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
-    if mermaids > 1:
-        groups = sorted(colors, reverse=True)
-        bonus = groups[0]
-        mermaids = 0 if tornado else sum(groups[:mermaids])        # R-EV-TORNADO
-    else:                               # one mermaid scores the largest group, the bonus
-        bonus = max(colors)
-        if mermaids and not tornado:
-            mermaids = bonus
-        else:
-            mermaids = 0
+    if mermaids and not tornado:                                    # R-EV-TORNADO
+        # one mermaid scores the largest group
+        mermaids = max(colors) if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])
+    else:
+        mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
     return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
-            multipliers, cast, mermaids, bonus, changed)
+            multipliers, cast, mermaids, changed)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),

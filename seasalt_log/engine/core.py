@@ -971,7 +971,7 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
                                                 due="round_scored", ending="stop"))
     if call == "last_chance":                                               # R-LAST-1
-        left = tuple((player + i) % n for i in range(1, n))
+        left = _seats_after(player, n)
         f = replace(f, caller=player, call=call, revealed=f.revealed | (1 << player),
                     final_left=left)
         return _next_turn(s, f, left[0], seq)
@@ -982,6 +982,11 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
+
+
+def _seats_after(player: int, n: int) -> tuple[int, ...]:
+    """The other seats of ``n`` in turn order after ``player`` (the final turns, R-LAST-1)."""
+    return tuple((player + i) % n for i in range(1, n))
 
 
 def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:

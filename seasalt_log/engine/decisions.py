@@ -175,9 +175,7 @@ def legal_decisions(state: State) -> list[Decision]:
     step = f.step
     t = state.table
     if step == ANGEL:                                           # R-EV-ANGELFISH
-        p0, p1 = t.piles
-        return [Decision(ANGELFISH, card=t.piles[i][-1], pile=i)
-                for i in (0, 1) if i == 0 or p1[-1] != p0[-1]]
+        return _angelfish_decisions(t.piles)
     if step == TAKE_STEP or step == BOAT_TAKE:                 # R-TAKE-1..4
         out = []
         left = len(t.deck)
@@ -197,15 +195,31 @@ def legal_decisions(state: State) -> list[Decision]:
     return _play_decisions(state, effects) + _end_decisions(state, effects)
 
 
+def _angelfish_decisions(piles: tuple[tuple[str, ...], tuple[str, ...]]) -> list[Decision]:
+    """The Angelfish's takes: each pile top, once when both tops are alike (R-EV-ANGELFISH)."""
+    p0, p1 = piles
+    return [Decision(ANGELFISH, card=piles[i][-1], pile=i)
+            for i in (0, 1) if i == 0 or p1[-1] != p0[-1]]
+
+
+# The functions called at every step keep their comprehensions in helpers: a variable a
+# comprehension reads becomes a cell, made at every call of the function that holds it.
+
 def _play_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     """The pairs and trios to lay down and the face-down shell (R-DUO-*, R-X-*, R-EV-*);
     ``effects``: the events in effect for the player."""
-    t, p, rules = state.table, state.flow.player, state.ruleset
-    hand = t.hands[p]
+    hand = state.table.hands[state.flow.player]
     if _PLAY_CARDS.isdisjoint(hand):            # every pair, trio and shell needs one of them
         return []
-    if rules.extra_scoring and not _may_play(player_counts(state, p)[0], effects):
+    if state.ruleset.extra_scoring and not _may_play(player_counts(state, state.flow.player)[0],
+                                                     effects):
         return []
+    return _plays(state, effects, hand)
+
+
+def _plays(state: State, effects: frozenset[str], hand: tuple[str, ...]) -> list[Decision]:
+    """:func:`_play_decisions` for a hand that may hold something to lay, by grouping it."""
+    t, p, rules = state.table, state.flow.player, state.ruleset
     by_kind: dict[str, list[str]] = {}
     kind_of = _PLAY_KIND.get
     for c in hand:
@@ -324,6 +338,11 @@ def _deck_outcomes(state: State, k: int) -> list[tuple[Outcome, int]]:
     deck = state.table.deck
     if state.table.deck_ordered:
         return [(tuple(deck[:k]), 1)]
+    return _unordered_outcomes(deck, k)
+
+
+def _unordered_outcomes(deck: tuple[str, ...], k: int) -> list[tuple[Outcome, int]]:
+    """:func:`_deck_outcomes` when the deck's order is not recorded: by the cards' counts."""
     counts = Counter(deck)
     if k == 1:
         return [((c,), counts[c]) for c in sorted(counts)]
@@ -388,29 +407,45 @@ def chance_outcomes(state: State, d: Decision) -> list[tuple[Outcome, int]]:
         if kind == FORCED or state.table_event is None \
                 or "sunfish" not in state.effects(state.flow.player):
             return firsts
-        return [(o + o2, w * w2) for o, w in firsts for o2, w2 in _next_card(state, o)]
+        return _then_next_card(state, firsts)
     if kind == SHARK:
         if d.victim is None:
             return _NO_CHANCE
-        counts = Counter(t.hands[d.victim])
-        return [((c,), counts[c]) for c in sorted(counts)]
+        return _by_count(t.hands[d.victim])
     if kind == LOBSTER:
         n = _lobster_sees(state)
         if not n:
             return _NO_CHANCE
         if t.deck_ordered:
             return [(tuple(t.deck[:n]), 1)]
-        counts = Counter(t.deck)
-        out = []
-        for seen in combinations_with_replacement(sorted(counts), n):
-            k = Counter(seen)
-            if all(k[c] <= counts[c] for c in k):
-                w = 1
-                for c, m in k.items():
-                    w *= comb(counts[c], m)
-                out.append((seen, w))
-        return out
+        return _lobster_outcomes(t.deck, n)
     return _NO_CHANCE
+
+
+def _then_next_card(state: State, firsts: list[tuple[Outcome, int]]) -> list[tuple[Outcome, int]]:
+    """Each of ``firsts`` followed by the card under it (R-EV-SUNFISH)."""
+    return [(o + o2, w * w2) for o, w in firsts for o2, w2 in _next_card(state, o)]
+
+
+def _by_count(cards: tuple[str, ...]) -> list[tuple[Outcome, int]]:
+    """One card of ``cards`` at random: each code with its count as weight."""
+    counts = Counter(cards)
+    return [((c,), counts[c]) for c in sorted(counts)]
+
+
+def _lobster_outcomes(deck: tuple[str, ...], n: int) -> list[tuple[Outcome, int]]:
+    """The ``n`` cards the lobster sees off a deck of unrecorded order, as sorted multisets
+    with their weights."""
+    counts = Counter(deck)
+    out = []
+    for seen in combinations_with_replacement(sorted(counts), n):
+        k = Counter(seen)
+        if all(k[c] <= counts[c] for c in k):
+            w = 1
+            for c, m in k.items():
+                w *= comb(counts[c], m)
+            out.append((seen, w))
+    return out
 
 
 # ---------------------------------------------------------------- second decisions
@@ -425,8 +460,17 @@ def next_decisions(state: State, d: Decision, outcome: Outcome = ()) -> list[Dec
         a, b = outcome
         p0, p1 = t.piles
         piles = (1,) if p0 and not p1 else (0,) if p1 and not p0 else (0, 1)
-        return [_decision(KEEP, outcome, k, i)
-                for k in ((a,) if a == b else (a, b) if a < b else (b, a)) for i in piles]
+        keeps = []
+        for k in ((a,) if a == b else (a, b) if a < b else (b, a)):
+            for i in piles:
+                keeps.append(_decision(KEEP, outcome, k, i))
+        return keeps
+    return _after_pair(state, d, outcome)
+
+
+def _after_pair(state: State, d: Decision, outcome: Outcome) -> list[Decision]:
+    """:func:`next_decisions` after a pair (crab, lobster, swimmers) and its outcome."""
+    kind, t = d.kind, state.table
     if kind == CRAB:
         if d.pile is not None:
             return [Decision(CRAB_TAKE, cards=d.cards, card=c, pile=d.pile)

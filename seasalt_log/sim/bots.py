@@ -115,9 +115,17 @@ def expansion_choice(view: TableView, options: Sequence[Decision],
     kind = options[0].kind
     if kind not in _EXPANSION_STEPS:
         return None
+    return _expansion_step(view, options, rng, kind)
+
+
+# The functions called at every choice keep their lambdas in helpers: a variable a lambda
+# reads becomes a cell, made at every call of the function that holds it.
+
+def _expansion_step(view: TableView, options: Sequence[Decision], rng: random.Random,
+                    kind: str) -> Decision | None:
+    """:func:`expansion_choice` for the options of one of the expansions' steps."""
     if kind in (dc.ANGELFISH, dc.LOBSTER_KEEP):
-        h = _holding(view)
-        return max(options, key=lambda d: h.points_with(d.card))
+        return _best_card(_holding(view), options)
     if kind == dc.SWAP:
         return max(options, key=lambda d: _swap_value(holding_of(view), d))
     if kind == dc.CRAB_TAKE and options[0].takes:
@@ -131,6 +139,11 @@ def expansion_choice(view: TableView, options: Sequence[Decision],
 
 _EXPANSION_STEPS = frozenset({dc.ANGELFISH, dc.LOBSTER_KEEP, dc.SWAP, dc.CRAB_TAKE,
                              dc.KEEP_EVENT, dc.FORCED})
+
+
+def _best_card(h: Holding, options: Sequence[Decision]) -> Decision:
+    """The first of ``options`` whose card adds the most card points to ``h``."""
+    return max(options, key=lambda d: h.points_with(d.card))
 
 
 def _swap_value(h: Holding, d: Decision) -> int:
@@ -198,8 +211,7 @@ class GreedyBot(Bot):
                         best, gain = d, g
             return best or _first_kind(options, dc.DRAW) or options[0]
         if kind in dc.SECOND_PHASE:                                 # keep / crab_take
-            h = _holding(view)
-            return max(options, key=lambda d: h.points_with(d.card))
+            return _best_card(_holding(view), options)
         trio = _first_kind(options, dc.STARFISH)      # R-X-TRIO: the starfish scores laid
         if trio is not None:
             return trio
@@ -290,8 +302,7 @@ class PlannerBot(Bot):
         if kind == dc.KEEP:
             return self._keep(view, options, _holding(view))
         if kind == dc.CRAB_TAKE:
-            h, w = _holding(view), self._weight(view)
-            return max(options, key=lambda d: sum(self._value_with(h, d.card, w)))
+            return self._crab_take(view, options)
         duo = self._duo(view, options)
         if duo is not None:
             return duo
@@ -321,6 +332,11 @@ class PlannerBot(Bot):
     def _weight(self, view) -> float:
         """The promise only counts while the round goes on (not in final turns)."""
         return 0.0 if view.call is not None else self.promise
+
+    def _crab_take(self, view, options) -> Decision:
+        """The card taken from the pile worth most to the hand (points and promise)."""
+        h, w = _holding(view), self._weight(view)
+        return max(options, key=lambda d: sum(self._value_with(h, d.card, w)))
 
     def _take(self, view, options, h: Holding) -> Decision:
         """A pile top that adds card points now (the best one), else the deck."""

@@ -21,6 +21,10 @@ CRAB, BOAT, FISH, SWIMMER, SHARK, MERMAID = (
 #: card code -> kind index, the base game's cards
 KI: dict[str, int] = {c: k for c, (k, _) in CARD_INDEX.items()}
 
+#: card code -> (kind index, colour index, 1 for an Extra Salt card else 0), every ruleset
+_ADDS: dict[str, tuple[int, int, int]] = {
+    code: (k, c, int(code not in CARD_INDEX)) for code, (k, c) in X_CARD_INDEX.items()}
+
 _NO_EVENTS: frozenset[str] = frozenset()
 #: the base game's kinds come first in the count lists
 _BASE_KINDS = len(KIND_INDEX)
@@ -52,21 +56,19 @@ class Holding:
 
     def add(self, code: str) -> None:
         """Put ``code`` into the hand."""
-        i, c = X_CARD_INDEX[code]
+        i, c, x = _ADDS[code]
         self.hand[i] += 1
         self.kinds[i] += 1
         self.colors[c] += 1
-        if code not in CARD_INDEX:
-            self.extra += 1
+        self.extra += x
 
     def remove(self, code: str) -> None:
         """Take ``code`` out of the hand."""
-        i, c = X_CARD_INDEX[code]
+        i, c, x = _ADDS[code]
         self.hand[i] -= 1
         self.kinds[i] -= 1
         self.colors[c] -= 1
-        if code not in CARD_INDEX:
-            self.extra -= 1
+        self.extra -= x
 
     def points(self) -> int:
         """Card points (R-SCORE, R-X-SCORE), colour bonus not included."""
