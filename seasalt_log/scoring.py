@@ -90,11 +90,18 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     for m, k, per in _MULTIPLY:                                      # R-SCORE-MULT
         if kinds[m]:
             multipliers += kinds[m] * kinds[k] * per
-    # R-SCORE-MERMAID: i-th mermaid scores the i-th largest colour group (white included)
     mermaids = kinds[_MERMAID]
     if mermaids:
-        mermaids = max(colors) if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])
+        mermaids = mermaid_points(mermaids, colors)
     return pairs, collectors, multipliers, mermaids
+
+
+def mermaid_points(mermaids: int, colors: Sequence[int]) -> int:
+    """R-SCORE-MERMAID: the i-th of ``mermaids`` (at least one) scores the i-th largest of
+    the colour groups ``colors`` (white included)."""
+    if mermaids == 1:
+        return max(colors)          # one mermaid: the largest group, without a sort
+    return sum(sorted(colors, reverse=True)[:mermaids])
 
 
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
@@ -407,8 +414,7 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids and not tornado:                                    # R-EV-TORNADO
-        # one mermaid scores the largest group
-        mermaids = max(colors) if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])
+        mermaids = mermaid_points(mermaids, colors)
     else:
         mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
