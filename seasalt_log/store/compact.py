@@ -1,0 +1,130 @@
+"""``seasalt compact``: rewrite a store's tables in game order, the layout an import gives.
+
+A store recorded live (``seasalt serve``) writes each game a few events at a time, so one
+game's rows end up spread over every row group of the events table: the min/max of
+``events.game`` then skips none of them and one game's query decompresses the whole event
+column. Its many small commits also leave partly filled and free blocks.
+
+:func:`compact` copies the events, the commits and every per-game read model into new
+tables made by the store's own DDL (:data:`~seasalt_log.store.schema.EVENTS_DDL`,
+:data:`~seasalt_log.store.projections.PROJECTIONS_DDL`: every column type, constraint,
+default, compression setting and trigger as the format defines them), the events and
+commits by ``(game, seq)``, a read model's rows by their game's number (each game's rows
+in the order they had), drops the old tables and commits: one transaction, so a failure
+leaves the store as it was. No row changes; the hash chains, ``verify`` and ``export`` give
+what they gave.
+
+DuckDB writes a checkpoint's blocks before it frees the ones they replace, so the first
+rewrite cannot land where the old rows were and the file grows by the copy. A second
+rewrite (another transaction, the same rows again) fills the blocks the first one freed,
+at the front of the file, and the checkpoint after it cuts off the file's free end.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from msgspec import Struct
+
+from ..errors import SeasaltError, UsageError
+from .fetch import one_value
+from .projections import PROJECTIONS_DDL, TABLES
+from .schema import APPEND_ONLY, EVENTS_DDL
+
+#: table -> the ORDER BY of its copy (``o``: the old table; ``n.game``: the game's number)
+ORDER: dict[str, str] = {
+    "events": "o.game, o.seq",
+    "commits": "o.game, o.seq",
+    **{t: "n.game, o.rowid" for t in TABLES},
+}
+
+_OLD = "compact_old_"           # the old tables' names while they are copied
+
+
+class CompactSummary(Struct):
+    """What a compaction did: the file's bytes and the rows of each rewritten table (the
+    same before and after)."""
+
+    path: str
+    bytes_before: int
+    bytes_after: int
+    events: int
+    games: int
+    rows: dict[str, int]        # rewritten table -> its rows
+    passes: int                 # rewrites made (each one transaction)
+    seconds: float
+
+    @property
+    def bytes_per_event_before(self) -> float:
+        return self.bytes_before / self.events if self.events else 0.0
+
+    @property
+    def bytes_per_event_after(self) -> float:
+        return self.bytes_after / self.events if self.events else 0.0
+
+
+def compact(store, *, passes: int = 2) -> CompactSummary:
+    """Rewrite the events, commits and per-game read models of ``store`` (opened for
+    writing) in game order, each rewrite one transaction followed by a checkpoint;
+    ``passes`` 2 (the default) rewrites a second time so that the file shrinks (see the
+    module's text), 1 leaves the freed blocks to later writes.
+
+    A failure rolls the transaction back: every row stays as it was (after a failure in
+    the second rewrite, in the order the first one gave them)."""
+    if store.read_only:
+        raise UsageError("compact needs the store opened for writing")
+    if passes not in (1, 2):
+        raise UsageError(f"passes must be 1 or 2, not {passes}")
+    t0 = time.perf_counter()
+    con = store.con
+    con.execute("CHECKPOINT")
+    path = Path(store.path)
+    before = path.stat().st_size
+    rows: dict[str, int] = {}
+    for _ in range(passes):
+        store.begin()
+        try:
+            rows = rewrite_in(con)
+            store.commit()
+        except BaseException:
+            store.rollback()
+            raise
+        con.execute("CHECKPOINT")
+    return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
+                          events=rows["events"], games=one_value(con, "SELECT count(*) FROM heads"),
+                          rows=rows, passes=passes, seconds=time.perf_counter() - t0)
+
+
+def rewrite_in(con) -> dict[str, int]:
+    """The rewrite inside the caller's transaction on ``con``: every table of
+    :data:`ORDER` renamed, made again by the store's DDL, filled in order from the old one,
+    which is then dropped. Returns each table's rows."""
+    con.execute("CREATE OR REPLACE TEMP TABLE compact_numbers AS "
+                "SELECT game_id, min(game) AS game FROM commits GROUP BY game_id")
+    for t in APPEND_ONLY:           # their triggers are on them; the DDL makes them again
+        for op in ("update", "delete"):
+            con.execute(f"DROP TRIGGER IF EXISTS {t}_refuse_{op} ON {t}")
+    for t in ORDER:
+        con.execute(f"ALTER TABLE {t} RENAME TO {_OLD}{t}")
+    con.execute(EVENTS_DDL)
+    con.execute(PROJECTIONS_DDL)
+    rows = {t: copy_table(con, t) for t in ORDER}
+    con.execute("DROP TABLE compact_numbers")
+    return rows
+
+
+def copy_table(con, table: str) -> int:
+    """Fill ``table`` from its old copy in :data:`ORDER`'s order, drop the old copy; the
+    rows copied."""
+    join = ("" if table in APPEND_ONLY
+            else " JOIN compact_numbers n USING (game_id)")
+    old = _OLD + table
+    count = one_value(con, f"SELECT count(*) FROM {old}")
+    con.execute(f"INSERT INTO {table} SELECT o.* FROM {old} o{join} ORDER BY {ORDER[table]}")
+    if one_value(con, f"SELECT count(*) FROM {table}") != count:
+        # a read-model row of a game without a commit would be lost by the join
+        raise SeasaltError(f"compact: the table {table} has rows of games the store does not "
+                         "hold; nothing was changed (run `seasalt verify`)")
+    con.execute(f"DROP TABLE {old}")
+    return count
