@@ -1,0 +1,251 @@
+"""``seasalt compact`` (:mod:`seasalt_log.store.compact`): a store recorded live, its games'
+events interleaved as ``seasalt serve`` writes them, rewritten in game order.
+
+What each test guards is in its docstring. The expected contents are the store's own
+rows, digests and exported bytes taken before compaction, never values computed by the
+code under test.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import OrderedDict
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+from seasalt_log.errors import SeasaltError
+from seasalt_log.service import export_blocks, import_logs, plan_append, plan_start, write_planned
+from seasalt_log.store import Store
+from seasalt_log.store import compact as compact_mod
+from seasalt_log.store.compact import compact
+from seasalt_log.store.layout import schema_differences
+from seasalt_log.store.projections import TABLES
+from seasalt_log.store.stored_order import ids_by_number, in_game_order
+from seasalt_log.verify import verify_store
+
+from .reliability_helpers import seasalt_argv, valid_games, write_log
+
+runner = CliRunner()
+
+#: every table of the store, compared whole before and after
+ALL_TABLES = ("events", "commits", "heads", "store_meta", "cards", *TABLES)
+
+
+def _record_live(store: Store, games: list[list[ev.Event]], per_commit: int) -> int:
+    """Store the input events of ``games`` as the service's writer does: each commit takes
+    the next event of ``per_commit`` games in turn. Returns the commits made."""
+    inputs = [[e for e in g if type(e) not in ev.DERIVED_TYPES] for g in games]
+    playing: OrderedDict[int, tuple | None] = OrderedDict((i, None) for i in range(len(games)))
+    commits = 0
+    while playing:
+        batch = []
+        for i in list(playing)[:per_commit]:
+            state = playing.pop(i)
+            if state is None:
+                batch.append((i, plan_start(store, inputs[i][0]), 1))
+            else:
+                cache, k = state
+                batch.append((i, plan_append(cache, [inputs[i][k]], cache.seq), k + 1))
+        write_planned(store, [p for _, p, _ in batch])
+        commits += 1
+        for i, p, k in batch:
+            if k < len(inputs[i]):
+                playing[i] = (p.cache, k)
+    return commits
+
+
+@pytest.fixture(scope="module")
+def live_store(tmp_path_factory) -> Path:
+    """Two games imported, then nine recorded live (interleaved, one event per game per
+    commit), so every table holds games out of order."""
+    d = tmp_path_factory.mktemp("compact")
+    db = d / "live.duckdb"
+    games = valid_games(11, seed=3)
+    with Store.open(db) as store:
+        assert import_logs(store, [write_log(d / "first.jsonl", games[:2])]).failed == 0
+        assert _record_live(store, games[2:], per_commit=5) > 100
+    return db
+
+
+@pytest.fixture
+def db(live_store, tmp_path) -> Path:
+    copy = tmp_path / "store.duckdb"
+    shutil.copy(live_store, copy)
+    return copy
+
+
+def snapshot(path: Path) -> dict:
+    """Every table's rows (sorted), the export bytes in two game orders, the schema."""
+    with Store.open(path, read_only=True) as store:
+        rows = {t: store.con.execute(f"SELECT * FROM {t} ORDER BY ALL").fetchall()
+                for t in ALL_TABLES}
+        exported = {order: hashlib.sha256(b"".join(bytes(b) for b in export_blocks(store, ids))
+                                          ).hexdigest()
+                    for order, ids in (("ids", store.game_ids()),
+                                       ("numbers", ids_by_number(store.con)))}
+        tables = sorted(r[0] for r in store.con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE NOT internal").fetchall())
+    return {"rows": rows, "export": exported, "tables": tables}
+
+
+def assert_same_store(path: Path, before: dict) -> None:
+    """The store opens, verify passes, and every table, export and table list is as
+    ``before`` (rows compared EXCEPT ALL both ways as sorted lists)."""
+    assert snapshot(path) == before
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        assert report.ok, report.differences[:3]
+        assert schema_differences(store.con) == []
+
+
+def test_the_fixture_is_scattered(live_store):
+    """The premise: a live-recorded store does not hold its events in game order."""
+    with Store.open(live_store, read_only=True) as store:
+        assert not in_game_order(store.con)
+        assert store.con.execute("SELECT count(*) FROM commits").fetchone()[0] > 100
+
+
+def test_compact_changes_no_row_and_orders_the_tables(db):
+    """Content unchanged (every table, export --all's bytes, hash chains via verify, the
+    schema check); afterwards the events lie in (game, seq) order and every read model's
+    rows by game number, each game's rows in their former order."""
+    before = snapshot(db)
+    with Store.open(db) as store:
+        old_order = {t: store.con.execute(f"SELECT * FROM {t}").fetchall() for t in TABLES}
+        summary = compact(store)
+    assert summary.events == len(before["rows"]["events"])
+    assert summary.games == len(before["rows"]["heads"])
+    assert summary.rows["commits"] == len(before["rows"]["commits"])
+    assert summary.passes == 2
+    assert_same_store(db, before)
+    with Store.open(db, read_only=True) as store:
+        con = store.con
+        assert in_game_order(con)
+        assert con.execute("SELECT game, seq FROM commits").fetchall() == sorted(
+            con.execute("SELECT game, seq FROM commits").fetchall())
+        numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
+                                   ).fetchall())
+        for t in TABLES:       # a stable sort: each game's rows keep their former order
+            assert con.execute(f"SELECT * FROM {t}").fetchall() == sorted(
+                old_order[t], key=lambda r: numbers[r[0]]), t
+
+def test_compact_shrinks_the_file_and_twice_is_a_fixed_point(db):
+    """The second rewrite lets the checkpoint cut the file's free end: the file ends no
+    larger than it was; compacting a compacted store changes neither rows nor size."""
+    before = snapshot(db)
+    size = db.stat().st_size
+    with Store.open(db) as store:
+        first = compact(store)
+    assert first.bytes_before == size and first.bytes_after == db.stat().st_size
+    assert first.bytes_after <= size
+    with Store.open(db) as store:
+        again = compact(store)
+    assert again.bytes_after == first.bytes_after
+    assert_same_store(db, before)
+
+
+@pytest.mark.parametrize("failing_pass,after_tables", [(1, 0), (1, 3), (2, 5)])
+def test_a_failure_part_way_leaves_every_row(db, monkeypatch, failing_pass, after_tables):
+    """All or nothing: an error raised while the tables are copied (the first rewrite, or
+    the second) rolls back; the store opens, verify passes, every row and the schema as
+    before, no half-made table left."""
+    before = snapshot(db)
+    real, calls = compact_mod.copy_table, []
+
+    def failing(con, table):
+        calls.append(table)
+        if len(calls) == (failing_pass - 1) * len(compact_mod.ORDER) + after_tables + 1:
+            raise OSError("disk full (injected)")
+        return real(con, table)
+    monkeypatch.setattr(compact_mod, "copy_table", failing)
+    with Store.open(db) as store:
+        with pytest.raises(OSError, match="injected"):
+            compact(store)
+    assert_same_store(db, before)
+
+
+def test_a_read_only_store_is_refused(db):
+    with Store.open(db, read_only=True) as store:
+        with pytest.raises(SeasaltError, match="opened for writing"):
+            compact(store)
+
+
+# ------------------------------------------------------------------ the command
+
+def test_cli_summary_line_and_json(db):
+    """One summary line on stderr (bytes before and after, rows); --json the same facts;
+    --quiet says nothing."""
+    events = len(snapshot(db)["rows"]["events"])
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 0 and r.stdout == ""
+    line = r.stderr.strip()
+    assert line.count("\n") == 0 and line.startswith(f"compacted {db}: 11 game(s), {events} events")
+    assert " bytes (" in line and "bytes/event)" in line
+    r = runner.invoke(app, ["compact", "--db", str(db), "--json"])
+    assert r.exit_code == 0
+    doc = json.loads(r.stdout)
+    assert doc["events"] == events and doc["games"] == 11 and doc["passes"] == 2
+    assert doc["bytes_after"] == db.stat().st_size
+    r = runner.invoke(app, ["--quiet", "compact", "--db", str(db)])
+    assert r.exit_code == 0 and r.stderr == "" and r.stdout == ""
+
+
+def test_cli_refuses_a_missing_store_and_creates_nothing(tmp_path, monkeypatch):
+    monkeypatch.delenv("SEASALT_DB", raising=False)
+    typo = tmp_path / "typo.duckdb"
+    r = runner.invoke(app, ["compact", "--db", str(typo)])
+    assert r.exit_code == 1
+    assert r.stderr == f"error: no store at {typo} (import a log first, or pass --db)\n"
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("SEASALT_DB", str(typo))
+    r = runner.invoke(app, ["compact"])
+    assert r.exit_code == 1 and str(typo) in r.stderr
+
+
+def test_cli_refuses_a_store_another_process_holds(db):
+    """A store open in another process (as `seasalt serve` holds it) is refused in one
+    line naming it busy, and left byte for byte as it was."""
+    raw = db.read_bytes()
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1]); "
+         "print('held', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        r = runner.invoke(app, ["compact", "--db", str(db)])
+    finally:
+        holder.communicate("")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(f"error: the store {db} is busy")
+    assert db.read_bytes() == raw
+
+
+# ------------------------------------------------------------------ crashes
+
+@pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
+def test_killed_at_random_moments_the_store_is_whole(db):
+    """`seasalt compact` killed with SIGKILL at random moments (before, inside or after
+    either rewrite): the store opens, verify passes and every row is as it was; a last
+    run completes."""
+    before = snapshot(db)
+    rng = random.Random(7)
+    argv = [*seasalt_argv(), "compact", "--db", str(db)]
+    for _ in range(4):
+        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.2, 2.0))
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        assert_same_store(db, before)
+    assert subprocess.run(argv, capture_output=True).returncode == 0
+    assert_same_store(db, before)
