@@ -42,9 +42,9 @@ runner = CliRunner()
 ALL_TABLES = ("events", "commits", "heads", "store_meta", "cards", *TABLES)
 
 
-def _record_live(store: Store, games: list[list[ev.Event]], per_commit: int) -> int:
+def _record_live(store: Store, games: list[list[ev.Event]], per_commit: int, step: int = 1) -> int:
     """Store the input events of ``games`` as the service's writer does: each commit takes
-    the next event of ``per_commit`` games in turn. Returns the commits made."""
+    the next ``step`` events of ``per_commit`` games in turn. Returns the commits made."""
     inputs = [[e for e in g if type(e) not in ev.DERIVED_TYPES] for g in games]
     playing: OrderedDict[int, tuple | None] = OrderedDict((i, None) for i in range(len(games)))
     commits = 0
@@ -56,7 +56,8 @@ def _record_live(store: Store, games: list[list[ev.Event]], per_commit: int) -> 
                 batch.append((i, plan_start(store, inputs[i][0]), 1))
             else:
                 cache, k = state
-                batch.append((i, plan_append(cache, [inputs[i][k]], cache.seq), k + 1))
+                batch.append((i, plan_append(cache, inputs[i][k:k + step], cache.seq),
+                              min(k + step, len(inputs[i]))))
         write_planned(store, [p for _, p, _ in batch])
         commits += 1
         for i, p, k in batch:
@@ -233,19 +234,64 @@ def test_cli_refuses_a_store_another_process_holds(db):
 
 # ------------------------------------------------------------------ crashes
 
+#: ``seasalt compact`` that writes a line on stdout after each table copied and each commit
+#: (so that a test can kill it right after the n-th step)
+_STEPPED = """
+import sys
+from seasalt_log.store import compact as c
+from seasalt_log.store.store import Store
+copy, commit = c.copy_table, Store.commit
+def copy_table(con, table):
+    rows = copy(con, table)
+    print('copied', table, flush=True)
+    return rows
+def stepped_commit(self):
+    commit(self)
+    print('committed', flush=True)
+c.copy_table, Store.commit = copy_table, stepped_commit
+from seasalt_cli.main import app
+sys.argv = ['seasalt', 'compact', '--db', sys.argv[1]]
+app()
+"""
+
+
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_killed_at_random_moments_the_store_is_whole(db):
-    """`seasalt compact` killed with SIGKILL at random moments (before, inside or after
-    either rewrite): the store opens, verify passes and every row is as it was; a last
-    run completes."""
+def test_killed_at_each_step_the_store_is_whole(db):
+    """`seasalt compact` killed with SIGKILL a random moment after its n-th step (a table
+    copied, a rewrite committed; the kill lands before, inside or after either rewrite or
+    its checkpoint): the store opens, verify passes and every row is as it was. The next
+    run starts from what the kill left; the last one completes."""
     before = snapshot(db)
+    steps = 2 * (len(compact_mod.ORDER) + 1)
     rng = random.Random(7)
-    argv = [*seasalt_argv(), "compact", "--db", str(db)]
-    for _ in range(4):
-        proc = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.2, 2.0))
+    for step in (1, 5, len(compact_mod.ORDER), len(compact_mod.ORDER) + 1,
+                 len(compact_mod.ORDER) + 2, steps - 1, steps):
+        proc = subprocess.Popen([sys.executable, "-c", _STEPPED, str(db)],
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        for _ in range(step):
+            assert proc.stdout.readline(), f"compact ended before step {step}"
+        time.sleep(rng.uniform(0, 0.02))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
+        proc.stdout.close()
         assert_same_store(db, before)
-    assert subprocess.run(argv, capture_output=True).returncode == 0
+    done = subprocess.run([*seasalt_argv(), "compact", "--db", str(db)], capture_output=True)
+    assert done.returncode == 0, done.stderr
     assert_same_store(db, before)
+    with Store.open(db, read_only=True) as store:
+        assert in_game_order(store.con)
+
+def test_the_same_store_object_records_on_after_compaction(tmp_path):
+    """A process that recorded games, compacted and records on with the same store object
+    (its appenders, kept across commits, must not point at the old tables): every game
+    verifies, and the games recorded after are whole."""
+    db = tmp_path / "on.duckdb"
+    games = valid_games(4, seed=11)
+    with Store.open(db) as store:
+        _record_live(store, games[:2], per_commit=2, step=10)
+        store.compact()
+        _record_live(store, games[2:], per_commit=2, step=10)
+        exported = b"".join(bytes(b) for b in export_blocks(store, [g[0].game_id for g in games]))
+    assert exported == b"".join(ev.encode_lines(g) for g in games)
+    with Store.open(db, read_only=True) as store:
+        assert verify_store(store).ok

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from seasalt_log.store import Store
-from seasalt_log.store.compact import compact as compact_store
 
 from .app import app, db_path, handles_errors, log, print_json
 from .options import DbOption, JsonOption
@@ -22,7 +21,7 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
     The store may not be open in another process (stop `seasalt serve`
     first)."""
     with Store.open(db_path(db), create=False) as store:
-        summary = compact_store(store)
+        summary = store.compact()
     if as_json:
         print_json({**{f: getattr(summary, f) for f in summary.__struct_fields__},
                     "bytes_per_event_before": round(summary.bytes_per_event_before, 1),

@@ -78,6 +78,7 @@ def compact(store, *, passes: int = 2) -> CompactSummary:
         raise UsageError(f"passes must be 1 or 2, not {passes}")
     t0 = time.perf_counter()
     con = store.con
+    store.appenders().drop()        # made on the tables about to be replaced
     con.execute("CHECKPOINT")
     path = Path(store.path)
     before = path.stat().st_size
