@@ -128,7 +128,7 @@ def test_compact_changes_no_row_and_orders_the_tables(db):
     assert summary.events == len(before["rows"]["events"])
     assert summary.games == len(before["rows"]["heads"])
     assert summary.rows["commits"] == len(before["rows"]["commits"])
-    assert summary.passes == 2
+    assert summary.passes >= 1
     assert_same_store(db, before)
     with Store.open(db, read_only=True) as store:
         con = store.con
@@ -142,26 +142,63 @@ def test_compact_changes_no_row_and_orders_the_tables(db):
                 old_order[t], key=lambda r: numbers[r[0]]), t
 
 def test_compact_shrinks_the_file_and_twice_is_a_fixed_point(db):
-    """The second rewrite lets the checkpoint cut the file's free end: the file ends no
-    larger than it was; compacting a compacted store changes neither rows nor size."""
+    """The file ends no larger than it was (here one rewrite fills the free blocks the
+    small commits left; the second is made only when the free blocks could hold every used
+    one); a compacted store is in game order, so compacting it again rewrites nothing and
+    changes neither rows nor size."""
     before = snapshot(db)
     size = db.stat().st_size
     with Store.open(db) as store:
         first = compact(store)
+    assert first.passes == 1
     assert first.bytes_before == size and first.bytes_after == db.stat().st_size
     assert first.bytes_after <= size
     with Store.open(db) as store:
         again = compact(store)
-    assert again.bytes_after == first.bytes_after
+    assert again.passes == 0 and again.rows == first.rows
+    assert again.bytes_after == again.bytes_before == first.bytes_after
     assert_same_store(db, before)
+
+
+def test_an_imported_store_is_left_as_it_is(tmp_path):
+    """An import leaves the events and commits in game order: nothing to gain, and a
+    rewrite of a store without free blocks would only grow the file; the file is left
+    byte for byte."""
+    db = tmp_path / "imported.duckdb"
+    with Store.open(db) as store:
+        assert import_logs(store, [write_log(tmp_path / "g.jsonl", valid_games(3, seed=4))]
+                           ).failed == 0
+    with Store.open(db) as store:
+        store.con.execute("CHECKPOINT")
+    raw = db.read_bytes()
+    with Store.open(db) as store:
+        summary = compact(store)
+    assert summary.passes == 0 and summary.bytes_after == summary.bytes_before == len(raw)
+    assert db.read_bytes() == raw
+
+
+def test_one_pass_leaves_the_freed_blocks(db):
+    """``passes=1``: one rewrite, the same rows in game order, even where a second would
+    have room (the old rows' blocks are left free for the writes that follow)."""
+    before = snapshot(db)
+    with Store.open(db) as store:
+        store.con.execute("CREATE TABLE filler AS SELECT range AS x FROM range(2000000)")
+        store.con.execute("CHECKPOINT")
+        store.con.execute("DROP TABLE filler")      # many free blocks: room for a second
+        one = compact(store, passes=1)
+    assert one.passes == 1
+    assert_same_store(db, before)
+    with Store.open(db, read_only=True) as store:
+        assert in_game_order(store.con)
 
 
 @pytest.mark.parametrize("failing_pass,after_tables", [(1, 0), (1, 3), (2, 5)])
 def test_a_failure_part_way_leaves_every_row(db, monkeypatch, failing_pass, after_tables):
     """All or nothing: an error raised while the tables are copied (the first rewrite, or
-    the second) rolls back; the store opens, verify passes, every row and the schema as
-    before, no half-made table left."""
+    the second, made here whatever the free blocks) rolls back; the store opens, verify
+    passes, every row and the schema as before, no half-made table left."""
     before = snapshot(db)
+    monkeypatch.setattr(compact_mod, "_room_to_shrink", lambda con: True)
     real, calls = compact_mod.copy_table, []
 
     def failing(con, table):
@@ -185,19 +222,25 @@ def test_a_read_only_store_is_refused(db):
 # ------------------------------------------------------------------ the command
 
 def test_cli_summary_line_and_json(db):
-    """One summary line on stderr (bytes before and after, rows); --json the same facts;
-    --quiet says nothing."""
+    """One summary line on stderr (bytes before and after, rows); on a compacted store it
+    says nothing was rewritten; --json the same facts; --quiet says nothing."""
     events = len(snapshot(db)["rows"]["events"])
+    size = db.stat().st_size
     r = runner.invoke(app, ["compact", "--db", str(db)])
     assert r.exit_code == 0 and r.stdout == ""
     line = r.stderr.strip()
-    assert line.count("\n") == 0 and line.startswith(f"compacted {db}: 11 game(s), {events} events")
-    assert " bytes (" in line and "bytes/event)" in line
+    assert "\n" not in line
+    assert line.startswith(f"compacted {db}: 11 game(s), {events} events, ")
+    assert f" rows rewritten; {size:,} -> {db.stat().st_size:,} bytes (" in line
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 0 and r.stderr == (
+        f"{db}: 11 game(s), {events} events, already in game order: nothing "
+        f"rewritten; {db.stat().st_size:,} bytes ({db.stat().st_size / events:.1f} bytes/event)\n")
     r = runner.invoke(app, ["compact", "--db", str(db), "--json"])
     assert r.exit_code == 0
     doc = json.loads(r.stdout)
-    assert doc["events"] == events and doc["games"] == 11 and doc["passes"] == 2
-    assert doc["bytes_after"] == db.stat().st_size
+    assert doc["events"] == events and doc["games"] == 11 and doc["passes"] == 0
+    assert doc["bytes_after"] == doc["bytes_before"] == db.stat().st_size
     r = runner.invoke(app, ["--quiet", "compact", "--db", str(db)])
     assert r.exit_code == 0 and r.stderr == "" and r.stdout == ""
 
@@ -249,6 +292,7 @@ def stepped_commit(self):
     commit(self)
     print('committed', flush=True)
 c.copy_table, Store.commit = copy_table, stepped_commit
+c._room_to_shrink = lambda con: True        # both rewrites, whatever the free blocks
 from seasalt_cli.main import app
 sys.argv = ['seasalt', 'compact', '--db', sys.argv[1]]
 app()
@@ -256,16 +300,21 @@ app()
 
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
-def test_killed_at_each_step_the_store_is_whole(db):
-    """`seasalt compact` killed with SIGKILL a random moment after its n-th step (a table
-    copied, a rewrite committed; the kill lands before, inside or after either rewrite or
-    its checkpoint): the store opens, verify passes and every row is as it was. The next
-    run starts from what the kill left; the last one completes."""
+def test_killed_at_each_step_the_store_is_whole(live_store, tmp_path):
+    """`seasalt compact` (both rewrites) killed with SIGKILL a random moment after its
+    n-th step (a table copied, a rewrite committed; the kill lands before, inside or after
+    either rewrite or its checkpoint), each time on a copy of the live-recorded store: the
+    store opens, verify passes and every row is as it was; compacting it then completes."""
+    db = tmp_path / "killed.duckdb"
+    shutil.copy(live_store, db)
     before = snapshot(db)
     steps = 2 * (len(compact_mod.ORDER) + 1)
     rng = random.Random(7)
     for step in (1, 5, len(compact_mod.ORDER), len(compact_mod.ORDER) + 1,
                  len(compact_mod.ORDER) + 2, steps - 1, steps):
+        for p in (db, db.with_name(db.name + ".wal")):
+            p.unlink(missing_ok=True)
+        shutil.copy(live_store, db)
         proc = subprocess.Popen([sys.executable, "-c", _STEPPED, str(db)],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         for _ in range(step):
@@ -275,11 +324,12 @@ def test_killed_at_each_step_the_store_is_whole(db):
         proc.wait()
         proc.stdout.close()
         assert_same_store(db, before)
-    done = subprocess.run([*seasalt_argv(), "compact", "--db", str(db)], capture_output=True)
-    assert done.returncode == 0, done.stderr
-    assert_same_store(db, before)
-    with Store.open(db, read_only=True) as store:
-        assert in_game_order(store.con)
+        done = subprocess.run([*seasalt_argv(), "compact", "--db", str(db)], capture_output=True)
+        assert done.returncode == 0, done.stderr
+        assert_same_store(db, before)
+        with Store.open(db, read_only=True) as store:
+            assert in_game_order(store.con)
+
 
 def test_the_same_store_object_records_on_after_compaction(tmp_path):
     """A process that recorded games, compacted and records on with the same store object

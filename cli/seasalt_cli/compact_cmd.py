@@ -27,7 +27,11 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
                     "bytes_per_event_before": round(summary.bytes_per_event_before, 1),
                     "bytes_per_event_after": round(summary.bytes_per_event_after, 1)})
         return
-    log.info(f"compacted {summary.path}: {summary.games} game(s), {summary.events} events, "
-             f"{sum(summary.rows.values())} rows rewritten; {summary.bytes_before:,} -> "
-             f"{summary.bytes_after:,} bytes ({summary.bytes_per_event_before:.1f} -> "
+    head = f"{summary.path}: {summary.games} game(s), {summary.events} events"
+    if not summary.passes:
+        log.info(f"{head}, already in game order: nothing rewritten; {summary.bytes_after:,} "
+                 f"bytes ({summary.bytes_per_event_after:.1f} bytes/event)")
+        return
+    log.info(f"compacted {head}, {sum(summary.rows.values())} rows rewritten; {summary.bytes_before:,} "
+             f"-> {summary.bytes_after:,} bytes ({summary.bytes_per_event_before:.1f} -> "
              f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s")

@@ -17,7 +17,11 @@ what they gave.
 DuckDB writes a checkpoint's blocks before it frees the ones they replace, so the first
 rewrite cannot land where the old rows were and the file grows by the copy. A second
 rewrite (another transaction, the same rows again) fills the blocks the first one freed,
-at the front of the file, and the checkpoint after it cuts off the file's free end.
+at the front of the file, and the checkpoint after it cuts off the file's free end. It is
+made when the file's free blocks can hold every used one (a store recorded live, whose
+small commits left many); else it would spill past them and the end could not be cut.
+A store whose events and commits already lie in game order (an import's) is left as it
+is: a rewrite would gain no read and could only grow the file.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ..errors import SeasaltError, UsageError
 from .fetch import one_value
 from .projections import PROJECTIONS_DDL, TABLES
 from .schema import APPEND_ONLY, EVENTS_DDL
+from .stored_order import in_game_order
 
 #: table -> the ORDER BY of its copy (``o``: the old table; ``n.game``: the game's number)
 ORDER: dict[str, str] = {
@@ -51,8 +56,8 @@ class CompactSummary(Struct):
     bytes_after: int
     events: int
     games: int
-    rows: dict[str, int]        # rewritten table -> its rows
-    passes: int                 # rewrites made (each one transaction)
+    rows: dict[str, int]        # table it rewrites -> its rows
+    passes: int                 # rewrites made (each one transaction; 0: in order already)
     seconds: float
 
     @property
@@ -66,9 +71,10 @@ class CompactSummary(Struct):
 
 def compact(store, *, passes: int = 2) -> CompactSummary:
     """Rewrite the events, commits and per-game read models of ``store`` (opened for
-    writing) in game order, each rewrite one transaction followed by a checkpoint;
-    ``passes`` 2 (the default) rewrites a second time so that the file shrinks (see the
-    module's text), 1 leaves the freed blocks to later writes.
+    writing) in game order, each rewrite one transaction followed by a checkpoint; with
+    ``passes`` 2 (the default) a second time when that lets the file shrink (see the
+    module's text), with 1 never (the freed blocks are left to later writes). A store in
+    game order already is not rewritten (``passes`` 0 in the summary).
 
     A failure rolls the transaction back: every row stays as it was (after a failure in
     the second rewrite, in the order the first one gave them)."""
@@ -82,19 +88,30 @@ def compact(store, *, passes: int = 2) -> CompactSummary:
     con.execute("CHECKPOINT")
     path = Path(store.path)
     before = path.stat().st_size
-    rows: dict[str, int] = {}
-    for _ in range(passes):
-        store.begin()
-        try:
-            rows = rewrite_in(con)
-            store.commit()
-        except BaseException:
-            store.rollback()
-            raise
-        con.execute("CHECKPOINT")
+    rows = {t: one_value(con, f"SELECT count(*) FROM {t}") for t in ORDER}
+    done = 0
+    if not all(in_game_order(con, table=t) for t in APPEND_ONLY):
+        while done < passes and (done == 0 or _room_to_shrink(con)):
+            store.begin()
+            try:
+                rows = rewrite_in(con)
+                store.commit()
+            except BaseException:
+                store.rollback()
+                raise
+            con.execute("CHECKPOINT")
+            done += 1
     return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
                           events=rows["events"], games=one_value(con, "SELECT count(*) FROM heads"),
-                          rows=rows, passes=passes, seconds=time.perf_counter() - t0)
+                          rows=rows, passes=done, seconds=time.perf_counter() - t0)
+
+
+def _room_to_shrink(con) -> bool:
+    """Whether the file's free blocks can hold every used one: a rewrite then lands below
+    the blocks it frees, and the checkpoint cuts them off."""
+    used, free = con.execute("SELECT used_blocks, free_blocks FROM pragma_database_size() "
+                             "WHERE database_name = current_database()").fetchone()
+    return free >= used
 
 
 def rewrite_in(con) -> dict[str, int]:
