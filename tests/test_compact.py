@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import random
+import re
 import shutil
 import signal
 import subprocess
@@ -243,6 +244,40 @@ def test_cli_summary_line_and_json(db):
     assert doc["bytes_after"] == doc["bytes_before"] == db.stat().st_size
     r = runner.invoke(app, ["--quiet", "compact", "--db", str(db)])
     assert r.exit_code == 0 and r.stderr == "" and r.stdout == ""
+
+
+def _tight_store(path: Path) -> Path:
+    """Twelve games imported, then two recorded live: a store with no free blocks."""
+    games = valid_games(14, seed=8)
+    with Store.open(path) as store:
+        log = write_log(path.with_suffix(".jsonl"), games[:12])
+        assert import_logs(store, [log]).failed == 0
+        _record_live(store, games[12:], per_commit=2, step=20)
+    return path
+
+
+@pytest.mark.parametrize("as_json", [True, False])
+def test_a_store_without_free_blocks_grows_and_says_so(tmp_path, as_json):
+    """With no free blocks, the copy cannot land where the old rows were: the rows are the
+    same, one rewrite only (a second could not cut the file), and the command says the
+    file grew and how much of it is free."""
+    db = _tight_store(tmp_path / "tight.duckdb")
+    before = snapshot(db)
+    size = db.stat().st_size
+    r = runner.invoke(app, ["compact", "--db", str(db), *(["--json"] if as_json else [])])
+    assert r.exit_code == 0
+    after = db.stat().st_size
+    assert after > size
+    if as_json:
+        doc = json.loads(r.stdout)
+        assert doc["passes"] == 1 and (doc["bytes_before"], doc["bytes_after"]) == (size, after)
+        assert 0 < doc["free_bytes"] < after
+    else:
+        found = re.search(r"; the file grew by the copy: ([\d,]+) bytes of it are free blocks "
+                          r"that later writes fill first\n$", r.stderr)
+        assert found and 0 < int(found[1].replace(",", "")) < after, r.stderr
+        assert f"rows rewritten; {size:,} -> {after:,} bytes" in r.stderr
+    assert_same_store(db, before)
 
 
 def test_cli_refuses_a_missing_store_and_creates_nothing(tmp_path, monkeypatch):

@@ -32,6 +32,8 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
         log.info(f"{head}, already in game order: nothing rewritten; {summary.bytes_after:,} "
                  f"bytes ({summary.bytes_per_event_after:.1f} bytes/event)")
         return
+    grew = (f"; the file grew by the copy: {summary.free_bytes:,} bytes of it are free blocks "
+            "that later writes fill first" if summary.bytes_after > summary.bytes_before else "")
     log.info(f"compacted {head}, {sum(summary.rows.values())} rows rewritten; {summary.bytes_before:,} "
              f"-> {summary.bytes_after:,} bytes ({summary.bytes_per_event_before:.1f} -> "
-             f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s")
+             f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s{grew}")

@@ -20,8 +20,11 @@ rewrite (another transaction, the same rows again) fills the blocks the first on
 at the front of the file, and the checkpoint after it cuts off the file's free end. It is
 made when the file's free blocks can hold every used one (a store recorded live, whose
 small commits left many); else it would spill past them and the end could not be cut.
-A store whose events and commits already lie in game order (an import's) is left as it
-is: a rewrite would gain no read and could only grow the file.
+Then (a store with few free blocks: an import followed by a little live recording) the
+file keeps the size of the old rows and their copy, half of it free blocks that the
+writes that follow fill before the file grows again; only a new file would be smaller
+(DuckDB cannot move blocks in place). A store whose events and commits already lie in
+game order (an import's) is left as it is: a rewrite would gain no read.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ class CompactSummary(Struct):
     games: int
     rows: dict[str, int]        # table it rewrites -> its rows
     passes: int                 # rewrites made (each one transaction; 0: in order already)
+    free_bytes: int             # of bytes_after: free blocks, for the writes that follow
     seconds: float
 
     @property
@@ -101,16 +105,23 @@ def compact(store, *, passes: int = 2) -> CompactSummary:
                 raise
             con.execute("CHECKPOINT")
             done += 1
+    _, free, block = _blocks(con)
     return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
                           events=rows["events"], games=one_value(con, "SELECT count(*) FROM heads"),
-                          rows=rows, passes=done, seconds=time.perf_counter() - t0)
+                          rows=rows, passes=done, free_bytes=free * block,
+                          seconds=time.perf_counter() - t0)
+
+
+def _blocks(con) -> tuple[int, int, int]:
+    """(used blocks, free blocks, block size) of the store's file."""
+    return con.execute("SELECT used_blocks, free_blocks, block_size FROM pragma_database_size() "
+                       "WHERE database_name = current_database()").fetchone()
 
 
 def _room_to_shrink(con) -> bool:
     """Whether the file's free blocks can hold every used one: a rewrite then lands below
     the blocks it frees, and the checkpoint cuts them off."""
-    used, free = con.execute("SELECT used_blocks, free_blocks FROM pragma_database_size() "
-                             "WHERE database_name = current_database()").fetchone()
+    used, free, _ = _blocks(con)
     return free >= used
 
 
