@@ -13,13 +13,15 @@ from .options import DbOption, JsonOption
 @app.command()
 @handles_errors
 def compact(db: Path = DbOption, as_json: bool = JsonOption):
-    """Rewrite the events, the commits and the read models in game order, then shrink the
-    file: a store recorded live by `seasalt serve` reads a game as fast as an imported one.
+    """Rewrite the events, the commits and the read models in game order, and shrink the
+    file when it can: a store recorded live by `seasalt serve` then reads a game as fast
+    as an imported one.
 
     No row changes: verify and export give what they gave. Each
     rewrite is one transaction: a failure leaves every row as it was.
-    The store may not be open in another process (stop `seasalt serve`
-    first)."""
+    A store already in game order is left as it is. The store may not
+    be open in another process (stop `seasalt serve` first).
+    See docs/RELIABILITY.md, "Compacting a store recorded live"."""
     with Store.open(db_path(db), create=False) as store:
         summary = store.compact()
     if as_json:

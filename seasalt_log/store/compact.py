@@ -31,14 +31,20 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
-from .fetch import one_value
+from .fetch import first_row, one_value
 from .projections import PROJECTIONS_DDL, TABLES
 from .schema import APPEND_ONLY, EVENTS_DDL
 from .stored_order import in_game_order
+
+if TYPE_CHECKING:
+    import duckdb
+
+    from .store import Store
 
 #: table -> the ORDER BY of its copy (``o``: the old table; ``n.game``: the game's number)
 ORDER: dict[str, str] = {
@@ -73,7 +79,7 @@ class CompactSummary(Struct):
         return self.bytes_after / self.events if self.events else 0.0
 
 
-def compact(store, *, passes: int = 2) -> CompactSummary:
+def compact(store: "Store", *, passes: int = 2) -> CompactSummary:
     """Rewrite the events, commits and per-game read models of ``store`` (opened for
     writing) in game order, each rewrite one transaction followed by a checkpoint; with
     ``passes`` 2 (the default) a second time when that lets the file shrink (see the
@@ -112,20 +118,22 @@ def compact(store, *, passes: int = 2) -> CompactSummary:
                           seconds=time.perf_counter() - t0)
 
 
-def _blocks(con) -> tuple[int, int, int]:
+def _blocks(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
     """(used blocks, free blocks, block size) of the store's file."""
-    return con.execute("SELECT used_blocks, free_blocks, block_size FROM pragma_database_size() "
-                       "WHERE database_name = current_database()").fetchone()
+    row = first_row(con, "SELECT used_blocks, free_blocks, block_size FROM pragma_database_size() "
+                         "WHERE database_name = current_database()")
+    assert row is not None
+    return row[0], row[1], row[2]
 
 
-def _room_to_shrink(con) -> bool:
+def _room_to_shrink(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether the file's free blocks can hold every used one: a rewrite then lands below
     the blocks it frees, and the checkpoint cuts them off."""
     used, free, _ = _blocks(con)
     return free >= used
 
 
-def rewrite_in(con) -> dict[str, int]:
+def rewrite_in(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
     """The rewrite inside the caller's transaction on ``con``: every table of
     :data:`ORDER` renamed, made again by the store's DDL, filled in order from the old one,
     which is then dropped. Returns each table's rows."""
@@ -143,17 +151,17 @@ def rewrite_in(con) -> dict[str, int]:
     return rows
 
 
-def copy_table(con, table: str) -> int:
+def copy_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
     """Fill ``table`` from its old copy in :data:`ORDER`'s order, drop the old copy; the
     rows copied."""
     join = ("" if table in APPEND_ONLY
             else " JOIN compact_numbers n USING (game_id)")
     old = _OLD + table
-    count = one_value(con, f"SELECT count(*) FROM {old}")
+    count: int = one_value(con, f"SELECT count(*) FROM {old}")
     con.execute(f"INSERT INTO {table} SELECT o.* FROM {old} o{join} ORDER BY {ORDER[table]}")
     if one_value(con, f"SELECT count(*) FROM {table}") != count:
         # a read-model row of a game without a commit would be lost by the join
         raise SeasaltError(f"compact: the table {table} has rows of games the store does not "
-                         "hold; nothing was changed (run `seasalt verify`)")
+                           "hold; nothing was changed (run `seasalt verify`)")
     con.execute(f"DROP TABLE {old}")
     return count
