@@ -103,7 +103,8 @@ def snapshot(path: Path) -> dict:
 
 def assert_same_store(path: Path, before: dict) -> None:
     """The store opens, verify passes, and every table, export and table list is as
-    ``before`` (rows compared EXCEPT ALL both ways as sorted lists)."""
+    ``before`` (each table's rows as a sorted list: the same multiset of rows, what
+    EXCEPT ALL both ways would check)."""
     assert snapshot(path) == before
     with Store.open(path, read_only=True) as store:
         report = verify_store(store)
