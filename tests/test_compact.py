@@ -239,7 +239,8 @@ def test_a_read_only_store_is_refused(db):
 
 def test_cli_summary_line_and_json(db):
     """One summary line on stderr (bytes before and after, rows); on a compacted store it
-    says nothing was rewritten; --json the same facts; --quiet says nothing."""
+    says nothing was rewritten; --json the same facts; --quiet says nothing, --verbose
+    adds the rewrites and each table's rows."""
     events = len(snapshot(db)["rows"]["events"])
     size = db.stat().st_size
     r = runner.invoke(app, ["compact", "--db", str(db)])
@@ -259,6 +260,10 @@ def test_cli_summary_line_and_json(db):
     assert doc["bytes_after"] == doc["bytes_before"] == db.stat().st_size
     r = runner.invoke(app, ["--quiet", "compact", "--db", str(db)])
     assert r.exit_code == 0 and r.stderr == "" and r.stdout == ""
+    r = runner.invoke(app, ["--verbose", "compact", "--db", str(db)])
+    assert r.exit_code == 0 and r.stdout == ""
+    assert f"compact: 0 rewrite(s); rows: events {events}, commits " in r.stderr
+    assert "already in game order" in r.stderr and "compact: done in " in r.stderr
 
 
 def _tight_store(path: Path) -> Path:

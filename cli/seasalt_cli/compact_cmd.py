@@ -24,6 +24,9 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
     See docs/RELIABILITY.md, "Compacting a store recorded live"."""
     with Store.open(db_path(db), create=False) as store:
         summary = store.compact()
+    log.debug(f"compact: {summary.passes} rewrite(s); rows: "
+              + ", ".join(f"{t} {n}" for t, n in summary.rows.items())
+              + f"; {summary.free_bytes:,} bytes of the file are free blocks")
     if as_json:
         print_json({**{f: getattr(summary, f) for f in summary.__struct_fields__},
                     "bytes_per_event_before": round(summary.bytes_per_event_before, 1),
