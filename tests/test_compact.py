@@ -229,6 +229,26 @@ def test_a_failure_part_way_leaves_every_row(db, monkeypatch, failing_pass, afte
     assert_same_store(db, before)
 
 
+def test_a_full_disk_is_one_line_and_leaves_every_row(db, monkeypatch):
+    """DuckDB's I/O error part-way (a full disk) is one line saying the store is as it
+    was, not a damaged store; every row, verify and the schema as before."""
+    import duckdb
+    before = snapshot(db)
+    real, calls = compact_mod.copy_table, []
+
+    def full(con, table):
+        calls.append(table)
+        if len(calls) == 4:
+            raise duckdb.IOException('IO Error: Could not write file "x": No space left on device')
+        return real(con, table)
+    monkeypatch.setattr(compact_mod, "copy_table", full)
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 1
+    assert r.stderr == (f'error: cannot compact the store {db}: IO Error: Could not write file '
+                        '"x": No space left on device; every row is as it was\n')
+    assert_same_store(db, before)
+
+
 def test_a_read_only_store_is_refused(db):
     with Store.open(db, read_only=True) as store:
         with pytest.raises(SeasaltError, match="opened for writing"):

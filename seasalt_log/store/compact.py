@@ -33,17 +33,16 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import duckdb
 from msgspec import Struct
 
-from ..errors import UsageError
+from ..errors import SeasaltError, UsageError
 from .fetch import first_row, one_value
 from .projections import PROJECTIONS_DDL, TABLES
 from .schema import APPEND_ONLY, EVENTS_DDL
 from .stored_order import in_game_order
 
 if TYPE_CHECKING:
-    import duckdb
-
     from .store import Store
 
 #: table -> the ORDER BY of its copy (``o``: the old table; ``n.game``: the game's number,
@@ -103,20 +102,31 @@ def compact(store: "Store", *, passes: int = 2) -> CompactSummary:
     done = 0
     if not all(in_game_order(con, table=t) for t in APPEND_ONLY):
         while done < passes and (done == 0 or _room_to_shrink(con)):
-            store.begin()
             try:
-                rows = rewrite_in(con)
-                store.commit()
-            except BaseException:
-                store.rollback()
-                raise
-            con.execute("CHECKPOINT")
+                rows = _rewrite(store)
+            except duckdb.IOException as exc:      # a full disk, most likely: not damage
+                text = str(exc).strip().splitlines()[0]
+                raise SeasaltError(f"cannot compact the store {path}: {text}; every row is as "
+                                   "it was") from None
             done += 1
     _, free, block = _blocks(con)
     return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
                           events=rows["events"], games=one_value(con, "SELECT count(*) FROM heads"),
                           rows=rows, passes=done, free_bytes=free * block,
                           seconds=time.perf_counter() - t0)
+
+
+def _rewrite(store: "Store") -> dict[str, int]:
+    """One rewrite (:func:`rewrite_in`) in its own transaction, then a checkpoint."""
+    store.begin()
+    try:
+        rows = rewrite_in(store.con)
+        store.commit()
+    except BaseException:
+        store.rollback()
+        raise
+    store.con.execute("CHECKPOINT")
+    return rows
 
 
 def _blocks(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
