@@ -249,6 +249,18 @@ def test_a_full_disk_is_one_line_and_leaves_every_row(db, monkeypatch):
     assert_same_store(db, before)
 
 
+def test_an_unreadable_block_part_way_is_called_damage(db, monkeypatch):
+    """An I/O error that says the file is damaged (a block that cannot be read) is named
+    as such, as every command names it, rather than as a full disk."""
+    import duckdb
+
+    def unreadable(con, table):
+        raise duckdb.IOException("IO Error: Could not read enough bytes from file \"x\"")
+    monkeypatch.setattr(compact_mod, "copy_table", unreadable)
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: the store {db} is damaged")
+
+
 def test_a_read_only_store_is_refused(db):
     with Store.open(db, read_only=True) as store:
         with pytest.raises(SeasaltError, match="opened for writing"):

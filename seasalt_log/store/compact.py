@@ -104,10 +104,11 @@ def compact(store: "Store", *, passes: int = 2) -> CompactSummary:
         while done < passes and (done == 0 or _room_to_shrink(con)):
             try:
                 rows = _rewrite(store)
-            except duckdb.IOException as exc:      # a full disk, most likely: not damage
+            except duckdb.IOException as exc:      # a full disk, unless the file is damaged
+                from .store import damage_error
                 text = str(exc).strip().splitlines()[0]
-                raise SeasaltError(f"cannot compact the store {path}: {text}; every row is as "
-                                   "it was") from None
+                raise damage_error(path, exc) or SeasaltError(
+                    f"cannot compact the store {path}: {text}; every row is as it was") from None
             done += 1
     _, free, block = _blocks(con)
     return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
