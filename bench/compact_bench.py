@@ -6,7 +6,7 @@ and after, with the same games imported for comparison.
 The live-recorded store is ``live_store_bench.py``'s (``bench/.data/live-N.duckdb``:
 recorded as the service's writer stores appends, 512 games in play, 146 events a commit),
 made once and reused unless ``--fresh``. The script copies it, compacts the copy with
-``Store.compact`` (CPU and wall time), and imports the same games into a third store
+``store.compact.compact`` (CPU and wall time), and imports the same games into a third store
 (``import_games``). Then, ``--rounds`` times in turn over the three stores:
 
 - bytes per event: the file's size (after a checkpoint) over the events;
@@ -35,6 +35,7 @@ import duckdb  # noqa: E402
 from live_store_bench import input_games, record  # noqa: E402
 from seasalt_log.service import import_games  # noqa: E402
 from seasalt_log.store import Store  # noqa: E402
+from seasalt_log.store.compact import compact  # noqa: E402
 from store_bench import DATA, corpus  # noqa: E402
 
 
@@ -86,7 +87,7 @@ def main() -> None:
     shutil.copy(live, compacted)
     with Store.open(compacted) as store:
         t, c = time.perf_counter(), time.process_time()
-        summary = store.compact()
+        summary = compact(store)
         wall, cpu = time.perf_counter() - t, time.process_time() - c
     print(f"compact: {summary.events} events, {sum(summary.rows.values())} rows, "
           f"{cpu:.2f} s CPU ({wall:.2f} s wall), {summary.passes} rewrites")

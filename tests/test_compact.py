@@ -147,8 +147,8 @@ def test_a_read_model_row_of_an_unknown_game_is_kept(db):
     """A read-model row whose game has no commit (what ``verify`` reports, never what the
     store writes) is not lost by the ordering join: it is copied, after the others."""
     with Store.open(db) as store:
-        store.con.execute("INSERT INTO seats SELECT * REPLACE ('no-such-game' AS game_id) FROM seats "
-                          "LIMIT 1")
+        store.con.execute("INSERT INTO seats SELECT * REPLACE ('no-such-game' AS game_id) "
+                          "FROM seats LIMIT 1")
     before = snapshot(db)
     with Store.open(db) as store:
         assert compact(store).passes >= 1
@@ -426,7 +426,7 @@ def test_the_same_store_object_records_on_after_compaction(tmp_path):
     games = valid_games(4, seed=11)
     with Store.open(db) as store:
         _record_live(store, games[:2], per_commit=2, step=10)
-        store.compact()
+        compact(store)
         _record_live(store, games[2:], per_commit=2, step=10)
         exported = b"".join(bytes(b) for b in export_blocks(store, [g[0].game_id for g in games]))
     assert exported == b"".join(ev.encode_lines(g) for g in games)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from seasalt_log.store import Store
+from seasalt_log.store.compact import compact as compact_store
 
 from .app import app, db_path, handles_errors, log, print_json
 from .options import DbOption, JsonOption
@@ -23,7 +24,7 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
     be open in another process (stop `seasalt serve` first).
     See docs/RELIABILITY.md, "Compacting a store recorded live"."""
     with Store.open(db_path(db), create=False) as store:
-        summary = store.compact()
+        summary = compact_store(store)
     log.debug(f"compact: {summary.passes} rewrite(s); rows: "
               + ", ".join(f"{t} {n}" for t, n in summary.rows.items())
               + f"; {summary.free_bytes:,} bytes of the file are free blocks")
@@ -39,6 +40,7 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
         return
     grew = (f"; the file grew by the copy: {summary.free_bytes:,} bytes of it are free blocks "
             "that later writes fill first" if summary.bytes_after > summary.bytes_before else "")
-    log.info(f"compacted {head}, {sum(summary.rows.values())} rows rewritten; {summary.bytes_before:,} "
-             f"-> {summary.bytes_after:,} bytes ({summary.bytes_per_event_before:.1f} -> "
+    log.info(f"compacted {head}, {sum(summary.rows.values())} rows rewritten; "
+             f"{summary.bytes_before:,} -> {summary.bytes_after:,} bytes "
+             f"({summary.bytes_per_event_before:.1f} -> "
              f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s{grew}")

@@ -15,7 +15,8 @@ leaves the store as it was. No row changes; the hash chains, ``verify`` and ``ex
 what they gave.
 
 DuckDB writes a checkpoint's blocks before it frees the ones they replace, so the first
-rewrite cannot land where the old rows were and the file grows by the copy. A second
+rewrite cannot land where the old rows were: it fills the blocks that were free, then
+grows the file. A second
 rewrite (another transaction, the same rows again) fills the blocks the first one freed,
 at the front of the file, and the checkpoint after it cuts off the file's free end. It is
 made when the file's free blocks can hold every used one (a store recorded live, whose

@@ -38,7 +38,6 @@ from .fetch import first_row, one_value
 
 if TYPE_CHECKING:
     from .arrow_rows import StagedRows
-    from .compact import CompactSummary
 
 _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_known_extensions = false")
 
@@ -468,12 +467,6 @@ class Store:
         return bool(one_value(self.con, "SELECT count(*) FROM games WHERE game_id = ?", [game_id]))
 
     # ------------------------------------------------------------ writing
-
-    def compact(self, *, passes: int = 2) -> "CompactSummary":
-        """Rewrite this store's tables in game order and shrink its file (``seasalt
-        compact``): :func:`seasalt_log.store.compact.compact`."""
-        from .compact import compact
-        return compact(self, passes=passes)
 
     def begin(self) -> None:
         self.con.execute("BEGIN")
