@@ -49,7 +49,7 @@ def test_the_walk_sees_every_command():
     names = {p[0] for p, _ in ALL}
     assert {"import", "validate", "games", "show", "replay", "log", "rescore", "export",
             "score", "simulate", "tournament", "query", "stats", "rebuild", "verify",
-            "serve", "rules", "backup", "archive"} <= names
+            "serve", "rules", "backup", "compact", "archive"} <= names
     assert ("archive", "check") in {p for p, _ in ALL}
 
 
@@ -219,7 +219,7 @@ def test_rebuild_refuses_a_missing_store(tmp_path):
 @pytest.mark.parametrize("args", [["games"], ["show", "g"], ["replay", "g"], ["log", "g"],
                                   ["rescore", "g", "--round", "1"], ["export", "--all"],
                                   ["query", "SELECT 1"], ["stats", "win-rates"], ["rebuild"],
-                                  ["verify"], ["backup", "copy.duckdb"]])
+                                  ["verify"], ["backup", "copy.duckdb"], ["compact"]])
 def test_readers_refuse_a_missing_store_and_create_nothing(tmp_path, args, monkeypatch):
     monkeypatch.chdir(tmp_path)
     r = run(*args, "--db", tmp_path / "typo.duckdb")

@@ -1,6 +1,6 @@
 """Concurrent use: DuckDB lets one process write a store, or many read it, never both.
 
-While an import runs, a second writer (``import``, ``rebuild``) and every reader
+While an import runs, a second writer (``import``, ``rebuild``, ``compact``) and every reader
 (``games``, ``show``, ``export``, ``query``, ``stats``, ``replay``, ``log``, ``rescore``,
 ``verify``) gets one clear line, "the store ... is busy", and exit code 1, never a
 traceback; ``validate``, which needs no store, still works. Nothing is lost: the running
@@ -92,6 +92,7 @@ def test_second_writer_and_readers_get_a_clear_busy_message(logs, tmp_path):
         contenders = {
             "import": ["import", str(second)],
             "rebuild": ["rebuild"],
+            "compact": ["compact"],
             "games": ["games"],
             "show": ["show", gid],
             "export": ["export", gid],

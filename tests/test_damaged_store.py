@@ -102,6 +102,7 @@ def commands(db: Path, log: Path, gid: str, tmp: Path) -> dict[str, list[str]]:
         "query": ["query", "SELECT max(length(event)) FROM events", *d],
         "stats": ["stats", "win-rates", *d],
         "rebuild": ["rebuild", *d],
+        "compact": ["compact", *d],
         "verify": ["verify", "--no-progress", *d],
         "backup": ["backup", str(tmp / "copy.duckdb"), *d],
         "simulate --db": ["simulate", "--games", "1", "--players", "2", "--seed", "1", *d],

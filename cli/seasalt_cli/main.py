@@ -15,6 +15,7 @@ from . import serve_cmd  # noqa: F401
 from . import sim_cmd  # noqa: F401
 from . import rules_cmd  # noqa: F401
 from . import backup_cmd  # noqa: F401
+from . import compact_cmd  # noqa: F401
 from . import archive_cmds  # noqa: F401
 
 __all__ = ["app", "main"]

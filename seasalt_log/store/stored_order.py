@@ -15,13 +15,14 @@ from typing import Any
 import pyarrow.compute as pc
 
 
-def in_game_order(con: Any, batch: int = 1 << 20) -> bool:
-    """Whether a plain scan of the events table (DuckDB keeps the stored order while
-    ``preserve_insertion_order`` is on, its default) gives the rows by ``(game, seq)``
-    strictly rising: one pass over those two integer columns, no text read."""
+def in_game_order(con: Any, batch: int = 1 << 20, table: str = "events") -> bool:
+    """Whether a plain scan of the events table (or ``commits``, which has the same two
+    columns; DuckDB keeps the stored order while ``preserve_insertion_order`` is on, its
+    default) gives the rows by ``(game, seq)`` strictly rising: one pass over those two
+    integer columns, no text read."""
     if not con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]:
         return False
-    reader = con.sql("SELECT (game::BIGINT << 32) | seq FROM events").to_arrow_reader(batch)
+    reader = con.sql(f"SELECT (game::BIGINT << 32) | seq FROM {table}").to_arrow_reader(batch)
     last = None
     try:
         for chunk in reader:
