@@ -632,16 +632,20 @@ def _changed_rows(table: str, final: list[tuple], done: int, shown: dict[tuple, 
     keys.extend(shown)          # rows gone (none: a row, once made, stays)
 
 
+#: the columns that identify a row (its table's key), by table
+KEY_COLUMNS = {t.name: t.key for t in SCHEMA}
+
+
 def _row_key(table: TableDef):
     idx = tuple(c.name for c in table.columns)
-    cols = [idx.index(c) for c in table.key]
+    cols = [idx.index(c) for c in KEY_COLUMNS[table.name]]
     if len(cols) == 1:
         i = cols[0]
         return lambda r: (r[i],)
     return itemgetter(*cols)
 
 
-#: a function giving a row's key (the values of its table's key columns) by table
+#: a function giving a row's key (the values of its :data:`KEY_COLUMNS`) by table
 ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
