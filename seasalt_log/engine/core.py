@@ -6,6 +6,7 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
@@ -624,7 +625,8 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
         deck, ordered = rest, t.deck_ordered
     elif given is not None:
         if sorted(given) != sorted((*rest, *back)):
-            missing, extra = multiset_diff(given, deck_counter((*rest, *back)))
+            # a Counter of its own: deck_counter would keep every deck ever refused
+            missing, extra = multiset_diff(given, Counter((*rest, *back)))
             raise illegal(s, "R-X-LOBSTER", f"deck must hold exactly the cards now in the deck;"
                                             f" missing {missing}, extra {extra}")
         deck, ordered = tuple(given), True
