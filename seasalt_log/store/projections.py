@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -434,7 +434,7 @@ class Projector:
     def __init__(self, game_id: str, first: ev.GameStarted):
         self.game_id, self.first = game_id, first
         self.seq = 0                     # events fed (the next one to feed is events[seq])
-        self.prev = None                 # the state after the last event fed
+        self.prev: Any = None            # the state after the last event fed
         self.last = None                 # the last event fed
         self.scores = ScoreMemo()
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
