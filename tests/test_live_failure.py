@@ -75,7 +75,7 @@ def test_a_committer_that_dies_refuses_what_waits_and_stores_nothing(tmp_path, m
             a = asyncio.ensure_future(live.append(gid, [game[1]], 1))
             await _until(reached.is_set)                     # a's rows are written
             b = asyncio.ensure_future(live.append(gid, [game[1]], None))
-            await _until(lambda: live._jobs.empty())         # b is planned, waits for a
+            await _until(lambda: len(live._pending) == 2 and live._jobs.empty())  # b planned
             c = asyncio.ensure_future(live.append(gid, [game[1]], None))
             gate.set()
             done, _ = await asyncio.wait((a, b, c), timeout=BOUND)
@@ -138,7 +138,7 @@ def test_a_planner_that_dies_still_stores_what_it_handed_over(tmp_path, monkeypa
             a = asyncio.ensure_future(live.append(gid, [game[1]], 1))
             await _until(holding.is_set)         # A is being committed
             b = asyncio.ensure_future(live.append(gid, [game[1]], None))
-            await _until(lambda: live._jobs.empty())
+            await _until(lambda: len(live._pending) == 2 and live._jobs.empty())
             gate.set()
             res = await asyncio.wait_for(a, BOUND)
             assert res.appended[0] == game[1]
