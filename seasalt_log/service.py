@@ -21,7 +21,7 @@ from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
 from .store.heads import advance
-from .store.projections import TABLES
+from .store.projections import KEY_COLUMNS, TABLES
 from .workers import no_gc
 from .store.store import Row, Store, event_rows, plan_write
 from .store.fetch import first_row
@@ -497,21 +497,13 @@ def store_prepared(store: Store, w: PreparedWrite) -> None:
         appenders.insert("commits", w.commits)
         for t in TABLES:
             appenders.delete(t, ("game_id",), [(g,) for g in w.whole[t]])
-            appenders.delete(t, _KEY_COLUMNS[t], w.keys[t])
+            appenders.delete(t, KEY_COLUMNS[t], w.keys[t])
             appenders.insert(t, w.insert[t])
         store.commit()
     except BaseException:
         appenders.drop()
         store.rollback()
         raise
-
-
-def _key_columns() -> dict[str, tuple[str, ...]]:
-    from .store.projections import SCHEMA
-    return {t.name: t.order for t in SCHEMA}
-
-
-_KEY_COLUMNS = _key_columns()
 
 
 def _with_id(e: ev.GameStarted, game_id: str) -> ev.GameStarted:

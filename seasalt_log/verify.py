@@ -49,7 +49,7 @@ from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
-from .store.event_table import chain_ends, chain_links, event_columns
+from .store.event_table import chain_ends, event_columns
 from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
@@ -745,16 +745,14 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
 
 def _chain_holds(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tuple],
                  numbered: bool = False) -> bool:
-    """Whether the rows ``a:b`` of a game are seqs 1..n (``numbered``: known to be) and its
-    writes (``commits``) all record its number and the chain through the stored events up
-    to seq n: then neither :func:`_seq_differences` nor :func:`_check_chain` finds
-    anything. The chain is computed only through the seqs the writes ended at."""
+    """Whether neither :func:`_seq_differences` nor :func:`_check_chain` finds anything in
+    the rows ``a:b`` of a game (``numbered``: they are known to be seqs 1..n)."""
     n = b - a
-    ends = [c[2] for c in commits]
-    return bool(commits) and (numbered or rows.seq[a:b] == list(range(1, n + 1))) \
-        and ends[0] >= 1 and ends[-1] == n \
-        and all(c[1] == commits[0][1] for c in commits) \
-        and chain_ends(gid, rows.data[a:b], ends) == [c[3] for c in commits]
+    if not commits or not (numbered or rows.seq[a:b] == list(range(1, n + 1))):
+        return False
+    found: list[Difference] = []
+    _check_chain(gid, rows, a, b, range(1, n + 1), None, commits, found)
+    return not found
 
 
 def _seq_differences(gid: str, seqs: list[int]) -> list[Difference]:
@@ -809,15 +807,16 @@ def _row_differences(gid: str, rows: _ChunkRows, a: int, seqs: list[int],
     return found
 
 
-def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: list[int],
+def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int],
                  through: dict[int, int] | None, commits: list[tuple],
                  out: list[Difference]) -> None:
-    """Compare the hash chain over the stored events (``through``: seq -> the chain through
-    it, when already known; else computed here from the stored bytes) with what each write
-    recorded (one row of ``commits`` per write: the seq it ended at and the hash through
-    it). A difference names the first seq of the write it is in."""
+    """Compare the hash chain over the stored events (``seqs``: their seqs in stored order,
+    a range when they are 1..n; ``through``: seq -> the chain through it, when already
+    known; else computed here from the stored bytes) with what each write recorded (one row
+    of ``commits`` per write: the seq it ended at and the hash through it). A difference
+    names the first seq of the write it is in."""
     if through is None:
-        through = dict(zip(seqs, chain_links(gid, rows.data[a:b])))
+        through = _links_at(gid, rows.data[a:b], seqs, [c[2] for c in commits])
     last = seqs[-1]
     if not commits:
         out.append(Difference("hash", "no write of this game is recorded in the commits table",
@@ -825,6 +824,7 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: list[int],
         return
     after = 0                   # the seq the previous write ended at
     broken = False              # the chain differs: later writes differ too, not reported
+    first = commits[0][1]
     for _, number, seq, stored in commits:
         computed = through.get(seq)
         if broken:
@@ -840,15 +840,32 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: list[int],
                         "the write, or the record, was changed",
                 game_id=gid, seq=after + 1))
             broken = True
-        if number != commits[0][1]:
+        if number != first:
             out.append(Difference("number", f"the write up to seq {seq} gives the game the "
-                                            f"number {number}, the first gave {commits[0][1]}",
+                                            f"number {number}, the first gave {first}",
                                   game_id=gid, seq=after + 1))
-        after = max(after, seq)
+        if seq > after:
+            after = seq
     if after < last:
         out.append(Difference("hash", f"seqs {after + 1}..{last} are stored but no write of "
                                       "them is recorded in the commits table",
                               game_id=gid, seq=after + 1))
+
+
+def _links_at(gid: str, data: list[bytes], seqs: Sequence[int], ends: list[int]
+              ) -> dict[int, int]:
+    """The chain through the stored events ``data`` (whose seqs are ``seqs``) up to each of
+    the seqs ``ends`` that is stored: seq -> hash (a seq stored twice: through its last row).
+    The chain is computed only at those rows, not at every event."""
+    n = len(seqs)
+    if type(seqs) is range or seqs == list(range(1, n + 1)):     # row k holds seq k
+        rows_at = sorted(e for e in ends if 1 <= e <= n)
+        return dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+    row = {seq: k + 1 for k, seq in enumerate(seqs)}
+    at = {e: row[e] for e in ends if e in row}
+    rows_at = sorted(set(at.values()))
+    hashes = dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+    return {e: hashes[k] for e, k in at.items()}
 
 
 def _show_hash(value: int) -> str:

@@ -8,11 +8,12 @@ import duckdb
 import pytest
 
 from seasalt_log import events as ev
+from seasalt_log.engine.core import player_breakdown
+from seasalt_log.scoring import as_breakdown
 from seasalt_log.service import (GameCache, plan_append, prepare_write, start_game,
                                  store_prepared, write_planned)
 from seasalt_log.store import Store
-from seasalt_log.store.projections import (ROW_KEY, TABLES, Projector, ScoreMemo, project,
-                                           project_from, round_start)
+from seasalt_log.store.projections import ROW_KEY, TABLES, Projector, ScoreMemo, project
 
 from .randomplay import play_random_game
 from .scenario import states_after as _states
@@ -79,49 +80,22 @@ def test_incremental_rows_equal_project_after_every_append(step):
     assert checked > 1000
 
 
-def test_project_from_the_first_event_is_project():
-    game = play_random_game(3, 3)
-    states = _states(game)
-    assert project_from("g", game, states, 0) == project("g", game, states)
-
-
-def test_project_from_a_round_gives_only_that_round_and_later():
-    game = play_random_game(5, 3)
-    states = _states(game)
-    starts = [i for i, e in enumerate(game) if type(e) is ev.RoundStarted]
-    assert len(starts) >= 2
-    whole = project("g", game, states)
-    part = project_from("g", game, states, starts[1])
-    assert {r[1] for r in part["rounds"]} == {r[1] for r in whole["rounds"]} - {1}
-    assert part["turns"] == [r for r in whole["turns"] if r[1] >= 2]
-    assert part["games"] == whole["games"] and part["seats"] == whole["seats"]
-    # round_start: the round of the event before ``end``
-    assert round_start(game, starts[1]) == starts[0]
-    assert round_start(game, starts[1] + 1) == starts[1]
-    assert round_start(game, 1) == 0
-
-
 def test_a_memo_from_another_history_is_not_used():
-    """A ScoreMemo filled by one game gives nothing wrong for another game (its turns end
-    at the same seqs, but in other states)."""
-    a, b = play_random_game(21, 3), play_random_game(22, 3)
-    assert type(a[1]) is ev.RoundStarted and type(b[1]) is ev.RoundStarted
+    """A ScoreMemo (the one a Projector keeps across appends) filled by one game, whose
+    states are then dropped, gives every seat of another game the engine's own breakdown."""
+    import gc
     memo = ScoreMemo()
-    sa, sb = _states(a), _states(b)
-    end = min(len(a), len(b), 40)
-    assert project_from("g", a[:end], sa[:end], 1, scores=memo) == project_from(
-        "g", a[:end], sa[:end], 1)
+    a = play_random_game(21, 3)
+    for s in _states(a)[1:40]:
+        for seat in range(s.n):
+            memo.of(s, seat)
     assert memo.memo
-    assert project_from("g", b[:end], sb[:end], 1, scores=memo) == project_from(
-        "g", b[:end], sb[:end], 1)
-
-
-def test_project_from_refuses_a_start_inside_a_round():
-    game = play_random_game(5, 3)
-    states = _states(game)
-    start = next(i for i, e in enumerate(game) if type(e) is ev.RoundStarted)
-    with pytest.raises(ValueError, match="round_started"):
-        project_from("g", game, states, start + 1)
+    del a
+    gc.collect()
+    b = play_random_game(22, 3)
+    for s in _states(b)[1:40]:
+        for seat in range(s.n):
+            assert memo.of(s, seat) == as_breakdown(player_breakdown(s, seat))
 
 
 def test_writer_cache_keeps_the_rows_of_project(tmp_path):

@@ -18,6 +18,7 @@ from seasalt_log import events as ev
 from seasalt_log import verify
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store, batch
+from seasalt_log.store.event_table import chain_links
 from seasalt_log.verify import verify_store
 
 from .reliability_helpers import valid_games, write_log
@@ -148,12 +149,26 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
     paths, games = stores
     calls = []
     monkeypatch.setattr(verify, "_compare_table", lambda *a: calls.append("rows"))
-    monkeypatch.setattr(verify, "chain_links", lambda *a: calls.append("chain") or iter(()))
+    monkeypatch.setattr(verify, "_links_at", lambda *a: calls.append("chain") or {})
     monkeypatch.setattr(batch, "fold_game", lambda *a: calls.append("fold"))
     with Store.open(paths["once"], read_only=True) as store:
         report = verify_store(store)
     assert report.ok and report.games == len(games)
     assert calls == []
+
+
+@pytest.mark.parametrize("seqs", [[1, 2, 3, 4, 5, 6], [1, 2, 4, 5, 7, 8], [1, 2, 2, 3, 5, 4],
+                                  [3, 1, 2, 6, 5, 4]])
+def test_the_chain_at_the_writes_ends_is_the_chain_link_by_link(seqs):
+    """The chain a check computes only at the seqs writes ended at is the link-by-link
+    chain over the stored rows at those seqs (a seq stored twice: its last row), whatever
+    the seqs stored: in order, with gaps, twice, out of order; a seq not stored is absent."""
+    data = [f'{{"n":{k}}}'.encode() for k in range(len(seqs))]
+    links = dict(zip(seqs, chain_links("g", data)))
+    ends = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    assert verify._links_at("g", data, seqs, ends) == {e: links[e] for e in ends if e in links}
+    if seqs == [1, 2, 3, 4, 5, 6]:
+        assert verify._links_at("g", data, range(1, 7), ends) == links
 
 
 # ---------------------------------------------------------------- verify --quick

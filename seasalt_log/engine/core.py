@@ -6,6 +6,7 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
@@ -556,10 +557,11 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
 
 
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
+    v = e.victim
+    _victim_seat(s, v)
     t = _lay_pair(s, e)
     targets = shark_targets(s, t)
-    v = e.victim
-    if v is not None and v != e.player and 0 <= v < s.n:
+    if v is not None and v != e.player:
         if s.flow.protected & (1 << v):
             raise illegal(s, "R-EV-PROTECT", f"{seat_name(s, v)} is protected by the Coral Reef")
         if s.flow.revealed & (1 << v):      # the rule that names revealed hands, not the duo's
@@ -623,7 +625,8 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
         deck, ordered = rest, t.deck_ordered
     elif given is not None:
         if sorted(given) != sorted((*rest, *back)):
-            missing, extra = multiset_diff(given, deck_counter((*rest, *back)))
+            # a Counter of its own: deck_counter would keep every deck ever refused
+            missing, extra = multiset_diff(given, Counter((*rest, *back)))
             raise illegal(s, "R-X-LOBSTER", f"deck must hold exactly the cards now in the deck;"
                                             f" missing {missing}, extra {extra}")
         deck, ordered = tuple(given), True
@@ -773,10 +776,16 @@ def sharks_targets(s: State, t: Table | None = None) -> list[int]:
             and any(len(u) == 2 for u in t.laid[v])]
 
 
+def _victim_seat(s: State, v: int | None) -> None:
+    """A victim seat outside the game (an event that skipped :func:`events.validate`) is
+    the IndexError that :func:`apply` makes the LogFormatError (LOG-FORMAT) validate gives;
+    checked before any rule, as validate runs before the rules."""
+    if v is not None and not 0 <= v < len(s.players):
+        raise IndexError(f"victim seat {v} of a {s.n}-player game")
+
+
 def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rule: str) -> None:
     v = e.victim
-    if v < 0:                   # skipped events.validate: apply makes it the LogFormatError
-        raise IndexError(f"victim seat {v} of a {s.n}-player game")
     if v == e.player:
         raise illegal(s, rule, "the player cannot choose themselves")
     if s.flow.protected & (1 << v):
@@ -789,6 +798,7 @@ def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rul
 
 def _swimmers_played(s: State, e: ev.SwimmersPlayed) -> State:
     """R-EV-WATER-RODEO-SWIMMERS: look at a hand, then swap one card or pass."""
+    _victim_seat(s, e.victim)
     t = _rodeo_pair(s, e)
     targets = swimmer_targets(s, t)
     rule = "R-EV-WATER-RODEO-SWIMMERS"
@@ -818,6 +828,7 @@ def _swimmers_played(s: State, e: ev.SwimmersPlayed) -> State:
 
 def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
     """R-EV-WATER-RODEO-SHARKS: one of the victim's laid-down pairs moves to the player."""
+    _victim_seat(s, e.victim)
     t = _rodeo_pair(s, e)
     targets = sharks_targets(s, t)
     rule = "R-EV-WATER-RODEO-SHARKS"

@@ -41,6 +41,7 @@ engine accepts. The kinds of decision (``Decision.kind``):
 from __future__ import annotations
 
 from collections import Counter
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
 
@@ -117,18 +118,11 @@ class Decision(Struct, frozen=True, gc=False):
     takes: tuple[tuple[int, str], ...] = ()
 
 
-#: (kind, cards, card, pile) -> the decision: the takes and keeps of every turn, made once
-_MADE: dict[tuple[str, tuple[str, ...], str, int], Decision] = {}
-
-
+@lru_cache(maxsize=None)
 def _decision(kind: str, cards: tuple[str, ...], card: str, pile: int) -> Decision:
     """``Decision(kind, cards, card, pile)``, the same object each time (decisions are
-    frozen; fewer than 20,000 of these: codes and piles)."""
-    key = (kind, cards, card, pile)
-    d = _MADE.get(key)
-    if d is None:
-        d = _MADE[key] = Decision(kind, cards=cards, card=card, pile=pile)
-    return d
+    frozen; the takes and keeps of every turn: fewer than 20,000 of these, codes and piles)."""
+    return Decision(kind, cards=cards, card=card, pile=pile)
 
 
 #: per pile, card -> the decision to take it (R-TAKE-2)

@@ -15,7 +15,7 @@ from starlette.responses import Response
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
 from .bodies import Problem
-from .live import ServiceClosed
+from .live import ServiceClosed, WriterFailed
 from .problems import PROBLEM_JSON, problem_type, title
 
 #: the API's encoder (``str`` for SQL types msgspec does not know)
@@ -61,6 +61,8 @@ def error_for(exc: BaseException) -> ApiError:
                         current_seq=exc.found, expected_seq=exc.expected)
     if isinstance(exc, UnknownGameError):
         return ApiError(404, "unknown_game", str(exc))
+    if isinstance(exc, WriterFailed):
+        return ApiError(503, "writer_stopped", str(exc))
     if isinstance(exc, ServiceClosed):
         return ApiError(503, "unavailable", str(exc), headers={"Retry-After": "1"})
     if _disk_full(exc):

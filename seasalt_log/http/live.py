@@ -19,12 +19,19 @@ publishes the new states (for reads and followers) and answers.
 Reads that need SQL (game lists, summaries, statistics) run on their own thread with a
 second DuckDB connection of the same database, so they never wait for a write; event
 streams of cached games are served from memory.
+
+Should either writer thread end by an exception (a bug: the calls that may fail for a
+request's sake are guarded, and their errors answer that request), the writer stops for
+good: the batches already handed to the committer are still stored and answered, every
+other append waiting and every later one is refused with :class:`WriterFailed` (503), the
+error is logged once with its traceback, reads go on, and :meth:`LiveStore.close` returns.
 """
 
 from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import queue
 import sys
 import threading
@@ -62,12 +69,24 @@ GC_THRESHOLD = 20_000
 #: per second than 5 ms in four pairs of runs (bench/RESULTS.md, "HTTP service")
 SWITCH_INTERVAL = 0.0005
 
+#: the server's log (uvicorn's), where a writer thread's failure is written
+log = logging.getLogger("uvicorn.error")
+
 
 class ServiceClosed(SeasaltError):
     """The service is shutting down and takes no more writes."""
 
     def __str__(self) -> str:
         return self.args[0] if self.args else "the service is shutting down"
+
+
+class WriterFailed(ServiceClosed):
+    """The store's writer stopped on an internal error: no append is stored until the
+    service is restarted (the error is in the service's log)."""
+
+    def __str__(self) -> str:
+        return ("the store's writer stopped on an internal error: no more appends are "
+                "stored until the service restarts")
 
 
 class _Job:
@@ -128,6 +147,15 @@ class LiveStore:
         self._reading = threading.Lock()
         self._writer: asyncio.Future | None = None      # the planner thread's loop, running
         self._committer: asyncio.Future | None = None   # the committer thread's loop
+        self._watch: asyncio.Future | None = None       # ends once both threads have ended
+        #: the futures of the appends queued and not answered yet (on the loop)
+        self._pending: set[asyncio.Future] = set()
+        #: the error a writer thread ended by (None: they run, or ended at the stop mark)
+        self._failure: BaseException | None = None
+        self._failing = threading.Lock()
+        self._committing: _Batch | None = None          # the batch the committer is storing
+        #: games whose last commit may or may not have been stored (the committer failed)
+        self._unsure: set[str] = set()
         self._loop: asyncio.AbstractEventLoop | None = None
         self.closing: asyncio.Event | None = None
         self.batches = 0            # transactions committed (for the curious and the bench)
@@ -158,8 +186,11 @@ class LiveStore:
         self.reader = Store(con, self.store.path, read_only=False)
         self._plan_store = Store(self.store.con.cursor(), self.store.path, read_only=False)
         self.closing = asyncio.Event()
-        self._committer = loop.run_in_executor(self._commit_pool, self._commit_loop)
-        self._writer = loop.run_in_executor(self._write_pool, self._write_loop)
+        self._committer = loop.run_in_executor(self._commit_pool, self._guarded,
+                                               self._commit_loop, True)
+        self._writer = loop.run_in_executor(self._write_pool, self._guarded, self._write_loop,
+                                            False)
+        self._watch = asyncio.ensure_future(self._after_writer(self._writer, self._committer))
 
     def stop_followers(self) -> None:
         """Ask every follower stream to end (the server is stopping); writes go on."""
@@ -179,6 +210,9 @@ class LiveStore:
             if self._committer is not None:
                 committer, self._committer = self._committer, None
                 await committer
+            if self._watch is not None:
+                watch, self._watch = self._watch, None
+                await watch
             await asyncio.sleep(0)              # let the last batches be published
         loop = asyncio.get_running_loop()
         if self.reader is not None:
@@ -218,6 +252,9 @@ class LiveStore:
     async def _submit(self, job: _Job) -> AppendResult:
         if self._writer is None:
             raise ServiceClosed()
+        if self._failure is not None:
+            raise WriterFailed()
+        self._pending.add(job.future)
         self._jobs.put(job)
         # shield: a client that hangs up does not cancel an append already queued
         return await asyncio.shield(job.future)
@@ -242,7 +279,7 @@ class LiveStore:
                 # it instead of waiting for the one after (larger commits, shorter waits)
                 inflight.done.wait(max(0.0, self._commit_seconds - 1.5 * plan_seconds))
             job = jobs.get()
-            if job is None:
+            if job is None or self._failure is not None:
                 break
             batch = [job]
             while len(batch) < self.max_batch:
@@ -260,6 +297,8 @@ class LiveStore:
             self.writer_seconds += plan_seconds
             if inflight is not None:
                 inflight.done.wait()
+                if self._failure is not None:   # the committer failed: it stores no more
+                    break
                 if inflight.forget:     # not stored: this batch was planned on it
                     for gid in inflight.forget:
                         self._written.pop(gid, None)
@@ -338,6 +377,7 @@ class LiveStore:
         store, commits, loop = self.store, self._commits, self._loop
         assert store is not None and loop is not None
         while (b := commits.get()) is not None:
+            self._committing = b
             t0 = time.perf_counter()
             caches = b.caches
             if b.write is not None:
@@ -354,6 +394,49 @@ class LiveStore:
             self._commit_seconds = b.seconds if b.write is not None else self._commit_seconds
             b.done.set()
             loop.call_soon_threadsafe(self._publish, b.jobs, b.results, caches, b.forget)
+            self._committing = None
+
+    def _guarded(self, body: Callable[[], None], committer: bool) -> None:
+        """A writer thread: ``body`` (its loop) until the stop mark; should an exception
+        end it, the whole writer stops (:meth:`_stop_writer`)."""
+        try:
+            body()
+        except BaseException as exc:
+            self._stop_writer(exc, committer)
+
+    def _stop_writer(self, exc: BaseException, committer: bool) -> None:
+        """On a writer thread that ``exc`` ended: log it (the first such error only), and
+        stop the other thread. The committer stores the batches already handed to it; the
+        planner, waiting for a commit or for appends, stops at once. The event loop then
+        refuses the appends left (:meth:`_after_writer`)."""
+        with self._failing:
+            first = self._failure is None
+            if first:
+                self._failure = exc
+        if first:
+            log.error("the store's writer stopped on an internal error; appends are refused "
+                      "until the service restarts", exc_info=exc)
+        self._commits.put(None)                 # the committer's stop mark
+        self._jobs.put(None)                    # the planner's, should it wait for a job
+        if committer:
+            b, self._committing = self._committing, None
+            if b is not None:                   # stored or not: its games are read again
+                self._unsure.update(b.caches)
+                b.done.set()                    # the planner may wait for it
+
+    async def _after_writer(self, *threads: asyncio.Future) -> None:
+        """On the loop, once both writer threads have ended (their last batches
+        published): if one failed, refuse every append still waiting (:class:`WriterFailed`)
+        and drop the cached games whose last commit is in doubt (reads take the store's)."""
+        await asyncio.wait(threads)
+        if self._failure is None:
+            return
+        for gid in self._unsure:
+            self._caches.pop(gid, None)
+        pending, self._pending = self._pending, set()
+        for future in pending:
+            if not future.done():
+                future.set_exception(WriterFailed())
 
     def _publish(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
                  forget: set[str]) -> None:
@@ -367,7 +450,9 @@ class LiveStore:
             self._caches.popitem(last=False)
         woken = set()
         stored = 0
+        pending = self._pending
         for job, res in zip(batch, results):
+            pending.discard(job.future)
             if isinstance(res, BaseException):
                 if not job.future.done():
                     job.future.set_exception(res)

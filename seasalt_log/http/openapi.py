@@ -117,6 +117,8 @@ def spec() -> dict[str, Any]:
         "403": _err("A write from an origin that is not allowed"),
         "413": _err("The body is larger than the service's limit"),
         "415": _err("A write without a JSON Content-Type on a service without a token"),
+        "503": _err("The service is stopping, or its writer stopped on an internal error "
+                    "(writer_stopped: no more writes until it restarts)"),
     }
     events_or_redacted = {"type": "array", "items": {"anyOf": [_ref("AnyEvent"),
                                                                _ref("RedactedEvent")]}}

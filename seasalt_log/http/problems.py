@@ -31,6 +31,7 @@ TITLES: dict[str, str] = {
     "query_error": "SQL failed",
     "report_limit": "Report past its limits",
     "unavailable": "Service stopping",
+    "writer_stopped": "Writer stopped",
     "insufficient_storage": "Disk full",
     "backup_failed": "Backup failed",
     "not_implemented": "Not in this build",

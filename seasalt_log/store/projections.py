@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -411,43 +411,7 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
 
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
-    return project_from(game_id, events, states, 0)
-
-
-#: the tables whose rows belong to one round (column 1 is ``round``); the others
-#: (``games``, ``seats``) hold one game's rows whatever its rounds
-ROUND_TABLES = ("rounds", "round_results", "turns", "duos", "trios", "face_down_shells",
-                "round_events", "event_awards", "round_extra", "event_outcomes")
-
-
-def round_start(events, end: int | None = None) -> int:
-    """The index of the ``round_started`` that opens the round of ``events[end - 1]`` (the
-    last event when ``end`` is None), or 0 before the first round: where
-    :func:`project_from` may start so that an append after ``events[:end]`` is covered."""
-    i = len(events) if end is None else end
-    while i > 0:
-        i -= 1
-        if type(events[i]) is ev.RoundStarted:
-            return i
-    return 0
-
-
-def project_from(game_id: str, events, states, start: int = 0, *,
-                 scores: "ScoreMemo | None" = None) -> dict[str, list[tuple]]:
-    """The rows :func:`project` gives, for the rounds from the one that ``events[start]``
-    opens: the rows of :data:`ROUND_TABLES` whose round is at least that round (all of them
-    for ``start`` 0), and the ``games`` and ``seats`` rows whole.
-
-    ``start`` is 0 or the index of a ``round_started`` (:func:`round_start`). A round's rows
-    depend only on its own events (every round ends after its last turn has ended), so the
-    rows of the earlier rounds are those :func:`project` gives for them, unchanged by any
-    later event. ``scores``: a :class:`ScoreMemo` shared by calls on the same game, so that
-    the score breakdowns of unchanged hands are not computed again.
-    """
-    if start and type(events[start]) is not ev.RoundStarted:
-        raise ValueError(f"project_from starts at a round_started, not at "
-                         f"{ev.TAGS[type(events[start])]} (index {start})")
-    p = Projector(game_id, events[0], start, states[start - 1] if start else None, scores)
+    p = Projector(game_id, events[0])
     p.feed(events, states)
     return p.rows()
 
@@ -467,13 +431,12 @@ class Projector:
     __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "final", "open_round",
                  "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
 
-    def __init__(self, game_id: str, first: ev.GameStarted, start: int = 0, prev=None,
-                 scores: "ScoreMemo | None" = None):
+    def __init__(self, game_id: str, first: ev.GameStarted):
         self.game_id, self.first = game_id, first
-        self.seq = start                 # events fed (the next one to feed is events[seq])
-        self.prev = prev                 # the state after the last event fed
+        self.seq = 0                     # events fed (the next one to feed is events[seq])
+        self.prev: Any = None            # the state after the last event fed
         self.last = None                 # the last event fed
-        self.scores = ScoreMemo() if scores is None else scores
+        self.scores = ScoreMemo()
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
@@ -669,16 +632,20 @@ def _changed_rows(table: str, final: list[tuple], done: int, shown: dict[tuple, 
     keys.extend(shown)          # rows gone (none: a row, once made, stays)
 
 
+#: the columns that identify a row (its table's key), by table
+KEY_COLUMNS = {t.name: t.key for t in SCHEMA}
+
+
 def _row_key(table: TableDef):
     idx = tuple(c.name for c in table.columns)
-    cols = [idx.index(c) for c in table.key]
+    cols = [idx.index(c) for c in KEY_COLUMNS[table.name]]
     if len(cols) == 1:
         i = cols[0]
         return lambda r: (r[i],)
     return itemgetter(*cols)
 
 
-#: a function giving a row's key (the values of its table's key columns) by table
+#: a function giving a row's key (the values of its :data:`KEY_COLUMNS`) by table
 ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
@@ -701,9 +668,9 @@ def _progress(open_round: list | None, last_turn) -> None:
 
 
 class ScoreMemo:
-    """Breakdowns by hand and laid-down pairs, kept across calls of :func:`project_from`
-    and the appends a :class:`Projector` takes (states are immutable, so an unchanged hand
-    is the very same tuple; the memo holds them, so their ids stay theirs)."""
+    """Breakdowns by hand and laid-down pairs, kept across the appends a :class:`Projector`
+    takes (states are immutable, so an unchanged hand is the very same tuple; the memo holds
+    them, so their ids stay theirs)."""
 
     __slots__ = ("memo",)
 

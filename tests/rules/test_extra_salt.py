@@ -11,7 +11,7 @@ import pytest
 from seasalt_log import events as ev
 from seasalt_log.cards import COLOR, KIND
 from seasalt_log.engine import apply, legal_moves
-from seasalt_log.engine.rulings import rules_for
+from seasalt_log.engine.rulings import deck_counter, rules_for
 from seasalt_log.errors import LogFormatError
 
 from ..scenario import Game, boats, crabs, draw, end, last_chance, stop, take
@@ -180,6 +180,20 @@ def test_r_x_lobster_illegal_choices():
     swapped = (top5[1], top5[0]) + top5[2:]
     assert g.refuse(lobster(0, CB, LOB, swapped, top5[0], new)).rule == "R-X-DRAW"
     assert g.refuse(lobster(0, CB, LOB, top5, top5[0])).rule == "R-X-DRAW"
+
+
+def test_a_refused_lobster_deck_names_the_cards_and_is_not_kept():
+    """R-X-LOBSTER: a deck that is not the cards now in the deck is refused with the cards
+    missing and extra; the refused deck is not kept in the rulesets' deck memo (a service
+    refusing many such decks would keep them all)."""
+    g = lobster_game()
+    top5, rest = g.deck[:5], g.deck[5:]
+    wrong = rest[:-1] + top5[1:] + (BB,)             # the deck's last card replaced
+    before = deck_counter.cache_info().currsize
+    err = g.refuse(lobster(0, CB, LOB, top5, top5[0], wrong))
+    assert err.rule == "R-X-LOBSTER"
+    assert f"missing {[rest[-1]]}, extra {[BB]}" in err.reason
+    assert deck_counter.cache_info().currsize == before
 
 
 def test_r_x_noeffect_the_lobster_must_keep_a_card():

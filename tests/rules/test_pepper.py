@@ -148,11 +148,12 @@ def test_r_ev_water_rodeo_sharks_take_a_laid_pair():
     assert g.laid(1) == () and g.laid(0) == ((SHB, SHG), (BB, BY))
 
 
-@pytest.mark.parametrize("victim", [-1, -2])
-def test_a_negative_victim_seat_is_a_format_error(victim):
-    """An event that skipped ``events.validate`` with a negative victim seat is the
-    LogFormatError ``apply`` promises (not a bare ValueError from a shift), for both pairs of
-    R-EV-WATER-RODEO; the state is left as it was."""
+@pytest.mark.parametrize("victim", [-1, -2, 2, 5])
+def test_a_victim_seat_outside_the_game_is_a_format_error(victim):
+    """An event that skipped ``events.validate`` with a victim seat outside the game
+    (negative, or past the last seat) is the LogFormatError ``apply`` promises (not a bare
+    ValueError from a shift, nor a rule's refusal), for both pairs of R-EV-WATER-RODEO; the
+    state is left as it was."""
     g = rodeo_game()
     g.play(take(0, 0, g.pile_top(0)))
     before = g.state
@@ -160,6 +161,7 @@ def test_a_negative_victim_seat_is_a_format_error(victim):
         with pytest.raises(LogFormatError, match=f"victim seat {victim} of a 2-player game") as info:
             apply(before, event)
         assert info.value.game_id == before.game_id and info.value.round == 1
+        assert info.value.rule == "LOG-FORMAT"
     assert g.state is before and g.hand(0).count(SWB) == 1
 
 
