@@ -235,7 +235,7 @@ X_CARD_INDEX: dict[str, tuple[int, int]] = {
     code: (X_KIND_INDEX[KIND[code]], COLORS.index(COLOR[code])) for code in ALL_CODES}
 _LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
     X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
-_CAST = (X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2])
+_CASTS, _CASTS_OF, _CASTS_PER = X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2]
 _NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
 
 
@@ -296,15 +296,19 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
 class _EventScoring(NamedTuple):
     """What the events in effect for a player change in RULES_EXTRA §3, made once per set."""
 
-    collect: tuple[tuple[int, tuple[int, ...], int], ...]   # (kind, table, top index)
+    collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order
     seahorse: tuple[tuple[str, int, int, tuple[int, ...], int], ...]  # kinds it may join
     rodeo: bool
     tornado: bool
     changed: tuple[str, ...]
 
 
-@lru_cache(maxsize=None)
 def _event_scoring(effects: frozenset[str]) -> _EventScoring:
+    """The :class:`_EventScoring` of ``effects``, made once per set (fewer than 2,000 of them:
+    see ``State.effects``)."""
+    got = _EVENT_SCORING.get(effects)
+    if got is not None:
+        return got
     # R-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []
@@ -316,13 +320,22 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
     tornado = MERMAIDS_SCORE_NOTHING in effects
     if tornado:
         changed.append(MERMAIDS_SCORE_NOTHING)
-    collect = tuple((X_KIND_INDEX[k], t, len(t) - 1) for k, t in tables.items())
     seahorse = tuple((kind, X_KIND_INDEX[kind], most, tables[kind], len(tables[kind]) - 1)
                      for kind, most in SEAHORSE_KINDS)
-    return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed))
+    got = _EVENT_SCORING[effects] = _EventScoring(
+        tuple(tables.values()), seahorse, RODEO in effects, tornado, tuple(changed))
+    return got
 
 
+_EVENT_SCORING: dict[frozenset[str], _EventScoring] = {}
 _NO_EVENTS = _event_scoring(frozenset())
+# _score_extra reads the collector and multiplier kinds one by one, not in a loop: their
+# indexes, in the order of COLLECTOR_POINTS and MULTIPLIERS, and the collector tables' last
+# index (the score of that many cards or more; an event table is as long as the one it replaces)
+(_SHELL, _SHELLS_TOP), (_OCTOPUS, _OCTOPUSES_TOP), (_PENGUIN, _PENGUINS_TOP), \
+    (_SAILOR, _SAILORS_TOP) = ((k, top) for k, _, top in _COLLECT)
+(_LIGHTHOUSE, _LIGHTHOUSE_OF, _LIGHTHOUSE_PER), (_SHOAL, _SHOAL_OF, _SHOAL_PER), \
+    (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = _MULTIPLY
 
 #: the events that change a player's scoring (the others change the play)
 SCORING_EVENTS = frozenset((*EVENT_TABLES, MERMAIDS_SCORE_NOTHING, RODEO))
@@ -381,7 +394,7 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     """RULES_EXTRA §3 on counts: (card points, then the sources of :class:`ExtraBreakdown`
     as :func:`score_extra_counts` reads them, the colour bonus left out: most callers want
     the card points alone)."""
-    collect, seahorse_kinds, rodeo, tornado, changed = (
+    (shells, octopuses, penguins, sailors), seahorse_kinds, rodeo, tornado, changed = (
         _event_scoring(effects) if effects else _NO_EVENTS)
     # R-X-SCORE-DUO, R-X-SCORE-STARFISH
     in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)
@@ -392,11 +405,18 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
-    collectors = 0
-    for k, table, top in collect:                                   # R-SCORE-COLLECT
-        n = kinds[k]
-        if n:
-            collectors += table[n if n < top else top]
+    # R-SCORE-COLLECT (every table scores 0 for no card)
+    n = kinds[_SHELL]
+    collectors = shells[n if n < _SHELLS_TOP else _SHELLS_TOP]
+    n = kinds[_OCTOPUS]
+    if n:
+        collectors += octopuses[n if n < _OCTOPUSES_TOP else _OCTOPUSES_TOP]
+    n = kinds[_PENGUIN]
+    if n:
+        collectors += penguins[n if n < _PENGUINS_TOP else _PENGUINS_TOP]
+    n = kinds[_SAILOR]
+    if n:
+        collectors += sailors[n if n < _SAILORS_TOP else _SAILORS_TOP]
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
         for kind, k, most, table, top in seahorse_kinds:  # ties: the first kind in this order
@@ -405,12 +425,16 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
                 gain = table[n + 1 if n + 1 < top else top] - table[n if n < top else top]
                 if seahorse is None or gain > seahorse_points:
                     seahorse, seahorse_points = kind, gain
-    multipliers = 0
-    for m, k, per in _MULTIPLY:                                     # R-SCORE-MULT
-        if kinds[m]:
-            multipliers += kinds[m] * kinds[k] * per
-    m, k, per = _CAST
-    cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
+    multipliers = 0                                                 # R-SCORE-MULT
+    if kinds[_LIGHTHOUSE]:
+        multipliers = kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
+    if kinds[_SHOAL]:
+        multipliers += kinds[_SHOAL] * kinds[_SHOAL_OF] * _SHOAL_PER
+    if kinds[_COLONY]:
+        multipliers += kinds[_COLONY] * kinds[_COLONY_OF] * _COLONY_PER
+    if kinds[_CAPTAIN]:
+        multipliers += kinds[_CAPTAIN] * kinds[_CAPTAIN_OF] * _CAPTAIN_PER
+    cast = kinds[_CASTS] and kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER  # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids and not tornado:                                    # R-EV-TORNADO
