@@ -341,8 +341,12 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
     """The :class:`_EventScoring` of ``effects``, made once per set (fewer than 2,000 of them:
     see ``State.effects``)."""
     got = _EVENT_SCORING.get(effects)
-    if got is not None:
-        return got
+    if got is None:
+        got = _EVENT_SCORING[effects] = _new_event_scoring(effects)
+    return got
+
+
+def _new_event_scoring(effects: frozenset[str]) -> _EventScoring:
     # R-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []
@@ -356,9 +360,8 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
         changed.append(MERMAIDS_SCORE_NOTHING)
     seahorse = tuple((kind, X_KIND_INDEX[kind], most, tables[kind], len(tables[kind]) - 1)
                      for kind, most in SEAHORSE_KINDS)
-    got = _EVENT_SCORING[effects] = _EventScoring(
-        tuple(tables.values()), seahorse, RODEO in effects, tornado, tuple(changed))
-    return got
+    return _EventScoring(tuple(tables.values()), seahorse, RODEO in effects, tornado,
+                         tuple(changed))
 
 
 _EVENT_SCORING: dict[frozenset[str], _EventScoring] = {}
