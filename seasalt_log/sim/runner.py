@@ -80,6 +80,8 @@ class BotRandom:
         self._rng: random.Random | None = None
 
     def __getattr__(self, name: str):          # a name not (yet) kept on this object
+        if name.startswith("_"):                # the generator's public methods only
+            raise AttributeError(name)
         rng = self._rng
         if rng is None:
             rng = self._rng = game_rng(*self._key)
