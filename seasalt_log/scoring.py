@@ -4,7 +4,7 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
 
 from msgspec import Struct
 
@@ -28,6 +28,8 @@ MULTIPLIERS: dict[str, tuple[str, int]] = {
     "captain": ("sailor", 3),
 }
 CALL_THRESHOLD = 7  # R-END-2
+#: the collector tables of COLLECTOR_POINTS, in its order
+COLLECTOR_TABLES: tuple[tuple[int, ...], ...] = tuple(COLLECTOR_POINTS.values())
 
 
 class Breakdown(Struct, frozen=True):
@@ -50,6 +52,13 @@ _CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
 _COLLECT = tuple((KIND_INDEX[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
 _MULTIPLY = tuple((KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
+# the scorers read the collector and multiplier kinds one by one, not in a loop: their
+# indexes, in the order of COLLECTOR_POINTS and MULTIPLIERS, and the collector tables' last
+# index (the score of that many cards or more; an event table is as long as the one it replaces)
+(_SHELL, _SHELLS_TOP), (_OCTOPUS, _OCTOPUSES_TOP), (_PENGUIN, _PENGUINS_TOP), \
+    (_SAILOR, _SAILORS_TOP) = ((k, top) for k, _, top in _COLLECT)
+(_LIGHTHOUSE, _LIGHTHOUSE_OF, _LIGHTHOUSE_PER), (_SHOAL, _SHOAL_OF, _SHOAL_PER), \
+    (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = _MULTIPLY
 
 
 def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
@@ -81,19 +90,44 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]
     pairs = (n_laid + in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
              + (sharks if sharks < swimmers else swimmers))
-    collectors = 0
-    for k, table, top in _COLLECT:                                   # R-SCORE-COLLECT
-        n = kinds[k]
-        if n:
-            collectors += table[n if n < top else top]
-    multipliers = 0
-    for m, k, per in _MULTIPLY:                                      # R-SCORE-MULT
-        if kinds[m]:
-            multipliers += kinds[m] * kinds[k] * per
+    collectors = _collectors(kinds, COLLECTOR_TABLES)
+    multipliers = _multipliers(kinds)
     mermaids = kinds[_MERMAID]
     if mermaids:
         mermaids = mermaid_points(mermaids, colors)
     return pairs, collectors, multipliers, mermaids
+
+
+def _collectors(kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]) -> int:
+    """R-SCORE-COLLECT: the collectors' points, from the kinds as counts, by ``tables``
+    (the shell, octopus, penguin and sailor tables in effect)."""
+    shells, octopuses, penguins, sailors = tables
+    n = kinds[_SHELL]                                           # a table scores 0 for none
+    collectors = shells[n if n < _SHELLS_TOP else _SHELLS_TOP]
+    n = kinds[_OCTOPUS]
+    if n:
+        collectors += octopuses[n if n < _OCTOPUSES_TOP else _OCTOPUSES_TOP]
+    n = kinds[_PENGUIN]
+    if n:
+        collectors += penguins[n if n < _PENGUINS_TOP else _PENGUINS_TOP]
+    n = kinds[_SAILOR]
+    if n:
+        collectors += sailors[n if n < _SAILORS_TOP else _SAILORS_TOP]
+    return collectors
+
+
+def _multipliers(kinds: Sequence[int]) -> int:
+    """R-SCORE-MULT: the multipliers' points, from the kinds as counts."""
+    multipliers = 0
+    if kinds[_LIGHTHOUSE]:
+        multipliers = kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
+    if kinds[_SHOAL]:
+        multipliers += kinds[_SHOAL] * kinds[_SHOAL_OF] * _SHOAL_PER
+    if kinds[_COLONY]:
+        multipliers += kinds[_COLONY] * kinds[_COLONY_OF] * _COLONY_PER
+    if kinds[_CAPTAIN]:
+        multipliers += kinds[_CAPTAIN] * kinds[_CAPTAIN_OF] * _CAPTAIN_PER
+    return multipliers
 
 
 def mermaid_points(mermaids: int, colors: Sequence[int]) -> int:
@@ -235,7 +269,7 @@ X_CARD_INDEX: dict[str, tuple[int, int]] = {
     code: (X_KIND_INDEX[KIND[code]], COLORS.index(COLOR[code])) for code in ALL_CODES}
 _LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
     X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
-_CAST = (X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2])
+_CASTS, _CASTS_OF, _CASTS_PER = X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2]
 _NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
 
 
@@ -296,15 +330,23 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
 class _EventScoring(NamedTuple):
     """What the events in effect for a player change in RULES_EXTRA §3, made once per set."""
 
-    collect: tuple[tuple[int, tuple[int, ...], int], ...]   # (kind, table, top index)
+    collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order
     seahorse: tuple[tuple[str, int, int, tuple[int, ...], int], ...]  # kinds it may join
     rodeo: bool
     tornado: bool
     changed: tuple[str, ...]
 
 
-@lru_cache(maxsize=None)
 def _event_scoring(effects: frozenset[str]) -> _EventScoring:
+    """The :class:`_EventScoring` of ``effects``, made once per set (fewer than 2,000 of them:
+    see ``State.effects``)."""
+    got = _EVENT_SCORING.get(effects)
+    if got is None:
+        got = _EVENT_SCORING[effects] = _new_event_scoring(effects)
+    return got
+
+
+def _new_event_scoring(effects: frozenset[str]) -> _EventScoring:
     # R-SCORE-COLLECT with the event tables (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN)
     tables = dict(COLLECTOR_POINTS)
     changed = []
@@ -316,14 +358,14 @@ def _event_scoring(effects: frozenset[str]) -> _EventScoring:
     tornado = MERMAIDS_SCORE_NOTHING in effects
     if tornado:
         changed.append(MERMAIDS_SCORE_NOTHING)
-    collect = tuple((X_KIND_INDEX[k], t, len(t) - 1) for k, t in tables.items())
     seahorse = tuple((kind, X_KIND_INDEX[kind], most, tables[kind], len(tables[kind]) - 1)
                      for kind, most in SEAHORSE_KINDS)
-    return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed))
+    return _EventScoring(tuple(tables.values()), seahorse, RODEO in effects, tornado,
+                         tuple(changed))
 
 
+_EVENT_SCORING: dict[frozenset[str], _EventScoring] = {}
 _NO_EVENTS = _event_scoring(frozenset())
-
 #: the events that change a player's scoring (the others change the play)
 SCORING_EVENTS = frozenset((*EVENT_TABLES, MERMAIDS_SCORE_NOTHING, RODEO))
 _SCORING_EFFECTS: dict[frozenset[str], frozenset[str]] = {}
@@ -351,20 +393,12 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
     """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
     the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
     (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points, multipliers,
-     cast, mermaids, changed) = _score_extra(in_hand, kinds, colors, n_units, effects,
-                                             hand_starfish)
+     cast, mermaids, changed) = extra_card_points(in_hand, kinds, colors, n_units, effects,
+                                                  hand_starfish, parts=True)
     bonus = max(colors)                                             # R-X-SCORE-COLOUR
     return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
                           seahorse, seahorse_points, multipliers + cast, cast, mermaids,
                           card_pts, bonus, changed, face_down)
-
-
-def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
-                      n_units: int, effects: frozenset[str] = frozenset(),
-                      hand_starfish: bool = True) -> int:
-    """The card points of :func:`score_extra_counts`, without building the breakdown (for
-    the callers that score many holdings: the engine's call check, the bots' tries)."""
-    return _score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)[0]
 
 
 def extra_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
@@ -372,15 +406,18 @@ def extra_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors:
                            hand_starfish: bool = True) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`score_extra_counts`, without building the
     breakdown (what a closed turn's row and a round's end compare)."""
-    return (_score_extra(in_hand, kinds, colors, n_units, effects, hand_starfish)[0],
+    return (extra_card_points(in_hand, kinds, colors, n_units, effects, hand_starfish),
             max(colors))                                            # R-X-SCORE-COLOUR
 
 
-def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
-                 n_units: int, effects: frozenset[str], hand_starfish: bool) -> tuple:
-    """RULES_EXTRA §3 on counts: (card points, then the sources of :class:`ExtraBreakdown`
-    as :func:`score_extra_counts` reads them, the colour bonus left out: most callers want
-    the card points alone)."""
+def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                      n_units: int, effects: frozenset[str] = frozenset(),
+                      hand_starfish: bool = True, parts: bool = False) -> Any:
+    """The card points of :func:`score_extra_counts` (RULES_EXTRA §3 on counts), without
+    building the breakdown: the callers that score many holdings (the engine's call check,
+    the bots' tries) call this function itself. With ``parts``, the tuple (card points, then
+    the sources of :class:`ExtraBreakdown` as :func:`score_extra_counts` reads them, the
+    colour bonus left out)."""
     collect, seahorse_kinds, rodeo, tornado, changed = (
         _event_scoring(effects) if effects else _NO_EVENTS)
     # R-X-SCORE-DUO, R-X-SCORE-STARFISH
@@ -392,11 +429,7 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
-    collectors = 0
-    for k, table, top in collect:                                   # R-SCORE-COLLECT
-        n = kinds[k]
-        if n:
-            collectors += table[n if n < top else top]
+    collectors = _collectors(kinds, collect)
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
         for kind, k, most, table, top in seahorse_kinds:  # ties: the first kind in this order
@@ -405,12 +438,8 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
                 gain = table[n + 1 if n + 1 < top else top] - table[n if n < top else top]
                 if seahorse is None or gain > seahorse_points:
                     seahorse, seahorse_points = kind, gain
-    multipliers = 0
-    for m, k, per in _MULTIPLY:                                     # R-SCORE-MULT
-        if kinds[m]:
-            multipliers += kinds[m] * kinds[k] * per
-    m, k, per = _CAST
-    cast = kinds[m] and kinds[m] * kinds[k] * per                   # R-X-SCORE-CAST
+    multipliers = _multipliers(kinds)
+    cast = kinds[_CASTS] and kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER  # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids and not tornado:                                    # R-EV-TORNADO
@@ -418,6 +447,8 @@ def _score_extra(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
     else:
         mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
+    if not parts:
+        return card_pts
     return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
             multipliers, cast, mermaids, changed)
 

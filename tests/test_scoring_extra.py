@@ -137,3 +137,14 @@ def test_the_oracle_scores_the_worked_checks():
     from . import extra_scoring_oracle as oracle
     for hand, laid, effects, points in WORKED:
         assert oracle.extra_breakdown(hand, laid, effects)["card_points"] == points
+
+
+def test_an_event_table_scores_as_many_cards_as_the_table_it_replaces():
+    """The scorer caps a collector count at the last index of the base game's table, also
+    under an event's table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN): both tables must be as
+    long, one entry per card of the kind and one for none."""
+    from seasalt_log.cards import ALL_CODES, KIND
+    from seasalt_log.scoring import COLLECTOR_POINTS, EVENT_TABLES
+    for kind, table in EVENT_TABLES.values():
+        cards = sum(1 for code in ALL_CODES if KIND[code] == kind)
+        assert len(table) == len(COLLECTOR_POINTS[kind]) == cards + 1, kind

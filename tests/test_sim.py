@@ -480,3 +480,16 @@ def test_the_round_shuffle_is_pythons():
     empty: list[str] = []
     shuffle(empty, random.Random(1))
     assert empty == []
+
+
+def test_a_bots_generator_seeded_at_its_first_draw_draws_as_its_stream():
+    """BotRandom, the bot's generator seeded only when first drawn from, gives the draws of
+    the stream's own generator (random.Random of its seed string), method after method."""
+    from seasalt_log.sim.runner import BotRandom
+    lazy = BotRandom(7, 3, "bot1")
+    plain = random.Random("seasalt-sim:7:3:bot1")
+    for i in range(200):
+        assert lazy.randrange(1 + i % 9) == plain.randrange(1 + i % 9)
+        assert lazy.random() == plain.random()
+    assert lazy.choice("abcdef") == plain.choice("abcdef")
+    assert BotRandom(7, 3, "bot0").random() != BotRandom(7, 3, "bot1").random()

@@ -1051,16 +1051,20 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
 
 def player_points(s: State, seat: int) -> int:
     """The seat's card points now (what R-END-2 compares with the threshold)."""
+    last = _last_points.get(seat)
+    if last is not None and last[8] is s:       # the same state: the call check, then the view
+        same: int = last[5]
+        return same
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     held = s.held[seat] if s.held else None
     # the same hand, laid units and events as the seat's last call: the same objects, as
-    # the engine's states share a seat's tuples until they change (the call check, then
-    # the player's view, then the next events of the turn)
-    last = _last_points.get(seat)
+    # the engine's states share a seat's tuples until they change (the player's view, then
+    # the next events of the turn)
     if (last is not None and last[0] is hand and last[1] is laid and last[2] is rules
             and last[3] == s.table_event and last[4] is held):
-        same: int = last[5]
+        _last_points[seat] = last[:8] + (s,)
+        same = last[5]
         return same
     counts = None
     effects = _NO_EFFECTS
@@ -1079,7 +1083,7 @@ def player_points(s: State, seat: int) -> int:
                 effects = scoring_effects(s.effects(seat))
         pts = extra_card_points(counts[0], counts[1], counts[2], counts[3], effects,
                                 rules.starfish_in_hand_scores)
-    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts, effects)
+    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts, effects, s)
     return pts
 
 
@@ -1093,8 +1097,8 @@ def player_counts(s: State, seat: int) -> tuple[list[int], list[int], list[int],
 
 
 #: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
-#: None, the events in effect that change the scoring) of the last :func:`player_points`
-#: call (compared by identity: kept here, these objects stay alive)
+#: None, the events in effect that change the scoring, the state) of the last
+#: :func:`player_points` call (compared by identity: kept here, these objects stay alive)
 _last_points: dict[int, tuple[Any, ...]] = {}
 _NO_EFFECTS: frozenset[str] = frozenset()
 

@@ -91,9 +91,20 @@ def my_points(view: TableView) -> int:
 
 
 def _calls(options) -> tuple[Decision | None, Decision, Decision | None]:
-    """(STOP, end the turn, LAST CHANCE) among the options of the end of a turn."""
-    return (_first_kind(options, dc.STOP), _first_kind(options, dc.END) or options[0],
-            _first_kind(options, dc.LAST_CHANCE))
+    """(STOP, end the turn, LAST CHANCE) among the options of the end of a turn: the first
+    of each kind (the first option when none ends the turn), in one pass."""
+    stop = end = last = None
+    for d in options:
+        k = d.kind
+        if k == dc.END:
+            if end is None:
+                end = d
+        elif k == dc.STOP:
+            if stop is None:
+                stop = d
+        elif k == dc.LAST_CHANCE and last is None:
+            last = d
+    return stop, end or options[0], last
 
 
 def _first_kind(options: Sequence[Decision], kind: str) -> Decision | None:
@@ -260,7 +271,8 @@ _GENERIC = (1.0, 1.0, 1.0, 0.9, 0.9, 1.2, 1.4, 1.2, 1.6, 0.7, 0.7, 0.9, 1.2, 3.0
 def hidden_points(hand_size: int) -> float:
     """Expected card points of a hidden hand of ``hand_size`` cards (measured on simulated
     games: players keep the cards that score, so a card is worth about one point)."""
-    return max(0.0, 1.15 * hand_size - 1.4)
+    points = 1.15 * hand_size - 1.4
+    return points if points > 0.0 else 0.0      # not max(): its argument parsing costs more
 
 
 class PlannerBot(Bot):
@@ -303,6 +315,8 @@ class PlannerBot(Bot):
             return self._keep(view, options, _holding(view))
         if kind == dc.CRAB_TAKE:
             return self._crab_take(view, options)
+        if kind == dc.END:              # the pairs come first: none to lay, only the calls
+            return self._end(view, options)
         duo = self._duo(view, options)
         if duo is not None:
             return duo
@@ -362,7 +376,8 @@ class PlannerBot(Bot):
         for d in options:
             v = values.get(d.card)
             if v is None:
-                v = values[d.card] = sum(self._value_with(h, d.card, w))
+                pts, promise = self._value_with(h, d.card, w)
+                v = values[d.card] = pts + promise
             top = piles[d.pile].top
             k = (v, _generic(top) if top is not None else 0.0)
             if key is None or k > key:

@@ -69,6 +69,28 @@ def game_rng(seed: int, index: int, stream: str) -> random.Random:
     return random.Random(f"seasalt-sim:{seed}:{index}:{stream}")
 
 
+class BotRandom:
+    """A bot's generator, ``game_rng(seed, index, stream)``, seeded only when the bot first
+    draws from it: most bots never draw (the planner only to pick the event it keeps), and
+    seeding a generator costs about as much as a player's turn. The same draws as the
+    generator itself; its methods are kept on this object once read."""
+
+    def __init__(self, seed: int, index: int, stream: str):
+        self._key = (seed, index, stream)
+        self._rng: random.Random | None = None
+
+    def __getattr__(self, name: str):          # a name not (yet) kept on this object
+        if name.startswith("_"):                # the generator's public methods only
+            raise AttributeError(name)
+        rng = self._rng
+        if rng is None:
+            rng = self._rng = game_rng(*self._key)
+        value = getattr(rng, name)
+        if callable(value):
+            setattr(self, name, value)
+        return value
+
+
 def shuffle(cards: list[str], rng: random.Random) -> None:
     """``rng.shuffle(cards)``: the same order from the same generator state, the same draws
     (Python's Fisher-Yates, each index drawn by ``getrandbits`` as ``Random._randbelow``
@@ -127,7 +149,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
     n = len(seat_bots)
     players = bots if bots is not None else make_bots(seat_bots)
     chance = game_rng(seed, index, "chance")
-    bot_rngs = [game_rng(seed, index, f"bot{s}") for s in range(n)]
+    bot_rngs = [BotRandom(seed, index, f"bot{s}") for s in range(n)]
     viewers = [seat_viewer(s) for s in range(n)]
     out: list[ev.Event] = []
     s = State()
