@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 
 import httpx
@@ -15,6 +16,7 @@ import pytest
 from seasalt_log import events as ev
 from seasalt_log.http import live as live_mod
 from seasalt_log.http.app import create_app
+from seasalt_log.http.discovery import announce, find
 from seasalt_log.http.live import LiveStore, WriterFailed
 from seasalt_log.http.problems import PROBLEM_JSON
 from seasalt_log.http.server import ServerThread
@@ -169,8 +171,10 @@ def test_a_dead_writer_answers_503_over_http_and_reads_go_on(tmp_path, monkeypat
         raise RuntimeError("a bug in the planner")
 
     json = {"Content-Type": "application/json"}
-    server = ServerThread(create_app(tmp_path / "http.duckdb"))
+    store = tmp_path / "http.duckdb"
+    server = ServerThread(create_app(store))
     with server as url:
+        assert httpx.get(url + "/health", timeout=BOUND).json()["status"] == "ok"
         r = httpx.post(url + "/games", content=ev.encode(game[0]), headers=json)
         assert r.status_code == 201, r.text
         monkeypatch.setattr(LiveStore, "_keep", broken_keep)
@@ -187,4 +191,11 @@ def test_a_dead_writer_answers_503_over_http_and_reads_go_on(tmp_path, monkeypat
         r = httpx.get(f"{url}/games/{gid}/events", timeout=BOUND)
         assert r.status_code == 200 and len(r.json()) == 1
         assert httpx.get(url + "/games", timeout=BOUND).status_code == 200
+        # a health check sees the stopped writer; the CLI's readers still find the service
+        r = httpx.get(url + "/health", timeout=BOUND)
+        assert r.status_code == 503
+        assert (r.json()["status"], r.json()["pid"]) == ("writer_stopped", os.getpid())
+        announce(store, url)
+        found = find(store)
+        assert found is not None and found.url == url
     assert not server.thread.is_alive()

@@ -668,11 +668,15 @@ async def docs(request: Request) -> Response:
 
 
 async def health(request: Request) -> Response:
-    """GET /health: 200 while the service runs."""
+    """GET /health: 200 ``ok`` while the service runs and writes; 503 ``writer_stopped``
+    (the same body) once its writer died: it still reads, but stores nothing more."""
     live = _live(request)
-    return _json_response(Health(status="ok", pid=os.getpid(), batches=live.batches,
+    stopped = live.writer_stopped
+    return _json_response(Health(status="writer_stopped" if stopped else "ok",
+                                 pid=os.getpid(), batches=live.batches,
                                  appends=live.appends,
-                                 writer_seconds=round(live.writer_seconds, 3)))
+                                 writer_seconds=round(live.writer_seconds, 3)),
+                          503 if stopped else 200)
 
 
 async def post_backup(request: Request) -> Response:

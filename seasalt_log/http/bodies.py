@@ -85,7 +85,8 @@ class QueryResult(msgspec.Struct):
 
 
 class Health(msgspec.Struct):
-    """``GET /health``: the service runs; its process and the writer's counters."""
+    """``GET /health``: the service runs (``status`` ``ok``, or ``writer_stopped`` once its
+    writer died); its process and the writer's counters."""
 
     status: str
     pid: int

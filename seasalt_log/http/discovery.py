@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -82,6 +83,11 @@ def find(store: Path) -> Discovery | None:
                                      headers={"Accept": "application/json"})
         with urllib.request.urlopen(req, timeout=PROBE_TIMEOUT) as r:
             health = json.loads(r.read())
+    except urllib.error.HTTPError as exc:       # 503 writer_stopped: it still answers reads
+        try:
+            health = json.loads(exc.read()) if exc.code == 503 else None
+        except (OSError, ValueError):
+            return None
     except (OSError, ValueError):
         return None
     return found if isinstance(health, dict) and health.get("pid") == found.pid else None

@@ -246,6 +246,11 @@ class LiveStore:
         """Append events to a stored game (``expected_seq`` None: at its current end)."""
         return await self._submit(_Job(game_id, None, events, expected_seq, self._future()))
 
+    @property
+    def writer_stopped(self) -> bool:
+        """True once a writer thread has died: no append will be stored until a restart."""
+        return self._failure is not None
+
     def _future(self) -> asyncio.Future:
         return asyncio.get_running_loop().create_future()
 

@@ -281,8 +281,11 @@ def spec() -> dict[str, Any]:
                                           "content": {"text/html": {"schema": {"type": "string"}}}}}},
         },
         "/health": {
-            "get": {"summary": "200 while the service runs",
-                    "responses": {"200": {"description": "ok", **_json(_ref("Health"))}}},
+            "get": {"summary": "200 while the service runs and writes",
+                    "responses": {"200": {"description": "ok", **_json(_ref("Health"))},
+                                  "503": {"description": "writer_stopped: the writer died; "
+                                                         "reads go on, appends are refused",
+                                          **_json(_ref("Health"))}}},
         },
         "/backup": {
             "post": {"summary": "A consistent copy of the store file (seasalt backup --url)",
