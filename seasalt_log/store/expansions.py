@@ -13,7 +13,7 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import round_points, scores_alike
+from ..scoring import SCORING_EVENTS, round_points
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -56,13 +56,9 @@ def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None
     (card points, colour bonus) with the event, if the caller has them). ``e`` is the
     round_scored the engine checked: an event that changes no seat's score leaves its
     points as they are."""
-    again = []
-    for p in range(s.n):
-        effects = s.effects(p)
-        if event in effects and not scores_alike(effects, effects - {event}):
-            again.append(p)
-    if not again:
+    if event not in SCORING_EVENTS:             # it changes the play, no seat's score
         return list(e.points)
+    again = [p for p in range(s.n) if event in s.effects(p)]
     scores = list(scores) if scores is not None else [player_points_and_bonus(s, p)
                                                       for p in range(s.n)]
     for p in again:
