@@ -126,48 +126,6 @@ def test_a_rollback_forgets_staged_loads(tmp_path):
         assert store.con.execute("SELECT min(game) FROM events").fetchone()[0] >= 1
 
 
-def test_a_chunks_end_leaves_small_read_model_tables_staged(tmp_path, monkeypatch):
-    """``finish_loads(all=False)`` inserts the events, commits and heads of a load, and the
-    read-model tables with at least FEW_ROWS staged rows; the other read models go in with
-    the commit, or before a write in the same transaction (which may replace the rows of a
-    game loaded before), in the order they were loaded."""
-    monkeypatch.setattr(arrow_rows, "FEW_ROWS", 30)
-    rows = _game_rows("g-9")
-    big = [t for t, r in rows.items() if len(r) >= 30 and t not in ("events", "commits")]
-    small = [t for t, r in rows.items() if 0 < len(r) < 30 and t != "commits"]
-    assert big and small, {t: len(r) for t, r in rows.items()}
-    sink = RowSink(tuple(rows), directory=tmp_path, tag="0")
-    sink.add(rows)
-    files = sink.close()
-
-    def count(store, t):
-        return store.con.execute(f"SELECT count(*) FROM {t}").fetchone()[0]
-    with Store.open(tmp_path / "s.duckdb") as store:
-        store.begin()
-        store.load(files, ["g-9"])
-        store.finish_loads(all=False)
-        for t in ("events", "commits", "heads", *big):
-            assert count(store, t) == (len(rows[t]) if t != "heads" else 1), t
-        for t in small:
-            assert count(store, t) == 0, t
-        store.commit()
-        for t in small:
-            assert count(store, t) == len(rows[t]), t
-
-        store.begin()       # a write after a load: the load's rows go in first, then the write's
-        again = _game_rows("g-10")
-        sink = RowSink(tuple(again), directory=tmp_path, tag="1")
-        sink.add(again)
-        store.load(sink.close(), ["g-10"])
-        store.finish_loads(all=False)
-        store.write([plan_write("g-11", store.assign("g-11"), valid_games(1, seed=5)[0],
-                                _states(valid_games(1, seed=5)[0]))])
-        store.commit()
-        for t in small:
-            ids = [r[0] for r in store.con.execute(f"SELECT game_id FROM {t} ORDER BY rowid").fetchall()]
-            assert ids == ["g-9"] * len(rows[t]) + ["g-10"] * len(rows[t]) + ["g-11"] * len(rows[t]), t
-
-
 def test_project_rows_are_what_the_sink_takes():
     """Every projection row fits its table's Arrow struct (no conversion error)."""
     events = valid_games(1, seed=8)[0]

@@ -265,7 +265,7 @@ class ImportRun:
                 try:
                     for (_, r), skip in zip(batch, skips):
                         store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
-                    store.finish_loads(all=False)   # small read-model tables wait for the commit
+                    store.finish_loads()
                 except (SeasaltError, duckdb.Error) as exc:
                     error = _store_error(exc)
         finally:

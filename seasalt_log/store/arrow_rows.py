@@ -29,11 +29,6 @@ ROW_GROUP_ROWS = 122_880       # DuckDB's row group (its default, which stores k
 #: larger than a row group (see StagedRows)
 FLUSH_ROWS = ROW_GROUP_ROWS
 
-#: staged rows of a table that :meth:`StagedRows.flush` inserts at a chunk's end when asked
-#: for the large tables only: fewer wait for more (an INSERT costs about a millisecond of
-#: CPU whatever its size, its rows about half a microsecond each)
-FEW_ROWS = 10_000
-
 _SCALARS = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(),
             "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
             "BOOLEAN": pa.bool_()}
@@ -219,13 +214,10 @@ class StagedRows:
         self.parts.setdefault(table, []).append(rows)
         self.rows[table] = self.rows.get(table, 0) + rows.num_rows
 
-    def flush(self, least: int = 0, always: Sequence[str] = ()) -> None:
-        """Insert the staged rows of every table holding at least ``least`` of them, and of
-        the tables ``always``; the others stay staged (an INSERT costs about a millisecond
-        of CPU whatever its size: a table of a few rows per chunk waits for its next)."""
+    def flush(self) -> None:
+        """Insert every staged row."""
         for table in list(self.parts):
-            if table in always or self.rows[table] >= least:
-                self._insert(table)
+            self._insert(table)
 
     def discard(self) -> None:
         """Forget the staged rows (their transaction is rolled back)."""

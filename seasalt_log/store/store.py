@@ -501,7 +501,6 @@ class Store:
         A game whose head is not where its write starts (another writer got there first)
         raises :class:`StreamConflictError`; the caller rolls back.
         """
-        self.finish_loads()     # rows loaded before, still staged, go in first
         event_rows_all: list[Row] = []
         commit_rows: list[Row] = []
         proj: dict[str, list[Row]] = {t: [] for t in TABLES}
@@ -538,11 +537,9 @@ class Store:
         their rows number them 0, 1, ... and they get new numbers here.
 
         The rows of several loads go in together (see
-        :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads`
-        before the files go (``all=False``: the read-model rows left staged are read from
-        the files' mapping, which a removed file keeps). An error of the rows, such as a
-        game stored already (its ``heads`` key), comes from this or from
-        :meth:`finish_loads`."""
+        :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` before
+        the files go. An error of the rows, such as a game stored already (its ``heads`` key),
+        comes from this or from :meth:`finish_loads`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
             self._staged = StagedRows(self.con)
@@ -556,17 +553,10 @@ class Store:
                     self._staged.add("heads", rows.select(["game_id", "seq"]))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
-    def finish_loads(self, all: bool = True) -> None:
-        """Insert the rows of :meth:`load` still staged; not ``all``: the events, commits
-        and heads (whose key refuses a game stored already), and of the read models only
-        the tables with :data:`~seasalt_log.store.arrow_rows.FEW_ROWS` staged rows or more,
-        the others left staged for a later call (the commit, or :meth:`write`, makes one)."""
+    def finish_loads(self) -> None:
+        """Insert the rows of :meth:`load` still staged."""
         if self._staged is not None:
-            if all:
-                self._staged.flush()
-            else:
-                from .arrow_rows import FEW_ROWS
-                self._staged.flush(FEW_ROWS, ("events", "commits", "heads"))
+            self._staged.flush()
 
 
 class GameWrite(msgspec.Struct):
