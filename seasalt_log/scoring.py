@@ -381,12 +381,6 @@ def scoring_effects(effects: frozenset[str]) -> frozenset[str]:
     return got
 
 
-def scores_alike(a: frozenset[str], b: frozenset[str]) -> bool:
-    """Whether a player with the events ``a`` in effect scores every holding as one with
-    ``b`` (the same tables: the other events change the play, not the scoring)."""
-    return _event_scoring(a) == _event_scoring(b)
-
-
 def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                        n_units: int, trios: int, effects: frozenset[str] = frozenset(),
                        face_down: int = 0, hand_starfish: bool = True) -> ExtraBreakdown:

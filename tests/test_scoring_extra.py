@@ -148,3 +148,26 @@ def test_an_event_table_scores_as_many_cards_as_the_table_it_replaces():
     for kind, table in EVENT_TABLES.values():
         cards = sum(1 for code in ALL_CODES if KIND[code] == kind)
         assert len(table) == len(COLLECTOR_POINTS[kind]) == cards + 1, kind
+
+
+def test_scoring_events_are_the_events_that_change_a_score():
+    """``SCORING_EVENTS`` (the read models skip rescoring a round without any other event)
+    holds exactly the events after which some holding scores otherwise, by the oracle."""
+    import random
+
+    from seasalt_log.cards import EXTRA_SALT_DECK
+    from seasalt_log.events import EVENT_CODES
+    from seasalt_log.scoring import SCORING_EVENTS
+
+    from .extra_scoring_oracle import extra_breakdown as oracle
+
+    rng = random.Random(14)
+    deck = list(EXTRA_SALT_DECK.elements())
+    holdings = [rng.sample(deck, rng.randint(1, 12)) for _ in range(3000)]
+    changes = set()
+    for code in EVENT_CODES:
+        for hand in holdings:
+            if oracle(hand, (), [code])["card_points"] != oracle(hand, (), [])["card_points"]:
+                changes.add(code)
+                break
+    assert changes == SCORING_EVENTS

@@ -1,7 +1,8 @@
 """Read-model rows of the expansions (RULES_EXTRA): the events in effect per seat and round,
 the Extra Salt parts of a round's scoring, and what each event did to a round's winners.
 
-Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown` and
+Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown`,
+:func:`~seasalt_log.engine.core.player_points_and_bonus` and
 :func:`seasalt_log.scoring.round_points`), so these rows agree with ``round_scored``.
 """
 
@@ -10,9 +11,9 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from .. import events as ev
-from ..engine.core import player_breakdown
+from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import round_points, scores_alike
+from ..scoring import SCORING_EVENTS, round_points
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -52,14 +53,17 @@ def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None
     nobody: each seat's card points and colour bonus by the engine's scoring without it,
     combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
     the seats whose score the event can change are scored again (``scores``: each seat's
-    breakdown with the event, if the caller has them)."""
-    scores = list(scores) if scores is not None else [player_breakdown(s, p) for p in range(s.n)]
-    for p in range(s.n):
-        effects = s.effects(p)
-        if event in effects and not scores_alike(effects, effects - {event}):
-            scores[p] = player_breakdown(without_event(s, p, event), p)
-    points, _ = round_points(e.ending, e.caller, [b.card_points for b in scores],
-                             [b.color_bonus for b in scores])
+    (card points, colour bonus) with the event, if the caller has them). ``e`` is the
+    round_scored the engine checked: an event that changes no seat's score leaves its
+    points as they are."""
+    if event not in SCORING_EVENTS:             # it changes the play, no seat's score
+        return list(e.points)
+    again = [p for p in range(s.n) if event in s.effects(p)]
+    scores = list(scores) if scores is not None else [player_points_and_bonus(s, p)
+                                                      for p in range(s.n)]
+    for p in again:
+        scores[p] = player_points_and_bonus(without_event(s, p, event), p)
+    points, _ = round_points(e.ending, e.caller, [c for c, _ in scores], [b for _, b in scores])
     return list(points)
 
 
@@ -71,7 +75,7 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     for p in range(s.n):
         for code in s.effects(p):
             by_event.setdefault(code, []).append(p)
-    scores = [player_breakdown(s, p) for p in range(s.n)]
+    scores = [player_points_and_bonus(s, p) for p in range(s.n)]
     out = []
     for code in sorted(by_event):
         other = _top(rescored_points(s, e, code, scores))
