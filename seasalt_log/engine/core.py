@@ -249,18 +249,13 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
 
 
 def _after_take(s: State, f: Flow, table: Table) -> State:
-    if s.table_event is None:
-        return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
-    if _angelfish_due(s, table, f.player):
-        return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
+    """The state after a take step: the play step next, or the Angelfish take when it is due
+    (R-EV-ANGELFISH: both piles have cards and their tops share a colour)."""
+    if s.table_event is not None:
+        p0, p1 = table.piles
+        if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]] and "angelfish" in s.effects(f.player):
+            return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
     return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
-
-
-def _angelfish_due(s: State, t: Table, player: int) -> bool:
-    """R-EV-ANGELFISH: after a take step, both piles have cards and their tops share a colour."""
-    p0, p1 = t.piles
-    return bool(p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]
-                and "angelfish" in s.effects(player))
 
 
 def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
