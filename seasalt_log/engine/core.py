@@ -15,7 +15,7 @@ from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, extra_points_and_bonus, game_winners, holding_breakdown,
+                       extra_counts, game_winners, holding_breakdown,
                        points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
@@ -1040,8 +1040,9 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     if not rules.extra_scoring:
         return points_and_bonus(t.hands[seat], t.laid[seat])
     in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
-    return extra_points_and_bonus(in_hand, kinds, colors, n_units, s.effects(seat),
-                                  rules.starfish_in_hand_scores)
+    # scoring.extra_points_and_bonus without its call: a closed turn of an expansion game
+    return (extra_card_points(in_hand, kinds, colors, n_units, s.effects(seat),
+                              rules.starfish_in_hand_scores), max(colors))  # R-X-SCORE-COLOUR
 
 
 def player_points(s: State, seat: int) -> int:
