@@ -15,7 +15,7 @@ from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, extra_points_and_bonus, game_winners, holding_breakdown,
+                       extra_counts, game_winners, holding_breakdown,
                        points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
@@ -249,18 +249,13 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
 
 
 def _after_take(s: State, f: Flow, table: Table) -> State:
-    if s.table_event is None:
-        return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
-    if _angelfish_due(s, table, f.player):
-        return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
+    """The state after a take step: the play step next, or the Angelfish take when it is due
+    (R-EV-ANGELFISH: both piles have cards and their tops share a colour)."""
+    if s.table_event is not None:
+        p0, p1 = table.piles
+        if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]] and "angelfish" in s.effects(f.player):
+            return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
     return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
-
-
-def _angelfish_due(s: State, t: Table, player: int) -> bool:
-    """R-EV-ANGELFISH: after a take step, both piles have cards and their tops share a colour."""
-    p0, p1 = t.piles
-    return bool(p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]
-                and "angelfish" in s.effects(player))
 
 
 def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
@@ -1045,8 +1040,9 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     if not rules.extra_scoring:
         return points_and_bonus(t.hands[seat], t.laid[seat])
     in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
-    return extra_points_and_bonus(in_hand, kinds, colors, n_units, s.effects(seat),
-                                  rules.starfish_in_hand_scores)
+    # scoring.extra_points_and_bonus without its call: a closed turn of an expansion game
+    return (extra_card_points(in_hand, kinds, colors, n_units, s.effects(seat),
+                              rules.starfish_in_hand_scores), max(colors))  # R-X-SCORE-COLOUR
 
 
 def player_points(s: State, seat: int) -> int:

@@ -3,17 +3,17 @@ the Extra Salt parts of a round's scoring, and what each event did to a round's 
 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown`,
 :func:`~seasalt_log.engine.core.player_points_and_bonus` and
-:func:`seasalt_log.scoring.round_points`), so these rows agree with ``round_scored``.
+:func:`seasalt_log.scoring.round_points`; a round without an event is scored by the
+functions the engine's own call, :func:`seasalt_log.scoring.extra_points_and_bonus`), so
+these rows agree with ``round_scored``.
 """
 
 from __future__ import annotations
 
-from msgspec.structs import replace
-
 from .. import events as ev
 from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import SCORING_EVENTS, round_points
+from ..scoring import SCORING_EVENTS, extra_counts, extra_points_and_bonus, round_points
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -38,31 +38,34 @@ def _top(points) -> list[int]:
     return [p for p, x in enumerate(points) if x == best]
 
 
-def without_event(s: State, seat: int, event: str) -> State:
-    """``s`` with ``event`` no longer in effect for ``seat`` (the other events unchanged): the
-    state the engine scores for "the round without that event"."""
-    rest = sorted(s.effects(seat) - {event})
-    held = list(s.held)
-    held[seat] = tuple(rest[1:])
-    return replace(s, table_event=rest[0] if rest else None, held=tuple(held))
-
-
-def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None = None
-                    ) -> list[int]:
+def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None = None,
+                    held_counts: dict[int, tuple] | None = None) -> list[int]:
     """The round's points (as ``round_scored.points``) had ``event`` been in effect for
     nobody: each seat's card points and colour bonus by the engine's scoring without it,
     combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
     the seats whose score the event can change are scored again (``scores``: each seat's
-    (card points, colour bonus) with the event, if the caller has them). ``e`` is the
+    (card points, colour bonus) with the event, if the caller has them; ``held_counts``:
+    seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled here, so a round
+    rescored for several events counts each holding once). ``e`` is the
     round_scored the engine checked: an event that changes no seat's score leaves its
     points as they are."""
     if event not in SCORING_EVENTS:             # it changes the play, no seat's score
         return list(e.points)
-    again = [p for p in range(s.n) if event in s.effects(p)]
     scores = list(scores) if scores is not None else [player_points_and_bonus(s, p)
                                                       for p in range(s.n)]
-    for p in again:
-        scores[p] = player_points_and_bonus(without_event(s, p, event), p)
+    hand_starfish = s.ruleset.starfish_in_hand_scores
+    for p in range(s.n):
+        effects = s.effects(p)
+        if event not in effects:
+            continue
+        # R-X-SCORE (every game with events) as player_points_and_bonus scores it, less event
+        counts = held_counts.get(p) if held_counts is not None else None
+        if counts is None:
+            counts = extra_counts(s.table.hands[p], s.table.laid[p])
+            if held_counts is not None:
+                held_counts[p] = counts
+        scores[p] = extra_points_and_bonus(counts[0], counts[1], counts[2], counts[3],
+                                           effects - {event}, hand_starfish)
     points, _ = round_points(e.ending, e.caller, [c for c, _ in scores], [b for _, b in scores])
     return list(points)
 
@@ -76,8 +79,9 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
         for code in s.effects(p):
             by_event.setdefault(code, []).append(p)
     scores = [player_points_and_bonus(s, p) for p in range(s.n)]
+    held_counts: dict[int, tuple] = {}
     out = []
     for code in sorted(by_event):
-        other = _top(rescored_points(s, e, code, scores))
+        other = _top(rescored_points(s, e, code, scores, held_counts))
         out.append((game_id, e.round, code, by_event[code], winners, other, other != winners))
     return out
