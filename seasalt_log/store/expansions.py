@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import events as ev
 from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import SCORING_EVENTS, extra_counts, extra_points_and_bonus, round_points
+from ..scoring import SCORING_EVENTS, ExtraBreakdown, extra_counts, extra_points_and_bonus, round_points
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -28,6 +28,7 @@ def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     out = []
     for p in range(s.n):
         b = player_breakdown(s, p)
+        assert isinstance(b, ExtraBreakdown)    # written only under the expansions' scoring
         out.append((game_id, e.round, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
     return out
