@@ -161,6 +161,45 @@ def test_a_planner_that_dies_still_stores_what_it_handed_over(tmp_path, monkeypa
     assert len(logged) == 1 and logged[0].exc_info[0] is RuntimeError
 
 
+def test_a_batch_the_loop_cannot_answer_stops_the_writer(tmp_path, monkeypatch, caplog):
+    """Answering a committed batch fails on the event loop (a bug in ``_answer``): the
+    append in it is refused rather than left waiting, so is a later one; the commit itself
+    landed, and reads take the game from the store; close returns; one log record."""
+    game = _inputs(play_random_game(10, 2))
+    gid = game[0].game_id
+    answer = LiveStore._answer
+    calls: list[int] = []
+
+    def answer_then_fail(self, batch, results, caches, forget):
+        calls.append(len(batch))
+        if len(calls) == 2:                      # the first append's batch (1: the start)
+            raise RuntimeError("a bug in answering")
+        return answer(self, batch, results, caches, forget)
+
+    monkeypatch.setattr(LiveStore, "_answer", answer_then_fail)
+    caplog.set_level(logging.ERROR)
+
+    async def run():
+        live = LiveStore(tmp_path / "answer.duckdb")
+        await live.start()
+        try:
+            await live.start_game(game[0])
+            with pytest.raises(WriterFailed):
+                await asyncio.wait_for(live.append(gid, [game[1]], 1), BOUND)
+            with pytest.raises(WriterFailed):
+                await asyncio.wait_for(live.append(gid, [game[2]], None), BOUND)
+            return await live.events(gid)
+        finally:
+            await asyncio.wait_for(live.close(), BOUND)
+
+    read = asyncio.run(run())
+    with Store.open(tmp_path / "answer.duckdb") as store:
+        stored = store.read_events(gid)
+    assert stored[:2] == [game[0], game[1]] and read == stored
+    logged = _writer_logs(caplog)
+    assert len(logged) == 1 and logged[0].exc_info[0] is RuntimeError
+
+
 def test_a_dead_writer_answers_503_over_http_and_reads_go_on(tmp_path, monkeypatch):
     """Over HTTP: once the writer died, an append is a 503 problem (``writer_stopped``) and
     so is the next one; reads answer 200; the server stops."""

@@ -410,7 +410,8 @@ class LiveStore:
             self._stop_writer(exc, committer)
 
     def _stop_writer(self, exc: BaseException, committer: bool) -> None:
-        """On a writer thread that ``exc`` ended: log it (the first such error only), and
+        """On a writer thread that ``exc`` ended (or on the loop, a batch it could not
+        answer): log it (the first such error only), and
         stop the other thread. The committer stores the batches already handed to it; the
         planner, waiting for a commit or for appends, stops at once. The event loop then
         refuses the appends left (:meth:`_after_writer`)."""
@@ -445,6 +446,18 @@ class LiveStore:
 
     def _publish(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
                  forget: set[str]) -> None:
+        """On the loop: :meth:`_answer` a committed batch; should that fail (a bug), the
+        writer stops as if one of its threads had died, and the batch's appends not yet
+        answered are refused with the others left (:meth:`_after_writer`)."""
+        try:
+            self._answer(batch, results, caches, forget)
+        except BaseException as exc:
+            self._unsure.update(caches)
+            self._unsure.update(forget)
+            self._stop_writer(exc, committer=False)
+
+    def _answer(self, batch: list[_Job], results: list, caches: dict[str, GameCache],
+                forget: set[str]) -> None:
         """On the loop: make the committed games visible, answer, wake the followers."""
         for gid in forget:
             self._caches.pop(gid, None)
