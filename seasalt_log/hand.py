@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any, Sequence
 
 from .cards import KIND, check_counts, parse_card
-from .engine.rulings import RULESETS, rules_for
+from .engine.rulings import RULESETS, Ruleset, rules_for
 from .errors import UsageError
 from .events import EVENT_CODES
 from .scoring import breakdown, extra_breakdown
@@ -44,6 +44,7 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
         if len(codes) not in (2, 3):
             raise UsageError(f"--laid takes two codes joined by a comma (three for a trio), "
                              f"not {p!r}")
+        _check_pair(p, codes[0], codes[1], rules, frozenset(events))
         units.append(tuple(codes))
     shells = [parse_card(c.strip(), deck) for c in face_down]
     for c in shells:
@@ -56,3 +57,17 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
     x = extra_breakdown(hand, units, list(events), face_down=len(shells))
     return {"cards": hand, "laid": units, "ruleset": rules.name, "events": list(events),
             "face_down_cards": shells, **{f: getattr(x, f) for f in x.__struct_fields__}}
+
+
+def _check_pair(text: str, a: str, b: str, rules: Ruleset, effects: frozenset[str]) -> None:
+    """Raise :class:`UsageError` unless ``a`` and ``b`` are a pair the player may lay down
+    under ``rules`` with ``effects`` in effect (R-DUO-PAIR, R-X-PAIRS, R-EV-WATER-RODEO)."""
+    kinds = (KIND[a], KIND[b]) if KIND[a] <= KIND[b] else (KIND[b], KIND[a])
+    tags = [tag for tag, allowed in rules.pairs if kinds in allowed]
+    if any(rules.pair_allowed(tag, effects) for tag in tags):
+        return
+    legal = sorted({"+".join(k) for tag, allowed in rules.pairs
+                    if rules.pair_allowed(tag, effects) for k in allowed})
+    rule = ("R-EV-WATER-RODEO" if tags else "R-X-PAIRS" if rules.trios else "R-DUO-PAIR")
+    raise UsageError(f"--laid {text!r}: {'+'.join(kinds)} is not a pair the player may lay "
+                     f"down (the pairs: {', '.join(legal)}; {rule})")

@@ -158,6 +158,11 @@ def test_score_command_extra_salt_and_events():
     assert d["tables"] == ["dance-of-the-shells"] and d["face_down"] == 1
     r = run("score", "swimmer:black", "swimmer:yellow", "--event", "water-rodeo", "--json")
     assert json.loads(r.stdout)["rodeo_pairs"] == 1
+    # laid under the Water Rodeo (R-EV-WATER-RODEO): the shark pair scores 1, and so does
+    # the crab + lobster pair of Extra Salt (R-X-LOBSTER), each laid pair 1 (R-X-SCORE-DUO)
+    r = run("score", "shell:grey", "--ruleset", "extra-salt", "--event", "water-rodeo", "--laid",
+            "shark:black,shark:dark-blue", "--laid", "crab:black,lobster:black", "--json")
+    assert json.loads(r.stdout)["pairs"] == 2
     r = run("score", "seahorse:white", "sailor:pink", "captain:light-orange", "--ruleset",
             "extra-salt")
     assert r.exit_code == 0 and "sailor" in r.stdout and "8" in r.stdout
@@ -165,6 +170,18 @@ def test_score_command_extra_salt_and_events():
                             (["shell:grey", "--laid", "boat:black,boat:yellow,starfish:yellow",
                               "--ruleset", "extra-salt", "--laid",
                               "boat:black,boat:yellow,shell:black"], "starfish", 1),
+                            # not a pair: the base game's four (R-DUO-PAIR), Extra Salt's six
+                            # (R-X-PAIRS, also inside a trio), the Water Rodeo's only under it
+                            (["shell:grey", "--laid", "fish:black,crab:black"],
+                             "crab+fish is not a pair the player may lay down (the pairs: "
+                             "boat+boat, crab+crab, fish+fish, shark+swimmer; R-DUO-PAIR)", 1),
+                            (["shell:grey", "--ruleset", "extra-salt", "--laid",
+                              "fish:black,crab:yellow,starfish:yellow"], "R-X-PAIRS", 1),
+                            (["shell:grey", "--ruleset", "extra-salt", "--event", "kraken",
+                              "--laid", "shark:black,shark:dark-blue"],
+                             "shark+shark is not a pair the player may lay down", 1),
+                            (["shell:grey", "--ruleset", "extra-salt", "--event", "kraken",
+                              "--laid", "shark:black,shark:dark-blue"], "R-EV-WATER-RODEO", 1),
                             # choices: usage errors (exit code 2) naming the option
                             (["shell:grey", "--event", "nope"], "no event 'nope'", 2),
                             (["shell:grey", "--ruleset", "extra-pepper"], "--ruleset", 2)):

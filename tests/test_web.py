@@ -100,6 +100,7 @@ def served(tmp_path_factory):
     ("/reports/nope", 404, "no report named 'nope'"), ("/reports/calls?players=x", 400, "players must be"),
     ("/calculator?crab:black=2", 400, "deck holds only 1 (R-CARDS)"),
     ("/calculator?laid=crab:black", 400, "--laid takes two codes"),
+    ("/calculator?laid=fish:black,crab:black", 400, "crab+fish is not a pair"),
 ])
 def test_pages_answer_html_with_a_clear_error(served, path, status, words):
     r = httpx.get(served + path)
