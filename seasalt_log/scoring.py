@@ -4,7 +4,7 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, NamedTuple, Sequence
+from typing import TYPE_CHECKING, Iterable, Literal, NamedTuple, Sequence, overload
 
 from msgspec import Struct
 
@@ -404,9 +404,26 @@ def extra_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors:
             max(colors))                                            # R-X-SCORE-COLOUR
 
 
+#: what :func:`extra_card_points` gives with ``parts``: card points, pairs, rodeo pairs,
+#: starfish, collectors, seahorse kind, seahorse points, multipliers, cast, mermaids, tables
+ExtraParts = tuple[int, int, int, int, int, "str | None", int, int, int, int, tuple[str, ...]]
+
+
+@overload
+def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                      n_units: int, effects: frozenset[str] = ..., hand_starfish: bool = ...,
+                      parts: Literal[False] = ...) -> int: ...
+
+
+@overload
+def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                      n_units: int, effects: frozenset[str] = ..., hand_starfish: bool = ...,
+                      *, parts: Literal[True]) -> ExtraParts: ...
+
+
 def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                       n_units: int, effects: frozenset[str] = frozenset(),
-                      hand_starfish: bool = True, parts: bool = False) -> Any:
+                      hand_starfish: bool = True, parts: bool = False) -> int | ExtraParts:
     """The card points of :func:`score_extra_counts` (RULES_EXTRA §3 on counts), without
     building the breakdown: the callers that score many holdings (the engine's call check,
     the bots' tries) call this function itself. With ``parts``, the tuple (card points, then

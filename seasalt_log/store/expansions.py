@@ -13,7 +13,8 @@ from __future__ import annotations
 from .. import events as ev
 from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import SCORING_EVENTS, ExtraBreakdown, extra_counts, extra_points_and_bonus, round_points
+from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_counts, extra_points_and_bonus,
+                       round_points)
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
