@@ -20,8 +20,9 @@ Reads that need SQL (game lists, summaries, statistics) run on their own thread 
 second DuckDB connection of the same database, so they never wait for a write; event
 streams of cached games are served from memory.
 
-Should either writer thread end by an exception (a bug: the calls that may fail for a
-request's sake are guarded, and their errors answer that request), the writer stops for
+Should either writer thread end by an exception, or the event loop fail to answer a
+committed batch (a bug: the calls that may fail for a request's sake are guarded, and
+their errors answer that request), the writer stops for
 good: the batches already handed to the committer are still stored and answered, every
 other append waiting and every later one is refused with :class:`WriterFailed` (503), the
 error is logged once with its traceback, reads go on, and :meth:`LiveStore.close` returns.
