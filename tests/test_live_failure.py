@@ -6,6 +6,7 @@ and the store holds nothing of the commit that failed (docs/HTTP.md, "503 writer
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -43,6 +44,17 @@ async def _until(cond, seconds: float = BOUND) -> None:
     raise AssertionError("timed out")
 
 
+@contextlib.asynccontextmanager
+async def _running(path):
+    """A started LiveStore on ``path``, closed within the bound on the way out."""
+    live = LiveStore(path)
+    await live.start()
+    try:
+        yield live
+    finally:
+        await asyncio.wait_for(live.close(), BOUND)
+
+
 def _writer_logs(caplog) -> list[logging.LogRecord]:
     return [r for r in caplog.records if "writer stopped" in r.getMessage()]
 
@@ -69,9 +81,7 @@ def test_a_committer_that_dies_refuses_what_waits_and_stores_nothing(tmp_path, m
     caplog.set_level(logging.ERROR)
 
     async def run():
-        live = LiveStore(tmp_path / "dies.duckdb")
-        await live.start()
-        try:
+        async with _running(tmp_path / "dies.duckdb") as live:
             first = await live.start_game(game[0])
             armed.set()
             a = asyncio.ensure_future(live.append(gid, [game[1]], 1))
@@ -92,8 +102,6 @@ def test_a_committer_that_dies_refuses_what_waits_and_stores_nothing(tmp_path, m
             # reads go on, from the store: the game's start only
             assert await live.events(gid) == first.appended
             assert await live.read(lambda s: s.head(gid)[0]) == 1
-        finally:
-            await asyncio.wait_for(live.close(), BOUND)
 
     asyncio.run(run())
     with Store.open(tmp_path / "dies.duckdb") as store:
@@ -124,9 +132,7 @@ def test_a_planner_that_dies_still_stores_what_it_handed_over(tmp_path, monkeypa
     caplog.set_level(logging.ERROR)
 
     async def run():
-        live = LiveStore(tmp_path / "planner.duckdb")
-        await live.start()
-        try:
+        async with _running(tmp_path / "planner.duckdb") as live:
             await live.start_game(game[0])
             keep = live._keep
             kept: list[int] = []
@@ -150,8 +156,6 @@ def test_a_planner_that_dies_still_stores_what_it_handed_over(tmp_path, monkeypa
                 await asyncio.wait_for(live.append(gid, [game[2]], res.seq), BOUND)
             assert await live.events(gid) == [game[0], *res.appended]
             return res
-        finally:
-            await asyncio.wait_for(live.close(), BOUND)
 
     res = asyncio.run(run())
     with Store.open(tmp_path / "planner.duckdb") as store:
@@ -180,17 +184,13 @@ def test_a_batch_the_loop_cannot_answer_stops_the_writer(tmp_path, monkeypatch, 
     caplog.set_level(logging.ERROR)
 
     async def run():
-        live = LiveStore(tmp_path / "answer.duckdb")
-        await live.start()
-        try:
+        async with _running(tmp_path / "answer.duckdb") as live:
             await live.start_game(game[0])
             with pytest.raises(WriterFailed):
                 await asyncio.wait_for(live.append(gid, [game[1]], 1), BOUND)
             with pytest.raises(WriterFailed):
                 await asyncio.wait_for(live.append(gid, [game[2]], None), BOUND)
             return await live.events(gid)
-        finally:
-            await asyncio.wait_for(live.close(), BOUND)
 
     read = asyncio.run(run())
     with Store.open(tmp_path / "answer.duckdb") as store:
