@@ -131,6 +131,7 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         if event.ending == "stop":
             how = f"stop, called by {name(event.caller)}"
         else:
+            assert event.caller is not None, "LAST CHANCE has a caller"
             outcome = last_chance_outcome(event.caller, event.card_points)
             how = "last_chance, " + name(event.caller) + {
                 "won": " won", "tied": " won on a tie", "lost": " lost"}[outcome]
