@@ -81,9 +81,9 @@ def _added(old: tuple[str, ...], new: tuple[str, ...]) -> str | None:
 
 #: the holdings of the hands bots saw last, as counts: a hand is seen again and again
 #: (from the take to the keep of a turn, from the end of a turn to the next take)
-_HOLDINGS: dict[tuple[tuple[str, ...], tuple[tuple[str, str], ...]], Holding] = {}
+_HOLDINGS: dict[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], Holding] = {}
 #: seat -> (hand, laid, holding) the bot at that seat saw last
-_LAST: dict[int, tuple[tuple[str, ...], tuple[tuple[str, str], ...], Holding]] = {}
+_LAST: dict[int, tuple[tuple[str, ...], tuple[tuple[str, ...], ...], Holding]] = {}
 
 
 def my_seat(view: TableView) -> SeatView:

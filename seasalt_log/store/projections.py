@@ -654,11 +654,12 @@ ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 _DECK = ev.DeckDrawn
 _TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
-_STEP: dict[type[ev.Event], int] = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
-         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
-         # the other events of a turn: rows of their own (trios, face-down shells) or none
-         ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
-         ev.AngelfishTaken: _PLAY_STEP}
+_STEP: dict[type[ev.Event], int] = {
+    ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
+    **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
+    # the other events of a turn: rows of their own (trios, face-down shells) or none
+    ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
+    ev.AngelfishTaken: _PLAY_STEP}
 
 
 def _progress(open_round: list | None, last_turn) -> None:
