@@ -386,16 +386,16 @@ def stored_version(con) -> str | None:
 
 # ---------------------------------------------------------------- projection
 
-_DUO_KIND: dict[type[ev.Event], str] = {
-    ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
-    ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
-    ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
+_DUO_KIND: dict[type[ev.Event], str]
+_DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
+             ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
+             ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
 #: the card a pair gained (None: none), by its event type
-_DUO_CARD: dict[type[ev.Event], Callable[[Any], str | None]] = {
-    ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
-    ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
-    ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
-    ev.SharksPlayed: lambda e: None}
+_DUO_CARD: dict[type[ev.Event], Callable[[Any], str | None]]
+_DUO_CARD = {ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
+             ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
+             ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
+             ev.SharksPlayed: lambda e: None}
 _ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
 _ENDS = frozenset(_ENDED)
 
@@ -654,12 +654,12 @@ ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 _DECK = ev.DeckDrawn
 _TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
-_STEP: dict[type[ev.Event], int] = {
-    ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
-    **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
-    # the other events of a turn: rows of their own (trios, face-down shells) or none
-    ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
-    ev.AngelfishTaken: _PLAY_STEP}
+_STEP: dict[type[ev.Event], int]
+_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
+         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
+         # the other events of a turn: rows of their own (trios, face-down shells) or none
+         ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
+         ev.AngelfishTaken: _PLAY_STEP}
 
 
 def _progress(open_round: list | None, last_turn) -> None:
