@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import posixpath
 import time
-from typing import Callable
+from typing import IO, Any, Callable, Protocol
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -80,7 +80,23 @@ def missing_extra() -> str | None:
 
 # ---------------------------------------------------------------- paths
 
-def _fs(url: str):
+class FileSystem(Protocol):
+    """What the archive uses of an fsspec file system."""
+
+    protocol: str | tuple[str, ...]
+    sep: str
+
+    def exists(self, path: str) -> bool: ...
+    def isdir(self, path: str) -> bool: ...
+    def isfile(self, path: str) -> bool: ...
+    def glob(self, pattern: str) -> list[str]: ...
+    def ls(self, path: str) -> list[Any]: ...
+    def makedirs(self, path: str, exist_ok: bool = False) -> None: ...
+    def rm(self, path: str, recursive: bool = False) -> None: ...
+    def open(self, path: str, mode: str = "rb") -> IO[bytes]: ...
+
+
+def _fs(url: str) -> tuple[FileSystem, str]:
     from fsspec.core import url_to_fs
     try:
         return url_to_fs(url)
@@ -88,11 +104,11 @@ def _fs(url: str):
         raise UsageError(f"{url}: {exc}") from None
 
 
-def _join(fs, *parts: str) -> str:
+def _join(fs: FileSystem, *parts: str) -> str:
     return posixpath.join(*parts) if fs.sep == "/" else os.path.join(*parts)
 
 
-def _event_files(source: str) -> tuple[object, list[str]]:
+def _event_files(source: str) -> tuple[FileSystem, list[str]]:
     fs, root = _fs(source)
     if not fs.exists(root):
         raise UsageError(f"archive {source}: no such file or directory")
@@ -104,7 +120,7 @@ def _event_files(source: str) -> tuple[object, list[str]]:
     return fs, files
 
 
-def _prepare_out(out: str, source_files: list[str]) -> tuple[object, str]:
+def _prepare_out(out: str, source_files: list[str]) -> tuple[FileSystem, str]:
     fs, root = _fs(out)
     if fs.exists(root):
         if not fs.isdir(root):
@@ -152,6 +168,7 @@ def _fold(fs, out: str, part: str, table: pa.Table, rebuild: bool, sort: bool) -
     read_models: dict[str, list[tuple]] | None = {t: [] for t in TABLES} if rebuild else None
 
     def keep(rows: dict[str, list[tuple]]) -> None:
+        assert read_models is not None, "kept only when rebuilding"
         for t, r in rows.items():
             read_models[t].extend(r)
 

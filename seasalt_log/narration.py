@@ -16,7 +16,7 @@ from . import events as ev
 from .engine import RULESETS, State, boats_give_take
 from .replay import stream_steps
 from .scoring import last_chance_outcome
-from .view import as_viewer, sees_private
+from .view import Viewer, as_viewer, sees_private
 
 __all__ = ["LogLine", "describe", "event_name", "log_lines", "per_seat", "and_list", "CALLS"]
 
@@ -36,17 +36,17 @@ def and_list(items: Sequence[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
-def _sees(viewer: int | None, *seats: int | None) -> bool:
+def _sees(viewer: Viewer | int | None, *seats: int | None) -> bool:
     return sees_private(as_viewer(viewer), *seats)
 
 
-def describe(event: ev.Event, state_before: State, viewer: int | None = None) -> str:
+def describe(event: ev.Event, state_before: State, viewer: Viewer | int | None = None) -> str:
     """One readable line for ``event``, applied to ``state_before``, with players' names.
 
-    With ``viewer`` (a seat), the line says only what that seat could see (RULES.md §7):
-    another player's drawn and kept cards, the card another player's crab pair took or fish
-    pair drew, and a card stolen between two other players are left out; discarded cards,
-    pile takes, laid-down pairs and calls are public.
+    With ``viewer`` (a seat, or its :class:`~seasalt_log.view.Viewer`), the line says only
+    what that seat could see (RULES.md §7): another player's drawn and kept cards, the card
+    another player's crab pair took or fish pair drew, and a card stolen between two other
+    players are left out; discarded cards, pile takes, laid-down pairs and calls are public.
     """
     s = state_before
     names = s.players
@@ -131,6 +131,7 @@ def describe(event: ev.Event, state_before: State, viewer: int | None = None) ->
         if event.ending == "stop":
             how = f"stop, called by {name(event.caller)}"
         else:
+            assert event.caller is not None, "LAST CHANCE has a caller"
             outcome = last_chance_outcome(event.caller, event.card_points)
             how = "last_chance, " + name(event.caller) + {
                 "won": " won", "tied": " won on a tie", "lost": " lost"}[outcome]
@@ -152,7 +153,7 @@ def event_name(code: str) -> str:
     return " ".join(w if w in small else w.capitalize() for w in code.split("-"))
 
 
-def _describe_extra(event: ev.Event, s: State, viewer: int | None, name) -> str | None:
+def _describe_extra(event: ev.Event, s: State, viewer: Viewer | int | None, name) -> str | None:
     """The words for the event types of the expansions (RULES_EXTRA §1-§5), hiding from
     ``viewer`` what R-X-VIEW hides: the lobster's cards, a forced take, a face-down shell's
     colour, the Hermit Crab, Sunfish and Dolphins cards, and the cards two swimmers swap
@@ -231,7 +232,7 @@ class LogLine(Struct, frozen=True, omit_defaults=True):
     event: ev.Event | None = None
 
 
-def log_lines(events: Sequence[ev.Event], *, viewer: int | None = None,
+def log_lines(events: Sequence[ev.Event], *, viewer: Viewer | int | None = None,
               game_id: str | None = None) -> list[LogLine]:
     """Every event of a game described by :func:`describe` (as ``viewer`` saw it, if given)."""
     all_steps, _ = stream_steps(events, game_id)

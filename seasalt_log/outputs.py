@@ -174,9 +174,7 @@ def atomic_file(target: str | Path, stores: StorePaths = (), *, what: str = "out
     """:func:`atomic_path`, opened: yield a binary (or with ``text``, UTF-8 text) file
     whose content replaces ``target`` once the block completes and the data is on disk."""
     with atomic_path(target, stores, what=what) as tmp:
-        mode = "w" if text else "wb"
-        kw = {"encoding": "utf-8", "newline": ""} if text else {}
-        with open(tmp, mode, **kw) as fh:
+        with (open(tmp, "w", encoding="utf-8", newline="") if text else open(tmp, "wb")) as fh:
             yield fh
             fh.flush()
             if tmp.is_file():

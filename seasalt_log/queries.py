@@ -55,9 +55,14 @@ class GameSummary(Struct):
 _GAME_COLS = "game_id, players, n_players, target, status, rounds_played, events, end_reason, winners, totals, meta"
 
 
-def _game_row(row) -> GameRow:
-    *head, meta = row
-    return GameRow(*head, meta=msgspec.Raw(meta.encode()) if meta else None)
+#: a row of :data:`_GAME_COLS`
+_GameCols = tuple[str, list[str], int, int, str, int, int, str | None, list[int] | None,
+                  list[int], str | None]
+
+
+def _game_row(row: _GameCols) -> GameRow:
+    meta = row[10]
+    return GameRow(*row[:10], meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
 #: ``list_games(sort=...)``: the column each sort key orders by (ties: the game id)
@@ -66,7 +71,8 @@ SORTS: dict[str, str] = {"game": "game_id", "players": "n_players", "rounds": "r
 
 
 def _where(player: str | None, players: int | None) -> tuple[str, list[Any]]:
-    where, args = [], []
+    where: list[str] = []
+    args: list[Any] = []
     if player is not None:
         where.append("list_contains(players, ?)")
         args.append(player)

@@ -28,7 +28,8 @@ def _status(view: TableView) -> str:
         who = names[view.player]
         return {TAKE: f"{who} to play: take a card",
                 BOAT_TAKE: f"{who} to play: the boat pair's extra take",
-                PLAY: f"{who} to play: duos, then end the turn"}.get(view.step, f"{who} to play")
+                PLAY: f"{who} to play: duos, then end the turn"}.get(view.step or "",
+                                                                     f"{who} to play")
     if view.phase == ROUND:
         return f"Round {view.round} is over: its result is due"
     if view.round == 0:
@@ -57,9 +58,10 @@ def render_state(view: TableView) -> str:
         lines.append(f"As seen by {names[view.viewer]} (seat {view.viewer})")
     lines.append(_status(view))
     if view.call:
+        assert view.caller is not None, "a call has its caller"
         lines.append(f"Call: {CALLS.get(view.call, view.call)} by {names[view.caller]}")
-    if view.extra and view.extra.table_event is not None:          # R-EV-ROUND
-        x = view.extra
+    x = view.extra
+    if x and x.table_event is not None:                               # R-EV-ROUND
         lines.append(f"Table event: {event_name(x.table_event)}; event deck "
                      f"{x.event_deck_size}, discards "
                      f"{', '.join(map(event_name, x.event_discards)) or '-'}")
@@ -129,6 +131,7 @@ def render_report(report: RoundReport) -> str:
     names = [p.name for p in report.players]
     lines = []
     if report.ending == "mermaids":
+        assert report.mermaid_winner is not None, "the round ended by a mermaid win"
         head = (f"Round {report.round}: ended by {names[report.mermaid_winner]}'s four mermaids "
                 f"after {report.turns} turns; not scored")
     elif report.ending == "deck_out":

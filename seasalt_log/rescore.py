@@ -27,7 +27,7 @@ class PlayerRound(Struct, frozen=True, omit_defaults=True):
     seat: int
     name: str
     hand: tuple[str, ...]                 # at the end of the round
-    laid: tuple[tuple[str, str], ...]
+    laid: tuple[tuple[str, ...], ...]     # pairs, and trios (R-X-TRIO)
     breakdown: Breakdown                  # today's scoring of hand + laid (R-SCORE)
     points: int | None                    # recomputed; None when the round was not scored
     stored_points: int | None             # from the stored round_scored
@@ -122,6 +122,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
                   f"turn {end.turn} and won the game at once (R-MERMAID-WIN); totals stay "
                   + per_seat(names, totals_before)))
     ending = f.ending
+    assert ending is not None, "the round has ended"
     caller = None if ending == "deck_out" else f.caller
     points, won = round_points(ending, caller, card_pts, bonus)
     totals = tuple(a + b for a, b in zip(totals_before, points))
@@ -129,6 +130,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     stored_points = tuple(stored.points) if stored else None
     stored_totals = tuple(stored.totals) if stored else None
     if ending == "last_chance":
+        assert caller is not None, "LAST CHANCE has a caller"
         outcome = last_chance_outcome(caller, card_pts)
     else:
         outcome = ending

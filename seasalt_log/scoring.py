@@ -498,7 +498,7 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
 def as_breakdown(b: Breakdown | ExtraBreakdown) -> Breakdown:
     """``b`` in the columns of :class:`Breakdown` (a laid or matched starfish counts with the
     pairs, as :func:`breakdown` counts it), so the sources still add up to the card points."""
-    if type(b) is Breakdown:
+    if isinstance(b, Breakdown):
         return b
     return Breakdown(b.pairs + b.starfish, b.collectors, b.multipliers, b.mermaids,
                      b.card_points, b.color_bonus)
@@ -522,7 +522,7 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
             what = f"{kind} table {'/'.join(map(str, table[1:]))}"
         elif code == MERMAIDS_SCORE_NOTHING:
             what = "mermaids score 0"
-        elif code == RODEO:
+        elif code == RODEO and isinstance(full, ExtraBreakdown):
             extra = full.rodeo_pairs
             what = f"{extra} more pair{'s' if extra != 1 else ''} in hand (swimmers, sharks)"
         else:

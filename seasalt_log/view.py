@@ -99,7 +99,7 @@ class SeatView(Struct, frozen=True, gc=False):
     name: str
     hand_size: int
     hand: tuple[str, ...] | None            # None when hidden from the viewer
-    laid: tuple[tuple[str, str], ...]
+    laid: tuple[tuple[str, ...], ...]       # pairs, and trios (R-X-TRIO)
     revealed: bool
     card_points: int | None                 # None when the hand is hidden
     total: int
@@ -204,7 +204,8 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
 #: (2 * seat + 1): a seat's view changes only when its cards, name or total do
 _SEAT_VIEWS: list[tuple[tuple[Any, ...], Any]] = [((), None)] * 8
 #: (both piles' cards, their views) last seen in a player's view
-_PILES_SEEN: list[tuple[Any, tuple[PileView, PileView]]] = [((), ())]
+_PILES_SEEN: list[tuple[Any, tuple[PileView, PileView]]] = [
+    ((), (PileView(0, None, 0), PileView(1, None, 0)))]
 #: (pile index, cards) -> the last view of that pile in a player's view
 _PILE_VIEWS: list[tuple[tuple[str, ...], PileView]] = [((), PileView(0, None, 0)),
                                                        ((), PileView(1, None, 0))]
@@ -244,23 +245,23 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
         return event
     out = _to_builtins(event)
     kind = type(event)
-    if kind is ev.RoundStarted:
+    if type(event) is ev.RoundStarted:
         if event.deck is not None:
             out["deck"] = [None] * len(event.deck)
-    elif kind is ev.DeckDrawn:
+    elif type(event) is ev.DeckDrawn:
         if not sees_private(viewer, event.player):
             cards = list(event.cards)
             cards[cards.index(event.kept)] = None      # the discarded card stays: public
             out["cards"], out["kept"] = cards, None
-    elif kind is ev.CrabsPlayed:
+    elif type(event) is ev.CrabsPlayed:
         if not sees_private(viewer, event.player):
             out["took"] = None
             if event.index is not None:
                 out["index"] = None
-    elif kind is ev.FishPlayed:
+    elif type(event) is ev.FishPlayed:
         if event.drew is not None and not sees_private(viewer, event.player):
             out["drew"] = None
-    elif kind is ev.SharkPlayed:
+    elif type(event) is ev.SharkPlayed:
         if event.stole is not None and not sees_private(viewer, event.player, event.victim):
             out["stole"] = None
     if kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):

@@ -24,7 +24,7 @@ from collections import deque
 import contextlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator
 
 from .errors import SeasaltError
 
@@ -80,7 +80,7 @@ class Pool:
         self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
         self.threads = []
         for proc, inbox, outbox in zip(self.procs, self.inboxes, self.outboxes):
-            for target, args in ((_feed, (proc, inbox)), (_drain, (proc, outbox))):
+            for target, args in ((_feed, (proc.stdin, inbox)), (_drain, (proc.stdout, outbox))):
                 t = threading.Thread(target=target, args=args, daemon=True)
                 t.start()
                 self.threads.append(t)
@@ -184,20 +184,22 @@ def ahead_in_thread(items: Iterable[Any], ahead: int = 2) -> Iterator[Any]:
         thread.join()
 
 
-def _feed(proc: subprocess.Popen, inbox: queue.Queue) -> None:
+def _feed(stdin: IO[bytes], inbox: queue.Queue) -> None:
+    """Send a worker the tasks of ``inbox`` (its standard input) until a None."""
     try:
         while (task := inbox.get()) is not None:
-            pickle.dump(task, proc.stdin, protocol=pickle.HIGHEST_PROTOCOL)
-            proc.stdin.flush()
-        proc.stdin.close()
+            pickle.dump(task, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            stdin.flush()
+        stdin.close()
     except (BrokenPipeError, OSError, ValueError):      # the worker is gone: _drain says so
         pass
 
 
-def _drain(proc: subprocess.Popen, outbox: queue.Queue) -> None:
+def _drain(stdout: IO[bytes], outbox: queue.Queue) -> None:
+    """Put a worker's results (its standard output) in ``outbox``, then ("died", None)."""
     while True:
         try:
-            outbox.put(pickle.load(proc.stdout))
+            outbox.put(pickle.load(stdout))
         except Exception:                               # EOF: the worker stopped
             outbox.put(("died", None))
             return

@@ -1,6 +1,7 @@
 """The library as a Python user meets it: the README's example run as written (doctest),
 ``__version__``, ``py.typed``, ``Store.sql`` in the query sandbox, ``Store.replay``, a
-readable ``repr`` of a state, module docstrings, and ``mypy --strict`` over the public API."""
+readable ``repr`` of a state, module docstrings, ``mypy --strict`` over the public API and
+plain ``mypy`` over the whole package and the CLI."""
 
 from __future__ import annotations
 
@@ -134,17 +135,33 @@ def test_public_modules_have_docstrings():
         assert (module.__doc__ or "").strip(), name
 
 
-@pytest.mark.skipif(shutil.which("mypy", path=str(Path(sys.executable).parent)) is None,
-                    reason="mypy is not installed (pip install -e '.[test]')")
+needs_mypy = pytest.mark.skipif(
+    shutil.which("mypy", path=str(Path(sys.executable).parent)) is None,
+    reason="mypy is not installed (pip install -e '.[test]')")
+
+
+def assert_mypy_passes(tmp_path: Path, *args: str) -> None:
+    """``mypy ARGS`` from the project's root (its configuration: pyproject.toml) finds no
+    error; its report is the assertion's message."""
+    r = subprocess.run([sys.executable, "-m", "mypy", "--cache-dir", str(tmp_path / "cache"),
+                        *args], cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+
+
+@needs_mypy
 def test_the_public_api_passes_mypy_strict(tmp_path):
-    args = [sys.executable, "-m", "mypy", "--strict", "--follow-imports=silent",
-            "--cache-dir", str(tmp_path / "cache")]
+    args = ["--strict", "--follow-imports=silent"]
     for name in TYPED:
         args += ["-m", name]
     for name in TYPED_PACKAGES:
         args += ["-p", name]
-    r = subprocess.run(args, cwd=ROOT, capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
+    assert_mypy_passes(tmp_path, *args)
+
+
+@needs_mypy
+def test_the_package_and_the_cli_pass_mypy(tmp_path):
+    # every module, not only the public API: a caller's types and a callee's agree
+    assert_mypy_passes(tmp_path, "seasalt_log", "cli")
 
 
 def test_iter_texts_keeps_the_order_asked_across_queries(stored):

@@ -188,7 +188,7 @@ def log_cmd(
 ) -> None:
     """Every event of a stored game as a sentence, with its seq, round and turn
     (--format csv|jsonl: seq, round, turn, type, player, text; json: the events too)."""
-    fmt = chosen(fmt, as_json, TEXT)
+    out_fmt = chosen(fmt, as_json, TEXT)
 
     def local(path):
         events = load_events(path, game)
@@ -198,8 +198,8 @@ def log_cmd(
         from seasalt_log.http.client import remote_log
         return remote_log(u, token, game, who=as_player)
     lines = local_or_remote(db, url, local, remote)
-    if fmt != TEXT:
-        emit(structs_result(lines, ["seq", "round", "turn", "type", "player", "text"]), fmt,
+    if out_fmt != TEXT:
+        emit(structs_result(lines, ["seq", "round", "turn", "type", "player", "text"]), out_fmt,
              document=lines)
         return
     width = len(str(len(lines)))
@@ -225,14 +225,14 @@ def rescore_cmd(
     """Rescore a round with today's engine: each player's breakdown, the points recomputed
     next to the stored ones, and the what-if of the other call (--format csv|jsonl: one
     row per player; json: the whole report)."""
-    fmt = chosen(fmt, as_json, TEXT)
+    out_fmt = chosen(fmt, as_json, TEXT)
 
     def remote(u):
         from seasalt_log.http.client import remote_rescore
         return remote_rescore(u, token, game, round)
     report = local_or_remote(db, url, lambda path: rescore(load_events(path, game), round,
                                                              game_id=game), remote)
-    if fmt == TEXT:
+    if out_fmt == TEXT:
         _plain(render_report(report))
         return
     parts = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
@@ -240,4 +240,4 @@ def rescore_cmd(
              p.stored_points, p.total, p.stored_total, p.what_if_points) for p in report.players]
     columns = ["seat", "name", *parts, "points", "stored_points", "total", "stored_total",
                "what_if_points"]
-    emit(rows_result(columns, rows), fmt, document=report)
+    emit(rows_result(columns, rows), out_fmt, document=report)

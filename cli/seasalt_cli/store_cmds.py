@@ -106,15 +106,15 @@ def games(db: Path = DbOption,
           as_json: bool = JsonOption,
           url: str = UrlOption, token: str = ReadTokenOption):
     """List stored games: id, players, rounds played, state, winners (seats), totals."""
-    fmt = chosen(fmt, as_json)
-    page = limit or (TABLE_LIMIT if fmt == "table" and limit is None else None)
+    out_fmt = chosen(fmt, as_json)
+    page = limit or (TABLE_LIMIT if out_fmt == "table" and limit is None else None)
 
     def local(path):
         with Store.open(path, read_only=True) as store:
-            if fmt != "table":          # every row written in bulk, from Arrow
+            if out_fmt != "table":          # every row written in bulk, from Arrow
                 ids = queries.page_ids(store, player=player, players=players, sort=sort,
                                        descending=desc, limit=page, offset=offset)
-                return _games_arrow(queries.games_relation(store, ids), fmt), len(ids)
+                return _games_arrow(queries.games_relation(store, ids), out_fmt), len(ids)
             return (queries.list_games(store, player=player, players=players, sort=sort,
                                        descending=desc, limit=page, offset=offset),
                     queries.count_games(store, player=player, players=players))
@@ -129,15 +129,15 @@ def games(db: Path = DbOption,
                 len(every))
     rows, total = local_or_remote(db, url, local, remote)
     if isinstance(rows, Result):
-        emit(rows, fmt, limit=None)
+        emit(rows, out_fmt, limit=None)
         return
-    if fmt == "json":
+    if out_fmt == "json":
         print_json(rows)
         return
-    columns = GAME_COLUMNS[:-1] if fmt == "table" else GAME_COLUMNS
+    columns = GAME_COLUMNS[:-1] if out_fmt == "table" else GAME_COLUMNS
     result = structs_result(rows, columns)
-    emit(result, fmt, limit=None)
-    if fmt == "table":
+    emit(result, out_fmt, limit=None)
+    if out_fmt == "table":
         left = total - offset - len(rows)
         log.info(f"{len(rows)} game(s)" + (f" of {total}, from {offset + 1}" if offset else
                                             f" of {total}" if left > 0 else "")
@@ -163,7 +163,7 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
          fmt: Format = FormatOption, url: str = UrlOption, token: str = ReadTokenOption):
     """Sum one game up round by round: ending, caller, outcome, and each player's points
     and total (--format json: the whole summary as one document)."""
-    fmt = chosen(fmt, as_json)
+    out_fmt = chosen(fmt, as_json)
 
     def local(path):
         with Store.open(path, read_only=True) as store:
@@ -189,7 +189,7 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         return (f"{g.game_id}  {', '.join(g.players)}  target {g.target}  {g.status}"
                 + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
                    if g.winners else "") + "\n")
-    emit(rows_result(columns, rows), fmt, limit=None, document=summary, head=head)
+    emit(rows_result(columns, rows), out_fmt, limit=None, document=summary, head=head)
 
 
 @app.command()

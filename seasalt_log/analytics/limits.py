@@ -138,6 +138,7 @@ def guarded(con: duckdb.DuckDBPyConnection, fn: Callable[[], T], limits: Limits)
             con.interrupt()
         if stopped == "interrupt":
             raise QueryInterrupted("interrupted (Ctrl-C): the query was stopped") from None
+        assert limits.timeout is not None, "only a time limit runs out"
         raise QueryTimeoutError(
             f"the query was stopped after {_seconds(limits.timeout)}, its time limit "
             f"({limits.timeout_name}; 0 means no limit)") from None

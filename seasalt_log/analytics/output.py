@@ -137,11 +137,11 @@ def _json_cells(result: Result) -> list[int]:
 def _raw_json(row: tuple, cells: list[int]) -> tuple:
     if not cells:
         return row
-    row = list(row)
+    out = list(row)
     for i in cells:
-        if row[i] is not None:
-            row[i] = msgspec.Raw(row[i].encode())
-    return tuple(row)
+        if out[i] is not None:
+            out[i] = msgspec.Raw(out[i].encode())
+    return tuple(out)
 
 
 def json_rows(result: Result) -> list[dict[str, Any]]:

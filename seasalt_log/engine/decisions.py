@@ -41,6 +41,7 @@ engine accepts. The kinds of decision (``Decision.kind``):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
@@ -241,7 +242,7 @@ def _plays(state: State, effects: frozenset[str], hand: tuple[str, ...]) -> list
         out += [Decision(FISH, cards=cards) for cards in _pairs_of(fish)]
     sharks, swimmers = by_kind.get("shark", []), by_kind.get("swimmer", [])
     if sharks and swimmers:
-        victims = shark_targets(state) or [None]
+        victims: Sequence[int | None] = shark_targets(state) or [None]
         out += [Decision(SHARK, cards=(a, b), victim=v)
                 for a in _distinct(sharks) for b in _distinct(swimmers) for v in victims]
     if rules.trios:                                             # Extra Salt (RULES_EXTRA §2)
@@ -340,7 +341,7 @@ def _unordered_outcomes(deck: tuple[str, ...], k: int) -> list[tuple[Outcome, in
     counts = Counter(deck)
     if k == 1:
         return [((c,), counts[c]) for c in sorted(counts)]
-    out = []
+    out: list[tuple[Outcome, int]] = []
     for a in sorted(counts):
         counts[a] -= 1
         out += [((a, b), (counts[a] + 1) * counts[b]) for b in sorted(counts) if counts[b]]
@@ -510,6 +511,7 @@ def lobster_deck(state: State, d: Decision) -> tuple[str, ...] | None:
     if not state.table.deck_ordered or len(d.cards) < 2:
         return None
     back = list(d.cards)
+    assert d.card is not None, "a lobster keeps a card"
     back.remove(d.card)
     return state.table.deck[len(d.cards):] + tuple(back)
 
@@ -524,6 +526,7 @@ def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event
     p = state.flow.player
     kind = d.kind
     if kind == TAKE:
+        assert d.pile is not None, "a take names its pile"
         return ev.DiscardTaken(player=p, pile=d.pile, card=d.card)
     if kind == DRAW:
         if len(outcome) != 1:
@@ -575,6 +578,7 @@ def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event
     if kind == FORCED:
         return ev.ForcedDrawn(player=p, card=outcome[0] if outcome else None)
     if kind == ANGELFISH:
+        assert d.pile is not None, "an angelfish names its pile"
         return ev.AngelfishTaken(player=p, pile=d.pile, card=d.card)
     if kind == SHELL:
         return ev.ShellFaceDown(player=p, card=d.card)
@@ -588,5 +592,6 @@ def decision_event(state: State, d: Decision, outcome: Outcome = ()) -> ev.Event
     if kind == SHARKS:
         return ev.SharksPlayed(player=p, cards=d.cards, victim=d.victim, pair=d.other or None)
     if kind == KEEP_EVENT:
+        assert state.keep_due is not None, "an event is owed"
         return ev.EventKept(player=state.keep_due, event=d.card)
     raise ValueError(f"unknown decision kind {kind!r}")

@@ -17,7 +17,7 @@ from ..scoring import card_points
 from msgspec.structs import replace
 
 from .core import player_points, shark_targets, sharks_targets, swimmer_targets
-from .rulings import DOLPHIN_KINDS, PairTable
+from .rulings import DOLPHIN_KINDS, PairEntry
 from .state import ANGEL, BETWEEN, BOAT_TAKE, FORCED, FORCED_DONE, ROUND, TAKE, State
 
 _DeckDrawn, _DiscardTaken = ev.DeckDrawn, ev.DiscardTaken
@@ -260,7 +260,7 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
     return moves
 
 
-def pairs_in_hand(hand: Sequence[str], pairs: PairTable) -> list[tuple[str, str]]:
+def pairs_in_hand(hand: Sequence[str], pairs: Iterable[PairEntry]) -> list[tuple[str, str]]:
     """The distinct pairs of ``hand`` of the kinds ``pairs`` lists (entries of
     ``Ruleset.pairs``), each a sorted tuple, sorted: what a starfish may join (R-X-TRIO)."""
     # kind -> code -> copies in hand: each kind pair looks at its own distinct codes only

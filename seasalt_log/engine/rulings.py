@@ -17,8 +17,10 @@ from msgspec import Struct
 from .. import events as ev
 from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK
 
-#: event type tag -> the kind pairs it may lay down (each as a sorted pair of kinds)
-PairTable = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]
+#: an event type tag and the kind pairs it may lay down (each as a sorted pair of kinds)
+PairEntry = tuple[str, tuple[tuple[str, str], ...]]
+#: event type tag -> the kind pairs it may lay down
+PairTable = tuple[PairEntry, ...]
 
 _BASE_PAIRS: PairTable = (
     ("crabs_played", (("crab", "crab"),)),

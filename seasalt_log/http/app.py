@@ -13,7 +13,7 @@ import contextlib
 import functools
 import os
 import re
-from typing import Any
+from typing import Any, cast
 from urllib.parse import quote, urlencode
 
 import duckdb
@@ -131,6 +131,7 @@ async def _reader(request: Request, gid: str, credential: bytes | None = None) -
     creds: Credentials = request.app.state.creds
     got = bearer(request.scope["headers"]) if credential is None else credential
     live = _live(request)
+    viewer: Viewer | None
     if creds.is_service(got):
         viewer = TABLE
     else:
@@ -360,8 +361,9 @@ async def post_game(request: Request) -> Response:
     result = await _live(request).start_game(start)
     loc = "/games/" + quote(result.game_id, safe="")
     tokens = request.app.state.creds.for_game(result.game_id, len(start.players))
-    data = GameCreated(game_id=result.game_id, seq=result.seq, appended=result.appended,
-                       **tokens)
+    # every event is one of the union GameCreated's schema names
+    data = GameCreated(game_id=result.game_id, seq=result.seq,
+                       appended=cast("list[ev.AnyEvent]", result.appended), **tokens)
     return _json_response(data, 201, {"Location": loc, "ETag": etag(result.seq)})
 
 

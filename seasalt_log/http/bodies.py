@@ -80,7 +80,7 @@ class QueryResult(msgspec.Struct):
 
     columns: list[str]
     types: list[str]
-    rows: list[list[Any]]
+    rows: list[tuple[Any, ...]]
     truncated: bool                # more rows matched than came back
 
 

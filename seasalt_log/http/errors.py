@@ -7,7 +7,7 @@ Kept apart from the routes so the report and web modules can raise and catch the
 from __future__ import annotations
 
 import errno
-from typing import Any
+from typing import Any, Mapping
 
 import msgspec
 from starlette.responses import Response
@@ -27,7 +27,8 @@ class ApiError(Exception):
     """An error answered as ``status`` with an RFC 9457 problem body (``error`` is a short
     code, :data:`.problems.TITLES`; ``fields`` the extension members of :class:`.Problem`)."""
 
-    def __init__(self, status: int, error: str, message: str, headers: dict | None = None,
+    def __init__(self, status: int, error: str, message: str,
+                 headers: Mapping[str, str] | None = None,
                  **fields: Any):
         super().__init__(message)
         self.status, self.error, self.message = status, error, message

@@ -346,6 +346,7 @@ class LiveStore:
                             raise StreamConflictError(gid, 0, found, f"game {gid} already "
                                                       f"exists (at seq {found})")
                 else:
+                    assert job.game_id is not None, "a job that starts no game names its game"
                     gid = job.game_id
                     c = tentative.get(gid) or written.get(gid)
                     if c is None:

@@ -58,8 +58,9 @@ AFTER = _q("after", "Only what follows this seq; the cursor of the next page",
            {"type": "integer", "minimum": 0})
 IF_NONE_MATCH = _q("If-None-Match", "The ETag of a copy the client holds: 304 while the game "
                                     "has not changed", {"type": "string"}, where="header")
-AUTH = [{"bearer": []}, {}]          # a credential, or none (a spectator's reads)
-WRITE_AUTH = [{"bearer": []}]
+#: a credential, or none (a spectator's reads)
+AUTH: list[dict[str, list[str]]] = [{"bearer": []}, {}]
+WRITE_AUTH: list[dict[str, list[str]]] = [{"bearer": []}]
 
 
 def _limit(most: int) -> dict:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import ipaddress
 import logging
 import socket
 import threading
 import time
+from pathlib import Path
 from typing import Callable
 
 import uvicorn
@@ -18,8 +20,8 @@ from .discovery import announce, client_url, withdraw
 
 #: seconds a client may take to send a request's headers
 HEADER_TIMEOUT = 10.0
-#: seconds an idle keep-alive connection stays open
-IDLE_TIMEOUT = 5.0
+#: seconds an idle keep-alive connection stays open (uvicorn takes whole seconds)
+IDLE_TIMEOUT = 5
 #: connections open at once; past it, the oldest one still sending its headers is closed
 MAX_CONNECTIONS = 4096
 
@@ -45,7 +47,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def connection_made(self, transport) -> None:
         super().connection_made(transport)
-        self._header_timer = None
+        self._header_timer: asyncio.TimerHandle | None = None
         waiting = self._waiting()
         self._arm()
         if len(self.connections) > self.max_connections:
@@ -115,7 +117,7 @@ class Server(uvicorn.Server):
     on_started: Callable[[], None] | None = None
     #: the store to announce the service for once it listens (``STORE.serve.json``, see
     #: :mod:`.discovery`), withdrawn when it stops; None: announce nothing
-    announce_store = None
+    announce_store: Path | None = None
 
     async def startup(self, sockets=None) -> None:
         await super().startup(sockets=sockets)
@@ -151,7 +153,7 @@ class Server(uvicorn.Server):
 
 def make_server(app, host: str = "127.0.0.1", port: int = 8421, *, log_level: str = "info",
                 access_log: bool = False, header_timeout: float = HEADER_TIMEOUT,
-                idle_timeout: float = IDLE_TIMEOUT, max_connections: int = MAX_CONNECTIONS
+                idle_timeout: int = IDLE_TIMEOUT, max_connections: int = MAX_CONNECTIONS
                 ) -> Server:
     """A :class:`Server` for ``app`` (one process; uvloop when installed, httptools), with
     the limits of :class:`GuardedProtocol` and ``idle_timeout`` for kept-alive connections."""

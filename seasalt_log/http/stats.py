@@ -44,11 +44,12 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
     if name not in {r.name for r in reports.list_reports()}:
         raise ApiError(404, "unknown_report", f"no report named {name!r}; choose one of: "
                        + ", ".join(r.name for r in reports.list_reports()))
-    players = params.get("players") or None
-    if players is not None:
-        if not is_digits(players):
-            raise UsageError(f"players must be 2, 3 or 4, not {players!r}")
-        players = int(players)
+    players_text = params.get("players") or None
+    players = None
+    if players_text is not None:
+        if not is_digits(players_text):
+            raise UsageError(f"players must be 2, 3 or 4, not {players_text!r}")
+        players = int(players_text)
     from ..analytics.limits import (QueryMemoryError, QueryTimeoutError, guarded,
                                     limits_from)
     try:

@@ -33,7 +33,7 @@ from ..store.arrow_rows import RowSink
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
 from .jsonl import RawGame, check_game, read_games_data
-from .outcomes import failed_outcome, fingerprints
+from .outcomes import GameOutcome, failed_outcome, fingerprints
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
 AHEAD = 6                      # chunks per worker process checked ahead of the importer
@@ -100,7 +100,7 @@ class _TypeOnly(Struct):
 _type_only = msgspec.json.Decoder(_TypeOnly).decode
 
 
-def _starts_game(line: bytes) -> bool:
+def _starts_game(line: bytes | bytearray) -> bool:
     try:
         return _type_only(line).type == "game_started"
     except (msgspec.DecodeError, RecursionError):
@@ -222,7 +222,7 @@ class ChunkGame(Struct):
     last_line: int
     events: int = 0               # events (derived included) of a good game
     rows: bool = False            # its rows are in the chunk's files (a new game)
-    failure: object = None        # the failed outcome (seasalt_log.importers.outcomes.GameOutcome)
+    failure: GameOutcome | None = None    # the failed outcome
     encoded: list[bytes] | None = None   # a game stored already, or met before in the
                                          # chunk: its encoded events, to compare
     fingerprints: bytes = b""     # validating: 8 bytes per event (see outcomes.fingerprints)
@@ -267,16 +267,18 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             if out_dir is not None else None)
     games: list[ChunkGame] = []
     here: set[str] = set()
-    cut = chunk.cut.error(chunk.source) if chunk.cut is not None else None
-    alone = None            # the cut, reported on its own after the chunk's last game
-    if cut is not None:
-        alone = ChunkGame(None, cut.line, cut.line,
-                          failure=failed_outcome(cut, chunk.source, cut.line))
+    cut: LogFormatError | None = None
+    alone: ChunkGame | None = None      # the cut, reported on its own after the chunk's last game
+    cut_game = False                    # the chunk's last game is cut short
+    if chunk.cut is not None:
+        cut, line = chunk.cut.error(chunk.source), chunk.cut.line
+        cut_game = chunk.cut.kind == "game"
+        alone = ChunkGame(None, line, line, failure=failed_outcome(cut, chunk.source, line))
     for raw, is_last in _mark_last(read_games_data(chunk.data, chunk.source, chunk.first_line)):
         first = raw.first_line
         last = raw.lines[-1] if raw.lines else first
         try:
-            if is_last and cut is not None and chunk.cut.kind == "game":
+            if is_last and cut_game:
                 alone = None        # the game is cut short: it fails, at its first error
                 if raw.error is None:
                     raw.error = cut
@@ -292,7 +294,7 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         # the log's lines are the events' JSON when they are canonical and the log left
         # out no derived event (the engine added none)
         texts = raw.texts if raw.texts is not None and len(raw.texts) == n else None
-        if out_dir is None:         # validating (against a store, if any)
+        if sink is None:            # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
                                    encoded=(texts or ev.encode_each(game.events))
                                    if gid in stored else None))
@@ -316,11 +318,12 @@ def _mark_last(items: Iterable[RawGame]) -> Iterator[tuple[RawGame, bool]]:
     """Each item with whether it is the last."""
     it = iter(items)
     prev = next(it, None)
+    if prev is None:
+        return
     for item in it:
         yield prev, False
         prev = item
-    if prev is not None:
-        yield prev, True
+    yield prev, True
 
 
 

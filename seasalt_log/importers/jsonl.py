@@ -27,7 +27,7 @@ class RawGame(Struct):
     source: str
     events: list[ev.Event]
     lines: list[int]
-    error: SeasaltError | None = None   # a format error that cut the game short
+    error: LogFormatError | None = None     # a format error that cut the game short
     texts: list[bytes] | None = None    # each event's line, when it is the event's own
                                         # JSON (events.encode), else not kept
 
@@ -46,7 +46,8 @@ class CheckedGame(Struct):
     first_line: int = 0
 
 
-def iter_lines(source: str | Path | BinaryIO, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
+def iter_lines(source: str | Path | BinaryIO | Iterable[bytes], first_line: int = 1
+               ) -> Iterator[tuple[int, bytes]]:
     """(line number, bytes) of each non-blank line; ``-`` is standard input. ``source`` may
     also be an open binary file or any iterable of byte lines (the import's progress
     counter is one, a chunk of a log another: its first line is ``first_line``)."""
@@ -55,7 +56,7 @@ def iter_lines(source: str | Path | BinaryIO, first_line: int = 1) -> Iterator[t
         yield from _numbered(stream)
         return
     if hasattr(source, "read") or not isinstance(source, (str, bytes, Path)):
-        yield from _numbered(source, first_line)  # type: ignore[arg-type]
+        yield from _numbered(source, first_line)
         return
     try:
         fh = open(source, "rb")
@@ -81,8 +82,8 @@ def _numbered(stream, first_line: int = 1) -> Iterator[tuple[int, bytes]]:
             yield no, line
 
 
-def read_games(source: str | Path | BinaryIO, name: str | None = None, first_line: int = 1
-               ) -> Iterator[RawGame]:
+def read_games(source: str | Path | BinaryIO | Iterable[bytes], name: str | None = None,
+               first_line: int = 1) -> Iterator[RawGame]:
     """Split a log into games; a format error ends its game (reported on the RawGame) and
     the rest of that game is skipped up to the next ``game_started``. ``first_line``: the
     line number of an iterable ``source``'s first line (a chunk of a log)."""
@@ -153,7 +154,8 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
             if game is None:
                 game = RawGame(source=name, events=[], lines=[])
             if not skipping:
-                gid = game.events[0].game_id if game.events else None
+                start = game.events[0] if game.events else None      # a game_started
+                gid = start.game_id if isinstance(start, ev.GameStarted) else None
                 game.error = exc.locate(file=name, line=no, game_id=gid)
                 skipping = True
     if game is not None:

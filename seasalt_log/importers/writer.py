@@ -74,6 +74,13 @@ class ImportRun:
         if store is not None and strict:
             store.begin()
 
+    @property
+    def _store(self) -> Store:
+        """The store imported into (the methods that write are never called validating)."""
+        store = self.store
+        assert store is not None, "an import, not a validation"
+        return store
+
     # ------------------------------------------------------------ one game at a time
 
     def add(self, item: CheckedGame | GameOutcome) -> None:
@@ -122,7 +129,7 @@ class ImportRun:
 
     def _write(self, batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
         """Write ``batch`` (in its own transaction unless strict); the error, rolled back."""
-        store = self.store
+        store = self._store
         if not self.strict:
             store.begin()
         try:
@@ -138,11 +145,11 @@ class ImportRun:
         """Roll back the open transaction (strict: the import's, begun again, empty); a
         COMMIT that failed has ended it already."""
         try:
-            self.store.rollback()
+            self._store.rollback()
         except duckdb.TransactionException:
             pass
         if self.strict:
-            self.store.begin()
+            self._store.begin()
 
     def flush(self) -> None:
         """Write the pending games (one at a time if the batch fails: only a bad one fails)."""
@@ -181,6 +188,7 @@ class ImportRun:
         if not self.strict and self.refusals < self.MAX_REFUSALS:
             return
         first = self.first_refused
+        assert first is not None, "set at the first refusal"
         if self.strict:
             times, done = "", "nothing stored (--strict)"
         else:
@@ -223,10 +231,12 @@ class ImportRun:
         else the store it is validated against (``encoded()``: its events' JSON); the
         events it would store are counted."""
         gid = outcome.game_id
+        assert gid is not None, "a game that passed its checks has its id"
         if gid in self.seen:
             status, error = compare_digest(gid, prints, *self.seen[gid])
             stored = self.seen[gid][0]
         elif gid in self.heads:
+            assert self.against is not None, "the heads are those of the store validated against"
             status, error = compare(gid, encoded(), self.against.read_json(gid))
             stored = self.heads[gid]
         else:
@@ -245,16 +255,22 @@ class ImportRun:
         batch, self.chunks = self.chunks, []
         if not batch:
             return
-        store, seen = self.store, self.seen
+        store, seen = self._store, self.seen
         skips: list[set[str]] = []      # per chunk: its new games met before (loaded later)
+        loads: list[list[str]] = []     # per chunk: its new games (their rows are in its files)
         first: set[str] = set()
         for _, result in batch:
-            skip = set()
+            skip: set[str] = set()
+            load = []
             for g in result.games:
                 if g.rows:
-                    met = g.game_id in seen or g.game_id in first or g.game_id in self.loaded_ids
-                    (skip if met else first).add(g.game_id)
+                    gid = g.game_id
+                    assert gid is not None, "a game with rows has its id"
+                    load.append(gid)
+                    met = gid in seen or gid in first or gid in self.loaded_ids
+                    (skip if met else first).add(gid)
             skips.append(skip)
+            loads.append(load)
         error = None
         try:
             if first:
@@ -263,8 +279,8 @@ class ImportRun:
                     if not self.strict:
                         store.begin()
                 try:
-                    for (_, r), skip in zip(batch, skips):
-                        store.load(r.files, [g.game_id for g in r.games if g.rows], skip)
+                    for (_, r), load, skip in zip(batch, loads, skips):
+                        store.load(r.files, load, skip)
                     store.finish_loads()
                 except (SeasaltError, duckdb.Error) as exc:
                     error = _store_error(exc)
@@ -296,7 +312,7 @@ class ImportRun:
         error = None
         if not self.strict:
             try:
-                self.store.commit()
+                self._store.commit()
             except (SeasaltError, duckdb.Error) as exc:
                 error = _store_error(exc)
         self._end_loads(error)
@@ -331,12 +347,14 @@ class ImportRun:
                 if g.failure is not None:
                     self.summary.games.append(g.failure)
                 elif g.rows and g.game_id not in skip and (error is None or self.strict):
-                    outcome = GameOutcome(game_id=g.game_id, status="new", events=g.events,
+                    gid = g.game_id
+                    assert gid is not None, "a game with rows has its id"
+                    outcome = GameOutcome(game_id=gid, status="new", events=g.events,
                                           source=chunk.source, line=g.first_line)
                     if error is not None:       # strict: the import fails as a whole
                         outcome.status, outcome.error, outcome.events = "failed", str(error), 0
                     self.summary.games.append(outcome)
-                    seen[g.game_id] = (g.events, b"")
+                    seen[gid] = (g.events, b"")
                 elif g.encoded is None or not self._settled_by_store(chunk, g):
                     raw = next(read_games(chunk.lines(g.first_line, g.last_line), chunk.source,
                                           g.first_line))
@@ -345,12 +363,13 @@ class ImportRun:
     def _settled_by_store(self, chunk: Chunk, g: ChunkGame) -> bool:
         """Compare a game of a chunk with what is stored under its id: unchanged or a
         conflict is its outcome (True); new or extended (False) needs its rows."""
-        gid = g.game_id
+        gid, encoded = g.game_id, g.encoded
+        assert gid is not None and encoded is not None, "a game stored or met before"
         if gid in self.pending_ids:
             self.flush()
         if gid not in self.seen and gid not in self.heads:
             return False
-        status, error = compare(gid, g.encoded, self.store.read_json(gid))
+        status, error = compare(gid, encoded, self._store.read_json(gid))
         if status == "extended":
             return False
         outcome = GameOutcome(game_id=gid, status=status, source=chunk.source, line=g.first_line)

@@ -18,7 +18,7 @@ import math
 import random
 from typing import Sequence
 
-from ..view import TableView
+from ..view import SeatView, TableView
 from . import decisions as dc
 from .decisions import Decision
 from .evaluate import BOAT, CRAB, FISH, KI, MERMAID, SHARK, SWIMMER, Holding
@@ -45,8 +45,10 @@ def _holding(view: TableView) -> Holding:
     """The viewer's own cards as the :class:`Holding` kept for them: a caller may try a
     card (:meth:`Holding.add`) but must take it back (:meth:`Holding.remove`)."""
     seat = view.viewer
+    assert seat is not None, "a bot sees the table from its seat"
     me = view.seats[seat]
     hand, laid = me.hand, me.laid
+    assert hand is not None, "the viewer's own hand is shown"
     last = _LAST.get(seat)
     if last is not None and last[0] is hand and last[1] is laid:   # the same seat view
         return last[2]
@@ -56,13 +58,12 @@ def _holding(view: TableView) -> Holding:
         if len(_HOLDINGS) >= 4096:
             _HOLDINGS.clear()
         # most often the seat's last holding and the card it kept (a turn later)
-        card = None
         if last is not None and last[1] == laid and len(hand) == len(last[0]) + 1:
             card = _added(last[0], hand)
-        if card is not None:
-            h = last[2].copy()
-            h.add(card)
-        else:
+            if card is not None:
+                h = last[2].copy()
+                h.add(card)
+        if h is None:
             h = Holding(hand, laid)
         _HOLDINGS[key] = h
     _LAST[seat] = (hand, laid, h)
@@ -80,14 +81,23 @@ def _added(old: tuple[str, ...], new: tuple[str, ...]) -> str | None:
 
 #: the holdings of the hands bots saw last, as counts: a hand is seen again and again
 #: (from the take to the keep of a turn, from the end of a turn to the next take)
-_HOLDINGS: dict[tuple, Holding] = {}
+_HOLDINGS: dict[tuple[tuple[str, ...], tuple[tuple[str, ...], ...]], Holding] = {}
 #: seat -> (hand, laid, holding) the bot at that seat saw last
-_LAST: dict[int, tuple] = {}
+_LAST: dict[int, tuple[tuple[str, ...], tuple[tuple[str, ...], ...], Holding]] = {}
+
+
+def my_seat(view: TableView) -> SeatView:
+    """The viewer's own seat (a bot sees the table from its seat)."""
+    seat = view.viewer
+    assert seat is not None, "a bot sees the table from its seat"
+    return view.seats[seat]
 
 
 def my_points(view: TableView) -> int:
     """The viewer's card points, as the view shows them."""
-    return view.seats[view.viewer].card_points
+    points = my_seat(view).card_points
+    assert points is not None, "the viewer's own hand is shown"
+    return points
 
 
 def _calls(options) -> tuple[Decision | None, Decision, Decision | None]:
@@ -154,7 +164,10 @@ _EXPANSION_STEPS = frozenset({dc.ANGELFISH, dc.LOBSTER_KEEP, dc.SWAP, dc.CRAB_TA
 
 def _best_card(h: Holding, options: Sequence[Decision]) -> Decision:
     """The first of ``options`` whose card adds the most card points to ``h``."""
-    return max(options, key=lambda d: h.points_with(d.card))
+    def points(d: Decision) -> int:
+        assert d.card is not None, "each option names its card"
+        return h.points_with(d.card)
+    return max(options, key=points)
 
 
 def _swap_value(h: Holding, d: Decision) -> int:
@@ -176,7 +189,7 @@ def _expansion_pair(view: TableView, options: Sequence[Decision]) -> Decision | 
     for d in options:
         if d.kind in _EXPANSION_PAIRS:
             return d
-        if d.kind == dc.SHELL and shell is None and view.seats[view.viewer].hand_size >= 6:
+        if d.kind == dc.SHELL and shell is None and my_seat(view).hand_size >= 6:
             shell = d
     return shell
 
@@ -372,7 +385,7 @@ class PlannerBot(Bot):
         piles = view.piles
 
         values: dict[str, float] = {}
-        best, key = None, None
+        best, key = options[0], None        # options is never empty
         for d in options:
             v = values.get(d.card)
             if v is None:

@@ -12,7 +12,7 @@ left out: no bot reads it; none at all for a bot that reads none) and the
 from __future__ import annotations
 
 import random
-from typing import Iterator, Sequence
+from typing import TYPE_CHECKING, Iterator, Sequence
 
 import msgspec
 
@@ -69,7 +69,13 @@ def game_rng(seed: int, index: int, stream: str) -> random.Random:
     return random.Random(f"seasalt-sim:{seed}:{index}:{stream}")
 
 
-class BotRandom:
+if TYPE_CHECKING:       # to a type checker, a BotRandom is the generator it stands for
+    _Generator = random.Random
+else:
+    _Generator = object
+
+
+class BotRandom(_Generator):
     """A bot's generator, ``game_rng(seed, index, stream)``, seeded only when the bot first
     draws from it: most bots never draw (the planner only to pick the event it keeps), and
     seeding a generator costs about as much as a player's turn. The same draws as the
@@ -169,7 +175,9 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
     while True:
         f = s.flow
         if f.due:
-            push(next_derived(s))
+            derived = next_derived(s)
+            assert derived is not None, "a derived event is due"
+            push(derived)
             if s.phase == ENDED:
                 return out
             continue
@@ -258,6 +266,7 @@ def _chance(s: State, d: Decision, chance: random.Random) -> tuple[str, ...]:
     if len(outcomes) == 1:                      # nothing to draw: the RNG is not used
         return outcomes[0][0]
     if d.kind == SHARK:
+        assert d.victim is not None, "a shark names its victim"
         return (chance.choice(s.table.hands[d.victim]),)
     return chance.choices([o for o, _ in outcomes], [w for _, w in outcomes])[0]
 

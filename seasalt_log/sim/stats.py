@@ -45,34 +45,34 @@ def cases(events: Iterable[ev.Event]) -> Counter[str]:
     c: Counter[str] = Counter()
     s = State()
     for e in events:
-        t = type(e)
         before = s
         s = apply(s, e)
-        if t is ev.DeckDrawn:
+        if type(e) is ev.DeckDrawn:
             c["deck_drawn_two" if len(e.cards) == 2 else "deck_drawn_one"] += 1
             if before.flow.step == BOAT_TAKE:
                 c["boat_extra_take"] += 1
-        elif t is ev.DiscardTaken:
+        elif type(e) is ev.DiscardTaken:
             c["discard_taken"] += 1
             if before.flow.step == BOAT_TAKE:
                 c["boat_extra_take"] += 1
-        elif t is ev.CrabsPlayed:
+        elif type(e) is ev.CrabsPlayed:
             c["crab" if e.pile is not None else "crab_no_effect"] += 1
-        elif t is ev.FishPlayed:
+        elif type(e) is ev.FishPlayed:
             c["fish" if e.drew is not None else "fish_no_effect"] += 1
-        elif t is ev.SharkPlayed:
+        elif type(e) is ev.SharkPlayed:
             c["shark" if e.victim is not None else "shark_no_effect"] += 1
-        elif t is ev.BoatsPlayed:
+        elif type(e) is ev.BoatsPlayed:
             c["boat" if s.flow.step == BOAT_TAKE else "boat_no_effect"] += 1
-        elif t in (ev.StopCalled, ev.LastChanceCalled):
+        elif type(e) in (ev.StopCalled, ev.LastChanceCalled):
             if not s.table.deck:
                 c["call_on_empty_deck"] += 1
-        elif t is ev.RoundScored:
+        elif type(e) is ev.RoundScored:
             if e.ending == "last_chance":
+                assert e.caller is not None, "LAST CHANCE has a caller"
                 c["last_chance_" + last_chance_outcome(e.caller, e.card_points)] += 1
             else:
                 c[e.ending] += 1
-        elif t is ev.GameEnded:
+        elif type(e) is ev.GameEnded:
             if e.reason == "mermaids":
                 c["mermaid_win"] += 1
             else:

@@ -99,6 +99,7 @@ def tournament(games: int, players: int, seed: int,
                     points[b] += e.points[s]
                     rounds_by[b] += 1
                 if e.ending == "last_chance":
+                    assert e.caller is not None, "LAST CHANCE has a caller"
                     lc_calls[seating[e.caller]] += 1
                     lc_won[seating[e.caller]] += bool(e.caller_won)
         end = game[-1]

@@ -162,6 +162,7 @@ class RowSink:
                 continue
             writer = self._writers.get(t)
             if writer is None:
+                assert self.directory is not None, "a sink without a connection has a directory"
                 path = str(Path(self.directory) / f"{t}-{self.tag}.arrow")
                 writer = self._writers[t] = ipc.new_file(path, batch.schema)
                 self._files[t] = path

@@ -26,7 +26,7 @@ from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
 from ..outputs import fsync_dir
 from .store import Store, connect, store_failure, wal_path
-from .fetch import first_row, one_value
+from .fetch import one_row, one_value
 
 _COPY_BUFFER = 1 << 20
 
@@ -35,7 +35,7 @@ class StoreIdentity(NamedTuple):
     """What says that a path is the store or its write-ahead log, wherever it is seen from:
     the (device, inode) of the store's directory, of the file and of its log, and its name."""
 
-    directory: tuple[int, int]
+    directory: tuple[int, int] | None
     name: str
     file: tuple[int, int] | None
     wal: tuple[int, int] | None
@@ -200,7 +200,7 @@ def write_copy(dest: Path, fill: Callable[[BinaryIO], None], events: int | None)
             sink.flush()
             os.fsync(sink.fileno())
         with Store.open(tmp, read_only=True) as copy:
-            games, got = first_row(
+            games, got = one_row(
                 copy.con, "SELECT (SELECT count(*) FROM games), (SELECT count(*) FROM events)")
         if events is not None and got != events:
             raise SeasaltError(f"the backup is incomplete: {got} events copied, the store had "

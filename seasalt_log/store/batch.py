@@ -14,7 +14,7 @@ Nothing here knows a ruleset: the events say which one a game plays and the engi
 
 from __future__ import annotations
 
-from typing import Callable, Iterable, NamedTuple
+from typing import Callable, Iterable, NamedTuple, cast
 
 import msgspec
 import pyarrow as pa
@@ -27,8 +27,11 @@ from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from .arrow_rows import arrow_type
 from .projections import project
 
-_decode_list = msgspec.json.Decoder(list[ev.AnyEvent]).decode
-_decode_stream = msgspec.json.Decoder(ev.AnyEvent).decode_lines
+# the decoders' own type is the union of the event types: lists of events
+_decode_list = cast("Callable[[str], list[ev.Event]]",
+                    msgspec.json.Decoder(list[ev.AnyEvent]).decode)
+_decode_stream = cast("Callable[[memoryview], list[ev.Event]]",
+                      msgspec.json.Decoder(ev.AnyEvent).decode_lines)
 
 #: the per-game results: one row per game
 RESULT_COLUMNS: tuple[tuple[str, str], ...] = (
@@ -60,7 +63,7 @@ ROUND_COLUMNS: tuple[tuple[str, str], ...] = (
 )
 
 
-class Failure(NamedTuple):
+class Failure(msgspec.Struct, frozen=True):
     """The first problem of a game: ``index`` is the position of the event in the game's rows
     (the number of rows for a derived event missing at the end)."""
 
@@ -163,7 +166,9 @@ def _fold_fast(texts: list[str]) -> Folded | None:
     derived event. So a game passes here exactly when it passes the strict fold, and a
     failure is then reported by the strict fold."""
     events = _decode_all(texts)
-    states = _engine_states(events) if events is not None else None
+    if events is None:
+        return None
+    states = _engine_states(events)
     return Folded(events, states, None) if states is not None else None
 
 
@@ -244,6 +249,7 @@ class Batch:
                                     list(e.card_points), list(e.color_bonus), list(e.points),
                                     list(e.totals)))
         if failure is None:
+            assert last is not None, "a game that folds has events"
             ended = last.phase == ENDED
             self.results.append((gid, rows, True, "ended" if ended else "in_progress",
                                  last.rounds_played, list(last.winners) if ended else None,
@@ -271,7 +277,7 @@ def fold_games(games: Iterable[tuple[str, list[str], list[int] | None]], *,
     for gid, texts, seqs in games:
         events, states, failure = fold_game(texts, strict=strict)
         out.add(gid, len(texts), events, states[-1] if states else None, failure,
-                (lambda i, seqs=seqs: seqs[i]) if seqs is not None else None)
+                seqs.__getitem__ if seqs is not None else None)
         if read_models is not None and failure is None and events:
             read_models(project(gid, events, states))
     return out
@@ -316,10 +322,11 @@ def fold_partition(table: pa.Table, *, read_models: RowsCallback | None = None,
     out = Batch()
     for k, gid in enumerate(ids):
         a, b = starts[k], starts[k + 1]
-        game, states, failure = fold_decoded(events[a:b], lambda a=a, b=b: texts.slice(
+        # both called before the next game
+        game, states, failure = fold_decoded(events[a:b], lambda: texts.slice(
             a, b - a).to_pylist(), every=read_models is not None)
         out.add(gid, b - a, game, states[-1] if states else None, failure,
-                lambda i, a=a: seqs[a + i].as_py())
+                lambda i: seqs[a + i].as_py())
         if read_models is not None and failure is None:
             read_models(project(gid, game, states))
     return out

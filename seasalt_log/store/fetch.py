@@ -21,9 +21,15 @@ def first_row(con: duckdb.DuckDBPyConnection, sql: str,
     return rows[0] if rows else None
 
 
+def one_row(con: duckdb.DuckDBPyConnection, sql: str,
+            params: Sequence[Any] | None = None) -> tuple[Any, ...]:
+    """The one row of a statement that gives one row (counts, settings)."""
+    row = first_row(con, sql, params)
+    assert row is not None
+    return row
+
+
 def one_value(con: duckdb.DuckDBPyConnection, sql: str,
               params: Sequence[Any] | None = None) -> Any:
     """The one value of a statement that gives one row of one column (a count, a setting)."""
-    row = first_row(con, sql, params)
-    assert row is not None
-    return row[0]
+    return one_row(con, sql, params)[0]

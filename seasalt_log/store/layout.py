@@ -98,7 +98,7 @@ def schema_differences(con: duckdb.DuckDBPyConnection) -> list[SchemaDifference]
     for key in sorted(set(want.objects) | set(have.objects)):
         kind, name = key
         w, h = want.objects.get(key), have.objects.get(key)
-        table = name if kind == "table" else (h or w)[0]
+        table = name if kind == "table" else (h if h is not None else want.objects[key])[0]
         hint = " (rebuild the read models)" if (table or name) in TABLES else ""
         if h is None:
             on = f" on {table}" if table and kind != "table" else ""

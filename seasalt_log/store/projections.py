@@ -14,13 +14,13 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import Any, NamedTuple
+from typing import Any, Callable, NamedTuple
 
 import msgspec
 
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
-from ..engine.state import BOAT_TAKE, TAKE
+from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_points_and_bonus, player_breakdown
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
@@ -386,10 +386,12 @@ def stored_version(con) -> str | None:
 
 # ---------------------------------------------------------------- projection
 
+_DUO_KIND: dict[type[ev.Event], str]
 _DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
              ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
              ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
 #: the card a pair gained (None: none), by its event type
+_DUO_CARD: dict[type[ev.Event], Callable[[Any], str | None]]
 _DUO_CARD = {ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
              ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
              ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
@@ -435,14 +437,15 @@ class Projector:
         self.game_id, self.first = game_id, first
         self.seq = 0                     # events fed (the next one to feed is events[seq])
         self.prev: Any = None            # the state after the last event fed
-        self.last = None                 # the last event fed
+        self.last: ev.Event | None = None  # the last event fed
         self.scores = ScoreMemo()
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
         self.awards: list[list] = []            # its event_awards rows
         self.turn: list | None = None    # the turn being collected (a turns row, as a list)
-        self.last_turn = None            # (type, state after) of the round's latest turn event
+        #: (type, state after) of the round's latest turn event
+        self.last_turn: tuple[type[ev.Event], State] | None = None
         self.flushed = dict.fromkeys(TABLES, 0)  # final rows :meth:`changes` has given
         self.shown: dict[str, dict[tuple, tuple]] = {}  # open rows it gave, by key
 
@@ -651,6 +654,7 @@ ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 _DECK = ev.DeckDrawn
 _TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
+_STEP: dict[type[ev.Event], int]
 _STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
          **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
          # the other events of a turn: rows of their own (trios, face-down shells) or none

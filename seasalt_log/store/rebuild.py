@@ -118,7 +118,8 @@ def migrate_projections(con) -> None:
 def iter_games(cursor) -> Iterator[tuple[str, list[str]]]:
     """(game_id, [event JSON, ...]) from a cursor over (game_id, event) rows ordered by
     game_id, seq."""
-    gid, events = None, []
+    gid = ""                    # the game of ``events`` ("" before the first row)
+    events: list[str] = []
     while True:
         chunk = cursor.fetchmany(FETCH)
         if not chunk:
@@ -149,7 +150,7 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
     sink = RowSink(con=con)
     done = 0
 
-    def games():
+    def each_game() -> Iterator[tuple[str, list[str], None]]:
         nonlocal done
         for k, (gid, events_json) in enumerate(iter_games(cur), 1):
             yield gid, events_json, None
@@ -157,7 +158,7 @@ def _rebuild_serial(con, total: int, progress: Progress | None) -> tuple[int, di
             if progress is not None and k % 200 == 0:
                 progress(done, total)
     try:
-        games, _ = _fold_into(sink, games())
+        games, _ = _fold_into(sink, each_game())
     finally:
         cur.close()
     sink.close()

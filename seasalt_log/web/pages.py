@@ -271,6 +271,7 @@ def viewer_switch(game: GameRow, viewer: Viewer, reader: Viewer, token_held: boo
 
 def _who(game: GameRow, viewer: Viewer) -> str:
     if viewer.role == "seat":
+        assert viewer.seat is not None, "a seat's viewer has its seat"
         return f"Shown as {game.players[viewer.seat]} saw it then (other hands face down)."
     if viewer.role == "spectator":
         return "Shown as a spectator sees it (public cards only, hidden cards face down)."
@@ -437,7 +438,8 @@ def calculator_page(counts: dict[str, int], laid: str, result: dict[str, Any] | 
     if error:
         out = f'<p class="err" role="alert">{escape(error)}</p>'
     elif result is not None:
-        fields = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
+        fields: tuple[str, ...] = ("pairs", "collectors", "multipliers", "mermaids", "card_points",
+                                   "color_bonus")
         if "trios" in result:                  # the expansions' breakdown (RULES_EXTRA §3)
             fields = ("pairs", "rodeo_pairs", "trios", "starfish", "collectors", "seahorse",
                       "seahorse_points", "multipliers", "cast", "mermaids", "card_points",
