@@ -3,10 +3,11 @@
 :func:`verify_store` reads a store (read-only is enough) and, for each game:
 
 - checks that its events are numbered ``1..n`` with no gap;
-- recomputes the hash chain link by link (``hash[k] = chain(hash[k-1], event[k])``, from
-  :func:`~seasalt_log.store.store.genesis_hash`) and compares it with the value each write
-  recorded in the ``commits`` table, so an edited, added or deleted event, or an edited
-  commit row, shows up in the write (the range of seqs) where it happened;
+- recomputes the hash chain write by write (each write's link over the events since the
+  game's previous write, from :func:`~seasalt_log.store.store.genesis_hash`: see
+  :mod:`seasalt_log.store.event_table`) and compares it with the value each write recorded
+  in the ``commits`` table, so an edited, added or deleted event, or an edited, added or
+  removed commit row, shows up in the write (the range of seqs) where it happened;
 - checks the game's number: the same in every row of the game, and no other game's;
 - decodes every event and folds the stream through the engine: every event must be legal,
   every derived event (``round_scored``, ``game_ended``) must be exactly what the engine
@@ -49,7 +50,7 @@ from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
-from .store.event_table import chain_ends, event_columns
+from .store.event_table import event_columns, write_links
 from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
@@ -811,10 +812,10 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int]
                  through: dict[int, int] | None, commits: list[tuple],
                  out: list[Difference]) -> None:
     """Compare the hash chain over the stored events (``seqs``: their seqs in stored order,
-    a range when they are 1..n; ``through``: seq -> the chain through it, when already
-    known; else computed here from the stored bytes) with what each write recorded (one row
-    of ``commits`` per write: the seq it ended at and the hash through it). A difference
-    names the first seq of the write it is in."""
+    a range when they are 1..n; ``through``: seq -> the link of the write that ended there,
+    when already known; else computed here from the stored bytes) with what each write
+    recorded (one row of ``commits`` per write: the seq it ended at and its link). A
+    difference names the first seq of the write it is in."""
     if through is None:
         through = _links_at(gid, rows.data[a:b], seqs, [c[2] for c in commits])
     last = seqs[-1]
@@ -854,22 +855,23 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int]
 
 def _links_at(gid: str, data: list[bytes], seqs: Sequence[int], ends: list[int]
               ) -> dict[int, int]:
-    """The chain through the stored events ``data`` (whose seqs are ``seqs``) up to each of
-    the seqs ``ends`` that is stored: seq -> hash (a seq stored twice: through its last row).
-    The chain is computed only at those rows, not at every event."""
+    """The links of the writes that ended at each of the seqs ``ends`` that is stored, over
+    the stored events ``data`` (whose seqs are ``seqs``): seq -> link (a seq stored twice:
+    the write ends at its last row). Each write is taken to store the rows after the row
+    the write before it (the one of the next lower seq stored) ended at, from the first."""
     n = len(seqs)
     if type(seqs) is range or seqs == list(range(1, n + 1)):     # row k holds seq k
-        rows_at = sorted(e for e in ends if 1 <= e <= n)
-        return dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+        rows_at = sorted({e for e in ends if 1 <= e <= n})
+        return dict(zip(rows_at, write_links(gid, data, rows_at)))
     row = {seq: k + 1 for k, seq in enumerate(seqs)}
     at = {e: row[e] for e in ends if e in row}
     rows_at = sorted(set(at.values()))
-    hashes = dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+    hashes = dict(zip(rows_at, write_links(gid, data, rows_at)))
     return {e: hashes[k] for e, k in at.items()}
 
 
 def _show_hash(value: int) -> str:
-    """A chain hash (a signed 64-bit integer) as 16 hex digits."""
+    """A chain link (a signed 64-bit integer) as 16 hex digits."""
     return f"{value & 0xFFFFFFFFFFFFFFFF:016x}"
 
 

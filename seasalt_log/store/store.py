@@ -10,7 +10,7 @@ import re
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence
 
 import duckdb
 import msgspec
@@ -25,9 +25,9 @@ from .appenders import Appenders
 from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
-from .event_table import chain_digest as chain_digest, chain_links as chain_links
 from .event_table import event_columns as event_columns, event_rows as event_rows
-from .event_table import genesis_hash as genesis_hash
+from .event_table import genesis_hash as genesis_hash, write_link
+from .format3 import format3_links
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -564,7 +564,7 @@ class GameWrite(msgspec.Struct):
 
     game_id: str
     event_rows: list[Row]
-    commit_row: Row             # the commits table's row: the chain through the last event
+    commit_row: Row             # the commits table's row: the write's chain link
     projection_rows: dict[str, list[Row]]
     replace_projections: bool
 
@@ -573,7 +573,8 @@ def plan_write(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
                stored: int = 0,
                prev_hash: int | None = None) -> GameWrite:
     """The rows to write for a checked game numbered ``game`` of which ``stored`` events
-    are already stored (``prev_hash``: the chain hash through them)."""
+    are already stored (``prev_hash``: the chain link of the write that stored the last of
+    them)."""
     rows, h = event_rows(game_id, game, events, states, start=stored, prev_hash=prev_hash)
     return GameWrite(game_id=game_id, event_rows=rows, commit_row=(game_id, game, len(events), h),
                      projection_rows=project(game_id, events, states),
@@ -596,11 +597,11 @@ def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
-    """Turn a store of format 1 into this format, inside the caller's transaction: games
+    """Turn a store of format 1 into format 3, inside the caller's transaction: games
     are numbered in the order they were first written, each game's last chain hash becomes
     its one ``commits`` row (format 1 kept one per event), the events lose their hash
-    column and their key (``heads`` takes its place). The read models are then rebuilt
-    (their version changed too)."""
+    column and their key (``heads`` takes its place). :func:`migrate_v3` follows; the read
+    models are then rebuilt (their version changed too)."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     _check_v1_chain(con)
@@ -619,7 +620,7 @@ def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE events_v1")
     con.execute("DROP TABLE _numbers")
     con.execute(FILL_HEADS)
-    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+    migrate_v3(con)
 
 
 def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
@@ -634,7 +635,83 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("INSERT INTO events SELECT * FROM events_v2 ORDER BY game, seq")
     con.execute("DROP TABLE events_v2")
     con.execute(FILL_HEADS)
+    migrate_v3(con)
+
+
+def migrate_v3(con: duckdb.DuckDBPyConnection, games: int = 2000) -> None:
+    """Turn a store of format 3 into format 4, inside the caller's transaction: every
+    ``commits`` row's hash, format 3's chain through the write's last event, becomes the
+    write's link by format 4's definition (:mod:`.event_table`). Each game's format-3
+    chain is checked against its rows first: a broken one refuses the migration (raises
+    :class:`SeasaltError`; the caller rolls back), since format 4's links would hash the
+    changed events anew. The events are read ``games`` game numbers at a time, as stored;
+    the commits table, append-only, is made again with the new hashes, its rows in the
+    order they had."""
+    writes = _writes_v3(con)
+    links: dict[int, Row] = {}          # commits rowid -> its row with its format-4 link
+    numbers = [r[0] for r in con.execute("SELECT DISTINCT game FROM events ORDER BY game"
+                                         ).fetchall()]
+    for i in range(0, len(numbers), games):
+        rows = con.execute("SELECT game_id, seq, event FROM events WHERE game BETWEEN ? AND ? "
+                           "ORDER BY game_id, seq",
+                           [numbers[i], numbers[min(i + games, len(numbers)) - 1]]).fetchall()
+        for gid, grouped in groupby(rows, key=itemgetter(0)):
+            game_rows = list(grouped)
+            links.update(_relinked(gid, [r[1] for r in game_rows],
+                                   [r[2].encode("utf-8", "surrogatepass") for r in game_rows],
+                                   writes.pop(gid, [])))
+    for gid, left in writes.items():
+        _refuse_v3(gid, left[0][1], "a write of it is recorded, but none of its events is stored")
+    from .arrow_rows import record_batch
+    new = record_batch("commits", [links[rid] for rid in sorted(links)])
+    for op in ("update", "delete"):
+        con.execute(f"DROP TRIGGER IF EXISTS commits_refuse_{op} ON commits")
+    con.execute("DROP TABLE commits")
+    con.execute(EVENTS_DDL)
+    con.register("_commits_v4", new)
+    try:
+        con.execute("INSERT INTO commits SELECT * FROM _commits_v4")
+    finally:
+        con.unregister("_commits_v4")
     con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+
+
+def _writes_v3(con: duckdb.DuckDBPyConnection) -> dict[str, list[Row]]:
+    """Every game's ``commits`` rows (rowid, number, seq, hash), in seq order."""
+    writes: dict[str, list[Row]] = {}
+    for gid, *row in con.execute("SELECT game_id, rowid, game, seq, hash FROM commits "
+                                 "ORDER BY game_id, seq, rowid").fetchall():
+        writes.setdefault(gid, []).append(tuple(row))
+    return writes
+
+
+def _relinked(gid: str, seqs: list[int], texts: list[bytes],
+              writes: list[Row]) -> Iterator[tuple[int, Row]]:
+    """(rowid, the row with its format-4 link) of each of a game's writes (rowid, number,
+    seq, format-3 hash), from its stored events (``seqs``, ``texts``, in seq order), once
+    its format-3 chain is checked against them (:func:`_refuse_v3` when broken)."""
+    at = {seq: k + 1 for k, seq in enumerate(seqs)}     # seq -> how many events through it
+    old = list(format3_links(gid, texts))
+    prev, start = genesis_hash(gid).to_bytes(8, "big", signed=True), 0
+    for rid, number, seq, h in writes:
+        end = at.get(seq, 0)
+        if end <= start:
+            _refuse_v3(gid, seq, "a write is recorded up to it, which is not a stored event "
+                                 "after the write before")
+        elif old[end - 1] != h:
+            _refuse_v3(gid, seq, "its hash chain is broken (an event or a write's hash was "
+                                 "changed)")
+        prev = write_link(prev, texts[start:end])
+        start = end
+        yield rid, (gid, number, seq, int.from_bytes(prev, "big", signed=True))
+    if start < len(texts):
+        _refuse_v3(gid, seqs[start], "it is stored, but no write of it is recorded")
+
+
+def _refuse_v3(gid: str, seq: int, why: str) -> NoReturn:
+    raise SeasaltError(f"cannot migrate the store to format {SCHEMA_VERSION}: game {gid}, seq "
+                       f"{seq}: {why}; check the store with the version that wrote it "
+                       "(`seasalt verify`)")
 
 
 def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> None:
@@ -647,7 +724,7 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
             yield from got
     for gid, grouped in groupby(rows(), key=itemgetter(0)):
         game_rows = list(grouped)
-        links = chain_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
+        links = format3_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
         for (_, seq, _, stored), computed in zip(game_rows, links):
             if computed != stored:
                 raise SeasaltError(
@@ -657,4 +734,4 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
 
 
 #: store format -> the function that brings a store of that format to this one
-_MIGRATED = {"1": migrate_v1, "2": migrate_v2}
+_MIGRATED = {"1": migrate_v1, "2": migrate_v2, "3": migrate_v3}
