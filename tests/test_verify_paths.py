@@ -175,6 +175,33 @@ def test_the_links_at_the_writes_ends_are_the_chain_of_writes(seqs):
         assert verify._links_at("g", data, range(1, 7), ends) == want
 
 
+def test_the_links_joined_in_arrow_are_the_links_event_by_event():
+    """The quick scan's links (the events of each write joined in Arrow, one hash per
+    write) are those of the chain's definition (hashlib), for games of one write, of
+    several, with a record beyond the stored events, twice at one seq, at seq 0, and with
+    no record; the column in several chunks or one."""
+    import pyarrow as pa
+    games = {"a": 5, "b": 1, "c": 7, "d": 3, "e": 4}
+    ends = {"a": [5], "b": [1], "c": [2, 3, 3, 7, 9], "d": [0, 2], "e": []}
+    ids, seqs, texts = [], [], []
+    for gid, n in games.items():
+        for k in range(1, n + 1):
+            ids.append(gid)
+            seqs.append(k)
+            texts.append(f'{{"g":"{gid}","k":{k}}}')
+    commits = {gid: [(gid, 1, e, 0) for e in es] for gid, es in ends.items() if es}
+    table = pa.table({"game_id": ids, "seq": pa.array(seqs, pa.int32()), "event": texts})
+    for t in (table, pa.concat_tables([table.slice(0, 4), table.slice(4)])):
+        rows = verify._ChunkRows(t, decode=False)
+        got = rows.links(commits)
+        for gid, n in games.items():
+            data = [x.encode() for x, g in zip(texts, ids) if g == gid]
+            at = sorted({e for e in ends[gid] if 1 <= e <= n})
+            want = dict(zip(at, chain_oracle.links_at(gid, data, at)))
+            assert got[gid] == want, gid
+            assert verify._links_at(gid, data, range(1, n + 1), ends[gid]) == want
+
+
 # ---------------------------------------------------------------- verify --quick
 
 #: the kinds of difference the quick check looks for (and the full check too)
