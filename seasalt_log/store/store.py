@@ -10,7 +10,7 @@ import re
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, NoReturn, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 import msgspec
@@ -26,8 +26,8 @@ from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
 from .event_table import event_columns as event_columns, event_rows as event_rows
-from .event_table import genesis_hash as genesis_hash, write_link
-from .format3 import format3_links
+from .event_table import genesis_hash as genesis_hash
+from .format3 import format3_links, relinked_commits
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -638,32 +638,15 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     migrate_v3(con)
 
 
-def migrate_v3(con: duckdb.DuckDBPyConnection, games: int = 2000) -> None:
+def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of format 3 into format 4, inside the caller's transaction: every
     ``commits`` row's hash, format 3's chain through the write's last event, becomes the
-    write's link by format 4's definition (:mod:`.event_table`). Each game's format-3
-    chain is checked against its rows first: a broken one refuses the migration (raises
-    :class:`SeasaltError`; the caller rolls back), since format 4's links would hash the
-    changed events anew. The events are read ``games`` game numbers at a time, as stored;
-    the commits table, append-only, is made again with the new hashes, its rows in the
-    order they had."""
-    writes = _writes_v3(con)
-    links: dict[int, Row] = {}          # commits rowid -> its row with its format-4 link
-    numbers = [r[0] for r in con.execute("SELECT DISTINCT game FROM events ORDER BY game"
-                                         ).fetchall()]
-    for i in range(0, len(numbers), games):
-        rows = con.execute("SELECT game_id, seq, event FROM events WHERE game BETWEEN ? AND ? "
-                           "ORDER BY game_id, seq",
-                           [numbers[i], numbers[min(i + games, len(numbers)) - 1]]).fetchall()
-        for gid, grouped in groupby(rows, key=itemgetter(0)):
-            game_rows = list(grouped)
-            links.update(_relinked(gid, [r[1] for r in game_rows],
-                                   [r[2].encode("utf-8", "surrogatepass") for r in game_rows],
-                                   writes.pop(gid, [])))
-    for gid, left in writes.items():
-        _refuse_v3(gid, left[0][1], "a write of it is recorded, but none of its events is stored")
+    write's link by format 4's definition (:mod:`.event_table`), once each game's format-3
+    chain is checked against its rows (:func:`.format3.relinked_commits`; a broken one
+    raises :class:`SeasaltError` and the caller rolls back). The commits table,
+    append-only, is made again with the new hashes, its rows in the order they had."""
     from .arrow_rows import record_batch
-    new = record_batch("commits", [links[rid] for rid in sorted(links)])
+    new = record_batch("commits", relinked_commits(con, SCHEMA_VERSION))
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS commits_refuse_{op} ON commits")
     con.execute("DROP TABLE commits")
@@ -674,44 +657,6 @@ def migrate_v3(con: duckdb.DuckDBPyConnection, games: int = 2000) -> None:
     finally:
         con.unregister("_commits_v4")
     con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
-
-
-def _writes_v3(con: duckdb.DuckDBPyConnection) -> dict[str, list[Row]]:
-    """Every game's ``commits`` rows (rowid, number, seq, hash), in seq order."""
-    writes: dict[str, list[Row]] = {}
-    for gid, *row in con.execute("SELECT game_id, rowid, game, seq, hash FROM commits "
-                                 "ORDER BY game_id, seq, rowid").fetchall():
-        writes.setdefault(gid, []).append(tuple(row))
-    return writes
-
-
-def _relinked(gid: str, seqs: list[int], texts: list[bytes],
-              writes: list[Row]) -> Iterator[tuple[int, Row]]:
-    """(rowid, the row with its format-4 link) of each of a game's writes (rowid, number,
-    seq, format-3 hash), from its stored events (``seqs``, ``texts``, in seq order), once
-    its format-3 chain is checked against them (:func:`_refuse_v3` when broken)."""
-    at = {seq: k + 1 for k, seq in enumerate(seqs)}     # seq -> how many events through it
-    old = list(format3_links(gid, texts))
-    prev, start = genesis_hash(gid).to_bytes(8, "big", signed=True), 0
-    for rid, number, seq, h in writes:
-        end = at.get(seq, 0)
-        if end <= start:
-            _refuse_v3(gid, seq, "a write is recorded up to it, which is not a stored event "
-                                 "after the write before")
-        elif old[end - 1] != h:
-            _refuse_v3(gid, seq, "its hash chain is broken (an event or a write's hash was "
-                                 "changed)")
-        prev = write_link(prev, texts[start:end])
-        start = end
-        yield rid, (gid, number, seq, int.from_bytes(prev, "big", signed=True))
-    if start < len(texts):
-        _refuse_v3(gid, seqs[start], "it is stored, but no write of it is recorded")
-
-
-def _refuse_v3(gid: str, seq: int, why: str) -> NoReturn:
-    raise SeasaltError(f"cannot migrate the store to format {SCHEMA_VERSION}: game {gid}, seq "
-                       f"{seq}: {why}; check the store with the version that wrote it "
-                       "(`seasalt verify`)")
 
 
 def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> None:
