@@ -627,7 +627,7 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of format 2 into format 3, inside the caller's transaction: the events
     table is copied into one without the ``(game_id, seq)`` key (DuckDB cannot drop a key;
     the copy keeps the rows in game order), and ``heads`` gets each game's last seq from
-    ``commits``."""
+    ``commits``. :func:`migrate_v3` follows."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     con.execute("ALTER TABLE events RENAME TO events_v2")
