@@ -40,8 +40,7 @@ def chain(prev: int, texts: Sequence[bytes]) -> int:
     of ``prev`` (the game's previous write's link, or :func:`genesis_hash` for its first
     write; 8 bytes, big-endian) followed by each of ``texts`` (the JSON of the events the
     write stores, in order) and a newline after each, as a signed integer."""
-    value: int = _INT64.unpack(write_link(_INT64.pack(prev), texts))[0]
-    return value
+    return link_value(write_link(link_bytes(prev), texts))
 
 
 def write_link(prev: bytes, texts: Sequence[bytes]) -> bytes:
@@ -65,10 +64,10 @@ def write_links(game_id: str, texts: Sequence[bytes], ends: Iterable[int]) -> li
     """The links of a game's writes that ended at the events ``ends`` (counted from 1,
     rising, none beyond ``len(texts)``), each write storing the events after the one
     before it, from the events' JSON in order."""
-    h, start, found = _INT64.pack(genesis_hash(game_id)), 0, []
+    h, start, found = link_bytes(genesis_hash(game_id)), 0, []
     for end in ends:
         h = write_link(h, texts[start:end])
-        found.append(_INT64.unpack(h)[0])
+        found.append(link_value(h))
         start = end
     return found
 

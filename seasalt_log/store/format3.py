@@ -11,26 +11,24 @@ does not go unseen after it.
 from __future__ import annotations
 
 import hashlib
-import struct
 from typing import Any, Iterable, Iterator, NoReturn
 
 from ..errors import SeasaltError
-from .event_table import HASH_BYTES, genesis_hash, write_link
+from .event_table import HASH_BYTES, genesis_hash, link_bytes, link_value, write_link
 
-_INT64 = struct.Struct(">q")
 _EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
 
 
 def format3_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
     """The format-3 chain hash through each event of a game, from the events' JSON in
     order."""
-    h, fresh, unpack = _INT64.pack(genesis_hash(game_id)), _EMPTY_HASHER.copy, _INT64.unpack
+    h, fresh = link_bytes(genesis_hash(game_id)), _EMPTY_HASHER.copy
     for text in texts:
         link = fresh()
         link.update(h)
         link.update(text)
         h = link.digest()
-        yield unpack(h)[0]
+        yield link_value(h)
 
 
 def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
@@ -75,7 +73,7 @@ def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple]
     write's format-3 hash checked first (:func:`_refuse` when it differs)."""
     n = len(seqs)
     at = None if seqs == list(range(1, n + 1)) else {seq: k + 1 for k, seq in enumerate(seqs)}
-    old = new = _INT64.pack(genesis_hash(gid))
+    old = new = link_bytes(genesis_hash(gid))
     fresh, start = _EMPTY_HASHER.copy, 0
     for rid, number, seq, h in writes:
         end = (seq if 1 <= seq <= n else 0) if at is None else at.get(seq, 0)
@@ -87,12 +85,12 @@ def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple]
             link.update(old)
             link.update(text)
             old = link.digest()
-        if _INT64.unpack(old)[0] != h:
+        if link_value(old) != h:
             _refuse(version, gid, seq, "its hash chain is broken (an event or a write's hash "
                                        "was changed)")
         new = write_link(new, texts[start:end])
         start = end
-        yield rid, (gid, number, seq, _INT64.unpack(new)[0])
+        yield rid, (gid, number, seq, link_value(new))
     if start < n:
         _refuse(version, gid, seqs[start], "it is stored, but no write of it is recorded")
 
