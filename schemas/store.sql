@@ -20,14 +20,16 @@ CREATE TABLE IF NOT EXISTS heads (
     seq      INTEGER   NOT NULL    -- the game's last stored event (= its commits' largest seq)
 );
 
--- One row per write of a game (an import's batch, an append), append-only: the hash chain
--- through the last event written. hash(event k) = BLAKE2b-64(hash(event k-1) || event k's
--- JSON), from a genesis value made of the game id; `seasalt verify` recomputes it.
+-- One row per write of a game (an import's batch, an append), append-only: the write's link
+-- of the game's hash chain. A write storing events a..b records hash = BLAKE2b-64(the hash
+-- of the game's previous write, 8 bytes big-endian || the JSON of event a, then of each
+-- event to b, each followed by a newline), the first write chaining from a genesis value
+-- made of the game id; `seasalt verify` recomputes it.
 CREATE TABLE IF NOT EXISTS commits (
     game_id  VARCHAR   NOT NULL,
     game     INTEGER   NOT NULL,   -- the game's number: increasing in order of first write
     seq      INTEGER   NOT NULL,   -- the last event of the game this write stored
-    hash     BIGINT    NOT NULL    -- the chain hash through event seq, as a signed integer
+    hash     BIGINT    NOT NULL    -- the write's chain link, as a signed integer
 );
 
 -- The guards' target: a statement trigger needs a statement to run; error() aborts it.

@@ -23,7 +23,7 @@ from .importers.writer import ImportRun
 from .store.heads import advance
 from .store.projections import KEY_COLUMNS, TABLES
 from .workers import no_gc
-from .store.store import Row, Store, event_rows, plan_write
+from .store.store import Row, Store, chain, event_rows, genesis_hash, plan_write
 from .store.fetch import first_row
 
 __all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
@@ -292,8 +292,9 @@ def _check_new(game_id: str, events: Sequence[ev.Event], s: State, new: Sequence
 
 class GameCache:
     """A stored game held in memory by the store's only writer (the HTTP service): its
-    events, the state after each, its number in the store and the last value of its hash
-    chain.
+    events, the state after each, its number in the store and the chain link of its last
+    write (that of a planned append: its write's, were it written alone; see
+    :func:`prepare_write`).
 
     With it an append checks new events against the cached state instead of reloading and
     re-folding the stored game (:func:`plan_append`, ``append_events(..., cached=)``). It is
@@ -457,15 +458,25 @@ class PreparedWrite:
 def prepare_write(planned: Sequence[PlannedAppend]) -> PreparedWrite:
     """The rows to write for planned appends (see :func:`write_planned`); each game's final
     cache takes over the read-model rows of the cache it was planned on, brought up to date
-    with the new events (the rows of a game whose rows are not known are all rewritten)."""
+    with the new events (the rows of a game whose rows are not known are all rewritten).
+    A game of several appends gets one ``commits`` row: its final cache's link becomes
+    the link over all their events, from the cache the first was planned on."""
     base: dict[str, GameCache] = {}
     final: dict[str, GameCache] = {}
     rows: list[Row] = []
+    appends: dict[str, list[PlannedAppend]] = {}
     for p in planned:
         gid = p.cache.game_id
+        appends.setdefault(gid, []).append(p)
         base.setdefault(gid, p.base)
         final[gid] = p.cache
         rows.extend(p.rows)
+    for gid, ps in appends.items():
+        if len(ps) > 1:             # one commits row: the link over all their events
+            b = base[gid]
+            final[gid].hash = chain(genesis_hash(gid) if b.hash is None else b.hash,
+                                    [r[7].encode("utf-8", "surrogatepass")
+                                     for p in ps for r in p.rows])
     whole: dict[str, list[str]] = {t: [] for t in TABLES}      # games whose rows all go
     keys: dict[str, list[Row]] = {t: [] for t in TABLES}       # single rows that go
     insert: dict[str, list[Row]] = {t: [] for t in TABLES}

@@ -3,10 +3,11 @@
 :func:`verify_store` reads a store (read-only is enough) and, for each game:
 
 - checks that its events are numbered ``1..n`` with no gap;
-- recomputes the hash chain link by link (``hash[k] = chain(hash[k-1], event[k])``, from
-  :func:`~seasalt_log.store.store.genesis_hash`) and compares it with the value each write
-  recorded in the ``commits`` table, so an edited, added or deleted event, or an edited
-  commit row, shows up in the write (the range of seqs) where it happened;
+- recomputes the hash chain write by write (each write's link over the events since the
+  game's previous write, from :func:`~seasalt_log.store.store.genesis_hash`: see
+  :mod:`seasalt_log.store.event_table`) and compares it with the value each write recorded
+  in the ``commits`` table, so an edited, added or deleted event, or an edited, added or
+  removed commit row, shows up in the write (the range of seqs) where it happened;
 - checks the game's number: the same in every row of the game, and no other game's;
 - decodes every event and folds the stream through the engine: every event must be legal,
   every derived event (``round_scored``, ``game_ended``) must be exactly what the engine
@@ -42,6 +43,7 @@ import duckdb
 from msgspec import Struct
 
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import events as ev
 from .engine import State
@@ -49,7 +51,8 @@ from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
-from .store.event_table import chain_ends, event_columns
+from .store.event_table import (event_columns, genesis_hash, lines_link, link_bytes, link_value,
+                                write_links)
 from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
@@ -501,10 +504,12 @@ def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
     suspect = [gid for gid in commits if gid not in rows.spans]
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
     folded: list[str] = []
+    links = rows.links(commits) if quick and numbered is not None else {}
     for gid, (a, b) in rows.spans.items():
         game_commits = commits.get(gid, [])
         if quick:
-            if _chain_holds(gid, rows, a, b, game_commits, numbered=numbered is not None):
+            if _chain_holds(gid, rows, a, b, game_commits, numbered=numbered is not None,
+                            through=links.get(gid)):
                 continue
         else:
             found: list[Difference] = []
@@ -671,9 +676,43 @@ class _ChunkRows:
             for c in _EVENT_COLUMNS[:5])
         texts = table.column("event")
         self.texts = texts
-        #: each event's JSON as the UTF-8 bytes it was hashed as
-        self.data: list[bytes] = texts.cast(pa.binary()).to_pylist()
         self.events = decode_column(texts) if n and decode else None
+
+    @functools.cached_property
+    def data(self) -> list[bytes]:
+        """Each event's JSON as the UTF-8 bytes it was hashed as (taken when first asked
+        for)."""
+        return self.texts.cast(pa.binary()).to_pylist()
+
+    def links(self, commits: dict[str, list[tuple]]) -> dict[str, dict[int, int]]:
+        """For every game whose rows are its seqs 1..n in order (the caller knows they
+        all are), :func:`_links_at` of its writes (``commits``): the events of each write
+        joined in Arrow (C++), each write's a slice of one buffer, so that a write costs
+        one hash and no Python object per event."""
+        bounds, plan = [0], []          # rising row boundaries; per game, its writes' ends
+        for gid, (a, b) in self.spans.items():     # (the spans follow each other)
+            ends = sorted({c[2] for c in commits.get(gid, ()) if 1 <= c[2] <= b - a})
+            plan.append((gid, a, ends))
+            bounds.extend(a + e for e in ends)
+            if b != bounds[-1]:
+                bounds.append(b)
+        values = self.texts.combine_chunks() if self.texts.num_chunks != 1 else self.texts.chunk(0)
+        joined = pc.binary_join(pa.ListArray.from_arrays(pa.array(bounds, pa.int32()),
+                                                         values.cast(pa.binary())), b"\n")
+        _, offsets, data = joined.buffers()     # each write's events: a slice of one buffer
+        cuts = memoryview(offsets).cast("q" if pa.types.is_large_binary(joined.type) else "i")
+        buf = memoryview(data)
+        at = {row: k for k, row in enumerate(bounds)}
+        found: dict[str, dict[int, int]] = {}
+        for gid, a, ends in plan:
+            h, start, links = link_bytes(genesis_hash(gid)), a, {}
+            for e in ends:
+                k = at[start]
+                h = lines_link(h, buf[cuts[k]:cuts[k + 1]], b"\n")
+                links[e] = link_value(h)
+                start = a + e
+            found[gid] = links
+        return found
 
     @functools.cached_property
     def seq(self) -> list[int]:
@@ -744,14 +783,15 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
 
 
 def _chain_holds(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tuple],
-                 numbered: bool = False) -> bool:
+                 numbered: bool = False, through: dict[int, int] | None = None) -> bool:
     """Whether neither :func:`_seq_differences` nor :func:`_check_chain` finds anything in
-    the rows ``a:b`` of a game (``numbered``: they are known to be seqs 1..n)."""
+    the rows ``a:b`` of a game (``numbered``: they are known to be seqs 1..n; ``through``:
+    the links of its writes, when known)."""
     n = b - a
     if not commits or not (numbered or rows.seq[a:b] == list(range(1, n + 1))):
         return False
     found: list[Difference] = []
-    _check_chain(gid, rows, a, b, range(1, n + 1), None, commits, found)
+    _check_chain(gid, rows, a, b, range(1, n + 1), through, commits, found)
     return not found
 
 
@@ -811,10 +851,10 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int]
                  through: dict[int, int] | None, commits: list[tuple],
                  out: list[Difference]) -> None:
     """Compare the hash chain over the stored events (``seqs``: their seqs in stored order,
-    a range when they are 1..n; ``through``: seq -> the chain through it, when already
-    known; else computed here from the stored bytes) with what each write recorded (one row
-    of ``commits`` per write: the seq it ended at and the hash through it). A difference
-    names the first seq of the write it is in."""
+    a range when they are 1..n; ``through``: seq -> the link of the write that ended there,
+    when already known; else computed here from the stored bytes) with what each write
+    recorded (one row of ``commits`` per write: the seq it ended at and its link). A
+    difference names the first seq of the write it is in."""
     if through is None:
         through = _links_at(gid, rows.data[a:b], seqs, [c[2] for c in commits])
     last = seqs[-1]
@@ -854,22 +894,23 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int]
 
 def _links_at(gid: str, data: list[bytes], seqs: Sequence[int], ends: list[int]
               ) -> dict[int, int]:
-    """The chain through the stored events ``data`` (whose seqs are ``seqs``) up to each of
-    the seqs ``ends`` that is stored: seq -> hash (a seq stored twice: through its last row).
-    The chain is computed only at those rows, not at every event."""
+    """The links of the writes that ended at each of the seqs ``ends`` that is stored, over
+    the stored events ``data`` (whose seqs are ``seqs``): seq -> link (a seq stored twice:
+    the write ends at its last row). Each write is taken to store the rows after the row
+    the write before it (the one of the next lower seq stored) ended at, from the first."""
     n = len(seqs)
     if type(seqs) is range or seqs == list(range(1, n + 1)):     # row k holds seq k
-        rows_at = sorted(e for e in ends if 1 <= e <= n)
-        return dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+        rows_at = sorted({e for e in ends if 1 <= e <= n})
+        return dict(zip(rows_at, write_links(gid, data, rows_at)))
     row = {seq: k + 1 for k, seq in enumerate(seqs)}
     at = {e: row[e] for e in ends if e in row}
     rows_at = sorted(set(at.values()))
-    hashes = dict(zip(rows_at, chain_ends(gid, data, rows_at)))
+    hashes = dict(zip(rows_at, write_links(gid, data, rows_at)))
     return {e: hashes[k] for e, k in at.items()}
 
 
 def _show_hash(value: int) -> str:
-    """A chain hash (a signed 64-bit integer) as 16 hex digits."""
+    """A chain link (a signed 64-bit integer) as 16 hex digits."""
     return f"{value & 0xFFFFFFFFFFFFFFFF:016x}"
 
 

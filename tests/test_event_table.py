@@ -1,12 +1,10 @@
 """The events table's rows as the importer builds them (seasalt_log.store.event_table): the
 columns a worker writes give exactly the rows the code before them wrote, the chain is the
-documented BLAKE2b chain, the Arrow batch built from the columns equals the one built from
-rows, and a worker process that builds rows starts without DuckDB."""
+documented BLAKE2b chain of writes, the Arrow batch built from the columns equals the one
+built from rows, and a worker process that builds rows starts without DuckDB."""
 
 from __future__ import annotations
 
-import hashlib
-import struct
 import subprocess
 import sys
 
@@ -16,24 +14,20 @@ from seasalt_log import events as ev
 from seasalt_log.store.arrow_rows import column_batch, record_batch
 from seasalt_log.store.event_table import event_columns, event_rows
 
+from . import chain_oracle
 from .reliability_helpers import valid_games
 from .scenario import states_after
 
 
 def _rows_as_before(game_id, game, events, states, start=0, prev_hash=None):
-    """The rows and chain of the code before the columns (one tuple per event), kept as the
-    oracle. The chain is written out from its definition (DESIGN.md, the events DDL):
-    hash(k) = BLAKE2b-64(hash(k-1) as 8 big-endian bytes || event k's JSON), from the
-    genesis value BLAKE2b-64("seasalt-log:" + game id)."""
-    def b2(data: bytes) -> bytes:
-        return hashlib.blake2b(data, digest_size=8).digest()
-    h = (b2(b"seasalt-log:" + game_id.encode()) if prev_hash is None
-         else struct.pack(">q", prev_hash))
-    rows = []
+    """The rows of the code before the columns (one tuple per event), kept as the oracle,
+    and the link of the write storing them, written out from the chain's definition
+    (:mod:`tests.chain_oracle`, hashlib alone)."""
+    rows, texts = [], []
     for i in range(start, len(events)):
         e = events[i]
         data = ev.encode(e)
-        h = b2(h + data)
+        texts.append(data)
         if i == 0:
             rnd = turn = 0
         elif type(e) is ev.RoundStarted:
@@ -43,7 +37,8 @@ def _rows_as_before(game_id, game, events, states, start=0, prev_hash=None):
             rnd, turn = f.round, f.turn
         rows.append((game_id, i + 1, game, rnd, turn, getattr(e, "player", None),
                      ev.TAGS[type(e)], data.decode()))
-    return rows, struct.unpack(">q", h)[0]
+    prev = chain_oracle.genesis(game_id) if prev_hash is None else prev_hash
+    return rows, chain_oracle.link(prev, texts)
 
 
 def _games(expansion_games):
@@ -63,14 +58,28 @@ def test_the_columns_are_the_rows_written_before(expansion_games):
 
 @pytest.mark.parametrize("start", [1, 7])
 def test_an_append_continues_the_rows_and_the_chain(start):
-    """Rows of the events after ``start``, chained from the hash through the first ones,
-    are the whole game's rows from there, with the whole game's hash."""
+    """Rows of the events after ``start``, chained from the link of the write of the first
+    ones, are the whole game's rows from there, with the link of a second write."""
     events = valid_games(1, seed=4)[0]
     states = states_after(events)
-    _, through = _rows_as_before("g", 3, events[:start], states[:start])
+    texts = [ev.encode(e) for e in events]
+    first, second = chain_oracle.links_at("g", texts, [start, len(events)])
     rows, whole = _rows_as_before("g", 3, events, states)
-    assert event_rows("g", 3, events, states, start=start, prev_hash=through) == (rows[start:],
-                                                                                  whole)
+    assert whole == chain_oracle.links_at("g", texts, [len(events)])[0] != second
+    assert event_rows("g", 3, events, states, start=start, prev_hash=first) == (rows[start:],
+                                                                                second)
+
+
+def test_a_link_hashes_the_boundaries_of_the_events():
+    """The newline after each event is hashed: the same bytes cut into other events give
+    another link, and so does an event left out or added at the end."""
+    from seasalt_log.store.event_table import chain, genesis_hash
+    g = genesis_hash("g")
+    assert g == chain_oracle.genesis("g")
+    links = {chain(g, texts) for texts in ([b'{"a":1}', b'{"b":2}'], [b'{"a":1}{"b":2}'],
+                                           [b'{"a":1}'], [b'{"a":1}', b'{"b":2}', b""])}
+    assert len(links) == 4
+    assert chain(g, [b'{"a":1}', b'{"b":2}']) == chain_oracle.link(g, [b'{"a":1}', b'{"b":2}'])
 
 
 def test_a_batch_from_columns_equals_one_from_rows(expansion_games):

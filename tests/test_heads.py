@@ -1,4 +1,4 @@
-"""The heads table (store format 3) as the optimistic-concurrency key: two writers of one
+"""The heads table (store formats 3, 4) as the optimistic-concurrency key: two writers of one
 game that expected the same seq cannot both land, a stale expected seq is refused as it was
 with the events key of format 2, and a store of format 2 is migrated and keeps working."""
 
@@ -20,6 +20,7 @@ from seasalt_log.verify import verify_store
 from .randomplay import play_random_game
 from .scenario import states_after
 from .test_store import table_rows, write_log
+from .test_store_format import as_format_3
 
 
 @pytest.fixture(scope="module")
@@ -199,8 +200,9 @@ def test_verify_finds_a_head_that_is_not_the_games_last_seq(tmp_path, games):
 # ---------------------------------------------------------------- format 2
 
 def _as_format_2(path) -> None:
-    """Turn a store of this format into one as format 2 wrote it: the key on the events
-    table, no heads table."""
+    """Turn a store of this format into one as format 2 wrote it: the chain of every event
+    in the commits rows (as format 3), the key on the events table, no heads table."""
+    as_format_3(path)
     con = duckdb.connect(str(path))
     cols = ", ".join(f"{n} {t}" for n, t in con.execute(
         "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = 'events' "
@@ -226,7 +228,7 @@ def test_a_format_2_store_is_migrated_and_keeps_working(tmp_path, games):
         Store.open(path, read_only=True)        # a reader does not migrate: it says how to
     with Store.open(path) as store:
         assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                                 ).fetchone()[0] == "3"
+                                 ).fetchone()[0] == "4"
         assert table_rows(store) == want
         assert _heads(store) == {g[0].game_id: len(g) for g in games[:3]}
         assert schema_differences(store.con) == []

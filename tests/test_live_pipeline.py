@@ -85,3 +85,54 @@ def test_a_batch_planned_on_a_failed_commit_is_checked_again(tmp_path, monkeypat
         assert store.read_events(gid) == events
         assert store.head(gid)[0] == len(events)
     assert _inputs(events) == game[:8]
+
+
+def test_appends_of_one_game_in_one_commit_record_one_link_over_them_all(tmp_path, monkeypatch):
+    """Appends of one game queued while a commit is held up are planned on one another and
+    committed together: one commits row, whose link (hashlib, the chain's definition) is
+    over all their events from the game's write before; the next appends chain on from it,
+    from the cache, and the store verifies."""
+    from seasalt_log.verify import verify_store
+
+    from . import chain_oracle
+    game = _inputs(play_random_game(6, 2))
+    gid = game[0].game_id
+    real = live_mod.store_prepared
+    gate, commits = threading.Event(), []
+
+    def held_second_commit(store, w):
+        commits.append(w)
+        if len(commits) == 2:
+            assert gate.wait(10)
+        return real(store, w)
+
+    monkeypatch.setattr(live_mod, "store_prepared", held_second_commit)
+
+    async def run():
+        live = LiveStore(tmp_path / "group.duckdb")
+        await live.start()
+        try:
+            await live.start_game(game[0])
+            first = asyncio.ensure_future(live.append(gid, [game[1]], 1))
+            await _until(lambda: len(commits) == 2)         # held
+            rest = [asyncio.ensure_future(live.append(gid, [e], None)) for e in game[2:7]]
+            await asyncio.sleep(0.2)                        # all queued behind it
+            gate.set()
+            await first
+            res = [await r for r in rest]
+            seq = res[-1].seq
+            for e in game[7:10]:
+                seq = (await live.append(gid, [e], seq)).seq
+            return seq
+        finally:
+            await live.close()
+
+    seq = asyncio.run(run())
+    with Store.open(tmp_path / "group.duckdb", read_only=True) as store:
+        rows = store.con.execute("SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq",
+                                 [gid]).fetchall()
+        texts = [t.encode() for t in store.read_texts(gid)]
+        assert rows[-1][0] == seq == len(texts)
+        assert len(rows) < 10                   # some appends shared a commit
+        assert [h for _, h in rows] == chain_oracle.links_at(gid, texts, [s for s, _ in rows])
+        assert verify_store(store).ok and verify_store(store, quick=True).ok

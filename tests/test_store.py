@@ -13,6 +13,7 @@ from seasalt_log.service import append_events, export_lines, import_logs, start_
 from seasalt_log.store import Store
 from seasalt_log.store.projections import TABLES
 
+from . import chain_oracle
 from .randomplay import play_random_game
 
 
@@ -73,14 +74,15 @@ def test_extension_appends_only_the_tail(store, tmp_path, games):
     assert summary.extended == 1 and summary.events_stored == len(g) - cut
     assert store.read_events(gid) == g
     assert store.con.execute("SELECT status FROM games WHERE game_id=?", [gid]).fetchone()[0] == "ended"
-    # the chain continues across the extension: each write records the chain through its
-    # last event, and the last is the hash of a one-shot import
+    # the chain continues across the extension: each write records the link over its
+    # events from the write before (hashlib here); a one-shot import records one write
     fresh = Store.open(tmp_path / "fresh.duckdb")
     import_logs(fresh, [tmp_path / "b.jsonl"])
     q = "SELECT seq, hash FROM commits WHERE game_id = ? ORDER BY seq"
     writes, once = store.con.execute(q, [gid]).fetchall(), fresh.con.execute(q, [gid]).fetchall()
-    assert [s for s, _ in writes] == [cut, len(g)] and once == [writes[-1]]
-    assert writes[0][1] != writes[1][1]
+    texts = [ev.encode(e) for e in g]
+    assert writes == list(zip([cut, len(g)], chain_oracle.links_at(gid, texts, [cut, len(g)])))
+    assert once == [(len(g), chain_oracle.links_at(gid, texts, [len(g)])[0])]
     fresh.close()
 
 

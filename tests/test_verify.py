@@ -14,10 +14,11 @@ from typer.testing import CliRunner
 from seasalt_cli.main import app
 from seasalt_log import events as ev
 from seasalt_log.service import import_logs
-from seasalt_log.store import Store, chain, genesis_hash
+from seasalt_log.store import Store
 from seasalt_log.store.schema import EVENTS_DDL
 from seasalt_log.verify import verify_store
 
+from . import chain_oracle
 from .reliability_helpers import seasalt_argv, valid_games, write_log
 
 runner = CliRunner()
@@ -69,12 +70,15 @@ class attacker:
 
 
 def chain_through(con, gid, seq, edits=None) -> int:
-    """The chain hash of a game through event ``seq``, with ``edits`` (seq -> JSON) applied."""
-    h = genesis_hash(gid)
-    for s, text in con.execute("SELECT seq, event FROM events WHERE game_id = ? AND seq <= ? "
-                               "ORDER BY seq", [gid, seq]).fetchall():
-        h = chain(h, (edits or {}).get(s, text).encode())
-    return h
+    """The link of the game's write that ended at event ``seq`` (the writes as its commits
+    rows record them), with ``edits`` (seq -> JSON) applied, by the chain's definition."""
+    ends = [e for (e,) in con.execute("SELECT seq FROM commits WHERE game_id = ? AND seq <= ? "
+                                      "ORDER BY seq", [gid, seq]).fetchall()]
+    assert ends and ends[-1] == seq
+    texts = [(edits or {}).get(s, text).encode() for s, text in con.execute(
+        "SELECT seq, event FROM events WHERE game_id = ? AND seq <= ? ORDER BY seq",
+        [gid, seq]).fetchall()]
+    return chain_oracle.links_at(gid, texts, ends)[-1]
 
 
 def report_of(path):
@@ -212,6 +216,47 @@ def test_missing_write_record_is_caught(db, pristine):
     # the game's heads row is still at the last seq: the record it matched is gone
     assert kinds_at(report, gid) == {("hash", cut(games[1]) + 1), ("seq", None)}
     assert any("no write of them is recorded" in str(d) for d in report.differences)
+
+
+def quick_report_of(path):
+    with Store.open(path, read_only=True) as store:
+        return verify_store(store, quick=True)
+
+
+def test_a_removed_earlier_write_record_is_caught(db, pristine):
+    """The links hash the writes' boundaries: without the record of the first write, the
+    second seems to store every event, and its recorded link is not theirs (the chain of
+    every event, format 3, did not see this)."""
+    games = pristine[1]
+    gid = gid_of(games, 1)
+    con = attacker(db)
+    con.execute("DELETE FROM commits WHERE game_id = ? AND seq = ?", [gid, cut(games[1])])
+    con.close()
+    for report in (report_of(db), quick_report_of(db)):
+        assert kinds_at(report, gid) == {("hash", 1)}
+        assert any(f"the write of seqs 1..{len(games[1])} recorded" in d.message
+                   for d in report.differences)
+
+
+def test_an_added_write_record_is_caught(db, pristine):
+    """A record added inside a write, even with the link a write of its events would have
+    had, splits the write: the write it was cut from no longer matches its link."""
+    games = pristine[1]
+    gid = gid_of(games, 2)
+    k = cut(games[2]) // 2
+    con = attacker(db)
+    con.execute("INSERT INTO commits SELECT game_id, game, ?, ? FROM commits WHERE game_id = ? "
+                "AND seq = ?", [k, chain_through_writes(con, gid, [k]), gid, cut(games[2])])
+    con.close()
+    for report in (report_of(db), quick_report_of(db)):
+        assert kinds_at(report, gid) == {("hash", k + 1)}
+
+
+def chain_through_writes(con, gid, ends) -> int:
+    """The link of the last of writes of a game ending at the seqs ``ends`` (hashlib)."""
+    texts = [t.encode() for (t,) in con.execute(
+        "SELECT event FROM events WHERE game_id = ? ORDER BY seq", [gid]).fetchall()]
+    return chain_oracle.links_at(gid, texts, ends)[-1]
 
 
 def test_appended_event_without_a_write_record_is_caught(db, pristine):

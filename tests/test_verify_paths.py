@@ -18,9 +18,9 @@ from seasalt_log import events as ev
 from seasalt_log import verify
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store, batch
-from seasalt_log.store.event_table import chain_links
 from seasalt_log.verify import verify_store
 
+from . import chain_oracle
 from .reliability_helpers import valid_games, write_log
 from .test_verify import attacker
 
@@ -159,16 +159,47 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
 
 @pytest.mark.parametrize("seqs", [[1, 2, 3, 4, 5, 6], [1, 2, 4, 5, 7, 8], [1, 2, 2, 3, 5, 4],
                                   [3, 1, 2, 6, 5, 4]])
-def test_the_chain_at_the_writes_ends_is_the_chain_link_by_link(seqs):
-    """The chain a check computes only at the seqs writes ended at is the link-by-link
-    chain over the stored rows at those seqs (a seq stored twice: its last row), whatever
-    the seqs stored: in order, with gaps, twice, out of order; a seq not stored is absent."""
+def test_the_links_at_the_writes_ends_are_the_chain_of_writes(seqs):
+    """The links a check computes at the seqs writes ended at are those of the writes of
+    the stored rows between them, whatever the seqs stored: in order, with gaps, twice,
+    out of order (a write ends at the last row of its seq, and stores the rows after the
+    row the write before ended at); a seq not stored is absent."""
     data = [f'{{"n":{k}}}'.encode() for k in range(len(seqs))]
-    links = dict(zip(seqs, chain_links("g", data)))
     ends = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-    assert verify._links_at("g", data, seqs, ends) == {e: links[e] for e in ends if e in links}
+    last_row = {seq: k + 1 for k, seq in enumerate(seqs)}
+    at = sorted({last_row[e] for e in ends if e in last_row})
+    by_row = dict(zip(at, chain_oracle.links_at("g", data, at)))
+    want = {e: by_row[last_row[e]] for e in ends if e in last_row}
+    assert verify._links_at("g", data, seqs, ends) == want
     if seqs == [1, 2, 3, 4, 5, 6]:
-        assert verify._links_at("g", data, range(1, 7), ends) == links
+        assert verify._links_at("g", data, range(1, 7), ends) == want
+
+
+def test_the_links_joined_in_arrow_are_the_links_event_by_event():
+    """The quick scan's links (the events of each write joined in Arrow, one hash per
+    write) are those of the chain's definition (hashlib), for games of one write, of
+    several, with a record beyond the stored events, twice at one seq, at seq 0, and with
+    no record; the column in several chunks or one."""
+    import pyarrow as pa
+    games = {"a": 5, "b": 1, "c": 7, "d": 3, "e": 4}
+    ends = {"a": [5], "b": [1], "c": [2, 3, 3, 7, 9], "d": [0, 2], "e": []}
+    ids, seqs, texts = [], [], []
+    for gid, n in games.items():
+        for k in range(1, n + 1):
+            ids.append(gid)
+            seqs.append(k)
+            texts.append(f'{{"g":"{gid}","k":{k}}}')
+    commits = {gid: [(gid, 1, e, 0) for e in es] for gid, es in ends.items() if es}
+    table = pa.table({"game_id": ids, "seq": pa.array(seqs, pa.int32()), "event": texts})
+    for t in (table, pa.concat_tables([table.slice(0, 4), table.slice(4)])):
+        rows = verify._ChunkRows(t, decode=False)
+        got = rows.links(commits)
+        for gid, n in games.items():
+            data = [x.encode() for x, g in zip(texts, ids) if g == gid]
+            at = sorted({e for e in ends[gid] if 1 <= e <= n})
+            want = dict(zip(at, chain_oracle.links_at(gid, data, at)))
+            assert got[gid] == want, gid
+            assert verify._links_at(gid, data, range(1, n + 1), ends[gid]) == want
 
 
 # ---------------------------------------------------------------- verify --quick

@@ -1,16 +1,23 @@
-"""The events table's rows and the hash chain through them.
+"""The events table's rows and the hash chain of a game's writes.
 
 :func:`event_columns` turns a checked game's events into the events table's columns and
-the chain hash through the last of them; :func:`event_rows` gives the same as rows. Apart
-from the store (no DuckDB here), so that a worker process that only builds rows starts
+the chain link of the write that stores them; :func:`event_rows` gives the same as rows.
+Apart from the store (no DuckDB here), so that a worker process that only builds rows starts
 without loading DuckDB.
+
+The chain (store format 4) has one link per write of a game, the value its ``commits`` row
+records: link(0) is :func:`genesis_hash`, and a write storing events a..b records
+link(w) = BLAKE2b-64(link(w-1) as 8 bytes big-endian || JSON(e_a) "\\n" ... JSON(e_b) "\\n"),
+link(w-1) being the game's previous write's. The newline after each event makes the
+events' boundaries part of what is hashed (canonical JSON holds no raw newline). Formats 1
+to 3 chained every event instead (:mod:`.format3`, which the migration checks).
 """
 
 from __future__ import annotations
 
 import hashlib
 import struct
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Iterable, Sequence
 
 from .. import events as ev
 from ..engine import State
@@ -20,64 +27,60 @@ Row = tuple[Any, ...]
 
 HASH_BYTES = 8
 _INT64 = struct.Struct(">q")
-
-
-def genesis_hash(game_id: str) -> int:
-    """The chain's starting value for a game."""
-    return _hash(b"seasalt-log:" + game_id.encode())
-
-
-def chain(prev: int, event_json: bytes) -> int:
-    """The hash of an event chained to the previous one: BLAKE2b (8-byte digest) of the
-    previous hash (8 bytes, big-endian) followed by the event JSON, as a signed integer."""
-    value: int = _INT64.unpack(chain_digest(_INT64.pack(prev), event_json))[0]
-    return value
-
-
 _EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
 
 
-def chain_digest(prev: bytes, event_json: bytes,
-                 _fresh: Callable[[], Any] = _EMPTY_HASHER.copy) -> bytes:
-    """:func:`chain` on the hashes' 8 bytes (a long run converts only its ends)."""
-    h = _fresh()        # a copy of an empty hasher: a third faster than a new one
+def genesis_hash(game_id: str) -> int:
+    """The chain's starting value for a game: the link before its first write."""
+    return _hash(b"seasalt-log:" + game_id.encode())
+
+
+def chain(prev: int, texts: Sequence[bytes]) -> int:
+    """The link a write of a game records in its ``commits`` row: BLAKE2b (8-byte digest)
+    of ``prev`` (the game's previous write's link, or :func:`genesis_hash` for its first
+    write; 8 bytes, big-endian) followed by each of ``texts`` (the JSON of the events the
+    write stores, in order) and a newline after each, as a signed integer."""
+    return link_value(write_link(link_bytes(prev), texts))
+
+
+def write_link(prev: bytes, texts: Sequence[bytes]) -> bytes:
+    """:func:`chain` on the links' 8 bytes."""
+    return lines_link(prev, b"\n".join(texts), b"\n")
+
+
+def lines_link(prev: bytes, *lines: bytes | memoryview) -> bytes:
+    """:func:`write_link` of the events whose JSON, each followed by a newline, is the
+    concatenation of ``lines`` (e.g. one slice of an Arrow data buffer: no Python object
+    per event)."""
+    h = _EMPTY_HASHER.copy()        # a copy of an empty hasher: a third faster than a new one
     h.update(prev)
-    h.update(event_json)
+    for part in lines:
+        h.update(part)
     digest: bytes = h.digest()
     return digest
 
 
-def chain_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
-    """The chain hash through each event of a game, from the events' JSON in order."""
-    h, fresh, unpack = _INT64.pack(genesis_hash(game_id)), _EMPTY_HASHER.copy, _INT64.unpack
-    for text in texts:
-        link = fresh()          # chain_digest inlined: a function call per event costs a third
-        link.update(h)
-        link.update(text)
-        h = link.digest()
-        yield unpack(h)[0]
-
-
-def chain_through(prev: bytes, texts: Iterable[bytes]) -> bytes:
-    """The chain (:func:`chain_digest`) from ``prev`` through each of ``texts`` in turn."""
-    fresh = _EMPTY_HASHER.copy
-    for text in texts:
-        link = fresh()
-        link.update(prev)
-        link.update(text)
-        prev = link.digest()
-    return prev
-
-
-def chain_ends(game_id: str, texts: Sequence[bytes], ends: Iterable[int]) -> list[int]:
-    """The chain hash of a game through event ``end`` (counted from 1) for each of ``ends``
-    (rising, none beyond ``len(texts)``), from the events' JSON in order."""
-    h, start, found = _INT64.pack(genesis_hash(game_id)), 0, []
+def write_links(game_id: str, texts: Sequence[bytes], ends: Iterable[int]) -> list[int]:
+    """The links of a game's writes that ended at the events ``ends`` (counted from 1,
+    rising, none beyond ``len(texts)``), each write storing the events after the one
+    before it, from the events' JSON in order."""
+    h, start, found = link_bytes(genesis_hash(game_id)), 0, []
     for end in ends:
-        h = chain_through(h, texts[start:end])
-        found.append(_INT64.unpack(h)[0])
+        h = write_link(h, texts[start:end])
+        found.append(link_value(h))
         start = end
     return found
+
+
+def link_value(link: bytes) -> int:
+    """A link's 8 bytes as the signed integer the ``commits`` table holds."""
+    value: int = _INT64.unpack(link)[0]
+    return value
+
+
+def link_bytes(value: int) -> bytes:
+    """The 8 bytes of a link held as a signed integer."""
+    return _INT64.pack(value)
 
 
 def _hash(data: bytes) -> int:
@@ -90,14 +93,15 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
                   texts: list[bytes] | None = None) -> tuple[list[list[Any]], int]:
     """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order, one list each)
     for ``events[start:]`` (seq = index + 1) of the game numbered ``game``, and the chain
-    hash through the last of them (``prev_hash``, the hash through event ``start``,
-    continues the chain; None starts it). The ``event`` column holds each event's JSON as
-    UTF-8 bytes, as it is hashed (:func:`event_rows` gives rows of strings); ``texts``, if
-    given, is that JSON of each of ``events[start:]`` (:func:`events.encode_each`) already."""
+    link of the write that stores them (``prev_hash``, the link of the game's previous
+    write, which stored events up to ``start``; None: this is the game's first write).
+    The ``event`` column holds each event's JSON as UTF-8 bytes, as it is hashed
+    (:func:`event_rows` gives rows of strings); ``texts``, if given, is that JSON of each
+    of ``events[start:]`` (:func:`events.encode_each`) already."""
     new = events[start:] if start else events
     datas = ev.encode_each(new) if texts is None else texts
-    h = chain_through(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
-                      datas)
+    h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
+                   datas)
     rounds: list[int] = []
     turns: list[int] = []
     add_round, add_turn, round_started = rounds.append, turns.append, ev.RoundStarted
@@ -123,8 +127,8 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
                start: int = 0, prev_hash: int | None = None) -> tuple[list[Row], int]:
     """Rows of the events table for ``events[start:]`` (seq = index + 1) of the game
-    numbered ``game``, and the chain hash through the last of them (``prev_hash``, the hash
-    through event ``start``, continues the chain; None starts it)."""
+    numbered ``game``, and the chain link of the write that stores them (``prev_hash``: as
+    :func:`event_columns` takes it)."""
     cols, h = event_columns(game_id, game, events, states, start=start, prev_hash=prev_hash)
     cols[7] = [data.decode() for data in cols[7]]
     return list(zip(*cols)), h

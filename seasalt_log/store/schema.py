@@ -10,9 +10,11 @@ from pathlib import Path
 
 from .projections import PROJECTIONS_DDL
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """The store format. 1 had a chain hash per event and no game numbers; 2 had the key
-``(game_id, seq)`` on the events table instead of the ``heads`` table. A store of an older
+``(game_id, seq)`` on the events table instead of the ``heads`` table; 3 (like 1 and 2)
+chained every event, its ``commits`` rows holding the chain through each write's last event
+where 4 chains the writes (:mod:`seasalt_log.store.event_table`). A store of an older
 format is migrated in place when opened for writing (:mod:`seasalt_log.store.store`)."""
 
 # Plain INTEGER/VARCHAR columns: DuckDB compresses them as well as narrow types or an ENUM
@@ -56,14 +58,16 @@ CREATE TABLE IF NOT EXISTS heads (
     seq      INTEGER   NOT NULL    -- the game's last stored event (= its commits' largest seq)
 );
 
--- One row per write of a game (an import's batch, an append), append-only: the hash chain
--- through the last event written. hash(event k) = BLAKE2b-64(hash(event k-1) || event k's
--- JSON), from a genesis value made of the game id; `seasalt verify` recomputes it.
+-- One row per write of a game (an import's batch, an append), append-only: the write's link
+-- of the game's hash chain. A write storing events a..b records hash = BLAKE2b-64(the hash
+-- of the game's previous write, 8 bytes big-endian || the JSON of event a, then of each
+-- event to b, each followed by a newline), the first write chaining from a genesis value
+-- made of the game id; `seasalt verify` recomputes it.
 CREATE TABLE IF NOT EXISTS commits (
     game_id  VARCHAR   NOT NULL,
     game     INTEGER   NOT NULL,   -- the game's number: increasing in order of first write
     seq      INTEGER   NOT NULL,   -- the last event of the game this write stored
-    hash     BIGINT    NOT NULL    -- the chain hash through event seq, as a signed integer
+    hash     BIGINT    NOT NULL    -- the write's chain link, as a signed integer
 );
 
 -- The guards' target: a statement trigger needs a statement to run; error() aborts it.

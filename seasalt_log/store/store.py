@@ -25,9 +25,9 @@ from .appenders import Appenders
 from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
-from .event_table import chain_digest as chain_digest, chain_links as chain_links
 from .event_table import event_columns as event_columns, event_rows as event_rows
 from .event_table import genesis_hash as genesis_hash
+from .format3 import format3_links, relinked_commits
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -564,7 +564,7 @@ class GameWrite(msgspec.Struct):
 
     game_id: str
     event_rows: list[Row]
-    commit_row: Row             # the commits table's row: the chain through the last event
+    commit_row: Row             # the commits table's row: the write's chain link
     projection_rows: dict[str, list[Row]]
     replace_projections: bool
 
@@ -573,7 +573,8 @@ def plan_write(game_id: str, game: int, events: Sequence[ev.Event], states: Sequ
                stored: int = 0,
                prev_hash: int | None = None) -> GameWrite:
     """The rows to write for a checked game numbered ``game`` of which ``stored`` events
-    are already stored (``prev_hash``: the chain hash through them)."""
+    are already stored (``prev_hash``: the chain link of the write that stored the last of
+    them)."""
     rows, h = event_rows(game_id, game, events, states, start=stored, prev_hash=prev_hash)
     return GameWrite(game_id=game_id, event_rows=rows, commit_row=(game_id, game, len(events), h),
                      projection_rows=project(game_id, events, states),
@@ -596,11 +597,11 @@ def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
-    """Turn a store of format 1 into this format, inside the caller's transaction: games
+    """Turn a store of format 1 into format 3, inside the caller's transaction: games
     are numbered in the order they were first written, each game's last chain hash becomes
     its one ``commits`` row (format 1 kept one per event), the events lose their hash
-    column and their key (``heads`` takes its place). The read models are then rebuilt
-    (their version changed too)."""
+    column and their key (``heads`` takes its place). :func:`migrate_v3` follows; the read
+    models are then rebuilt (their version changed too)."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     _check_v1_chain(con)
@@ -619,14 +620,14 @@ def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE events_v1")
     con.execute("DROP TABLE _numbers")
     con.execute(FILL_HEADS)
-    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+    migrate_v3(con)
 
 
 def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of format 2 into format 3, inside the caller's transaction: the events
     table is copied into one without the ``(game_id, seq)`` key (DuckDB cannot drop a key;
     the copy keeps the rows in game order), and ``heads`` gets each game's last seq from
-    ``commits``."""
+    ``commits``. :func:`migrate_v3` follows."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     con.execute("ALTER TABLE events RENAME TO events_v2")
@@ -634,6 +635,27 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("INSERT INTO events SELECT * FROM events_v2 ORDER BY game, seq")
     con.execute("DROP TABLE events_v2")
     con.execute(FILL_HEADS)
+    migrate_v3(con)
+
+
+def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
+    """Turn a store of format 3 into format 4, inside the caller's transaction: every
+    ``commits`` row's hash, format 3's chain through the write's last event, becomes the
+    write's link by format 4's definition (:mod:`.event_table`), once each game's format-3
+    chain is checked against its rows (:func:`.format3.relinked_commits`; a broken one
+    raises :class:`SeasaltError` and the caller rolls back). The commits table,
+    append-only, is made again with the new hashes, its rows in the order they had."""
+    from .arrow_rows import record_batch
+    new = record_batch("commits", relinked_commits(con, SCHEMA_VERSION))
+    for op in ("update", "delete"):
+        con.execute(f"DROP TRIGGER IF EXISTS commits_refuse_{op} ON commits")
+    con.execute("DROP TABLE commits")
+    con.execute(EVENTS_DDL)
+    con.register("_commits_v4", new)
+    try:
+        con.execute("INSERT INTO commits SELECT * FROM _commits_v4")
+    finally:
+        con.unregister("_commits_v4")
     con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
 
 
@@ -647,7 +669,7 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
             yield from got
     for gid, grouped in groupby(rows(), key=itemgetter(0)):
         game_rows = list(grouped)
-        links = chain_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
+        links = format3_links(gid, (r[2].encode("utf-8", "surrogatepass") for r in game_rows))
         for (_, seq, _, stored), computed in zip(game_rows, links):
             if computed != stored:
                 raise SeasaltError(
@@ -657,4 +679,4 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
 
 
 #: store format -> the function that brings a store of that format to this one
-_MIGRATED = {"1": migrate_v1, "2": migrate_v2}
+_MIGRATED = {"1": migrate_v1, "2": migrate_v2, "3": migrate_v3}

@@ -1,0 +1,101 @@
+"""The hash chain of store formats 1 to 3, kept for the migration to format 4 alone.
+
+Those formats chained every event: hash(k) = BLAKE2b-64(hash(k-1) as 8 bytes big-endian ||
+event k's JSON), from :func:`~.event_table.genesis_hash`; format 1 stored it in every event
+row, formats 2 and 3 in each write's ``commits`` row (the hash through its last event).
+Before the migration rewrites the links by format 4's definition it checks them with this
+(:func:`relinked_commits`, :func:`~.store.migrate_v3`), so that a change made before it
+does not go unseen after it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, Iterable, Iterator, NoReturn
+
+from ..errors import SeasaltError
+from .event_table import HASH_BYTES, genesis_hash, link_bytes, link_value, write_link
+
+_EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
+
+
+def format3_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
+    """The format-3 chain hash through each event of a game, from the events' JSON in
+    order."""
+    h, fresh = link_bytes(genesis_hash(game_id)), _EMPTY_HASHER.copy
+    for text in texts:
+        link = fresh()
+        link.update(h)
+        link.update(text)
+        h = link.digest()
+        yield link_value(h)
+
+
+def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
+    """Every row of a format-3 store's ``commits`` table (``con``, a DuckDB connection), in
+    the table's order, with its hash replaced by the write's format-4 link, once every
+    game's format-3 chain is checked against its rows; a broken one, a write recorded up
+    to no stored event, or events stored after a game's last write raise
+    :class:`SeasaltError` (the migration to format ``version`` is refused). The events
+    are read as Arrow columns ``games`` game numbers at a time, in the order stored."""
+    import pyarrow as pa
+
+    from .batch import game_starts
+    writes: dict[str, list[tuple]] = {}
+    for gid, *row in con.execute("SELECT game_id, rowid, game, seq, hash FROM commits "
+                                 "ORDER BY game_id, seq, rowid").fetchall():
+        writes.setdefault(gid, []).append(tuple(row))
+    relinked: dict[int, tuple] = {}         # rowid -> the row with its format-4 link
+    numbers = [r[0] for r in con.execute("SELECT DISTINCT game FROM events ORDER BY game"
+                                         ).fetchall()]
+    for i in range(0, len(numbers), games):
+        table = con.sql("SELECT game_id, seq, event FROM events WHERE game BETWEEN ? AND ? "
+                        "ORDER BY game_id, seq",
+                        params=[numbers[i], numbers[min(i + games, len(numbers)) - 1]]
+                        ).to_arrow_table()
+        starts = game_starts(table.column("game_id"))
+        ids = table.column("game_id").take(starts[:-1]).to_pylist()
+        seqs = table.column("seq").to_pylist()
+        texts = table.column("event").cast(pa.binary()).to_pylist()
+        for k, gid in enumerate(ids):
+            a, b = starts[k], starts[k + 1]
+            relinked.update(_relinked(gid, seqs[a:b], texts[a:b], writes.pop(gid, []), version))
+    for gid, left in writes.items():
+        _refuse(version, gid, left[0][2], "a write of it is recorded, but none of its events "
+                                          "is stored")
+    return [relinked[rid] for rid in sorted(relinked)]
+
+
+def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple],
+              version: int) -> Iterator[tuple[int, tuple]]:
+    """(rowid, the row with its format-4 link) of each of a game's writes (rowid, number,
+    seq, format-3 hash), from its stored events (``seqs``, ``texts``, in seq order), each
+    write's format-3 hash checked first (:func:`_refuse` when it differs)."""
+    n = len(seqs)
+    at = None if seqs == list(range(1, n + 1)) else {seq: k + 1 for k, seq in enumerate(seqs)}
+    old = new = link_bytes(genesis_hash(gid))
+    fresh, start = _EMPTY_HASHER.copy, 0
+    for rid, number, seq, h in writes:
+        end = (seq if 1 <= seq <= n else 0) if at is None else at.get(seq, 0)
+        if end <= start:
+            _refuse(version, gid, seq, "a write is recorded up to it, which is not a stored "
+                                       "event after the write before")
+        for text in texts[start:end]:           # format 3: the chain of every event
+            link = fresh()
+            link.update(old)
+            link.update(text)
+            old = link.digest()
+        if link_value(old) != h:
+            _refuse(version, gid, seq, "its hash chain is broken (an event or a write's hash "
+                                       "was changed)")
+        new = write_link(new, texts[start:end])
+        start = end
+        yield rid, (gid, number, seq, link_value(new))
+    if start < n:
+        _refuse(version, gid, seqs[start], "it is stored, but no write of it is recorded")
+
+
+def _refuse(version: int, gid: str, seq: int, why: str) -> NoReturn:
+    raise SeasaltError(f"cannot migrate the store to format {version}: game {gid}, seq {seq}: "
+                       f"{why}; check the store with the version that wrote it "
+                       "(`seasalt verify`)")
