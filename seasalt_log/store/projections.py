@@ -454,11 +454,13 @@ class Projector:
         final = self.final
         turns, duos, results = final["turns"], final["duos"], final["round_results"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
-        turn, last_turn, prev = self.turn, self.last_turn, self.prev
+        turn, prev = self.turn, self.prev
+        # the round's latest turn event (its type) and the state after it: self.last_turn
+        last_t, last_s = self.last_turn if self.last_turn is not None else (None, None)
         n = states[-1].n
         seq = self.seq
-        for i in range(seq, len(events)):
-            e, s = events[i], states[i]
+        start = seq
+        for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
             step = _STEP.get(t)
@@ -472,8 +474,12 @@ class Projector:
                             None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
                             0, 0, 0, 0, seq, seq]
                 turn[20] = seq
-                last_turn = (t, s)
-                if step == _TAKE_STEP:
+                last_t, last_s = t, s
+                if step == _END_STEP:                   # the turn's last event
+                    turn[13] = _ENDED[t]
+                    turns.append(_close_turn(turn, s, player_points_and_bonus))
+                    turn = None
+                elif step == _TAKE_STEP:
                     if f.step == BOAT_TAKE:
                         turn[10] += 1
                         # a new list: rows of the turn in play already given keep theirs
@@ -505,26 +511,21 @@ class Projector:
                                  getattr(e, "victim", None),
                                  list(e.pair) if t is ev.SharksPlayed and e.pair is not None
                                  else None))
-                elif step == _PLAY_STEP:
-                    if t is ev.StarfishPlayed:
-                        final["trios"].append((game_id, f.round, f.turn, e.player, seq,
-                                               list(e.cards), e.starfish))
-                    elif t is ev.ShellFaceDown:
-                        final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
-                                                          seq, e.card))
-                else:                                   # the turn's last event
-                    turn[13] = _ENDED[t]
-                    turns.append(_close_turn(turn, s, player_points_and_bonus))
-                    turn = None
+                elif t is ev.StarfishPlayed:              # the other events of a turn
+                    final["trios"].append((game_id, f.round, f.turn, e.player, seq,
+                                           list(e.cards), e.starfish))
+                elif t is ev.ShellFaceDown:
+                    final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
+                                                      seq, e.card))
             elif t is ev.RoundStarted:
                 if open_round is not None:              # the round before is final now
-                    _progress(open_round, last_turn)
+                    _progress(open_round, (last_t, last_s) if last_s is not None else None)
                     final["rounds"].append(tuple(open_round))
                     final["round_events"].extend(tuple(r) for r in seat_events)
                     final["event_awards"].extend(tuple(r) for r in awards)
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
-                last_turn = None
+                last_t = last_s = None
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if s.table_event is not None:
@@ -564,7 +565,7 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        self.turn, self.last_turn = turn, last_turn
+        self.turn, self.last_turn = turn, (last_t, last_s) if last_s is not None else None
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
