@@ -442,7 +442,7 @@ class Projector:
         self.seat_events: list[list] = []       # its round_events rows
         self.awards: list[list] = []            # its event_awards rows
         self.turn: list | None = None    # the turn being collected (a turns row, as a list)
-        self.last_turn = None            # (type, state after) of the round's latest turn event
+        self.last_turn = (None, None)    # (type, state after) of the round's latest turn event
         self.flushed = dict.fromkeys(TABLES, 0)  # final rows :meth:`changes` has given
         self.shown: dict[str, dict[tuple, tuple]] = {}  # open rows it gave, by key
 
@@ -455,8 +455,7 @@ class Projector:
         turns, duos, results = final["turns"], final["duos"], final["round_results"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
         turn, prev = self.turn, self.prev
-        # the round's latest turn event (its type) and the state after it: self.last_turn
-        last_t, last_s = self.last_turn if self.last_turn is not None else (None, None)
+        last_t, last_s = self.last_turn
         n = states[-1].n
         seq = self.seq
         start = seq
@@ -519,7 +518,7 @@ class Projector:
                                                       seq, e.card))
             elif t is ev.RoundStarted:
                 if open_round is not None:              # the round before is final now
-                    _progress(open_round, (last_t, last_s) if last_s is not None else None)
+                    _progress(open_round, last_t, last_s)
                     final["rounds"].append(tuple(open_round))
                     final["round_events"].extend(tuple(r) for r in seat_events)
                     final["event_awards"].extend(tuple(r) for r in awards)
@@ -565,14 +564,14 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        self.turn, self.last_turn = turn, (last_t, last_s) if last_s is not None else None
+        self.turn, self.last_turn = turn, (last_t, last_s)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
         game_id, first, last = self.game_id, self.first, self.prev
         n = last.n
         open_round, turn = self.open_round, self.turn
-        _progress(open_round, self.last_turn)
+        _progress(open_round, *self.last_turn)
         ended = last.phase == "ended"
         end = self.last if ended else None
         return {
@@ -659,11 +658,11 @@ _STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: 
          ev.AngelfishTaken: _PLAY_STEP}
 
 
-def _progress(open_round: list | None, last_turn) -> None:
-    """A round's turns played and deck left, from the state after its latest turn event."""
-    if open_round is None or last_turn is None:
+def _progress(open_round: list | None, t: type | None, s) -> None:
+    """A round's turns played and deck left, from its latest turn event (``t``, its type)
+    and the state after it (``s``; None: no turn event yet)."""
+    if open_round is None or s is None:
         return
-    t, s = last_turn
     open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
     open_round[10] = len(s.table.deck)
 
