@@ -464,6 +464,29 @@ def validate(event: Event, n_players: int | None) -> None:
             raise LogFormatError(f"expected {n_players} values, one per seat, got {len(values)}", f"$.{name}")
 
 
+def game_starts(events: Sequence[Event]) -> list[int] | None:
+    """The index of each ``game_started`` of a decoded log, every event having passed
+    :func:`validate` against the players of the game it follows; None at the first format
+    error (or an event before any ``game_started``)."""
+    starts: list[int] = []
+    n_players: int | None = None
+    player_only = _PLAYER_ONLY
+    try:
+        for i, e in enumerate(events):
+            t = type(e)
+            if t in player_only and n_players is not None:
+                seat = e.player     # type: ignore[attr-defined]
+                if seat is None or seat < n_players:
+                    continue        # validate's first test, here: a call per event costs more
+            elif t is GameStarted:
+                starts.append(i)
+                n_players = len(e.players)      # type: ignore[attr-defined]
+            validate(e, n_players)
+    except LogFormatError:
+        return None
+    return starts
+
+
 def _depth(value: Any, limit: int) -> int:
     """How deep ``value`` nests (lists and objects), counting no further than ``limit``."""
     if not isinstance(value, (dict, list)) or limit <= 0:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 
 import duckdb
+import pytest
 import pyarrow as pa
 
 from seasalt_log.store import Store, arrow_rows
@@ -131,3 +132,35 @@ def test_project_rows_are_what_the_sink_takes():
     events = valid_games(1, seed=8)[0]
     for t, rows in project("g", events, _states(events)).items():
         assert record_batch(t, rows).num_rows == len(rows)
+
+
+def test_a_sinks_batches_from_columns_equal_the_struct_of_rows(tmp_path, expansion_games):
+    """The sink converts rows a column at a time: the same batches as pyarrow's struct
+    conversion of the rows (record_batch), for every table of games of every setting."""
+    games = [*valid_games(4, seed=3), *expansion_games[::3]]
+    rows: dict[str, list[tuple]] = {}
+    for i, events in enumerate(games):
+        for t, r in project(f"g-{i}", events, _states(events)).items():
+            rows.setdefault(t, []).extend(r)
+    assert all(rows[t] for t in ("turns", "duos", "trios", "round_extra", "event_outcomes"))
+    sink = RowSink(tuple(rows), directory=tmp_path, tag="c")
+    sink.add(rows)
+    for t, path in sink.close().items():
+        assert read_file(path).equals(pa.Table.from_batches([record_batch(t, rows[t])])), t
+
+
+@pytest.mark.parametrize("kind", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])
+def test_an_integer_column_is_what_pyarrow_makes_of_it(kind):
+    """Through a C array or not, an integer column is pyarrow's conversion of its values,
+    or the same error: the type's limits, a NULL, a value out of range."""
+    lo, hi = -(1 << (kind.bit_width - 1)), (1 << (kind.bit_width - 1)) - 1
+    for values in ([lo, -1, 0, 1, hi], [0, None, 3], [], [hi + 1], [lo - 1], [1, 2.5]):
+        try:
+            want = pa.array(values, type=kind)
+        except (pa.ArrowException, OverflowError, TypeError) as exc:
+            with pytest.raises(type(exc)):
+                arrow_rows._array(values, kind)
+            continue
+        got = arrow_rows._array(values, kind)
+        assert got.type == kind and got.equals(want)
+        assert arrow_rows._array(tuple(values), kind).equals(want)

@@ -116,3 +116,40 @@ def test_a_log_not_canonical_stores_the_same_rows(tmp_path, jobs):
     expected = sorted(((g[0].game_id, i), line) for g in GAMES
                       for i, line in enumerate(ev.encode_each(g)))
     assert [r[0].encode() for r in stored] == [line for _, line in expected]
+
+
+def _events_with(i: int, line: bytes) -> list:
+    return [ev.decode(x) for x in (*LINES[:i], line, *LINES[i + 1:])]
+
+
+def test_game_starts_checks_each_seat_against_its_own_game():
+    events = [e for g in GAMES for e in g]
+    third = SECOND + len(GAMES[1])
+    assert [len(g[0].players) for g in GAMES] == [4, 2, 3]
+    assert ev.game_starts(events) == [0, SECOND, third]
+    assert ev.game_starts([]) == []
+    # seat 3: in range in the first game (4 players), not in the second (2) or third (3)
+    turn_in = [next(i for i in range(a, b) if type(events[i]) is ev.TurnEnded)
+               for a, b in ((0, SECOND), (SECOND, third), (third, len(events)))]
+    seat3 = b'{"type":"turn_ended","player":3}'
+    assert ev.game_starts(_events_with(turn_in[0], seat3)) == [0, SECOND, third]
+    assert ev.game_starts(_events_with(turn_in[1], seat3)) is None
+    assert ev.game_starts(_events_with(turn_in[2], seat3)) is None
+    assert ev.game_starts(_events_with(turn_in[2], b'{"type":"turn_ended","player":2}')) \
+        == [0, SECOND, third]
+    # the checks beyond the player seat: a per-seat list, the winners, before any game
+    scored = next(i for i in range(SECOND, third) if type(events[i]) is ev.RoundScored)
+    three = json.loads(LINES[scored])
+    three["points"] = [*three["points"], 0]
+    assert ev.game_starts(_events_with(scored, json.dumps(three).encode())) is None
+    ended = third - 1
+    assert type(events[ended]) is ev.GameEnded
+    won = json.loads(LINES[ended])
+    won["winners"] = [2]
+    assert ev.game_starts(_events_with(ended, json.dumps(won).encode())) is None
+    won["winners"] = [1]
+    assert ev.game_starts(_events_with(ended, json.dumps(won).encode())) == [0, SECOND, third]
+    assert ev.game_starts(events[1:]) is None
+    started = json.loads(LINES[SECOND])
+    started["players"] = [started["players"][0]] * 2
+    assert ev.game_starts(_events_with(SECOND, json.dumps(started).encode())) is None

@@ -101,16 +101,7 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
     if canonical is None or max(map(len, canonical[1]), default=0) > MAX_LINE_BYTES:
         return read_games(data.split(b"\n"), name, first_line)
     events, texts = canonical
-    starts: list[int] = []          # the index of each game_started
-    n_players = None
-    try:
-        for i, e in enumerate(events):
-            if type(e) is ev.GameStarted:
-                starts.append(i)
-                n_players = len(e.players)
-            ev.validate(e, n_players)
-    except LogFormatError:
-        starts = []
+    starts = ev.game_starts(events)
     if not starts or starts[0]:     # an error: the games as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
                       texts, first_line)

@@ -444,8 +444,8 @@ class Projector:
         self.seat_events: list[list] = []       # its round_events rows
         self.awards: list[list] = []            # its event_awards rows
         self.turn: list | None = None    # the turn being collected (a turns row, as a list)
-        #: (type, state after) of the round's latest turn event
-        self.last_turn: tuple[type[ev.Event], State] | None = None
+        #: (type, state after) of the round's latest turn event; (None, None) before the first
+        self.last_turn: tuple[type[ev.Event] | None, State | None] = (None, None)
         self.flushed = dict.fromkeys(TABLES, 0)  # final rows :meth:`changes` has given
         self.shown: dict[str, dict[tuple, tuple]] = {}  # open rows it gave, by key
 
@@ -457,11 +457,12 @@ class Projector:
         final = self.final
         turns, duos, results = final["turns"], final["duos"], final["round_results"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
-        turn, last_turn, prev = self.turn, self.last_turn, self.prev
+        turn, prev = self.turn, self.prev
+        last_t, last_s = self.last_turn
         n = states[-1].n
         seq = self.seq
-        for i in range(seq, len(events)):
-            e, s = events[i], states[i]
+        start = seq
+        for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
             step = _STEP.get(t)
@@ -475,8 +476,12 @@ class Projector:
                             None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
                             0, 0, 0, 0, seq, seq]
                 turn[20] = seq
-                last_turn = (t, s)
-                if step == _TAKE_STEP:
+                last_t, last_s = t, s
+                if step == _END_STEP:                   # the turn's last event
+                    turn[13] = _ENDED[t]
+                    turns.append(_close_turn(turn, s, player_points_and_bonus))
+                    turn = None
+                elif step == _TAKE_STEP:
                     if f.step == BOAT_TAKE:
                         turn[10] += 1
                         # a new list: rows of the turn in play already given keep theirs
@@ -508,26 +513,21 @@ class Projector:
                                  getattr(e, "victim", None),
                                  list(e.pair) if t is ev.SharksPlayed and e.pair is not None
                                  else None))
-                elif step == _PLAY_STEP:
-                    if t is ev.StarfishPlayed:
-                        final["trios"].append((game_id, f.round, f.turn, e.player, seq,
-                                               list(e.cards), e.starfish))
-                    elif t is ev.ShellFaceDown:
-                        final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
-                                                          seq, e.card))
-                else:                                   # the turn's last event
-                    turn[13] = _ENDED[t]
-                    turns.append(_close_turn(turn, s, player_points_and_bonus))
-                    turn = None
+                elif t is ev.StarfishPlayed:              # the other events of a turn
+                    final["trios"].append((game_id, f.round, f.turn, e.player, seq,
+                                           list(e.cards), e.starfish))
+                elif t is ev.ShellFaceDown:
+                    final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
+                                                      seq, e.card))
             elif t is ev.RoundStarted:
                 if open_round is not None:              # the round before is final now
-                    _progress(open_round, last_turn)
+                    _progress(open_round, last_t, last_s)
                     final["rounds"].append(tuple(open_round))
                     final["round_events"].extend(tuple(r) for r in seat_events)
                     final["event_awards"].extend(tuple(r) for r in awards)
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
-                last_turn = None
+                last_t = last_s = None
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if s.table_event is not None:
@@ -567,14 +567,14 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        self.turn, self.last_turn = turn, last_turn
+        self.turn, self.last_turn = turn, (last_t, last_s)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
         game_id, first, last = self.game_id, self.first, self.prev
         n = last.n
         open_round, turn = self.open_round, self.turn
-        _progress(open_round, self.last_turn)
+        _progress(open_round, *self.last_turn)
         ended = last.phase == "ended"
         end = self.last if ended else None
         return {
@@ -662,11 +662,11 @@ _STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: 
          ev.AngelfishTaken: _PLAY_STEP}
 
 
-def _progress(open_round: list | None, last_turn) -> None:
-    """A round's turns played and deck left, from the state after its latest turn event."""
-    if open_round is None or last_turn is None:
+def _progress(open_round: list | None, t: type | None, s) -> None:
+    """A round's turns played and deck left, from its latest turn event (``t``, its type)
+    and the state after it (``s``; None: no turn event yet)."""
+    if open_round is None or s is None:
         return
-    t, s = last_turn
     open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
     open_round[10] = len(s.table.deck)
 
