@@ -85,26 +85,35 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
     def top(points):
         return [p for p, x in enumerate(points) if x == max(points)]
 
+    def score(t, p, effects, rules):
+        b = oracle.extra_breakdown(t.hands[p], t.laid[p], effects,
+                                   hand_starfish=rules.starfish_in_hand_scores)
+        return b["card_points"], b["color_bonus"]
+
     games = [g for g in expansion_games if g[0].events is not None][:300]
     changed = rows = 0
+    # the rows of each case: the event changes no seat's score / some seat's score but not
+    # the winners / the winners
+    cases = Counter()
     for game in games:
         s = State()
         for e in game:
             if type(e) is ev.RoundScored:
                 t = s.table
                 for (_, rnd, code, seats, winners, other, changes) in event_outcomes("g", s, e):
-                    scores = [oracle.extra_breakdown(
-                        t.hands[p], t.laid[p], s.effects(p) - {code},
-                        hand_starfish=s.ruleset.starfish_in_hand_scores) for p in range(s.n)]
-                    points, _ = round_points(e.ending, e.caller,
-                                             [b["card_points"] for b in scores],
-                                             [b["color_bonus"] for b in scores])
+                    scores = [score(t, p, s.effects(p) - {code}, s.ruleset) for p in range(s.n)]
+                    points, _ = round_points(e.ending, e.caller, [c for c, _ in scores],
+                                             [b for _, b in scores])
                     assert (winners, other) == (top(e.points), top(points)), (game[0].game_id, rnd, code)
                     assert seats == [p for p in range(s.n) if code in s.effects(p)]
+                    assert changes == (other != winners)
+                    same = scores == [score(t, p, s.effects(p), s.ruleset) for p in range(s.n)]
+                    cases["same scores" if same else "winners" if changes else "same winners"] += 1
                     changed += changes
                     rows += 1
             s = apply(s, e)
     assert rows >= len(games) and changed > 0, (rows, changed)
+    assert min(cases.values()) > 10 and len(cases) == 3, cases
 
 
 #: the situations a few hundred games of the default bots (and long games of the bot that

@@ -855,9 +855,8 @@ def _sharks_played(s: State, e: ev.SharksPlayed) -> State:
 def places(totals: Sequence[int]) -> tuple[int | None, int | None]:
     """R-EV-PLACE: (first place, last place) by game totals; a tie gives no place."""
     hi, lo = max(totals), min(totals)
-    first = [p for p, v in enumerate(totals) if v == hi]
-    last = [p for p, v in enumerate(totals) if v == lo]
-    return (first[0] if len(first) == 1 else None, last[0] if len(last) == 1 else None)
+    return (totals.index(hi) if totals.count(hi) == 1 else None,
+            totals.index(lo) if totals.count(lo) == 1 else None)
 
 
 def _award(s: State) -> ev.EventAwarded:
@@ -865,18 +864,29 @@ def _award(s: State) -> ev.EventAwarded:
     first, last = places(s.totals)
     place = dict(s.ruleset.places)
     seat_of = {"first": first, "last": last}
-    discarded = tuple(ev.EventDiscard(player=p, event=code)
-                      for p, held in enumerate(s.held) for code in held
-                      if seat_of[place[code]] != p)
+    discarded = tuple([ev.EventDiscard(player=p, event=code)
+                       for p, held in enumerate(s.held) for code in held
+                       if seat_of[place[code]] != p])
     table_event: str = s.table_event  # type: ignore[assignment]  # awarded only when one is in play
     return ev.EventAwarded(round=s.flow.round, event=table_event,
                            to=seat_of[place[table_event]], discarded=discarded)
 
 
+def _award_matches(s: State, e: ev.EventAwarded) -> bool:
+    """Whether ``e`` is the ``event_awarded`` due after ``s``, field by field as
+    :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED)."""
+    want = _award(s)
+    return (e.round == want.round and e.event == want.event and e.to == want.to
+            and e.discarded == want.discarded)
+
+
 def _event_awarded(s: State, e: ev.EventAwarded) -> State:
-    _check_derived(s, e)
+    if s.flow.due != "event_awarded" or not _award_matches(s, e):
+        _check_derived(s, e)            # names the first field that differs
+    held = s.held
     gone = [x.event for x in e.discarded]
-    held = tuple(tuple(c for c in h if c not in gone) for h in s.held)
+    if gone:
+        held = tuple([tuple([c for c in h if c not in gone]) for h in held])
     if e.to is None:
         gone.append(e.event)
     else:

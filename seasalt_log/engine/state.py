@@ -66,9 +66,14 @@ class Flow(Struct, frozen=True, gc=False):
 
 
 _NO_EFFECTS: frozenset[str] = frozenset()
-#: (table event, events held) -> the events in effect: one set each, asked for on every turn
-#: (fewer than 2,000 keys: 12 table events, and held is empty, one event or two)
-_EFFECTS: dict[tuple[str, tuple[str, ...]], frozenset[str]] = {}
+#: table event -> events held -> the events in effect: one set each, asked for on every turn
+#: (fewer than 2,000 of them: 12 table events, and held is empty, one event or two)
+_EFFECTS: dict[str, dict[tuple[str, ...], frozenset[str]]] = {}
+
+
+def _new_effects(event: str, held: tuple[str, ...]) -> frozenset[str]:
+    got = _EFFECTS.setdefault(event, {})[held] = frozenset((event, *held))
+    return got
 
 
 class State(Struct, frozen=True, gc=False):
@@ -100,13 +105,14 @@ class State(Struct, frozen=True, gc=False):
 
     def effects(self, seat: int) -> frozenset[str]:
         """The events in effect for ``seat`` this round (R-EV-APPLY)."""
-        if self.table_event is None:
+        event = self.table_event
+        if event is None:
             return _NO_EFFECTS
-        key = (self.table_event, self.held[seat])
-        got = _EFFECTS.get(key)
-        if got is None:
-            got = _EFFECTS[key] = frozenset((self.table_event, *self.held[seat]))
-        return got
+        held = self.held[seat]
+        try:                    # two look-ups: cheaper than one keyed by a new tuple
+            return _EFFECTS[event][held]
+        except KeyError:
+            return _new_effects(event, held)
 
     @property
     def n(self) -> int:

@@ -40,50 +40,57 @@ def _top(points) -> list[int]:
     return [p for p, x in enumerate(points) if x == best]
 
 
-def rescored_points(s: State, e: ev.RoundScored, event: str, scores: list | None = None,
-                    held_counts: dict[int, tuple] | None = None) -> list[int]:
-    """The round's points (as ``round_scored.points``) had ``event`` been in effect for
-    nobody: each seat's card points and colour bonus by the engine's scoring without it,
-    combined by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT). Only
-    the seats whose score the event can change are scored again (``scores``: each seat's
-    (card points, colour bonus) with the event, if the caller has them; ``held_counts``:
-    seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled here, so a round
-    rescored for several events counts each holding once). ``e`` is the
-    round_scored the engine checked: an event that changes no seat's score leaves its
-    points as they are."""
-    if event not in SCORING_EVENTS:             # it changes the play, no seat's score
-        return list(e.points)
-    scores = list(scores) if scores is not None else [player_points_and_bonus(s, p)
-                                                      for p in range(s.n)]
+def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[str]],
+              scores: list[tuple[int, int]], held_counts: dict[int, tuple]
+              ) -> list[tuple[int, int]] | None:
+    """Each seat's (card points, colour bonus) had the scoring ``event`` been in effect for
+    nobody, or None if that changes no seat's: the ``seats`` it is in effect for scored by
+    R-X-SCORE (every game with events) as :func:`player_points_and_bonus` scores them, less
+    ``event`` (``effects``, ``scores``: every seat's events in effect and score with it;
+    ``held_counts``: seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled
+    here, so a round rescored for several events counts each holding once)."""
     hand_starfish = s.ruleset.starfish_in_hand_scores
-    for p in range(s.n):
-        effects = s.effects(p)
-        if event not in effects:
-            continue
-        # R-X-SCORE (every game with events) as player_points_and_bonus scores it, less event
-        counts = held_counts.get(p) if held_counts is not None else None
+    out = None
+    for p in seats:
+        counts = held_counts.get(p)
         if counts is None:
-            counts = extra_counts(s.table.hands[p], s.table.laid[p])
-            if held_counts is not None:
-                held_counts[p] = counts
-        scores[p] = extra_points_and_bonus(counts[0], counts[1], counts[2], counts[3],
-                                           effects - {event}, hand_starfish)
-    points, _ = round_points(e.ending, e.caller, [c for c, _ in scores], [b for _, b in scores])
-    return list(points)
+            counts = held_counts[p] = extra_counts(s.table.hands[p], s.table.laid[p])
+        got = extra_points_and_bonus(counts[0], counts[1], counts[2], counts[3],
+                                     effects[p] - {event}, hand_starfish)
+        if got != scores[p]:
+            if out is None:
+                out = scores[:]
+            out[p] = got
+    return out
 
 
 def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
-    one per event in effect for some seat, in code order."""
+    one per event in effect for some seat, in code order.
+
+    The round's points had an event been in effect for nobody are ``e.points`` (the engine
+    checked them against its scoring of ``s``) unless the event changes some seat's card
+    points or colour bonus; an event outside :data:`~seasalt_log.scoring.SCORING_EVENTS`
+    changes the play, never a score. Otherwise the seats' scores without it are combined
+    by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT)."""
     winners = _top(e.points)
+    effects = [s.effects(p) for p in range(s.n)]
     by_event: dict[str, list[int]] = {}
-    for p in range(s.n):
-        for code in s.effects(p):
+    for p, codes in enumerate(effects):
+        for code in codes:
             by_event.setdefault(code, []).append(p)
-    scores = [player_points_and_bonus(s, p) for p in range(s.n)]
+    scores: list[tuple[int, int]] = []
     held_counts: dict[int, tuple] = {}
     out = []
     for code in sorted(by_event):
-        other = _top(rescored_points(s, e, code, scores, held_counts))
-        out.append((game_id, e.round, code, by_event[code], winners, other, other != winners))
+        seats, other = by_event[code], winners
+        if code in SCORING_EVENTS:
+            if not scores:
+                scores = [player_points_and_bonus(s, p) for p in range(s.n)]
+            rescored = _rescored(s, code, seats, effects, scores, held_counts)
+            if rescored is not None:
+                points, _ = round_points(e.ending, e.caller, [c for c, _ in rescored],
+                                         [b for _, b in rescored])
+                other = _top(points)
+        out.append((game_id, e.round, code, seats, winners, other, other != winners))
     return out

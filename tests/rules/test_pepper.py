@@ -8,7 +8,7 @@ from msgspec.structs import replace
 
 from seasalt_log import events as ev
 from seasalt_log.engine import apply, legal_moves
-from seasalt_log.engine.core import player_points
+from seasalt_log.engine.core import next_derived, player_points
 from seasalt_log.errors import LogFormatError
 
 from ..scenario import Game, boats, crabs, draw, end, fish, last_chance, shark, stop, take
@@ -345,6 +345,37 @@ def test_r_ev_reshuffle_the_discards_become_the_event_deck():
     g.derived()
     assert g.state.event_deck == ("kraken", "tornado") and g.state.event_discards == ()
     g.start_round(event="tornado")
+
+
+def test_r_derived_the_engine_computes_event_awarded():
+    """R-DERIVED, R-EV-AWARD steps 1 and 2: after round 1 under the Sunfish (last place),
+    Ann first and Ben last, Ben holding the Kraken (first place) and Ann the Tornado
+    (first place): Ben's Kraken is discarded, Ann keeps the Tornado,
+    the Sunfish goes to Ben. Every field but ``at`` must be the engine's; a wrong one is
+    named."""
+    g = scored_game("sunfish")
+    g.play(next_derived(g.state))                           # round_scored
+    g.state = replace(g.state, held=(("tornado",), ("kraken",)))
+    good = ev.EventAwarded(round=1, event="sunfish", to=1,
+                           discarded=(ev.EventDiscard(player=1, event="kraken"),))
+    for field, bad in (("round", 2), ("event", "kraken"), ("to", 0), ("to", None),
+                       ("discarded", ()),
+                       ("discarded", (ev.EventDiscard(player=0, event="tornado"),)),
+                       ("discarded", (ev.EventDiscard(player=1, event="kraken"),
+                                      ev.EventDiscard(player=0, event="tornado")))):
+        err = g.refuse(replace(good, **{field: bad}))
+        assert err.rule == "R-DERIVED" and f"event_awarded.{field} is " in str(err), (field, err)
+    g.play(replace(good, at="2024-01-01T00:00:00Z"))       # the timestamp is not compared
+    assert g.state.held == (("tornado",), ("sunfish",)) and g.state.keep_due is None
+    assert g.state.event_discards[-1:] == ("kraken",)
+    assert g.refuse(good).rule == "R-DERIVED"               # nothing is due any more
+
+
+def test_r_derived_event_awarded_only_after_round_scored():
+    """R-DERIVED: the event_awarded due after round_scored may not come before it."""
+    g = scored_game("kraken")
+    err = g.refuse(ev.EventAwarded(round=1, event="kraken", to=0, discarded=()))
+    assert err.rule == "R-DERIVED" and "round_scored expected" in str(err)
 
 
 def test_r_x_flow_forced_and_r_ev_angelfish_where_they_meet():
