@@ -164,12 +164,6 @@ def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) ->
     except KeyError:                        # Extra Salt cards: scored by breakdown
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
-    return counts_points_and_bonus(in_hand, kinds, colors, n_laid)
-
-
-def counts_points_and_bonus(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
-                            n_laid: int) -> tuple[int, int]:
-    """(card points, colour bonus) of a base holding given as counts (:func:`counts`)."""
     return sum(score_counts(in_hand, kinds, colors, n_laid)), max(colors)
 
 
@@ -314,81 +308,6 @@ def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: 
     kinds[k] += 1
     colors[c] += 1
     return in_hand, kinds, colors, n_units, trios
-
-
-class HoldingTally:
-    """The count lists of one player's holding, kept from one holding to the next and
-    updated in place: :meth:`counts` of a seat's holding at each of its closed turns counts
-    only the cards that came and went since the last one (a take adds a card at the hand's
-    end; a pair laid moves two cards from the hand to a new unit at the end of the laid
-    ones), where :func:`counts` and :func:`extra_counts` count every card into new lists.
-
-    ``index`` is :data:`CARD_INDEX` (the base game: a code outside it raises KeyError, as
-    :func:`counts` does) or :data:`X_CARD_INDEX`. Not for sharing between threads."""
-
-    __slots__ = ("index", "hand", "laid", "in_hand", "kinds", "colors", "n_units", "trios")
-
-    def __init__(self, index: dict[str, tuple[int, int]] = X_CARD_INDEX) -> None:
-        self.index = index
-        n_kinds = len(KINDS) if index is CARD_INDEX else len(X_KINDS)
-        self.in_hand, self.kinds, self.colors = [0] * n_kinds, [0] * n_kinds, [0] * len(COLORS)
-        self._empty()
-
-    def _empty(self) -> None:
-        """The counts of no card (the lists zeroed in place)."""
-        self.hand: tuple[str, ...] = ()
-        self.laid: tuple[tuple[str, ...], ...] = ()
-        for counted in (self.in_hand, self.kinds, self.colors):
-            counted[:] = [0] * len(counted)
-        self.n_units = self.trios = 0
-
-    def counts(self, hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...]
-               ) -> tuple[list[int], list[int], list[int], int, int]:
-        """:func:`extra_counts` of ``hand`` and ``laid`` (with :data:`CARD_INDEX`: the lists of
-        :func:`counts`, with the trios), as lists this tally owns: read them before the next
-        call. The holding last counted less the hand's cards no longer there plus those now
-        there, plus the laid units after the last ones counted; counted afresh when those
-        are no longer the first units of ``laid``."""
-        index, in_hand, kinds, colors = self.index, self.in_hand, self.kinds, self.colors
-        try:
-            if laid is not self.laid:
-                n = len(self.laid)
-                if laid[:n] != self.laid:       # a new round, or a laid unit taken away
-                    self._empty()
-                    n = 0
-                for unit in laid[n:]:
-                    self.n_units += 1
-                    if len(unit) == 3:
-                        self.trios += 1
-                    for code in unit:
-                        k, c = index[code]
-                        kinds[k] += 1
-                        colors[c] += 1
-                self.laid = laid
-            old = self.hand
-            n = len(old)
-            if hand[:n] == old:                 # cards added at the end, or none
-                added: Sequence[str] = hand[n:]
-            else:                               # the multiset difference
-                added = list(hand)
-                for code in old:
-                    if code in added:
-                        added.remove(code)
-                    else:                       # gone from the hand
-                        k, c = index[code]
-                        in_hand[k] -= 1
-                        kinds[k] -= 1
-                        colors[c] -= 1
-            for code in added:
-                k, c = index[code]
-                in_hand[k] += 1
-                kinds[k] += 1
-                colors[c] += 1
-        except KeyError:        # a code outside the index: the lists are left half updated
-            self._empty()
-            raise
-        self.hand = hand
-        return in_hand, kinds, colors, self.n_units, self.trios
 
 
 def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:

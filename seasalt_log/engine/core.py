@@ -14,10 +14,9 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
-from ..scoring import (CARD_INDEX, Breakdown, ExtraBreakdown, HoldingTally, card_points,
-                       counts_points_and_bonus, counts_with, extra_card_points, extra_counts,
-                       game_winners, holding_breakdown, points_and_bonus, round_points,
-                       scoring_effects)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
+                       extra_counts, game_winners, holding_breakdown,
+                       points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1030,37 +1029,20 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     return b
 
 
-def player_points_and_bonus(s: State, seat: int, tally: HoldingTally | None = None
-                            ) -> tuple[int, int]:
+def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
-    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so. ``tally``: the
-    seat's :func:`holding_tally`, which counts the holding from the one it counted last (the
-    read models pass one per seat for the closed turns of a game)."""
+    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so."""
     last = _last_scored.get(seat)
     if last is not None and last[0] is s:
         b = last[1]
         return b.card_points, b.color_bonus
     t, rules = s.table, s.ruleset
-    hand, laid = t.hands[seat], t.laid[seat]
     if not rules.extra_scoring:
-        if tally is None:
-            return points_and_bonus(hand, laid)
-        try:
-            in_hand, kinds, colors, n_laid, _ = tally.counts(hand, laid)
-        except KeyError:                    # an Extra Salt card: as points_and_bonus scores it
-            return points_and_bonus(hand, laid)
-        return counts_points_and_bonus(in_hand, kinds, colors, n_laid)
-    in_hand, kinds, colors, n_units, _ = (extra_counts(hand, laid) if tally is None
-                                          else tally.counts(hand, laid))
+        return points_and_bonus(t.hands[seat], t.laid[seat])
+    in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
     # scoring.extra_points_and_bonus without its call: a closed turn of an expansion game
     return (extra_card_points(in_hand, kinds, colors, n_units, s.effects(seat),
                               rules.starfish_in_hand_scores), max(colors))  # R-X-SCORE-COLOUR
-
-
-def holding_tally(rules: Ruleset) -> HoldingTally:
-    """A :class:`scoring.HoldingTally` for :func:`player_points_and_bonus` in a game of
-    ``rules``: the base game's counts, or the expansions' (every game scored by R-X-SCORE)."""
-    return HoldingTally() if rules.extra_scoring else HoldingTally(CARD_INDEX)
 
 
 def player_points(s: State, seat: int) -> int:

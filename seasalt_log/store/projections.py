@@ -21,8 +21,8 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE
-from ..engine.core import holding_tally, player_breakdown, player_points_and_bonus
-from ..scoring import CAST, MULTIPLIERS, HoldingTally, as_breakdown, last_chance_outcome
+from ..engine.core import player_points_and_bonus, player_breakdown
+from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
 from .fetch import first_row
@@ -514,7 +514,7 @@ class Projector:
                                                           seq, e.card))
                 else:                                   # the turn's last event
                     turn[13] = _ENDED[t]
-                    turns.append(_close_turn(turn, s, scores.closed))
+                    turns.append(_close_turn(turn, s, player_points_and_bonus))
                     turn = None
             elif t is ev.RoundStarted:
                 if open_round is not None:              # the round before is final now
@@ -670,22 +670,12 @@ def _progress(open_round: list | None, last_turn) -> None:
 class ScoreMemo:
     """Breakdowns by hand and laid-down pairs, kept across the appends a :class:`Projector`
     takes (states are immutable, so an unchanged hand is the very same tuple; the memo holds
-    them, so their ids stay theirs), and each seat's count lists of its last closed turn."""
+    them, so their ids stay theirs)."""
 
-    __slots__ = ("memo", "tallies")
+    __slots__ = ("memo",)
 
     def __init__(self) -> None:
         self.memo: dict[tuple, tuple] = {}
-        self.tallies: list[HoldingTally] = []   # by seat, made at the first closed turn
-
-    def closed(self, state, seat: int) -> tuple[int, int]:
-        """(card points, colour bonus) of the seat's closed turn in ``state``
-        (:func:`~seasalt_log.engine.core.player_points_and_bonus`), its holding counted
-        from the one of its last closed turn."""
-        tallies = self.tallies
-        if not tallies:
-            tallies.extend(holding_tally(state.ruleset) for _ in range(state.n))
-        return player_points_and_bonus(state, seat, tallies[seat])
 
     def of(self, state, seat: int):
         """The seat's breakdown in ``state`` by the engine's scoring (with the events in
@@ -710,8 +700,7 @@ class ScoreMemo:
 def _close_turn(turn: list, s, points) -> tuple:
     """The turns row, with the player's hand, points and the deck as they are in ``s``
     (``points(s, seat)``: the seat's card points and colour bonus; a closed turn is scored
-    once, counted from the seat's last closed turn by :meth:`ScoreMemo.closed`, the turn in
-    play through the :class:`ScoreMemo` memo of the calls that follow it)."""
+    once, the turn in play through the :class:`ScoreMemo` of the calls that follow it)."""
     table = s.table
     seat = turn[3]
     turn[15:19] = [len(table.hands[seat]), *points(s, seat), len(table.deck)]
