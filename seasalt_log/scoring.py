@@ -50,6 +50,7 @@ CARD_INDEX: dict[str, tuple[int, int]] = {
     code: (KIND_INDEX[KIND[code]], COLORS.index(COLOR[code])) for code in CODES}
 _CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
+_NO_BASE_KINDS = [0] * len(KINDS)       # copied by counts (see _NO_KINDS)
 _COLLECT = tuple((KIND_INDEX[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
 _MULTIPLY = tuple((KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
 # the scorers read the collector and multiplier kinds one by one, not in a loop: their
@@ -66,8 +67,8 @@ def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     """(kinds in hand, kinds in hand and laid pairs, colours of both, pairs laid) as count
     lists indexed by :data:`KIND_INDEX` and colour order; the input of :func:`score_counts`."""
     index = CARD_INDEX
-    in_hand = [0] * len(KINDS)
-    colors = [0] * len(COLORS)
+    in_hand = _NO_BASE_KINDS[:]
+    colors = _NO_COLORS[:]
     for code in hand:
         k, c = index[code]
         in_hand[k] += 1
