@@ -13,7 +13,7 @@ from __future__ import annotations
 from array import array
 from itertools import accumulate
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING, Any, Sequence
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -64,7 +64,7 @@ def record_batch(table: str, rows: list[tuple]) -> pa.RecordBatch:
     return pa.RecordBatch.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
 
 
-def column_batch(table: str, columns: Sequence[list]) -> pa.RecordBatch:
+def column_batch(table: str, columns: Sequence[Sequence[Any]]) -> pa.RecordBatch:
     """``columns`` of ``table`` (one list per column, in its column order) as one Arrow
     record batch. A string column may be given as UTF-8 bytes (the events' JSON as it was
     encoded): its array is then made of their concatenation, with no conversion per value;
