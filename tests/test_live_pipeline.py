@@ -37,17 +37,8 @@ def test_a_batch_planned_on_a_failed_commit_is_checked_again(tmp_path, monkeypat
     not, B is stored as the game's first round. The store and the cache then agree."""
     game = _inputs(play_random_game(5, 2))
     gid = game[0].game_id
-    real = live_mod.store_prepared
-    gate, commits, checks = threading.Event(), [], []
-
-    def failing_second_commit(store, w):
-        commits.append(w)
-        if len(commits) == 2:          # A's commit (the first was the game's start)
-            assert gate.wait(10)
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return real(store, w)
-
-    monkeypatch.setattr(live_mod, "store_prepared", failing_second_commit)
+    gate, commits = _second_commit_waits(monkeypatch, fail=True)
+    checks = []
 
     async def run():
         live = LiveStore(tmp_path / "pipe.duckdb")
@@ -97,16 +88,7 @@ def test_appends_of_one_game_in_one_commit_record_one_link_over_them_all(tmp_pat
     from . import chain_oracle
     game = _inputs(play_random_game(6, 2))
     gid = game[0].game_id
-    real = live_mod.store_prepared
-    gate, commits = threading.Event(), []
-
-    def held_second_commit(store, w):
-        commits.append(w)
-        if len(commits) == 2:
-            assert gate.wait(10)
-        return real(store, w)
-
-    monkeypatch.setattr(live_mod, "store_prepared", held_second_commit)
+    gate, commits = _second_commit_waits(monkeypatch, fail=False)
 
     async def run():
         live = LiveStore(tmp_path / "group.duckdb")
@@ -136,3 +118,22 @@ def test_appends_of_one_game_in_one_commit_record_one_link_over_them_all(tmp_pat
         assert len(rows) < 10                   # some appends shared a commit
         assert [h for _, h in rows] == chain_oracle.links_at(gid, texts, [s for s, _ in rows])
         assert verify_store(store).ok and verify_store(store, quick=True).ok
+
+
+def _second_commit_waits(monkeypatch, fail: bool):
+    """Make the live store's second commit (the first after the game's start) wait for the
+    returned event to be set, then fail with a full disk if ``fail``; the list returned
+    gathers every commit's write."""
+    real = live_mod.store_prepared
+    gate, commits = threading.Event(), []
+
+    def second_commit_waits(store, w):
+        commits.append(w)
+        if len(commits) == 2:
+            assert gate.wait(10)
+            if fail:
+                raise OSError(errno.ENOSPC, "No space left on device")
+        return real(store, w)
+
+    monkeypatch.setattr(live_mod, "store_prepared", second_commit_waits)
+    return gate, commits
