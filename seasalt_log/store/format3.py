@@ -22,13 +22,21 @@ _EMPTY_HASHER = hashlib.blake2b(digest_size=HASH_BYTES)
 def format3_links(game_id: str, texts: Iterable[bytes]) -> Iterator[int]:
     """The format-3 chain hash through each event of a game, from the events' JSON in
     order."""
-    h, fresh = link_bytes(genesis_hash(game_id)), _EMPTY_HASHER.copy
+    h = link_bytes(genesis_hash(game_id))
+    for text in texts:
+        h = _format3_through(h, (text,))
+        yield link_value(h)
+
+
+def _format3_through(prev: bytes, texts: Iterable[bytes]) -> bytes:
+    """The format-3 chain from ``prev`` (8 bytes) through each of ``texts`` in turn."""
+    fresh = _EMPTY_HASHER.copy
     for text in texts:
         link = fresh()
-        link.update(h)
+        link.update(prev)
         link.update(text)
-        h = link.digest()
-        yield link_value(h)
+        prev = link.digest()
+    return prev
 
 
 def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
@@ -74,17 +82,13 @@ def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple]
     n = len(seqs)
     at = None if seqs == list(range(1, n + 1)) else {seq: k + 1 for k, seq in enumerate(seqs)}
     old = new = link_bytes(genesis_hash(gid))
-    fresh, start = _EMPTY_HASHER.copy, 0
+    start = 0
     for rid, number, seq, h in writes:
         end = (seq if 1 <= seq <= n else 0) if at is None else at.get(seq, 0)
         if end <= start:
             _refuse(version, gid, seq, "a write is recorded up to it, which is not a stored "
                                        "event after the write before")
-        for text in texts[start:end]:           # format 3: the chain of every event
-            link = fresh()
-            link.update(old)
-            link.update(text)
-            old = link.digest()
+        old = _format3_through(old, texts[start:end])
         if link_value(old) != h:
             _refuse(version, gid, seq, "its hash chain is broken (an event or a write's hash "
                                        "was changed)")
