@@ -83,21 +83,28 @@ def assert_clean_copy(dest: Path) -> None:
 
 # ---------------------------------------------------------------- an import killed
 
-def _import_argv(log: Path, db: Path) -> list[str]:
+def _import_argv(log: Path, db: Path, hold_after: int) -> list[str]:
     """``seasalt import`` with small batches that prints the store's event count after
-    each commit: what the import has acknowledged as stored."""
-    code = ("import sys\n"
+    each commit: what the import has acknowledged as stored. After its ``hold_after``-th
+    commit it waits to be killed (else, on a loaded machine, it could finish and fold its
+    WAL into the file before the test's signal arrives)."""
+    code = ("import sys, time\n"
             "import seasalt_log.service as service\n"
             "from seasalt_log.store.store import Store\n"
             "service.BATCH_EVENTS = 600\n"
             "from seasalt_log.importers.writer import ImportRun\n"
             "ImportRun.COMMIT_LOADS = 1\n"
             "_commit = Store.commit\n"
+            "commits = 0\n"
             "def commit(self):\n"
+            "    global commits\n"
             "    _commit(self)\n"
+            "    commits += 1\n"
             "    n = self.con.execute('SELECT count(*) FROM events').fetchone()[0]\n"
             "    sys.stdout.write(f'committed {n}\\n')\n"
             "    sys.stdout.flush()\n"
+            f"    if commits == {hold_after}:\n"
+            "        time.sleep(600)\n"
             "Store.commit = commit\n"
             "from seasalt_cli.main import app\n"
             "app(prog_name='seasalt')")
@@ -110,7 +117,8 @@ def test_backup_after_an_import_is_killed_holds_every_committed_event(tmp_path):
     log = write_log(tmp_path / "games.jsonl", games)
     by_id = {g[0].game_id: [ev.encode(e).decode() for e in g] for g in games}
     db = tmp_path / "store.duckdb"
-    proc = subprocess.Popen(_import_argv(log, db), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc = subprocess.Popen(_import_argv(log, db, hold_after=2), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE)
     acknowledged = 0
     for _ in range(2):          # kill right after the second commit is acknowledged
         line = proc.stdout.readline()
@@ -317,8 +325,8 @@ def _store_with_wal(tmp_path) -> tuple[Path, int]:
     db = tmp_path / "store.duckdb"
     with Store.open(db) as store:
         import_logs(store, [write_log(tmp_path / "a.jsonl", games[:4])])
-    proc = subprocess.Popen(_import_argv(write_log(tmp_path / "b.jsonl", games[4:]), db),
-                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    argv = _import_argv(write_log(tmp_path / "b.jsonl", games[4:]), db, hold_after=1)
+    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     line = proc.stdout.readline()
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=60)
