@@ -863,11 +863,18 @@ def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int]
                               game_id=gid, seq=1))
         return
     after = 0                   # the seq the previous write ended at
+    begun = 1                   # ... and the seq it began at
     broken = False              # the chain differs: later writes differ too, not reported
     first = commits[0][1]
     for _, number, seq, stored in commits:
         computed = through.get(seq)
-        if broken:
+        if after and seq == after:      # the rows come in seq order: a write ends once
+            out.append(Difference("hash", f"the write of seqs {begun}..{seq} is recorded "
+                                          "more than once in the commits table",
+                                  game_id=gid, seq=begun))
+        else:
+            begun = after + 1
+        if broken or seq == after:
             pass
         elif computed is None:
             out.append(Difference("hash", f"a write is recorded up to seq {seq}, but the "

@@ -391,3 +391,19 @@ def test_rows_are_normalised_column_by_column_as_value_by_value():
     # by hand: the nested column becomes tuples, the scalar ones stay
     assert _normalized([("g", [1, [2]], {"b": 1, "a": [3]})]) == [
         ("g", (1, (2,)), (("a", (3,)), ("b", 1)))]
+
+
+def test_a_write_record_copied_is_caught(db, pristine):
+    """A row of the commits table copied whole (same seq, same link) records one write
+    twice: the links still match, but the record no longer says what was written."""
+    games = pristine[1]
+    gid = gid_of(games, 2)
+    end = cut(games[2])
+    con = attacker(db)
+    con.execute("INSERT INTO commits SELECT * FROM commits WHERE game_id = ? AND seq = ?",
+                [gid, end])
+    con.close()
+    for report in (report_of(db), quick_report_of(db)):
+        assert kinds_at(report, gid) == {("hash", 1)}
+        assert any(f"the write of seqs 1..{end} is recorded more than once" in d.message
+                   for d in report.differences)
