@@ -134,11 +134,12 @@ def _multipliers(kinds: Sequence[int]) -> int:
     return multipliers
 
 
-def mermaid_points(mermaids: int, colors: Sequence[int]) -> int:
+def mermaid_points(mermaids: int, colors: Sequence[int], largest: int | None = None) -> int:
     """R-SCORE-MERMAID: the i-th of ``mermaids`` (at least one) scores the i-th largest of
-    the colour groups ``colors`` (white included)."""
-    if mermaids == 1:
-        return max(colors)          # one mermaid: the largest group, without a sort
+    the colour groups ``colors`` (white included); ``largest``: ``max(colors)`` if the caller
+    has it (the colour bonus)."""
+    if mermaids == 1:               # one mermaid: the largest group, without a sort
+        return max(colors) if largest is None else largest
     return sum(sorted(colors, reverse=True)[:mermaids])
 
 
@@ -185,9 +186,9 @@ def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) ->
     except KeyError:                        # Extra Salt cards: scored by breakdown
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
-    mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors)
-    return (pairs + _collectors(kinds, COLLECTOR_TABLES) + _multipliers(kinds) + mermaids,
-            max(colors))                                            # R-SCORE-BONUS
+    bonus = max(colors)                                             # R-SCORE-BONUS
+    mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
+    return pairs + _collectors(kinds, COLLECTOR_TABLES) + _multipliers(kinds) + mermaids, bonus
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -455,7 +456,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
     scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)    # R-X-SCORE-DUO
     return _extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, in_hand[_STARFISH],
-                         scoring, hand_starfish, parts)
+                         scoring, hand_starfish, None, parts)
 
 
 def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
@@ -483,17 +484,19 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
             k, c = index[code]
             kinds[k] += 1
             colors[c] += 1
+    bonus = max(colors)                                             # R-X-SCORE-COLOUR
     return (_extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, held, scoring,
-                          hand_starfish),
-            max(colors))                                            # R-X-SCORE-COLOUR
+                          hand_starfish, bonus),
+            bonus)
 
 
 def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
                   rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
-                  parts: bool = False) -> int | ExtraParts:
+                  largest: int | None = None, parts: bool = False) -> int | ExtraParts:
     """RULES_EXTRA §3 on the kinds and colours of a holding as counts, given the hand's
-    pairs (:func:`hand_pairs`) and starfish ``held``: :func:`extra_card_points` and
-    :func:`holding_points_and_bonus` score through it."""
+    pairs (:func:`hand_pairs`) and starfish ``held`` (``largest``: the largest colour
+    group, if known): :func:`extra_card_points` and :func:`holding_points_and_bonus` score
+    through it."""
     collect, seahorse_kinds, _, tornado, changed = scoring
     pairs = n_units + in_pairs
     starfish = kinds[_STARFISH]
@@ -515,7 +518,7 @@ def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids and not tornado:                                    # R-EV-TORNADO
-        mermaids = mermaid_points(mermaids, colors)
+        mermaids = mermaid_points(mermaids, colors, largest)
     else:
         mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids
