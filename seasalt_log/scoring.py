@@ -490,6 +490,18 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
             bonus)
 
 
+@overload
+def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
+                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+                  largest: int | None = ..., parts: Literal[False] = ...) -> int: ...
+
+
+@overload
+def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
+                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+                  largest: int | None, parts: bool) -> int | ExtraParts: ...
+
+
 def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
                   rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
                   largest: int | None = None, parts: bool = False) -> int | ExtraParts:
