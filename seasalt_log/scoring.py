@@ -87,16 +87,19 @@ def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
 def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                  n_laid: int) -> tuple[int, int, int, int]:
     """(pairs, collectors, multipliers, mermaids) of a holding given as counts."""
-    # R-SCORE-DUO: in hand floor(n/2) for crab/boat/fish, shark+swimmer pairs; laid pairs 1 each
-    sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]
-    pairs = (n_laid + in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
-             + (sharks if sharks < swimmers else swimmers))
+    pairs = n_laid + _pairs_in_hand(in_hand)                        # laid pairs 1 each
     collectors = _collectors(kinds, COLLECTOR_TABLES)
     multipliers = _multipliers(kinds)
-    mermaids = kinds[_MERMAID]
-    if mermaids:
-        mermaids = mermaid_points(mermaids, colors)
+    mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors)
     return pairs, collectors, multipliers, mermaids
+
+
+def _pairs_in_hand(in_hand: Sequence[int]) -> int:
+    """R-SCORE-DUO: the pairs in hand, floor(n/2) for crab/boat/fish and shark+swimmer pairs,
+    from the kinds in hand as counts."""
+    sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]
+    return (in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+            + (sharks if sharks < swimmers else swimmers))
 
 
 def _collectors(kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]) -> int:
@@ -131,11 +134,12 @@ def _multipliers(kinds: Sequence[int]) -> int:
     return multipliers
 
 
-def mermaid_points(mermaids: int, colors: Sequence[int]) -> int:
+def mermaid_points(mermaids: int, colors: Sequence[int], largest: int | None = None) -> int:
     """R-SCORE-MERMAID: the i-th of ``mermaids`` (at least one) scores the i-th largest of
-    the colour groups ``colors`` (white included)."""
-    if mermaids == 1:
-        return max(colors)          # one mermaid: the largest group, without a sort
+    the colour groups ``colors`` (white included); ``largest``: ``max(colors)`` if the caller
+    has it (the colour bonus)."""
+    if mermaids == 1:               # one mermaid: the largest group, without a sort
+        return max(colors) if largest is None else largest
     return sum(sorted(colors, reverse=True)[:mermaids])
 
 
@@ -159,13 +163,32 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
 
 def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> tuple[int, int]:
     """(card points, colour bonus) of a holding, as :func:`breakdown` gives them, without
-    building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS)."""
+    building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS): the
+    holding counted and scored in one call with one list of kinds, the pairs in hand read
+    from it before the laid pairs are counted into it (so the hand's kinds are never copied,
+    as :func:`counts` must for :func:`score_counts`). Every closed turn of a base game is
+    scored so."""
+    index = CARD_INDEX
+    kinds = _NO_BASE_KINDS[:]
+    colors = _NO_COLORS[:]
     try:
-        in_hand, kinds, colors, n_laid = counts(hand, laid)
+        for code in hand:
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
+        pairs = _pairs_in_hand(kinds)                               # the hand's kinds so far
+        for pair in laid:
+            pairs += 1
+            for code in pair:
+                k, c = index[code]
+                kinds[k] += 1
+                colors[c] += 1
     except KeyError:                        # Extra Salt cards: scored by breakdown
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
-    return sum(score_counts(in_hand, kinds, colors, n_laid)), max(colors)
+    bonus = max(colors)                                             # R-SCORE-BONUS
+    mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
+    return pairs + _collectors(kinds, COLLECTOR_TABLES) + _multipliers(kinds) + mermaids, bonus
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -430,14 +453,66 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
     the bots' tries) call this function itself. With ``parts``, the tuple (card points, then
     the sources of :class:`ExtraBreakdown` as :func:`score_extra_counts` reads them, the
     colour bonus left out)."""
-    collect, seahorse_kinds, rodeo, tornado, changed = (
-        _event_scoring(effects) if effects else _NO_EVENTS)
-    # R-X-SCORE-DUO, R-X-SCORE-STARFISH
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)    # R-X-SCORE-DUO
+    return _extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, in_hand[_STARFISH],
+                         scoring, hand_starfish, None, parts)
+
+
+def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
+                             effects: frozenset[str] = frozenset(),
+                             hand_starfish: bool = True) -> tuple[int, int]:
+    """(card points, colour bonus) of a holding given as cards by RULES_EXTRA §3, as
+    :func:`extra_counts` then :func:`extra_points_and_bonus` give them, counted and scored in
+    one call with one list of kinds: the hand's pairs and starfish are read from it before
+    the laid units are counted into it, so the hand's kinds are never copied. Every closed
+    turn of an expansion game is scored so."""
+    index = X_CARD_INDEX
+    kinds = _NO_KINDS[:]
+    colors = _NO_COLORS[:]
+    for code in hand:
+        k, c = index[code]
+        kinds[k] += 1
+        colors[c] += 1
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
+    in_pairs, rodeo_pairs = hand_pairs(kinds, scoring.rodeo)      # the hand's kinds so far
+    held = kinds[_STARFISH]
+    n_units = 0
+    for unit in laid:
+        n_units += 1
+        for code in unit:
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
+    bonus = max(colors)                                             # R-X-SCORE-COLOUR
+    return (_extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, held, scoring,
+                          hand_starfish, bonus),
+            bonus)
+
+
+@overload
+def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
+                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+                  largest: int | None = ..., parts: Literal[False] = ...) -> int: ...
+
+
+@overload
+def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
+                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+                  largest: int | None, parts: bool) -> int | ExtraParts: ...
+
+
+def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
+                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+                  largest: int | None = None, parts: bool = False) -> int | ExtraParts:
+    """RULES_EXTRA §3 on the kinds and colours of a holding as counts, given the hand's
+    pairs (:func:`hand_pairs`) and starfish ``held`` (``largest``: the largest colour
+    group, if known): :func:`extra_card_points` and :func:`holding_points_and_bonus` score
+    through it."""
+    collect, seahorse_kinds, _, tornado, changed = scoring
     pairs = n_units + in_pairs
     starfish = kinds[_STARFISH]
-    if starfish:
-        held = in_hand[_STARFISH]
+    if starfish:                                                    # R-X-SCORE-STARFISH
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
@@ -455,7 +530,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
     if mermaids and not tornado:                                    # R-EV-TORNADO
-        mermaids = mermaid_points(mermaids, colors)
+        mermaids = mermaid_points(mermaids, colors, largest)
     else:
         mermaids = 0
     card_pts = pairs + starfish + collectors + seahorse_points + multipliers + cast + mermaids

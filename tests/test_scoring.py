@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from seasalt_log.scoring import (Breakdown, breakdown, card_points, game_winners,
-                                 last_chance_outcome, round_points)
+                                 last_chance_outcome, points_and_bonus, round_points)
 
 SHELLS = ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow", "shell:green",
           "shell:grey"]
@@ -304,14 +304,15 @@ def reference_breakdown(hand, laid):
             pairs + collectors + multipliers + mermaids, bonus)
 
 
-def test_breakdown_matches_the_reference_on_random_holdings():
+def _random_holdings(seed: int, n: int = 3000):
+    """``n`` random holdings of base cards: a hand and some of its pairs laid down."""
     import random
 
     from seasalt_log.cards import CODES, COUNT, DUO_PAIRS, KIND
 
-    rng = random.Random(2024)
+    rng = random.Random(seed)
     deck = [c for c in CODES for _ in range(COUNT[c])]
-    for _ in range(3000):
+    for _ in range(n):
         cards = rng.sample(deck, rng.randint(0, 30))
         laid = []
         for kind, (ka, kb) in DUO_PAIRS.items():   # lay down some of the pairs held
@@ -322,6 +323,46 @@ def test_breakdown_matches_the_reference_on_random_holdings():
                     break
                 laid.append((cards[i], cards[j]))
                 cards = [c for k, c in enumerate(cards) if k not in (i, j)]
+        yield cards, laid
+
+
+def test_breakdown_matches_the_reference_on_random_holdings():
+    for cards, laid in _random_holdings(2024):
         b = breakdown(cards, laid)
         got = (b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points, b.color_bonus)
         assert got == reference_breakdown(cards, laid), (cards, laid)
+
+
+def test_points_and_bonus_match_the_reference_on_random_holdings():
+    """``points_and_bonus`` counts and scores a holding in one call (the pairs in hand read
+    before the laid pairs join its list of kinds): the reference's two numbers."""
+    laid_seen = 0
+    for cards, laid in _random_holdings(18):
+        assert points_and_bonus(cards, laid) == reference_breakdown(cards, laid)[4:], (cards, laid)
+        laid_seen += bool(laid)
+    assert laid_seen > 1000
+
+
+@pytest.mark.parametrize("hand, laid, expected", ROWS)
+def test_points_and_bonus_of_the_worked_rows(hand, laid, expected):
+    if "card_points" in expected and "color_bonus" in expected:
+        assert points_and_bonus(hand, laid) == (expected["card_points"], expected["color_bonus"])
+    assert points_and_bonus(hand, laid) == (card_points(hand, laid), breakdown(hand, laid).color_bonus)
+
+
+@pytest.mark.parametrize("hand, laid, points, bonus", [
+    # R-SCORE-DUO: a crab in hand and a laid crab pair: the laid pair only (1); the colours
+    # grey, black, yellow one each (R-SCORE-BONUS 1)
+    (["crab:grey"], [("crab:black", "crab:yellow")], 1, 1),
+    # R-SCORE-MULT counts laid boats: the pair 1, the lighthouse 3 boats; four colours, one each
+    ([LIGHTHOUSE, "boat:black"], [("boat:dark-blue", "boat:yellow")], 1 + 3, 1),
+    # a shark in hand, a swimmer+shark pair laid: 1; black 2, green 1
+    (["shark:green"], [("swimmer:black", "shark:black")], 1, 2),
+    # R-SCORE-MERMAID counts laid cards' colours: dark-blue 2 -> the pair 1 + the mermaid 2
+    ([M, "crab:dark-blue"], [("crab:dark-blue", "crab:light-blue")], 1 + 2, 2),
+    # an Extra Salt card: RULES_EXTRA §3 without events (R-X-SCORE-DUO crab+lobster: 1)
+    (["lobster:black", "crab:black"], [], 1, 2),
+])
+def test_points_and_bonus_read_the_hand_before_the_laid_pairs(hand, laid, points, bonus):
+    assert points_and_bonus(hand, laid) == (points, bonus)
+    assert points_and_bonus(tuple(hand), tuple(laid)) == (points, bonus)

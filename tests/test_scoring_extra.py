@@ -171,3 +171,59 @@ def test_scoring_events_are_the_events_that_change_a_score():
                 changes.add(code)
                 break
     assert changes == SCORING_EVENTS
+
+
+@pytest.mark.parametrize("hand,laid,effects,points", WORKED)
+def test_a_holding_counted_and_scored_in_one_call_gives_the_worked_checks(hand, laid, effects,
+                                                                           points):
+    """``holding_points_and_bonus`` (every closed turn of an expansion game): RULES_EXTRA
+    §3's worked checks, and the colour bonus of the oracle."""
+    from seasalt_log.scoring import holding_points_and_bonus
+    from . import extra_scoring_oracle as oracle
+    bonus = oracle.extra_breakdown(hand, laid, effects)["color_bonus"]
+    assert holding_points_and_bonus(hand, laid, frozenset(effects)) == (points, bonus)
+
+
+def test_a_holding_counted_and_scored_in_one_call_agrees_with_the_count_lists():
+    """``holding_points_and_bonus`` reads the hand's pairs and starfish before the laid
+    units join its one list of kinds: the same two numbers as the count lists' scorer
+    (``extra_counts``, ``extra_points_and_bonus``) and the Counter oracle, on 20,000 random
+    holdings (events, laid pairs and trios, starfish in hand scoring or not)."""
+    from seasalt_log.scoring import (X_KIND_INDEX, extra_counts, extra_points_and_bonus,
+                                     holding_points_and_bonus)
+    from . import extra_scoring_oracle as oracle
+    star = X_KIND_INDEX["starfish"]
+    laid_starfish = hand_starfish_off = 0
+    for hand, laid, effects, _, hand_starfish in _random_holdings(20_000, 18):
+        effects = frozenset(effects)
+        got = holding_points_and_bonus(hand, laid, effects, hand_starfish)
+        in_hand, kinds, colors, n_units, _ = extra_counts(hand, laid)
+        assert got == extra_points_and_bonus(in_hand, kinds, colors, n_units, effects,
+                                             hand_starfish), (hand, laid, effects)
+        want = oracle.extra_breakdown(hand, laid, effects, 0, hand_starfish)
+        assert got == (want["card_points"], want["color_bonus"]), (hand, laid, effects)
+        laid_starfish += kinds[star] > in_hand[star]
+        hand_starfish_off += not hand_starfish and in_hand[star] > 0
+    assert laid_starfish > 1000 and hand_starfish_off > 500
+
+
+def test_hand_pairs_are_read_before_the_laid_units_join_the_kinds():
+    """Cards laid never make a pair in hand (R-X-SCORE-DUO) nor match a starfish in hand
+    (R-X-SCORE-STARFISH), but count for the multipliers and the colours: worked by hand."""
+    from seasalt_log.scoring import holding_points_and_bonus
+    # one crab in hand, a crab pair laid: 1 (the laid pair); the crab in hand makes none;
+    # the cast counts all 3 crabs: 3. Colours: one card of each of four colours.
+    assert holding_points_and_bonus(["crab:grey", "castofcrabs:green"],
+                                    [("crab:black", "crab:yellow")]) == (1 + 3, 1)
+    # a starfish in hand, the only pair laid: it matches no pair in hand (1 + 0)
+    assert holding_points_and_bonus(["starfish:yellow"], [("boat:black", "boat:yellow")]) == (1, 2)
+    # a lobster in hand, a crab laid in a pair: no crab+lobster pair in hand; lighthouse
+    # counts the laid boats: the pair 1, the lighthouse 2; black 2, yellow 1, purple 1
+    assert holding_points_and_bonus(["lobster:black", "lighthouse:purple"],
+                                    [("boat:black", "boat:yellow")]) == (1 + 2, 2)
+    # a trio laid with its starfish (1 + 2) and a starfish in hand over one hand pair of
+    # fish (1 + 2): 6; starfish in hand not scoring: 4
+    hand, trio = ["starfish:dark-blue", "fish:black", "fish:green"], [
+        ("boat:black", "boat:yellow", "starfish:yellow")]
+    assert holding_points_and_bonus(hand, trio)[0] == 6
+    assert holding_points_and_bonus(hand, trio, hand_starfish=False)[0] == 4

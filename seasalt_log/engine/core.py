@@ -16,6 +16,7 @@ from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
                        extra_counts, game_winners, holding_breakdown,
+                       holding_points_and_bonus,
                        points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
@@ -1049,10 +1050,8 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     t, rules = s.table, s.ruleset
     if not rules.extra_scoring:
         return points_and_bonus(t.hands[seat], t.laid[seat])
-    in_hand, kinds, colors, n_units, _ = extra_counts(t.hands[seat], t.laid[seat])
-    # scoring.extra_points_and_bonus without its call: a closed turn of an expansion game
-    return (extra_card_points(in_hand, kinds, colors, n_units, s.effects(seat),
-                              rules.starfish_in_hand_scores), max(colors))  # R-X-SCORE-COLOUR
+    return holding_points_and_bonus(t.hands[seat], t.laid[seat], s.effects(seat),
+                                    rules.starfish_in_hand_scores)
 
 
 def player_points(s: State, seat: int) -> int:
