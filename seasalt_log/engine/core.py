@@ -17,7 +17,7 @@ from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
                        extra_counts, game_winners, holding_breakdown,
                        points_and_bonus, round_points, scoring_effects)
-from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
+from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
@@ -289,10 +289,12 @@ def _no_pepper_field(s: State, e: Any, name: str) -> None:
 
 
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
-    if e.dolphins_drew is not None:
+    dolphins = e.dolphins_drew
+    if dolphins is not None:
         _no_pepper_field(s, e, "dolphins_drew")
     f = s.flow
-    if (s.phase != ROUND or f.due or e.player != f.player
+    player = e.player
+    if (s.phase != ROUND or f.due or player != f.player
             or (f.step != TAKE and f.step != BOAT_TAKE)):
         f = _take_due(s, e)                     # raises the error due
     t = s.table
@@ -316,7 +318,7 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         deck = deck[2:]
     else:
         deck = _draw_from_deck(s, t, cards)
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (kept,))
+    hands = replace_at(t.hands, player, t.hands[player] + (kept,))
     piles = t.piles
     if two:
         pile = e.discard_pile
@@ -334,19 +336,19 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-        if s.table_event is not None and KIND[other] in DOLPHIN_KINDS \
-                and "dolphins" in s.effects(e.player):                 # R-EV-DOLPHINS
+        if s.table_event is not None and other in DOLPHIN_CODES \
+                and "dolphins" in s.effects(player):                   # R-EV-DOLPHINS
             if deck:
-                if e.dolphins_drew is None:
+                if dolphins is None:
                     raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
                                                      f"{other}: dolphins_drew must be the "
                                                      "deck's top card")
-                deck = _draw_from_deck(s, replace(t, deck=deck), (e.dolphins_drew,))
-                hands = replace_at(hands, e.player, hands[e.player] + (e.dolphins_drew,))
-            elif e.dolphins_drew is not None:
+                deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
+                hands = replace_at(hands, player, hands[player] + (dolphins,))
+            elif dolphins is not None:
                 raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
             return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
-    if e.dolphins_drew is not None:
+    if dolphins is not None:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
@@ -965,9 +967,9 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     f, t = s.flow, s.table
     player = f.player
     seq = s.seq + 1
-    if mermaid_check and MERMAID in t.hands[player] and t.hands[player].count(MERMAID) >= (
-            s.ruleset.mermaids_to_win if s.table_event is None                # R-MERMAID-WIN
-            else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
+    hand = t.hands[player]
+    if (mermaid_check and MERMAID in hand                               # R-MERMAID-WIN
+            and hand.count(MERMAID) >= s.ruleset.fewest_mermaids_to_win and _mermaids_win(s, player)):
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
@@ -998,6 +1000,16 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
+
+
+def _mermaids_win(s: State, seat: int) -> bool:
+    """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS: whether the seat's mermaids win now.
+    (A hand with fewer than ``Ruleset.fewest_mermaids_to_win`` never does: an event only
+    lowers the count needed.)"""
+    rules = s.ruleset
+    mermaids = s.table.hands[seat].count(MERMAID)
+    return mermaids >= (rules.mermaids_to_win if s.table_event is None
+                        else rules.mermaids_to_win_for(s.effects(seat)))
 
 
 def _seats_after(player: int, n: int) -> tuple[int, ...]:
