@@ -192,3 +192,28 @@ def test_a_turns_end_mermaid_win_as_the_rules_count_it(ruleset, events):
                 checked[won] += 1
             s = apply(s, e)
     assert checked[True] > 20 and checked[False] > 20
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_the_angelfish_take_follows_a_take_as_the_rules_say(ruleset, events):
+    """R-EV-ANGELFISH: after every take step of simulated games (a deck draw, a discard
+    taken), the Angelfish take is due exactly when both piles have cards, their tops share
+    a colour, and the Angelfish is the table event or held by the player."""
+    from seasalt_log.cards import COLOR
+    from seasalt_log.sim import simulate
+
+    seen = {True: 0, False: 0}
+    for game in simulate(20, 3, 43, None, ruleset, events):
+        s = State()
+        for e in game:
+            after = apply(s, e)
+            if type(e) in (ev.DeckDrawn, ev.DiscardTaken):
+                p0, p1 = after.table.piles
+                due = bool(after.table_event is not None and p0 and p1
+                           and COLOR[p0[-1]] == COLOR[p1[-1]]
+                           and "angelfish" in (after.table_event, *after.held[e.player]))
+                assert (after.flow.step == "angel") == due
+                seen[due] += 1
+            s = after
+    assert seen[False] > 100 and (seen[True] > 0) == (events is not None)

@@ -248,14 +248,14 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
                                            f"{ev.TAGS[type(e)]}")
 
 
-def _after_take(s: State, f: Flow, table: Table) -> State:
-    """The state after a take step: the play step next, or the Angelfish take when it is due
-    (R-EV-ANGELFISH: both piles have cards and their tops share a colour)."""
-    if s.table_event is not None:
-        p0, p1 = table.piles
-        if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]] and "angelfish" in s.effects(f.player):
-            return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
-    return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
+def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the Angelfish take follows a take step that leaves ``piles`` (R-EV-ANGELFISH:
+    both piles have cards, their tops share a colour, and the event is in effect for the
+    seat). The take handlers ask only in a round with a table event."""
+    p0, p1 = piles
+    if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
+        return "angelfish" in s.effects(seat)
+    return False
 
 
 def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
@@ -347,12 +347,14 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 hands = replace_at(hands, player, hands[player] + (dolphins,))
             elif dolphins is not None:
                 raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
-            return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+            dolphins = None                     # drawn, or rightly null
     if dolphins is not None:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    return replace(s, table=Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
+                   flow=replace(f, step=step), seq=s.seq + 1)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -368,9 +370,12 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     card = e.card
     if pile[-1] != card:
         raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (card,))
+    player = e.player
+    hands = replace_at(t.hands, player, t.hands[player] + (card,))
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    return replace(s, table=Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
+                   flow=replace(f, step=step), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 2: duos
