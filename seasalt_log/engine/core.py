@@ -974,7 +974,8 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     seq = s.seq + 1
     hand = t.hands[player]
     if (mermaid_check and MERMAID in hand                               # R-MERMAID-WIN
-            and hand.count(MERMAID) >= s.ruleset.fewest_mermaids_to_win and _mermaids_win(s, player)):
+            and hand.count(MERMAID) >= s.ruleset.fewest_mermaids_to_win
+            and _mermaids_win(s, player)):
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,

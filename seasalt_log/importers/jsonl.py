@@ -189,7 +189,7 @@ def check_game(raw: RawGame) -> CheckedGame:
     gid = _game_id(raw.events)
     events = raw.events
     states: list[State] = []
-    #: (place in the game's events, derived event) of each one the log left out
+    # (place in the game's events, derived event) of each one the log left out
     added: list[tuple[int, ev.Event]] = []
     s = State()
     handlers, add_state, derived = HANDLERS, states.append, ev.DERIVED_TYPES
