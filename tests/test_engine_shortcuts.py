@@ -123,3 +123,97 @@ def test_player_points_as_a_game_runs_equal_the_independent_scorer(ruleset, even
                 assert player_points(s, seat) == want, (s, seat)
                 n += 1
     assert n > 3000 and taken > 300
+
+
+def test_dolphin_codes_are_the_cards_of_the_dolphin_kinds():
+    """R-EV-DOLPHINS: the collectors (shell, octopus, penguin, sailor) and the seahorse."""
+    from seasalt_log.cards import CODES, EXTRA_CODES
+    from seasalt_log.engine.rulings import DOLPHIN_CODES
+
+    kinds = {"shell", "octopus", "penguin", "sailor", "seahorse"}
+    assert DOLPHIN_CODES == {c for c in (*CODES, *EXTRA_CODES) if c.split(":")[0] in kinds}
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_fewest_mermaids_to_win_is_the_least_any_events_need(ruleset, events):
+    """``Ruleset.fewest_mermaids_to_win`` is the least of ``mermaids_to_win_for`` over every
+    set of events in effect, also for a ruleset with another count (replace)."""
+    from itertools import combinations
+
+    rules = rules_for(ruleset, events)
+    for r in (rules, replace(rules, mermaids_to_win=2), replace(rules, mermaids_to_win=5)):
+        needs = [r.mermaids_to_win_for(frozenset(c)) for k in (0, 1, 2, 3)
+                 for c in combinations(sorted(ev.EVENT_CODES), k)]
+        assert r.fewest_mermaids_to_win == min(needs)
+    assert rules.fewest_mermaids_to_win == (3 if events else 4)
+
+
+MERMAID = "mermaid:white"
+
+
+def _mermaid_need(s: State, seat: int) -> int:
+    """R-MERMAID-WIN: 4 mermaids; R-EV-DANCE-OF-THE-MERMAIDS (Ruling): 3 when the Dance of
+    the Mermaids is the table event or held by the seat, in a round with a table event."""
+    if s.table_event is not None and "dance-of-the-mermaids" in (s.table_event, *s.held[seat]):
+        return 3
+    return 4
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_a_turns_end_mermaid_win_as_the_rules_count_it(ruleset, events):
+    """At every play step of simulated games, the acting seat given 0 to 5 mermaids (and,
+    with events, the Dance of the Mermaids as table event, held, or neither) wins at
+    ``turn_ended`` exactly when it holds as many as the rules need."""
+    from seasalt_log.engine.table import replace_at
+    from seasalt_log.sim import simulate
+
+    rng = random.Random(7)
+    checked = {True: 0, False: 0}
+    for game in simulate(3, 3, 41, None, ruleset, events):
+        s = State()
+        for e in game:
+            if s.phase == "round" and s.flow.step == "play" and not s.flow.due and rng.random() < 0.3:
+                p, t = s.flow.player, s.table
+                k = rng.randrange(6)
+                others = [c for c in t.hands[p] if c != MERMAID]
+                hand = tuple(rng.sample(others, min(2, len(others)))) + (MERMAID,) * k
+                x = replace(s, table=replace(t, hands=replace_at(t.hands, p, hand)))
+                if s.table_event is not None:
+                    how = rng.randrange(3)
+                    if how == 0:
+                        x = replace(x, table_event="dance-of-the-mermaids")
+                    elif how == 1:
+                        x = replace(x, held=replace_at(x.held, p, ("dance-of-the-mermaids",)))
+                after = apply(x, ev.TurnEnded(player=p))
+                won = k >= _mermaid_need(x, p)
+                assert (after.flow.due == "game_ended" and after.flow.mermaid_winner == p) == won
+                checked[won] += 1
+            s = apply(s, e)
+    assert checked[True] > 20 and checked[False] > 20
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_the_angelfish_take_follows_a_take_as_the_rules_say(ruleset, events):
+    """R-EV-ANGELFISH: after every take step of simulated games (a deck draw, a discard
+    taken), the Angelfish take is due exactly when both piles have cards, their tops share
+    a colour, and the Angelfish is the table event or held by the player."""
+    from seasalt_log.cards import COLOR
+    from seasalt_log.sim import simulate
+
+    seen = {True: 0, False: 0}
+    for game in simulate(20, 3, 43, None, ruleset, events):
+        s = State()
+        for e in game:
+            after = apply(s, e)
+            if type(e) in (ev.DeckDrawn, ev.DiscardTaken):
+                p0, p1 = after.table.piles
+                due = bool(after.table_event is not None and p0 and p1
+                           and COLOR[p0[-1]] == COLOR[p1[-1]]
+                           and "angelfish" in (after.table_event, *after.held[e.player]))
+                assert (after.flow.step == "angel") == due
+                seen[due] += 1
+            s = after
+    assert seen[False] > 100 and (seen[True] > 0) == (events is not None)

@@ -18,7 +18,7 @@ from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extr
                        extra_counts, game_winners, holding_breakdown,
                        holding_points_and_bonus,
                        points_and_bonus, round_points, scoring_effects)
-from .rulings import DOLPHIN_KINDS, Ruleset, deck_counter, rules_for
+from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
@@ -249,14 +249,14 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
                                            f"{ev.TAGS[type(e)]}")
 
 
-def _after_take(s: State, f: Flow, table: Table) -> State:
-    """The state after a take step: the play step next, or the Angelfish take when it is due
-    (R-EV-ANGELFISH: both piles have cards and their tops share a colour)."""
-    if s.table_event is not None:
-        p0, p1 = table.piles
-        if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]] and "angelfish" in s.effects(f.player):
-            return replace(s, table=table, flow=replace(f, step=ANGEL), seq=s.seq + 1)
-    return replace(s, table=table, flow=replace(f, step=PLAY), seq=s.seq + 1)
+def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> bool:
+    """Whether the Angelfish take follows a take step that leaves ``piles`` (R-EV-ANGELFISH:
+    both piles have cards, their tops share a colour, and the event is in effect for the
+    seat). The take handlers ask only in a round with a table event."""
+    p0, p1 = piles
+    if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
+        return "angelfish" in s.effects(seat)
+    return False
 
 
 def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
@@ -290,10 +290,12 @@ def _no_pepper_field(s: State, e: Any, name: str) -> None:
 
 
 def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
-    if e.dolphins_drew is not None:
+    dolphins = e.dolphins_drew
+    if dolphins is not None:
         _no_pepper_field(s, e, "dolphins_drew")
     f = s.flow
-    if (s.phase != ROUND or f.due or e.player != f.player
+    player = e.player
+    if (s.phase != ROUND or f.due or player != f.player
             or (f.step != TAKE and f.step != BOAT_TAKE)):
         f = _take_due(s, e)                     # raises the error due
     t = s.table
@@ -317,7 +319,7 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         deck = deck[2:]
     else:
         deck = _draw_from_deck(s, t, cards)
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (kept,))
+    hands = replace_at(t.hands, player, t.hands[player] + (kept,))
     piles = t.piles
     if two:
         pile = e.discard_pile
@@ -335,23 +337,25 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-        if s.table_event is not None and KIND[other] in DOLPHIN_KINDS \
-                and "dolphins" in s.effects(e.player):                 # R-EV-DOLPHINS
+        if s.table_event is not None and other in DOLPHIN_CODES \
+                and "dolphins" in s.effects(player):                   # R-EV-DOLPHINS
             if deck:
-                if e.dolphins_drew is None:
+                if dolphins is None:
                     raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
                                                      f"{other}: dolphins_drew must be the "
                                                      "deck's top card")
-                deck = _draw_from_deck(s, replace(t, deck=deck), (e.dolphins_drew,))
-                hands = replace_at(hands, e.player, hands[e.player] + (e.dolphins_drew,))
-            elif e.dolphins_drew is not None:
+                deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
+                hands = replace_at(hands, player, hands[player] + (dolphins,))
+            elif dolphins is not None:
                 raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
-            return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
-    if e.dolphins_drew is not None:
+            dolphins = None                     # drawn, or rightly null
+    if dolphins is not None:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    return _after_take(s, f, Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    return replace(s, table=Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
+                   flow=replace(f, step=step), seq=s.seq + 1)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -367,9 +371,12 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     card = e.card
     if pile[-1] != card:
         raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (card,))
+    player = e.player
+    hands = replace_at(t.hands, player, t.hands[player] + (card,))
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    return _after_take(s, f, Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down))
+    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    return replace(s, table=Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
+                   flow=replace(f, step=step), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -966,9 +973,10 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
     f, t = s.flow, s.table
     player = f.player
     seq = s.seq + 1
-    if mermaid_check and MERMAID in t.hands[player] and t.hands[player].count(MERMAID) >= (
-            s.ruleset.mermaids_to_win if s.table_event is None                # R-MERMAID-WIN
-            else s.ruleset.mermaids_to_win_for(s.effects(player))):  # R-EV-DANCE-OF-THE-MERMAIDS
+    hand = t.hands[player]
+    if (mermaid_check and MERMAID in hand                               # R-MERMAID-WIN
+            and hand.count(MERMAID) >= s.ruleset.fewest_mermaids_to_win
+            and _mermaids_win(s, player)):
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
         return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
@@ -999,6 +1007,16 @@ def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
+
+
+def _mermaids_win(s: State, seat: int) -> bool:
+    """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS: whether the seat's mermaids win now.
+    (A hand with fewer than ``Ruleset.fewest_mermaids_to_win`` never does: an event only
+    lowers the count needed.)"""
+    rules = s.ruleset
+    mermaids = s.table.hands[seat].count(MERMAID)
+    return mermaids >= (rules.mermaids_to_win if s.table_event is None
+                        else rules.mermaids_to_win_for(s.effects(seat)))
 
 
 def _seats_after(player: int, n: int) -> tuple[int, ...]:

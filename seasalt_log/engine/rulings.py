@@ -13,9 +13,10 @@ from collections import Counter
 from functools import lru_cache
 
 from msgspec import Struct
+from msgspec.structs import force_setattr
 
 from .. import events as ev
-from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK
+from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK, KIND
 
 #: an event type tag and the kind pairs it may lay down (each as a sorted pair of kinds)
 PairEntry = tuple[str, tuple[tuple[str, str], ...]]
@@ -97,10 +98,18 @@ class Ruleset(Struct, frozen=True):
     threshold_events: tuple[tuple[str, int], ...] = ()
     #: R-EV-DANCE-OF-THE-MERMAIDS (Ruling, text not BGA): at least this many mermaids win
     mermaid_events: tuple[tuple[str, int], ...] = ()
+    #: derived, set from the two fields above whenever a Ruleset is made or replaced: the
+    #: fewest mermaids that win under any events of this game (a hand with fewer wins under
+    #: none, so the events in effect need not be asked)
+    fewest_mermaids_to_win: int = 4
     #: R-EV-DIODON-FISH: the events under which STOP may not be called
     no_stop_events: frozenset[str] = frozenset()
     #: R-EV-CARDS: event code -> "first" or "last" place
     places: tuple[tuple[str, str], ...] = ()
+
+    def __post_init__(self) -> None:
+        force_setattr(self, "fewest_mermaids_to_win",
+                      min([self.mermaids_to_win, *(n for _, n in self.mermaid_events)]))
 
     def pair_allowed(self, tag: str, effects: frozenset[str]) -> bool:
         """Whether a pair event type is legal for a player with these events in effect."""
@@ -147,6 +156,8 @@ class Ruleset(Struct, frozen=True):
 
 #: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
 DOLPHIN_KINDS = frozenset(("shell", "octopus", "penguin", "sailor", "seahorse"))
+#: the card codes of :data:`DOLPHIN_KINDS` (one look-up per discarded card)
+DOLPHIN_CODES = frozenset(code for code, kind in KIND.items() if kind in DOLPHIN_KINDS)
 
 #: R-EV-CARDS: each event's place
 EVENT_PLACES: tuple[tuple[str, str], ...] = (
@@ -214,7 +225,7 @@ RULINGS: tuple[tuple[str, str, str], ...] = (
      "core.sharks_targets"),
     ("R-EV-DANCE-OF-THE-MERMAIDS", "at least 3 mermaids win", "Ruleset.mermaid_events"),
     ("R-EV-ANGELFISH", "after every take step (a one-card draw and a boat's take too), "
-     "mandatory, once", "core._after_take"),
+     "mandatory, once", "core._angelfish_due"),
     ("R-EV-DOLPHINS", "mandatory", "core._deck_drawn"),
     ("R-EV-CORAL-REEF", "one face-down shell per player per round", "core._shell_face_down"),
     ("R-X-DRAW", "a deck of a wrong length is a format error in both rulesets, as in base",

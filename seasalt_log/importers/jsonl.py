@@ -187,38 +187,49 @@ def check_game(raw: RawGame) -> CheckedGame:
             raw.error.locate(game_id=_game_id(raw.events))
         raise raw.error
     gid = _game_id(raw.events)
-    out: list[ev.Event] = []
+    events = raw.events
     states: list[State] = []
+    # (place in the game's events, derived event) of each one the log left out
+    added: list[tuple[int, ev.Event]] = []
     s = State()
-    line = raw.first_line
-    add_event, add_state, derived = out.append, states.append, ev.DERIVED_TYPES
+    handlers, add_state, derived = HANDLERS, states.append, ev.DERIVED_TYPES
     try:
-        for e, line in zip(raw.events, raw.lines):
+        for e in events:
             if s.flow.due is not None and type(e) not in derived:    # a derived event is owed
                 while (d := next_derived(s)) is not None:
                     s = apply(s, d)
-                    add_event(d)
+                    added.append((len(states), d))
                     add_state(s)
             try:                # apply(s, e), without a call of its own per event
-                s = HANDLERS[type(e)](s, e)
+                s = handlers[type(e)](s, e)
             except (IndexError, KeyError, IllegalMoveError) as exc:
                 raise refusal(s, e, exc) from None
-            add_event(e)
             add_state(s)
         while (d := next_derived(s)) is not None:
             s = apply(s, d)
-            out.append(d)
-            states.append(s)
+            added.append((len(states), d))
+            add_state(s)
     except SeasaltError as exc:
         if hasattr(exc, "locate"):
-            exc.locate(file=raw.source, line=line, game_id=gid)
+            exc.locate(file=raw.source, line=_line_of(raw, len(states) - len(added)),
+                       game_id=gid)
         raise
+    out = list(events)
+    for at, d in added:         # in order: each at its place among those before it
+        out.insert(at, d)
     if states:
         s0 = states[0]
         if s0.game_id is None:
             states = [_with_id(st, gid) for st in states]
     return CheckedGame(game_id=gid, events=out, states=states, source=raw.source,
                        first_line=raw.first_line)
+
+
+def _line_of(raw: RawGame, i: int) -> int:
+    """The line of the game's event ``i`` (its last line past the end, the game's first
+    line if it has no event): where an error found at that event is reported."""
+    lines = raw.lines
+    return lines[i] if i < len(lines) else lines[-1] if lines else raw.first_line
 
 
 def _with_id(state: State, gid: str) -> State:
