@@ -390,12 +390,25 @@ _DUO_KIND: dict[type[ev.Event], str]
 _DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
              ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
              ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
-#: the card a pair gained (None: none), by its event type
-_DUO_CARD: dict[type[ev.Event], Callable[[Any], str | None]]
-_DUO_CARD = {ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
-             ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
-             ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
-             ev.SharksPlayed: lambda e: None}
+
+
+def _sharks_row(e: ev.SharksPlayed, s) -> tuple:
+    pair = e.pair
+    return pair is not None, None, None, e.victim, list(pair) if pair is not None else None
+
+
+#: a pair's ``duos`` columns effect, card, pile, victim and pair, by its event type (``s``:
+#: the state after it)
+_DUO_ROW: dict[type[ev.Event], Callable[[Any, Any], tuple]]
+_DUO_ROW = {ev.CrabsPlayed: lambda e, s: (e.took is not None, e.took, e.pile, None, None),
+            ev.BoatsPlayed: lambda e, s: (s.flow.step == BOAT_TAKE, None, None, None, None),
+            ev.FishPlayed: lambda e, s: (e.drew is not None, e.drew, None, None, None),
+            ev.SharkPlayed: lambda e, s: (e.stole is not None, e.stole, None, e.victim, None),
+            ev.LobsterPlayed: lambda e, s: (e.kept is not None, e.kept, None, None, None),
+            # R-X-JELLYFISH: the lock always holds
+            ev.JellyfishPlayed: lambda e, s: (True, None, None, None, None),
+            ev.SwimmersPlayed: lambda e, s: (e.got is not None, e.got, None, e.victim, None),
+            ev.SharksPlayed: _sharks_row}
 _ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
 _ENDS = frozenset(_ENDED)
 
@@ -462,64 +475,61 @@ class Projector:
         n = states[-1].n
         seq = self.seq
         start = seq
+        kinds, ended_by, close, points = _KIND, _ENDED, _close_turn, player_points_and_bonus
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
-            step = _STEP.get(t)
-            if step is not None:                        # a turn event
-                f = prev.flow
+            k = kinds[t]
+            if k < _ROUND_STARTED:                      # a turn event
                 if turn is None:
+                    f = prev.flow
                     # game_id round turn seat take drawn kept discarded discard_pile pile
                     # boat_takes boat_kept duos ended final (hand_size card_points
                     # color_bonus deck_left: filled when the turn closes) first_seq last_seq
                     turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
                             None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
                             0, 0, 0, 0, seq, seq]
-                turn[20] = seq
-                last_t, last_s = t, s
-                if step == _END_STEP:                   # the turn's last event
-                    turn[13] = _ENDED[t]
-                    turns.append(_close_turn(turn, s, player_points_and_bonus))
+                else:
+                    turn[20] = seq
+                last_t = t
+                last_s = s
+                if k == _END:                           # the turn's last event
+                    turn[13] = ended_by[t]
+                    turns.append(close(turn, s, points))
                     turn = None
-                elif step == _TAKE_STEP:
-                    if f.step == BOAT_TAKE:
+                elif k <= _FORCED:                      # a take
+                    if prev.flow.step == BOAT_TAKE:
                         turn[10] += 1
                         # a new list: rows of the turn in play already given keep theirs
-                        turn[11] = [*turn[11], e.kept if t is _DECK else e.card]
-                    elif t is ev.ForcedDrawn:
-                        turn[4], turn[6] = "forced", e.card
-                    elif t is _DECK:
+                        turn[11] = [*turn[11], e.kept if k == _DECK else e.card]
+                    elif k == _DECK:
                         cards = e.cards
-                        turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
+                        turn[4] = "deck"
+                        turn[5] = list(cards)
+                        turn[6] = kept = e.kept
                         if len(cards) == 2:
-                            turn[7] = cards[1] if cards[0] == e.kept else cards[0]
+                            turn[7] = cards[1] if cards[0] == kept else cards[0]
                             turn[8] = e.discard_pile
+                    elif k == _DISCARD:
+                        turn[4] = "discard"
+                        turn[6] = e.card
+                        turn[9] = e.pile
                     else:
-                        turn[4], turn[6], turn[9] = "discard", e.card, e.pile
-                elif step == _DUO_STEP:
+                        turn[4], turn[6] = "forced", e.card
+                elif k == _DUO:
                     turn[12] += 1
-                    if t is ev.BoatsPlayed:
-                        effect, card = s.flow.step == BOAT_TAKE, None
-                    elif t is ev.JellyfishPlayed:
-                        effect, card = True, None           # R-X-JELLYFISH: the lock always holds
-                    elif t is ev.SharksPlayed:
-                        effect, card = e.pair is not None, None
-                    else:
-                        card = _DUO_CARD[t](e)
-                        effect = card is not None
+                    f = prev.flow
                     duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t],
-                                 list(e.cards), effect, card,
-                                 e.pile if t is ev.CrabsPlayed else None,
-                                 getattr(e, "victim", None),
-                                 list(e.pair) if t is ev.SharksPlayed and e.pair is not None
-                                 else None))
-                elif t is ev.StarfishPlayed:              # the other events of a turn
+                                 list(e.cards), *_DUO_ROW[t](e, s)))
+                elif k == _TRIO:
+                    f = prev.flow
                     final["trios"].append((game_id, f.round, f.turn, e.player, seq,
                                            list(e.cards), e.starfish))
-                elif t is ev.ShellFaceDown:
+                elif k == _FACE_DOWN:
+                    f = prev.flow
                     final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
                                                       seq, e.card))
-            elif t is ev.RoundStarted:
+            elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
                     _progress(open_round, last_t, last_s)
                     final["rounds"].append(tuple(open_round))
@@ -534,33 +544,20 @@ class Projector:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
                     seat_events = []
-            elif t is ev.EventAwarded or t is ev.EventKept:
+            elif k == _SCORED:
+                if open_round is not None:
+                    _round_scored(game_id, scores, prev, e, n, open_round, results, final)
+            elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
-                if t is ev.EventAwarded:
+                if k == _AWARDED:
                     awards.append([game_id, e.round, e.event, e.to,
                                    [d.player for d in e.discarded],
                                    [d.event for d in e.discarded], None, None])
                 elif awards:
                     held = prev.held[e.player]
                     awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
-            elif t is ev.RoundScored and open_round is not None:
-                b = [scores.of(prev, p) for p in range(n)]
-                open_round[4:9] = [e.ending, e.caller, e.caller_won,
-                                   last_chance_outcome(e.caller, e.card_points)
-                                   if e.ending == "last_chance" else None,
-                                   e.card_points[e.caller] if e.caller is not None else None]
-                cards_scored, bonus_scored = _scored_parts(e, n)
-                results.extend(
-                    (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
-                     b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p],
-                     e.totals[p], cards_scored[p], bonus_scored[p])
-                    for p in range(n))
-                if prev.ruleset.extra_scoring:
-                    final["round_extra"].extend(extra_rows(game_id, prev, e))
-                    if prev.table_event is not None:
-                        final["event_outcomes"].extend(event_outcomes(game_id, prev, e))
-            elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
+            elif k == _GAME_ENDED and e.reason == "mermaids" and open_round is not None:
                 open_round[4] = "mermaids"
             prev = s
         if seq > self.seq:
@@ -652,14 +649,38 @@ def _row_key(table: TableDef):
 ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
-_DECK = ev.DeckDrawn
-_TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
-_STEP: dict[type[ev.Event], int]
-_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
-         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
-         # the other events of a turn: rows of their own (trios, face-down shells) or none
-         ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
-         ev.AngelfishTaken: _PLAY_STEP}
+#: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
+#: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
+(_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
+ _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
+_KIND: dict[type[ev.Event], int]
+_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
+         ev.DeckDrawn: _DECK, ev.DiscardTaken: _DISCARD, ev.ForcedDrawn: _FORCED,
+         **dict.fromkeys(_DUO_KIND, _DUO), ev.StarfishPlayed: _TRIO,
+         ev.ShellFaceDown: _FACE_DOWN, ev.AngelfishTaken: _PLAY,
+         ev.RoundStarted: _ROUND_STARTED, ev.RoundScored: _SCORED, ev.EventAwarded: _AWARDED,
+         ev.EventKept: _KEPT, ev.GameEnded: _GAME_ENDED}
+
+
+def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
+                  open_round: list, results: list, final: dict[str, list]) -> None:
+    """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
+    its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
+    ``event_outcomes`` rows."""
+    open_round[4:9] = [e.ending, e.caller, e.caller_won,
+                       last_chance_outcome(e.caller, e.card_points)
+                       if e.ending == "last_chance" else None,
+                       e.card_points[e.caller] if e.caller is not None else None]
+    cards_scored, bonus_scored = _scored_parts(e, n)
+    rnd, points, totals = e.round, e.points, e.totals
+    results.extend(
+        (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
+         b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
+        for p, b in enumerate([scores.of(s, p) for p in range(n)]))
+    if s.ruleset.extra_scoring:
+        final["round_extra"].extend(extra_rows(game_id, s, e))
+        if s.table_event is not None:
+            final["event_outcomes"].extend(event_outcomes(game_id, s, e))
 
 
 def _progress(open_round: list | None, t: type | None, s) -> None:
@@ -707,5 +728,7 @@ def _close_turn(turn: list, s, points) -> tuple:
     once, the turn in play through the :class:`ScoreMemo` of the calls that follow it)."""
     table = s.table
     seat = turn[3]
-    turn[15:19] = [len(table.hands[seat]), *points(s, seat), len(table.deck)]
+    turn[15] = len(table.hands[seat])
+    turn[16], turn[17] = points(s, seat)
+    turn[18] = len(table.deck)
     return tuple(turn)
