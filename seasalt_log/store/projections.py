@@ -468,66 +468,68 @@ class Projector:
             return
         game_id, scores = self.game_id, self.scores
         final = self.final
-        turns, duos, results = final["turns"], final["duos"], final["round_results"]
+        turns, duos = final["turns"], final["duos"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
-        turn, prev = self.turn, self.prev
+        prev = self.prev
         last_t, last_s = self.last_turn
         n = states[-1].n
         seq = self.seq
         start = seq
-        kinds, ended_by, close, points = _KIND, _ENDED, _close_turn, player_points_and_bonus
+        # the turn in play, column by column (the turns row of :data:`TABLES` less ended and
+        # what its close fills); first_seq 0: no turn in play
+        (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
+         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
+         ) = self.turn if self.turn is not None else _NO_TURN
+        kinds, ended_by, points = _KIND, _ENDED, player_points_and_bonus
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
             k = kinds[t]
             if k < _ROUND_STARTED:                      # a turn event
-                if turn is None:
+                if not first_seq:
                     f = prev.flow
-                    # game_id round turn seat take drawn kept discarded discard_pile pile
-                    # boat_takes boat_kept duos ended final (hand_size card_points
-                    # color_bonus deck_left: filled when the turn closes) first_seq last_seq
-                    turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
-                            None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
-                            0, 0, 0, 0, seq, seq]
-                else:
-                    turn[20] = seq
+                    rnd, turn_no, seat = f.round, f.turn, e.player
+                    take = "none" if f.step != TAKE else None
+                    drawn = kept = discarded = discard_pile = pile = None
+                    boat_takes = pairs = 0
+                    boat_kept = []
+                    final_turn = f.call == "last_chance"
+                    first_seq = seq
+                last_seq = seq
                 last_t = t
                 last_s = s
                 if k == _END:                           # the turn's last event
-                    turn[13] = ended_by[t]
-                    turns.append(close(turn, s, points))
-                    turn = None
+                    table = s.table
+                    card_points, color_bonus = points(s, seat)
+                    turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
+                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
+                                  final_turn, len(table.hands[seat]), card_points, color_bonus,
+                                  len(table.deck), first_seq, seq))
+                    first_seq = 0
                 elif k <= _FORCED:                      # a take
                     if prev.flow.step == BOAT_TAKE:
-                        turn[10] += 1
+                        boat_takes += 1
                         # a new list: rows of the turn in play already given keep theirs
-                        turn[11] = [*turn[11], e.kept if k == _DECK else e.card]
+                        boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
                     elif k == _DECK:
                         cards = e.cards
-                        turn[4] = "deck"
-                        turn[5] = list(cards)
-                        turn[6] = kept = e.kept
+                        take, drawn, kept = "deck", list(cards), e.kept
                         if len(cards) == 2:
-                            turn[7] = cards[1] if cards[0] == kept else cards[0]
-                            turn[8] = e.discard_pile
+                            discarded = cards[1] if cards[0] == kept else cards[0]
+                            discard_pile = e.discard_pile
                     elif k == _DISCARD:
-                        turn[4] = "discard"
-                        turn[6] = e.card
-                        turn[9] = e.pile
+                        take, kept, pile = "discard", e.card, e.pile
                     else:
-                        turn[4], turn[6] = "forced", e.card
+                        take, kept = "forced", e.card
                 elif k == _DUO:
-                    turn[12] += 1
-                    f = prev.flow
-                    duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t],
+                    pairs += 1
+                    duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
                                  list(e.cards), *_DUO_ROW[t](e, s)))
                 elif k == _TRIO:
-                    f = prev.flow
-                    final["trios"].append((game_id, f.round, f.turn, e.player, seq,
+                    final["trios"].append((game_id, rnd, turn_no, e.player, seq,
                                            list(e.cards), e.starfish))
                 elif k == _FACE_DOWN:
-                    f = prev.flow
-                    final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
+                    final["face_down_shells"].append((game_id, rnd, turn_no, e.player,
                                                       seq, e.card))
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
@@ -546,7 +548,7 @@ class Projector:
                     seat_events = []
             elif k == _SCORED:
                 if open_round is not None:
-                    _round_scored(game_id, scores, prev, e, n, open_round, results, final)
+                    _round_scored(game_id, scores, prev, e, n, open_round, final)
             elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
@@ -564,7 +566,10 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        self.turn, self.last_turn = turn, (last_t, last_s)
+        self.turn = ([game_id, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile,
+                      pile, boat_takes, boat_kept, pairs, None, final_turn, 0, 0, 0, 0,
+                      first_seq, last_seq] if first_seq else None)
+        self.last_turn = (last_t, last_s)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
@@ -651,6 +656,8 @@ ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 #: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
+#: :meth:`Projector.feed`'s turn in play when there is none
+_NO_TURN = (None,) * 19 + (0, 0)
 (_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
  _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
 _KIND: dict[type[ev.Event], int]
@@ -663,7 +670,7 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
 
 
 def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
-                  open_round: list, results: list, final: dict[str, list]) -> None:
+                  open_round: list, final: dict[str, list]) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
     ``event_outcomes`` rows."""
@@ -673,7 +680,7 @@ def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
                        e.card_points[e.caller] if e.caller is not None else None]
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
-    results.extend(
+    final["round_results"].extend(
         (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
          b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
         for p, b in enumerate([scores.of(s, p) for p in range(n)]))
