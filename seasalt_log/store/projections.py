@@ -426,9 +426,17 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
 
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
-    p = Projector(game_id, events[0])
+    p = Projector(game_id, events[0], memo=False)     # each state is scored once
     p.feed(events, states)
-    return p.rows()
+    return _with_open(p.final, p.open_rows())
+
+
+def _with_open(final: dict[str, list[tuple]], open_rows: dict[str, list[tuple]]
+               ) -> dict[str, list[tuple]]:
+    """``final`` (the final rows by table) with the ``open_rows`` added."""
+    for t, r in open_rows.items():
+        final[t].extend(r)
+    return final
 
 
 class Projector:
@@ -446,12 +454,13 @@ class Projector:
     __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "final", "open_round",
                  "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
 
-    def __init__(self, game_id: str, first: ev.GameStarted):
+    def __init__(self, game_id: str, first: ev.GameStarted, *, memo: bool = True):
+        """``memo``: keep the breakdowns by holding across the appends (:class:`ScoreMemo`)."""
         self.game_id, self.first = game_id, first
         self.seq = 0                     # events fed (the next one to feed is events[seq])
         self.prev: Any = None            # the state after the last event fed
         self.last: ev.Event | None = None  # the last event fed
-        self.scores = ScoreMemo()
+        self.scores = ScoreMemo(memo)
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
@@ -597,10 +606,7 @@ class Projector:
 
     def rows(self) -> dict[str, list[tuple]]:
         """Every row of the events fed, by table, in the order :func:`project` gives."""
-        rows = {t: list(r) for t, r in self.final.items()}
-        for t, r in self.open_rows().items():
-            rows[t].extend(r)
-        return rows
+        return _with_open({t: list(r) for t, r in self.final.items()}, self.open_rows())
 
     def changes(self, keys: dict[str, list[tuple]], insert: dict[str, list[tuple]]) -> None:
         """Add to ``keys[table]`` the keys of the rows to delete and to ``insert[table]``
@@ -704,14 +710,19 @@ class ScoreMemo:
     takes (states are immutable, so an unchanged hand is the very same tuple; the memo holds
     them, so their ids stay theirs)."""
 
-    __slots__ = ("memo",)
+    __slots__ = ("memo", "keep")
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
+        """``keep``: False for states that are each scored once (a whole game projected at
+        once): nothing is kept."""
         self.memo: dict[tuple, tuple] = {}
+        self.keep = keep
 
     def of(self, state, seat: int):
         """The seat's breakdown in ``state`` by the engine's scoring (with the events in
         effect for the seat, R-EV-APPLY), in the columns of :class:`scoring.Breakdown`."""
+        if not self.keep:
+            return as_breakdown(player_breakdown(state, seat))
         table = state.table
         hand, laid = table.hands[seat], table.laid[seat]
         effects = state.effects(seat)
@@ -730,9 +741,10 @@ class ScoreMemo:
 
 
 def _close_turn(turn: list, s, points) -> tuple:
-    """The turns row, with the player's hand, points and the deck as they are in ``s``
-    (``points(s, seat)``: the seat's card points and colour bonus; a closed turn is scored
-    once, the turn in play through the :class:`ScoreMemo` of the calls that follow it)."""
+    """The turns row of the turn in play, with the player's hand, points and the deck as they
+    are in ``s`` (``points(s, seat)``: the seat's card points and colour bonus, through the
+    :class:`ScoreMemo` of the calls that follow it). :meth:`Projector.feed` builds a closed
+    turn's row itself, in the same columns: the row is built once, from its locals."""
     table = s.table
     seat = turn[3]
     turn[15] = len(table.hands[seat])
