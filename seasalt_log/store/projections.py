@@ -686,14 +686,16 @@ def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
                        e.card_points[e.caller] if e.caller is not None else None]
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
+    parts = [scores.of(s, p) for p in range(n)]
     final["round_results"].extend(
         (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
          b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
-        for p, b in enumerate([scores.of(s, p) for p in range(n)]))
+        for p, b in enumerate(parts))
     if s.ruleset.extra_scoring:
         final["round_extra"].extend(extra_rows(game_id, s, e))
         if s.table_event is not None:
-            final["event_outcomes"].extend(event_outcomes(game_id, s, e))
+            final["event_outcomes"].extend(event_outcomes(
+                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
 
 
 def _progress(open_round: list | None, t: type | None, s) -> None:
