@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import msgspec
 
@@ -484,11 +484,12 @@ class Projector:
         n = states[-1].n
         seq = self.seq
         start = seq
+        in_play: Sequence[Any] = self.turn if self.turn is not None else _NO_TURN
         # the turn in play, column by column (the turns row of :data:`TABLES` less ended and
         # what its close fills); first_seq 0: no turn in play
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
          boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
-         ) = self.turn if self.turn is not None else _NO_TURN
+         ) = in_play
         kinds, ended_by, points = _KIND, _ENDED, player_points_and_bonus
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
@@ -663,7 +664,7 @@ ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 #: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
 #: :meth:`Projector.feed`'s turn in play when there is none
-_NO_TURN = (None,) * 19 + (0, 0)
+_NO_TURN: tuple[Any, ...] = (None,) * 19 + (0, 0)
 (_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
  _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
 _KIND: dict[type[ev.Event], int]
@@ -680,10 +681,11 @@ def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
     ``event_outcomes`` rows."""
-    open_round[4:9] = [e.ending, e.caller, e.caller_won,
-                       last_chance_outcome(e.caller, e.card_points)
-                       if e.ending == "last_chance" else None,
-                       e.card_points[e.caller] if e.caller is not None else None]
+    caller = e.caller
+    open_round[4:9] = [e.ending, caller, e.caller_won,
+                       last_chance_outcome(caller, e.card_points)
+                       if e.ending == "last_chance" and caller is not None else None,
+                       e.card_points[caller] if caller is not None else None]
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
     parts = [scores.of(s, p) for p in range(n)]
