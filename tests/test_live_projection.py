@@ -98,6 +98,18 @@ def test_a_memo_from_another_history_is_not_used():
             assert memo.of(s, seat) == as_breakdown(player_breakdown(s, seat))
 
 
+def test_a_memo_that_keeps_nothing_gives_the_engines_breakdowns():
+    """A ScoreMemo told to keep nothing (``project``'s: each state scored once) gives every
+    seat the engine's own breakdown, and keeps none of them."""
+    memo = ScoreMemo(keep=False)
+    for s in _states(play_random_game(23, 4))[1:60]:
+        for seat in range(s.n):
+            assert memo.of(s, seat) == as_breakdown(player_breakdown(s, seat))
+            assert memo.points(s, seat) == (memo.of(s, seat).card_points,
+                                            memo.of(s, seat).color_bonus)
+    assert not memo.memo
+
+
 def test_writer_cache_keeps_the_rows_of_project(tmp_path):
     """Through plan_append/write_planned (several games in one commit, 1-3 events a time),
     each cache's read-model rows equal ``project`` of its game after every commit, and the

@@ -100,7 +100,11 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
         for e in game:
             if type(e) is ev.RoundScored:
                 t = s.table
-                for (_, rnd, code, seats, winners, other, changes) in event_outcomes("g", s, e):
+                got = event_outcomes("g", s, e)
+                # the seats' scores given (as the read models give them) or scored there
+                assert got == event_outcomes("g", s, e, [score(t, p, s.effects(p), s.ruleset)
+                                                         for p in range(s.n)])
+                for (_, rnd, code, seats, winners, other, changes) in got:
                     scores = [score(t, p, s.effects(p) - {code}, s.ruleset) for p in range(s.n)]
                     points, _ = round_points(e.ending, e.caller, [c for c, _ in scores],
                                              [b for _, b in scores])

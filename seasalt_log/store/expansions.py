@@ -4,7 +4,7 @@ the Extra Salt parts of a round's scoring, and what each event did to a round's 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown`,
 :func:`~seasalt_log.engine.core.player_points_and_bonus` and
 :func:`seasalt_log.scoring.round_points`; a round without an event is scored by the
-functions the engine's own call, :func:`seasalt_log.scoring.extra_points_and_bonus`), so
+functions the engine's own call, :func:`seasalt_log.scoring.extra_card_points`), so
 these rows agree with ``round_scored``.
 """
 
@@ -13,30 +13,35 @@ from __future__ import annotations
 from .. import events as ev
 from ..engine.core import player_breakdown, player_points_and_bonus
 from ..engine.state import State
-from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_counts, extra_points_and_bonus,
+from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_card_points, extra_counts,
                        round_points)
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
     """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
     ``s`` (the state after its ``round_started``) opens."""
-    return [[game_id, s.flow.round, p, s.table_event, list(s.held[p]), sorted(s.effects(p)), None]
-            for p in range(s.n)]
+    rnd, event, effects = s.flow.round, s.table_event, s.effects
+    return [[game_id, rnd, p, event, list(held), sorted(effects(p)), None]
+            for p, held in enumerate(s.held)]
 
 
 def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``."""
+    rnd = e.round
     out = []
     for p in range(s.n):
         b = player_breakdown(s, p)
         assert isinstance(b, ExtraBreakdown)    # written only under the expansions' scoring
-        out.append((game_id, e.round, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
+        out.append((game_id, rnd, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
     return out
 
 
 def _top(points) -> list[int]:
+    """The seats with the most ``points``, ascending."""
     best = max(points)
+    if points.count(best) == 1:             # one winner: most rounds
+        return [points.index(best)]
     return [p for p, x in enumerate(points) if x == best]
 
 
@@ -48,49 +53,61 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
     R-X-SCORE (every game with events) as :func:`player_points_and_bonus` scores them, less
     ``event`` (``effects``, ``scores``: every seat's events in effect and score with it;
     ``held_counts``: seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled
-    here, so a round rescored for several events counts each holding once)."""
+    here, so a round rescored for several events counts each holding once). An event
+    changes the card points only: the colour bonus is the largest colour group whatever
+    the events (R-X-SCORE-COLOUR)."""
     hand_starfish = s.ruleset.starfish_in_hand_scores
     out = None
     for p in seats:
         counts = held_counts.get(p)
         if counts is None:
-            counts = held_counts[p] = extra_counts(s.table.hands[p], s.table.laid[p])
-        got = extra_points_and_bonus(counts[0], counts[1], counts[2], counts[3],
-                                     effects[p] - {event}, hand_starfish)
-        if got != scores[p]:
+            table = s.table
+            counts = held_counts[p] = extra_counts(table.hands[p], table.laid[p])
+        points = extra_card_points(counts[0], counts[1], counts[2], counts[3],
+                                   effects[p] - {event}, hand_starfish)
+        if points != scores[p][0]:
             if out is None:
                 out = scores[:]
-            out[p] = got
+            out[p] = (points, scores[p][1])
     return out
 
 
-def event_outcomes(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
+def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
+                   scores: list[tuple[int, int]] | None = None) -> list[tuple]:
     """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
-    one per event in effect for some seat, in code order.
+    one per event in effect for some seat, in code order. ``scores``: each seat's (card
+    points, colour bonus) in ``s``, if known (else scored here).
 
     The round's points had an event been in effect for nobody are ``e.points`` (the engine
     checked them against its scoring of ``s``) unless the event changes some seat's card
-    points or colour bonus; an event outside :data:`~seasalt_log.scoring.SCORING_EVENTS`
-    changes the play, never a score. Otherwise the seats' scores without it are combined
-    by the round's ending as the engine does (R-STOP, R-LAST-4, R-DECKOUT)."""
+    points; an event outside :data:`~seasalt_log.scoring.SCORING_EVENTS` changes the play,
+    never a score, and after a deck-out every seat scores 0 whatever its card points
+    (R-DECKOUT). Otherwise the seats' scores without it are combined by the round's ending
+    as the engine does (R-STOP, R-LAST-4)."""
     winners = _top(e.points)
-    effects = [s.effects(p) for p in range(s.n)]
+    n = s.n
+    effects = [s.effects(p) for p in range(n)]
     by_event: dict[str, list[int]] = {}
     for p, codes in enumerate(effects):
         for code in codes:
-            by_event.setdefault(code, []).append(p)
-    scores: list[tuple[int, int]] = []
+            seats = by_event.get(code)
+            if seats is None:
+                by_event[code] = [p]
+            else:
+                seats.append(p)
+    rescore = e.ending != "deck_out"
     held_counts: dict[int, tuple] = {}
+    rnd = e.round
     out = []
     for code in sorted(by_event):
         seats, other = by_event[code], winners
-        if code in SCORING_EVENTS:
-            if not scores:
-                scores = [player_points_and_bonus(s, p) for p in range(s.n)]
+        if rescore and code in SCORING_EVENTS:
+            if scores is None:
+                scores = [player_points_and_bonus(s, p) for p in range(n)]
             rescored = _rescored(s, code, seats, effects, scores, held_counts)
             if rescored is not None:
                 points, _ = round_points(e.ending, e.caller, [c for c, _ in rescored],
                                          [b for _, b in rescored])
                 other = _top(points)
-        out.append((game_id, e.round, code, seats, winners, other, other != winners))
+        out.append((game_id, rnd, code, seats, winners, other, other != winners))
     return out

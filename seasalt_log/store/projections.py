@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from itertools import chain
 from operator import itemgetter
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, Sequence
 
 import msgspec
 
@@ -390,12 +390,25 @@ _DUO_KIND: dict[type[ev.Event], str]
 _DUO_KIND = {ev.CrabsPlayed: "crab", ev.BoatsPlayed: "boat", ev.FishPlayed: "fish",
              ev.SharkPlayed: "shark", ev.LobsterPlayed: "lobster", ev.JellyfishPlayed: "jellyfish",
              ev.SwimmersPlayed: "swimmers", ev.SharksPlayed: "sharks"}
-#: the card a pair gained (None: none), by its event type
-_DUO_CARD: dict[type[ev.Event], Callable[[Any], str | None]]
-_DUO_CARD = {ev.CrabsPlayed: lambda e: e.took, ev.FishPlayed: lambda e: e.drew,
-             ev.SharkPlayed: lambda e: e.stole, ev.LobsterPlayed: lambda e: e.kept,
-             ev.SwimmersPlayed: lambda e: e.got, ev.JellyfishPlayed: lambda e: None,
-             ev.SharksPlayed: lambda e: None}
+
+
+def _sharks_row(e: ev.SharksPlayed, s) -> tuple:
+    pair = e.pair
+    return pair is not None, None, None, e.victim, list(pair) if pair is not None else None
+
+
+#: a pair's ``duos`` columns effect, card, pile, victim and pair, by its event type (``s``:
+#: the state after it)
+_DUO_ROW: dict[type[ev.Event], Callable[[Any, Any], tuple]]
+_DUO_ROW = {ev.CrabsPlayed: lambda e, s: (e.took is not None, e.took, e.pile, None, None),
+            ev.BoatsPlayed: lambda e, s: (s.flow.step == BOAT_TAKE, None, None, None, None),
+            ev.FishPlayed: lambda e, s: (e.drew is not None, e.drew, None, None, None),
+            ev.SharkPlayed: lambda e, s: (e.stole is not None, e.stole, None, e.victim, None),
+            ev.LobsterPlayed: lambda e, s: (e.kept is not None, e.kept, None, None, None),
+            # R-X-JELLYFISH: the lock always holds
+            ev.JellyfishPlayed: lambda e, s: (True, None, None, None, None),
+            ev.SwimmersPlayed: lambda e, s: (e.got is not None, e.got, None, e.victim, None),
+            ev.SharksPlayed: _sharks_row}
 _ENDED = {ev.TurnEnded: "turn_ended", ev.StopCalled: "stop", ev.LastChanceCalled: "last_chance"}
 _ENDS = frozenset(_ENDED)
 
@@ -413,9 +426,17 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
 
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
-    p = Projector(game_id, events[0])
+    p = Projector(game_id, events[0], memo=False)     # each state is scored once
     p.feed(events, states)
-    return p.rows()
+    return _with_open(p.final, p.open_rows())
+
+
+def _with_open(final: dict[str, list[tuple]], open_rows: dict[str, list[tuple]]
+               ) -> dict[str, list[tuple]]:
+    """``final`` (the final rows by table) with the ``open_rows`` added."""
+    for t, r in open_rows.items():
+        final[t].extend(r)
+    return final
 
 
 class Projector:
@@ -433,12 +454,13 @@ class Projector:
     __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "final", "open_round",
                  "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
 
-    def __init__(self, game_id: str, first: ev.GameStarted):
+    def __init__(self, game_id: str, first: ev.GameStarted, *, memo: bool = True):
+        """``memo``: keep the breakdowns by holding across the appends (:class:`ScoreMemo`)."""
         self.game_id, self.first = game_id, first
         self.seq = 0                     # events fed (the next one to feed is events[seq])
         self.prev: Any = None            # the state after the last event fed
         self.last: ev.Event | None = None  # the last event fed
-        self.scores = ScoreMemo()
+        self.scores = ScoreMemo(memo)
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
@@ -455,71 +477,71 @@ class Projector:
             return
         game_id, scores = self.game_id, self.scores
         final = self.final
-        turns, duos, results = final["turns"], final["duos"], final["round_results"]
+        turns, duos = final["turns"], final["duos"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
-        turn, prev = self.turn, self.prev
+        prev = self.prev
         last_t, last_s = self.last_turn
         n = states[-1].n
         seq = self.seq
         start = seq
+        in_play: Sequence[Any] = self.turn if self.turn is not None else _NO_TURN
+        # the turn in play, column by column (the turns row of :data:`TABLES` less ended and
+        # what its close fills); first_seq 0: no turn in play
+        (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
+         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
+         ) = in_play
+        kinds, ended_by, points = _KIND, _ENDED, player_points_and_bonus
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
-            step = _STEP.get(t)
-            if step is not None:                        # a turn event
-                f = prev.flow
-                if turn is None:
-                    # game_id round turn seat take drawn kept discarded discard_pile pile
-                    # boat_takes boat_kept duos ended final (hand_size card_points
-                    # color_bonus deck_left: filled when the turn closes) first_seq last_seq
-                    turn = [game_id, f.round, f.turn, e.player, "none" if f.step != TAKE else None,
-                            None, None, None, None, None, 0, [], 0, None, f.call == "last_chance",
-                            0, 0, 0, 0, seq, seq]
-                turn[20] = seq
-                last_t, last_s = t, s
-                if step == _END_STEP:                   # the turn's last event
-                    turn[13] = _ENDED[t]
-                    turns.append(_close_turn(turn, s, player_points_and_bonus))
-                    turn = None
-                elif step == _TAKE_STEP:
-                    if f.step == BOAT_TAKE:
-                        turn[10] += 1
+            k = kinds[t]
+            if k < _ROUND_STARTED:                      # a turn event
+                if not first_seq:
+                    f = prev.flow
+                    rnd, turn_no, seat = f.round, f.turn, e.player
+                    take = "none" if f.step != TAKE else None
+                    drawn = kept = discarded = discard_pile = pile = None
+                    boat_takes = pairs = 0
+                    boat_kept = []
+                    final_turn = f.call == "last_chance"
+                    first_seq = seq
+                last_seq = seq
+                last_t = t
+                last_s = s
+                if k == _END:                           # the turn's last event
+                    table = s.table
+                    card_points, color_bonus = points(s, seat)
+                    turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
+                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
+                                  final_turn, len(table.hands[seat]), card_points, color_bonus,
+                                  len(table.deck), first_seq, seq))
+                    first_seq = 0
+                elif k <= _FORCED:                      # a take
+                    if prev.flow.step == BOAT_TAKE:
+                        boat_takes += 1
                         # a new list: rows of the turn in play already given keep theirs
-                        turn[11] = [*turn[11], e.kept if t is _DECK else e.card]
-                    elif t is ev.ForcedDrawn:
-                        turn[4], turn[6] = "forced", e.card
-                    elif t is _DECK:
+                        boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
+                    elif k == _DECK:
                         cards = e.cards
-                        turn[4], turn[5], turn[6] = "deck", list(cards), e.kept
+                        take, drawn, kept = "deck", list(cards), e.kept
                         if len(cards) == 2:
-                            turn[7] = cards[1] if cards[0] == e.kept else cards[0]
-                            turn[8] = e.discard_pile
+                            discarded = cards[1] if cards[0] == kept else cards[0]
+                            discard_pile = e.discard_pile
+                    elif k == _DISCARD:
+                        take, kept, pile = "discard", e.card, e.pile
                     else:
-                        turn[4], turn[6], turn[9] = "discard", e.card, e.pile
-                elif step == _DUO_STEP:
-                    turn[12] += 1
-                    if t is ev.BoatsPlayed:
-                        effect, card = s.flow.step == BOAT_TAKE, None
-                    elif t is ev.JellyfishPlayed:
-                        effect, card = True, None           # R-X-JELLYFISH: the lock always holds
-                    elif t is ev.SharksPlayed:
-                        effect, card = e.pair is not None, None
-                    else:
-                        card = _DUO_CARD[t](e)
-                        effect = card is not None
-                    duos.append((game_id, f.round, f.turn, e.player, seq, _DUO_KIND[t],
-                                 list(e.cards), effect, card,
-                                 e.pile if t is ev.CrabsPlayed else None,
-                                 getattr(e, "victim", None),
-                                 list(e.pair) if t is ev.SharksPlayed and e.pair is not None
-                                 else None))
-                elif t is ev.StarfishPlayed:              # the other events of a turn
-                    final["trios"].append((game_id, f.round, f.turn, e.player, seq,
+                        take, kept = "forced", e.card
+                elif k == _DUO:
+                    pairs += 1
+                    duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
+                                 list(e.cards), *_DUO_ROW[t](e, s)))
+                elif k == _TRIO:
+                    final["trios"].append((game_id, rnd, turn_no, e.player, seq,
                                            list(e.cards), e.starfish))
-                elif t is ev.ShellFaceDown:
-                    final["face_down_shells"].append((game_id, f.round, f.turn, e.player,
+                elif k == _FACE_DOWN:
+                    final["face_down_shells"].append((game_id, rnd, turn_no, e.player,
                                                       seq, e.card))
-            elif t is ev.RoundStarted:
+            elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
                     _progress(open_round, last_t, last_s)
                     final["rounds"].append(tuple(open_round))
@@ -534,40 +556,30 @@ class Projector:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
                     seat_events = []
-            elif t is ev.EventAwarded or t is ev.EventKept:
+            elif k == _SCORED:
+                if open_round is not None:
+                    _round_scored(game_id, scores, prev, e, n, open_round, final)
+            elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
-                if t is ev.EventAwarded:
+                if k == _AWARDED:
                     awards.append([game_id, e.round, e.event, e.to,
                                    [d.player for d in e.discarded],
                                    [d.event for d in e.discarded], None, None])
                 elif awards:
                     held = prev.held[e.player]
                     awards[-1][6:8] = [e.event, held[0] if held[1] == e.event else held[1]]
-            elif t is ev.RoundScored and open_round is not None:
-                b = [scores.of(prev, p) for p in range(n)]
-                open_round[4:9] = [e.ending, e.caller, e.caller_won,
-                                   last_chance_outcome(e.caller, e.card_points)
-                                   if e.ending == "last_chance" else None,
-                                   e.card_points[e.caller] if e.caller is not None else None]
-                cards_scored, bonus_scored = _scored_parts(e, n)
-                results.extend(
-                    (game_id, e.round, p, b[p].pairs, b[p].collectors, b[p].multipliers,
-                     b[p].mermaids, b[p].card_points, b[p].color_bonus, e.points[p],
-                     e.totals[p], cards_scored[p], bonus_scored[p])
-                    for p in range(n))
-                if prev.ruleset.extra_scoring:
-                    final["round_extra"].extend(extra_rows(game_id, prev, e))
-                    if prev.table_event is not None:
-                        final["event_outcomes"].extend(event_outcomes(game_id, prev, e))
-            elif t is ev.GameEnded and e.reason == "mermaids" and open_round is not None:
+            elif k == _GAME_ENDED and e.reason == "mermaids" and open_round is not None:
                 open_round[4] = "mermaids"
             prev = s
         if seq > self.seq:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        self.turn, self.last_turn = turn, (last_t, last_s)
+        self.turn = ([game_id, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile,
+                      pile, boat_takes, boat_kept, pairs, None, final_turn, 0, 0, 0, 0,
+                      first_seq, last_seq] if first_seq else None)
+        self.last_turn = (last_t, last_s)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
@@ -595,10 +607,7 @@ class Projector:
 
     def rows(self) -> dict[str, list[tuple]]:
         """Every row of the events fed, by table, in the order :func:`project` gives."""
-        rows = {t: list(r) for t, r in self.final.items()}
-        for t, r in self.open_rows().items():
-            rows[t].extend(r)
-        return rows
+        return _with_open({t: list(r) for t, r in self.final.items()}, self.open_rows())
 
     def changes(self, keys: dict[str, list[tuple]], insert: dict[str, list[tuple]]) -> None:
         """Add to ``keys[table]`` the keys of the rows to delete and to ``insert[table]``
@@ -652,14 +661,43 @@ def _row_key(table: TableDef):
 ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
-_DECK = ev.DeckDrawn
-_TAKE_STEP, _DUO_STEP, _END_STEP, _PLAY_STEP = 1, 2, 3, 4
-_STEP: dict[type[ev.Event], int]
-_STEP = {ev.DeckDrawn: _TAKE_STEP, ev.DiscardTaken: _TAKE_STEP, ev.ForcedDrawn: _TAKE_STEP,
-         **{t: _DUO_STEP for t in _DUO_KIND}, **{t: _END_STEP for t in _ENDED},
-         # the other events of a turn: rows of their own (trios, face-down shells) or none
-         ev.StarfishPlayed: _PLAY_STEP, ev.ShellFaceDown: _PLAY_STEP,
-         ev.AngelfishTaken: _PLAY_STEP}
+#: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
+#: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
+#: :meth:`Projector.feed`'s turn in play when there is none
+_NO_TURN: tuple[Any, ...] = (None,) * 19 + (0, 0)
+(_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
+ _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
+_KIND: dict[type[ev.Event], int]
+_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
+         ev.DeckDrawn: _DECK, ev.DiscardTaken: _DISCARD, ev.ForcedDrawn: _FORCED,
+         **dict.fromkeys(_DUO_KIND, _DUO), ev.StarfishPlayed: _TRIO,
+         ev.ShellFaceDown: _FACE_DOWN, ev.AngelfishTaken: _PLAY,
+         ev.RoundStarted: _ROUND_STARTED, ev.RoundScored: _SCORED, ev.EventAwarded: _AWARDED,
+         ev.EventKept: _KEPT, ev.GameEnded: _GAME_ENDED}
+
+
+def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
+                  open_round: list, final: dict[str, list]) -> None:
+    """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
+    its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
+    ``event_outcomes`` rows."""
+    caller = e.caller
+    open_round[4:9] = [e.ending, caller, e.caller_won,
+                       last_chance_outcome(caller, e.card_points)
+                       if e.ending == "last_chance" and caller is not None else None,
+                       e.card_points[caller] if caller is not None else None]
+    cards_scored, bonus_scored = _scored_parts(e, n)
+    rnd, points, totals = e.round, e.points, e.totals
+    parts = [scores.of(s, p) for p in range(n)]
+    final["round_results"].extend(
+        (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
+         b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
+        for p, b in enumerate(parts))
+    if s.ruleset.extra_scoring:
+        final["round_extra"].extend(extra_rows(game_id, s, e))
+        if s.table_event is not None:
+            final["event_outcomes"].extend(event_outcomes(
+                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
 
 
 def _progress(open_round: list | None, t: type | None, s) -> None:
@@ -676,14 +714,19 @@ class ScoreMemo:
     takes (states are immutable, so an unchanged hand is the very same tuple; the memo holds
     them, so their ids stay theirs)."""
 
-    __slots__ = ("memo",)
+    __slots__ = ("memo", "keep")
 
-    def __init__(self) -> None:
+    def __init__(self, keep: bool = True) -> None:
+        """``keep``: False for states that are each scored once (a whole game projected at
+        once): nothing is kept."""
         self.memo: dict[tuple, tuple] = {}
+        self.keep = keep
 
     def of(self, state, seat: int):
         """The seat's breakdown in ``state`` by the engine's scoring (with the events in
         effect for the seat, R-EV-APPLY), in the columns of :class:`scoring.Breakdown`."""
+        if not self.keep:
+            return as_breakdown(player_breakdown(state, seat))
         table = state.table
         hand, laid = table.hands[seat], table.laid[seat]
         effects = state.effects(seat)
@@ -702,10 +745,13 @@ class ScoreMemo:
 
 
 def _close_turn(turn: list, s, points) -> tuple:
-    """The turns row, with the player's hand, points and the deck as they are in ``s``
-    (``points(s, seat)``: the seat's card points and colour bonus; a closed turn is scored
-    once, the turn in play through the :class:`ScoreMemo` of the calls that follow it)."""
+    """The turns row of the turn in play, with the player's hand, points and the deck as they
+    are in ``s`` (``points(s, seat)``: the seat's card points and colour bonus, through the
+    :class:`ScoreMemo` of the calls that follow it). :meth:`Projector.feed` builds a closed
+    turn's row itself, in the same columns: the row is built once, from its locals."""
     table = s.table
     seat = turn[3]
-    turn[15:19] = [len(table.hands[seat]), *points(s, seat), len(table.deck)]
+    turn[15] = len(table.hands[seat])
+    turn[16], turn[17] = points(s, seat)
+    turn[18] = len(table.deck)
     return tuple(turn)
