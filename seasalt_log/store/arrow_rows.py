@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -106,7 +106,7 @@ def insert(con, table: str, rows: pa.Table | pa.RecordBatch) -> None:
 
 #: a table's rows as a :class:`RowSink` gives them: the path of its Arrow IPC file, or (a sink
 #: kept in memory) the Arrow table itself
-Rows = str | pa.Table
+Rows: TypeAlias = str | pa.Table
 
 
 def read_file(rows: str | Path | pa.Table) -> pa.Table:
