@@ -59,6 +59,27 @@ def test_a_sinks_files_hold_exactly_its_rows(tmp_path):
         assert [tuple(d.values()) for d in got.to_pylist()] == want, t
 
 
+def test_a_sink_kept_in_memory_gives_the_rows_its_files_would_hold(tmp_path):
+    """Without a directory or a connection a sink writes no file: each table's rows come
+    back as one Arrow table equal to what its file holds, and read_file gives them as they
+    are; a connection and a directory together are refused."""
+    rows = _game_rows()
+    on_disk = RowSink(tuple(rows), directory=tmp_path, tag="1")
+    kept = RowSink(tuple(rows))
+    for sink in (on_disk, kept):
+        sink.add({t: r for t, r in rows.items() if t != "events"})
+        sink.add_columns("events", [list(c) for c in zip(*rows["events"])])
+    files, tables = on_disk.close(), kept.close()
+    assert list(tmp_path.iterdir()) and set(tables) == set(files)
+    for t, table in tables.items():
+        assert isinstance(table, pa.Table) and table.schema == SCHEMAS[t]
+        assert read_file(table) is table
+        assert table.equals(read_file(files[t])), t
+        assert [tuple(d.values()) for d in table.to_pylist()] == [tuple(r) for r in rows[t]], t
+    with pytest.raises(ValueError):
+        RowSink(("turns",), con=object(), directory=tmp_path)
+
+
 def test_a_sink_on_a_connection_inserts_its_rows(tmp_path):
     rows = _game_rows()
     with Store.open(tmp_path / "s.duckdb") as store:

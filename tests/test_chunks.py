@@ -6,6 +6,7 @@ same outcomes, errors and line numbers (R-FLOW and LOG-FORMAT errors included)."
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import msgspec
 import pytest
@@ -293,3 +294,39 @@ def test_one_worker_checks_a_files_chunks_in_a_thread_and_standard_inputs_in_the
         import_logs(s, ["-"], jobs=1)
         assert s.con.execute("SELECT count(*) FROM games").fetchone()[0] == len(GAMES)
     assert len(threads) > 2 and set(threads) == {threading.get_ident()}
+
+
+def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_path, monkeypatch):
+    """Checked in the importer's process, a chunk's rows stay Arrow tables (no file written,
+    then read back) and are let go once loaded; worker processes write one Arrow file per
+    table, removed once loaded. Both store what the one-game-at-a-time path stores."""
+    import pyarrow as pa
+
+    from seasalt_log.importers.writer import ImportRun
+    from seasalt_log.store import arrow_rows
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        import_games(s, GAMES, source=str(log))
+        rows = table_rows(s)
+    _through_workers(monkeypatch, 300)
+    real_add, real_file, seen, files = ImportRun.add_chunk, arrow_rows.ipc.new_file, [], []
+
+    def add_chunk(self, chunk, result):
+        seen.append(dict(result.files))
+        real_add(self, chunk, result)
+        assert result.files == {}               # loaded: nothing of them kept
+    monkeypatch.setattr(ImportRun, "add_chunk", add_chunk)
+    monkeypatch.setattr(arrow_rows.ipc, "new_file",
+                        lambda path, *a: files.append(path) or real_file(path, *a))
+    with Store.open(tmp_path / "one.duckdb") as s:
+        import_logs(s, [log], jobs=1)
+        assert table_rows(s) == rows
+    assert len(seen) > 2 and not files
+    assert all(isinstance(v, pa.Table) for f in seen for v in f.values()) and seen[0]["events"]
+    seen.clear()
+    with Store.open(tmp_path / "two.duckdb") as s:
+        import_logs(s, [log], jobs=2)
+        assert table_rows(s) == rows
+    paths = [v for f in seen for v in f.values()]
+    assert len(seen) > 2 and paths and all(isinstance(v, str) for v in paths)
+    assert not any(Path(p).exists() for p in paths)

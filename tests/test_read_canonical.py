@@ -153,3 +153,34 @@ def test_game_starts_checks_each_seat_against_its_own_game():
     started = json.loads(LINES[SECOND])
     started["players"] = [started["players"][0]] * 2
     assert ev.game_starts(_events_with(SECOND, json.dumps(started).encode())) is None
+
+
+def _decoded_line_by_line(data: bytes):
+    """The oracle of decode_canonical: each line decoded alone, accepted only if every line
+    (ending in a newline) is exactly its event's encoding."""
+    lines = data.split(b"\n")
+    if lines.pop() or not all(lines):
+        return None
+    try:
+        events = [ev.decode(line) for line in lines]
+    except ev.LogFormatError:
+        return None
+    return (events, lines) if all(ev.encode(e) == line for e, line in zip(events, lines)) else None
+
+
+_META_OVER_LINES = _with(0, LINES[0].replace(b'"meta":{', b'"meta":\n{')).replace(
+    LINES[TURN] + b"\n", LINES[TURN], 1)       # one line more, one less: as many as events
+
+
+@pytest.mark.parametrize("data", [*VARIANTS.values(), _META_OVER_LINES,
+                                  _with(SECOND, LINES[SECOND].replace(b'"meta":{', b'"meta": {')),
+                                  _with(SECOND, LINES[SECOND].split(b',"meta"')[0] + b',"meta":null}'),
+                                  LINES[SECOND] + b"\n" + LOG],
+                         ids=[*VARIANTS, "meta over two lines", "a later game's meta spaced",
+                              "a later game's meta null", "a game_started first and later"])
+def test_decode_canonical_is_each_line_decoded_alone(data):
+    """Every game_started of the log is found (its meta kept as decode keeps it), wherever
+    it lies; a meta over two lines is no canonical log."""
+    assert b'"meta"' in LINES[SECOND]
+    assert ev.decode_canonical(data) == _decoded_line_by_line(data)
+    assert ev.decode_canonical(_META_OVER_LINES) is None

@@ -29,7 +29,7 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
-from ..store.arrow_rows import RowSink
+from ..store.arrow_rows import RowSink, Rows
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
 from .jsonl import RawGame, check_game, read_games_data
@@ -233,7 +233,8 @@ class ChunkResult(Struct):
 
     index: int
     games: list[ChunkGame]
-    files: dict[str, str]         # store table -> Arrow file of its rows ({} if none)
+    files: dict[str, Rows]        # store table -> Arrow file of its rows, or (checked in
+                                  # the importer's process) the rows themselves ({} if none)
     bytes: int
 
 
@@ -242,6 +243,7 @@ class WorkerSetup(Struct):
 
     stored: frozenset[str]
     out_dir: str | None           # None: validating, no rows wanted
+    in_memory: bool = False       # checked in the importer's process: the rows stay in memory
 
 
 _setup: WorkerSetup | None = None
@@ -260,10 +262,12 @@ def _close() -> None:
 
 def check_chunk(chunk: Chunk) -> ChunkResult:
     """Read and check every game of ``chunk``; write the rows of its new games (neither
-    stored already nor met before in the chunk) to Arrow files, one per table."""
+    stored already nor met before in the chunk) to Arrow files, one per table (checked in
+    the importer's process: kept in memory as Arrow tables, one per table)."""
     assert _setup is not None, "_init first"
     stored, out_dir = _setup.stored, _setup.out_dir
-    sink = (RowSink(("events", "commits", *TABLES), directory=out_dir, tag=str(chunk.index))
+    sink = (RowSink(("events", "commits", *TABLES),
+                    directory=None if _setup.in_memory else out_dir, tag=str(chunk.index))
             if out_dir is not None else None)
     games: list[ChunkGame] = []
     here: set[str] = set()
@@ -409,8 +413,8 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
 
 
 def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
-    """:func:`check_chunks` in this process."""
-    _init(setup)
+    """:func:`check_chunks` in this process: the rows are handed over in memory."""
+    _init(msgspec.structs.replace(setup, in_memory=True))
     try:
         for c in chunks:
             try:

@@ -287,7 +287,9 @@ class ImportRun:
         finally:
             for _, result in batch:
                 for f in result.files.values():
-                    os.unlink(f)
+                    if isinstance(f, str):      # else rows in memory, let go below
+                        os.unlink(f)
+                result.files = {}
         if not first and not self.loaded:   # nothing loaded: settle them now, in order
             self._settle(batch, skips, None)
             return
