@@ -171,7 +171,7 @@ def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) ->
     index = CARD_INDEX
     kinds = _NO_BASE_KINDS[:]
     colors = _NO_COLORS[:]
-    try:
+    try:        # the loops of counts(), written out: no call per hand or pair
         for code in hand:
             k, c = index[code]
             kinds[k] += 1
@@ -470,7 +470,7 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
     index = X_CARD_INDEX
     kinds = _NO_KINDS[:]
     colors = _NO_COLORS[:]
-    for code in hand:
+    for code in hand:           # the loops of extra_counts(), written out: no call per unit
         k, c = index[code]
         kinds[k] += 1
         colors[c] += 1
