@@ -10,6 +10,7 @@ their decoding on the other.
 
 from __future__ import annotations
 
+import struct
 from array import array
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
@@ -67,15 +68,16 @@ def column_batch(table: str, columns: Sequence[Sequence[Any]]) -> pa.RecordBatch
     """``columns`` of ``table`` (one list per column, in its column order) as one Arrow
     record batch. A string column may be given as UTF-8 bytes (the events' JSON as it was
     encoded): its array is then pyarrow's binary one of them, seen as strings (no decoding);
-    an integer column without NULLs goes through a C array (a third to a half of the cost
-    of pyarrow's conversion of Python ints), or is given as one (its buffer is taken as
-    it is)."""
+    an integer column without NULLs is packed into a buffer (by :mod:`struct`: a quarter of
+    the cost of pyarrow's conversion of Python ints), or is given as a C array (its buffer
+    is taken as it is)."""
     schema = SCHEMAS[table]
     return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
                                       schema=schema)
 
 
-#: the C array type code of each Arrow integer type of the same width
+#: the C type code (of :mod:`array` and :mod:`struct`) of each Arrow integer type of the
+#: same width
 _C_INTS = {kind: code for kind, code in ((pa.int8(), "b"), (pa.int16(), "h"), (pa.int32(), "i"),
                                          (pa.int64(), "q"))
            if array(code).itemsize * 8 == kind.bit_width}
@@ -96,11 +98,12 @@ def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
         return pa.array(values, type=pa.binary()).view(pa.string())
     if code is not None:
         try:
-            ints = array(code, values)      # a NULL (None) or a value out of range raises
-        except (TypeError, OverflowError):
-            pass
+            # packed by struct: half the cost of a C array's conversion of each int
+            ints = struct.pack(f"{len(values)}{code}", *values)
+        except (struct.error, TypeError, OverflowError):    # a NULL (None), a value out
+            pass                                            # of range, or no int
         else:
-            return pa.Array.from_buffers(kind, len(ints), [None, pa.py_buffer(ints)])
+            return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(ints)])
     return pa.array(values, type=kind)
 
 
