@@ -453,15 +453,16 @@ def _tapered(chunks: Iterable[Chunk], smallest: int | None = None) -> Iterator[C
 
 def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
     """``chunk`` cut at ``game_started`` lines into pieces that each hold about half of
-    what is left (the first at least half of the chunk), until what is left is at most
-    ``smallest`` bytes or holds one game: the same lines, games and cut (on the last
-    piece), numbered from ``chunk.index``. A spilled chunk is not cut."""
+    what is left (up to the first game start past its half), until what is left is at most
+    ``smallest`` bytes or has no game start past its half: the same lines, games and cut
+    (on the last piece), numbered from ``chunk.index``. A spilled chunk is not cut."""
     data = chunk.data
     if len(data) <= smallest or chunk.spilled is not None:
         return [chunk]
     starts: list[int] = []
     _game_starts(bytearray(data), 0, starts, True)
-    pieces, begin, line = [], 0, chunk.first_line
+    pieces: list[Chunk] = []
+    begin, line = 0, chunk.first_line
     for at in starts:
         if len(data) - begin <= smallest:
             break

@@ -145,7 +145,7 @@ class RowSink:
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
         #: tables given as columns (:meth:`add_columns`): one list per column
-        self.cols: dict[str, list[list]] = {}
+        self.cols: dict[str, list[list | array]] = {}
         self.counts = {t: 0 for t in self.tables}
         self.pending = 0
         self._writers: dict[str, ipc.RecordBatchFileWriter] = {}
