@@ -185,3 +185,44 @@ def test_an_integer_column_is_what_pyarrow_makes_of_it(kind):
         got = arrow_rows._array(values, kind)
         assert got.type == kind and got.equals(want)
         assert arrow_rows._array(tuple(values), kind).equals(want)
+
+
+@pytest.mark.parametrize("kind", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])
+def test_a_c_array_of_the_width_is_taken_as_it_is(kind):
+    """An integer column given as a C array of its width is its values; of another
+    width, converted (or the same error as its values as a list)."""
+    from array import array
+    code = arrow_rows._C_INTS[kind]
+    for values in ([], [0, -1, 5], [1 << 20]):
+        for c in (code, "q", "b"):
+            try:
+                given = array(c, values)
+            except OverflowError:
+                continue
+            try:
+                want = pa.array(values, type=kind)
+            except (pa.ArrowException, OverflowError) as exc:
+                with pytest.raises(type(exc)):
+                    arrow_rows._array(given, kind)
+                continue
+            got = arrow_rows._array(given, kind)
+            assert got.type == kind and got.equals(want)
+
+
+def test_a_sink_given_c_arrays_gives_the_batches_of_lists(tmp_path):
+    """Integer columns given as C arrays, over several adds (copied, not kept: the
+    caller's are left as they were), give the batch of the same columns as lists."""
+    from array import array
+    rows = _game_rows("g-1", 0)["events"] + _game_rows("g-2", 1)["events"]
+    lists = [list(c) for c in zip(*rows)]
+    lists[7] = [t.encode() for t in lists[7]]
+    sink = RowSink(("events",))
+    given = []
+    for a, b in ((0, len(rows) // 2 + 5), (len(rows) // 2 + 5, len(rows))):
+        part = [c[a:b] for c in lists]
+        part[1], part[2] = array("i", part[1]), array("i", part[2])
+        given.append((part[2], list(part[2])))
+        sink.add_columns("events", part)
+    got = sink.close()["events"]
+    assert got.equals(pa.Table.from_batches([arrow_rows.column_batch("events", lists)]))
+    assert all(list(col) == values for col, values in given)

@@ -330,3 +330,76 @@ def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_pa
     paths = [v for f in seen for v in f.values()]
     assert len(seen) > 2 and paths and all(isinstance(v, str) for v in paths)
     assert not any(Path(p).exists() for p in paths)
+
+
+@pytest.mark.parametrize("smallest", [1, 3_000, 10_000, 10**9])
+def test_the_last_chunk_tapers_into_pieces_of_whole_games(smallest):
+    """Each piece holds about half of what is left of the chunk, down to ``smallest``
+    bytes or one game: the same lines, each piece starting at a game start on its own
+    line number, numbered on from the chunk, the cut on the last piece."""
+    from seasalt_log.importers.chunks import Chunk, Cut, taper
+    data = _log_bytes(GAMES)
+    starts = [0]
+    for g in GAMES[:-1]:
+        starts.append(starts[-1] + len(ev.encode_lines(g)))
+    cut = Cut(line=99, kind="game", limit=5)
+    chunk = Chunk(source="log", index=4, first_line=11, data=data, cut=cut)
+    pieces = taper(chunk, smallest)
+    assert b"".join(p.data for p in pieces) == data
+    line, at = 11, 0
+    for k, p in enumerate(pieces):
+        assert (p.index, p.first_line, p.source) == (4 + k, line, "log")
+        assert at in starts                                     # cut at game starts only
+        assert p.cut == (cut if k == len(pieces) - 1 else None)
+        rest = len(data) - at
+        if k < len(pieces) - 1:     # up to the first game start past half of what was left
+            assert rest > smallest
+            assert at + len(p.data) == min(s for s in starts if s - at >= rest // 2)
+        else:
+            assert rest <= smallest or not [s for s in starts if s - at >= rest // 2]
+        line += p.data.count(b"\n")
+        at += len(p.data)
+    if smallest == 10**9:
+        assert pieces == [chunk]
+    if smallest == 1:                           # halving down to the last game
+        assert len(pieces) > 2 and pieces[-1].data == ev.encode_lines(GAMES[-1])
+    assert taper(Chunk(source="log", index=0, first_line=1, data=ev.encode_lines(GAMES[0])),
+                 1)[0].data == ev.encode_lines(GAMES[0])        # one game: not cut
+
+
+def test_only_the_last_chunk_tapers():
+    from seasalt_log.importers.chunks import Chunk, _tapered
+    whole = [Chunk(source="log", index=i, first_line=1, data=_log_bytes(GAMES)) for i in range(3)]
+    got = list(_tapered(whole, 1))
+    assert got[:2] == whole[:2] and len(got) > 3
+    assert [c.index for c in got] == list(range(len(got)))
+    assert b"".join(c.data for c in got[2:]) == whole[2].data
+    assert list(_tapered([], 1)) == []
+    spilled = Chunk(source="log", index=0, first_line=1, data=b"", spilled="x")
+    assert list(_tapered([spilled], 1)) == [spilled]
+
+
+def test_one_worker_with_a_tapered_last_chunk_stores_and_reports_the_same(tmp_path, monkeypatch):
+    """The last chunk cut into small pieces: the same rows, outcomes and lines as one game
+    at a time, with a bad game and a game met again in the pieces."""
+    from seasalt_log.importers import chunks as chunks_mod
+    games = [list(g) for g in GAMES]
+    bad = games[6]
+    i = next(k for k, e in enumerate(bad) if type(e) is ev.DiscardTaken)
+    bad[i] = msgspec.structs.replace(bad[i], pile=1 - bad[i].pile)
+    games = [*games, games[5], games[3][:10]]
+    log = write_log(tmp_path / "a.jsonl", games)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        expected = import_logs(s, [log], jobs=1)        # one chunk, not tapered
+        rows = table_rows(s)
+    monkeypatch.setattr(chunks_mod, "TAIL_BYTES", 1)
+    real, sizes = chunks_mod.check_chunk, []
+    monkeypatch.setattr(chunks_mod, "check_chunk",
+                        lambda c: sizes.append(len(c.data)) or real(c))
+    with Store.open(tmp_path / "tapered.duckdb") as s:
+        got = import_logs(s, [log], jobs=1)
+        assert table_rows(s) == rows
+        assert_games_whole(s)
+    assert len(sizes) > 3
+    assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
+    assert [o.status for o in got.games].count("failed") == 1

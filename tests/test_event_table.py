@@ -98,3 +98,23 @@ def test_a_worker_that_builds_rows_starts_without_duckdb():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("start", [0, 1, 7])
+def test_compact_columns_are_the_lists(start, expansion_games, monkeypatch):
+    """``compact``: the seqs and the game number as C arrays of 32-bit ints hold the
+    values of the list columns, with the same link, however far the seqs were prepared."""
+    from array import array
+
+    from seasalt_log.store import event_table
+    for prepared in (0, 5, 1000):
+        monkeypatch.setattr(event_table, "_SEQS", event_table._seqs(1, prepared))
+        for k, events in enumerate(_games(expansion_games)[:4]):
+            states = states_after(events)
+            cols, h = event_columns(f"g-{k}", k, events, states, start=start)
+            got, h2 = event_columns(f"g-{k}", k, events, states, start=start, compact=True)
+            assert h2 == h and got[0] == cols[0] and got[3:] == cols[3:]
+            assert [type(got[1]), got[1].typecode, got[1].itemsize] == [array, "i", 4]
+            assert [type(got[2]), got[2].typecode] == [array, "i"]
+            assert list(got[2]) == cols[2] == [k] * (len(events) - start)
+            assert list(got[1]) == cols[1] == list(range(start + 1, len(events) + 1))

@@ -308,7 +308,8 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
-            columns, h = event_columns(gid, number, game.events, game.states, texts=texts)
+            columns, h = event_columns(gid, number, game.events, game.states, texts=texts,
+                                       compact=True)
             sink.add_columns("events", columns)
             sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
             games.append(ChunkGame(gid, first, last, n, rows=True))
@@ -403,9 +404,11 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     chunks = iter(chunks)
     head = list(islice(chunks, parallel_from))
     if jobs <= 1 or len(head) < parallel_from:
-        checked = _in_process(chain(head, chunks), setup)
         if setup.out_dir is not None and in_thread:
-            checked = workers.ahead_in_thread(checked, ahead=1)
+            checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
+                                              ahead=1)
+        else:
+            checked = _in_process(chain(head, chunks), setup)
         yield from checked
         return
     with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
@@ -424,6 +427,56 @@ def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[C
             yield c, result
     finally:
         _close()
+
+
+#: the last chunk checked in this process is cut into pieces halving down to about this
+#: many bytes (see :func:`_tapered`)
+TAIL_BYTES = CHUNK_BYTES // 8
+
+
+def _tapered(chunks: Iterable[Chunk], smallest: int | None = None) -> Iterator[Chunk]:
+    """``chunks``, the last one cut into pieces of whole games (:func:`taper`).
+
+    Checked in this process, a chunk is checked while the importer loads the one before,
+    but nothing overlaps the load of the last one (nor the commit after it): the smaller
+    the last chunk, the shorter that tail. The pieces number on from the last chunk's
+    ``index`` (no chunk follows it)."""
+    it = iter(chunks)
+    prev = next(it, None)
+    if prev is None:
+        return
+    for c in it:
+        yield prev
+        prev = c
+    yield from taper(prev, TAIL_BYTES if smallest is None else smallest)
+
+
+def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
+    """``chunk`` cut at ``game_started`` lines into pieces that each hold about half of
+    what is left (up to the first game start past its half), until what is left is at most
+    ``smallest`` bytes or has no game start past its half: the same lines, games and cut
+    (on the last piece), numbered from ``chunk.index``. A spilled chunk is not cut."""
+    data = chunk.data
+    if len(data) <= smallest or chunk.spilled is not None:
+        return [chunk]
+    starts: list[int] = []
+    _game_starts(bytearray(data), 0, starts, True)
+    pieces: list[Chunk] = []
+    begin, line = 0, chunk.first_line
+    for at in starts:
+        if len(data) - begin <= smallest:
+            break
+        if at - begin >= (len(data) - begin) // 2:
+            piece = data[begin:at]
+            pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
+                                first_line=line, data=piece))
+            line += piece.count(b"\n")
+            begin = at
+    if not pieces:
+        return [chunk]
+    pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,
+                        data=data[begin:], cut=chunk.cut))
+    return pieces
 
 
 def _size(chunk: Chunk) -> int:
