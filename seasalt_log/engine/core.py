@@ -1036,9 +1036,9 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
-#: seat -> (state, its breakdown) last scored: a round's end is scored for its round_scored,
-#: again to check it, then for the read models (states are immutable and kept here, so the
-#: same object is the same state)
+#: seat -> (state, its breakdown) last scored by :func:`player_breakdown` (a view, then the
+#: same state's points; states are immutable and kept here, so the same object is the same
+#: state). A round's end has its own memo, :func:`round_breakdowns`.
 _last_scored: dict[int, tuple[State, Breakdown | ExtraBreakdown]] = {}
 
 
@@ -1048,14 +1048,18 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     last = _last_scored.get(seat)
     if last is not None and last[0] is s:
         return last[1]
-    t = s.table
-    if s.table_event is None:
-        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    else:
-        b = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                              face_down=int(t.face_down[seat] is not None))
+    b = _breakdown(s, seat)
     _last_scored[seat] = (s, b)
     return b
+
+
+def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
+    """:func:`player_breakdown`, scored (no memo)."""
+    t = s.table
+    if s.table_event is None:
+        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
+    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
+                             face_down=int(t.face_down[seat] is not None))
 
 
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
@@ -1128,19 +1132,49 @@ _NO_EFFECTS: frozenset[str] = frozenset()
 
 # ---------------------------------------------------------------- derived events
 
+#: id of a round end's table -> (that table, the events held, the ruleset, the table event,
+#: every seat's breakdown): :func:`round_breakdowns`' memo. The engine's check of
+#: ``round_scored`` fills it and the read models take the same breakdowns; kept objects keep
+#: their ids. Cleared when full (a game's round ends are read soon after they are checked).
+_round_ends: dict[int, tuple[Any, ...]] = {}
+ROUND_ENDS_KEPT = 256
+
+
+def round_breakdowns(s: State) -> tuple[Breakdown | ExtraBreakdown, ...]:
+    """Every seat's :func:`player_breakdown` in ``s`` (a round's end, R-SCORE / R-X-SCORE):
+    scored once per round end, for the derived ``round_scored``, its check and the read
+    models. Memoised by what the breakdowns depend on (the table, the events held, the
+    ruleset and the table event), so a copy of ``s`` with another ``game_id`` finds it."""
+    t = s.table
+    got = _round_ends.get(id(t))
+    if (got is not None and got[0] is t and got[1] is s.held and got[2] is s.ruleset
+            and got[3] == s.table_event):
+        scores: tuple[Breakdown | ExtraBreakdown, ...] = got[4]
+        return scores
+    scores = tuple([_breakdown(s, p) for p in range(s.n)])
+    if len(_round_ends) >= ROUND_ENDS_KEPT:
+        _round_ends.clear()
+    _round_ends[id(t)] = (t, s.held, s.ruleset, s.table_event, scores)
+    return scores
+
+
+def _round_scores(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """(card points, colour bonus) per seat of :func:`round_breakdowns`."""
+    scores = round_breakdowns(s)
+    return (tuple([b.card_points for b in scores]), tuple([b.color_bonus for b in scores]))
+
+
 def next_derived(s: State) -> ev.Event | None:
     """The derived event due after ``s`` (``round_scored`` / ``game_ended``), or None."""
     f = s.flow
     if f.due == "round_scored":
-        scores = [player_breakdown(s, p) for p in range(s.n)]
-        card_pts = [b.card_points for b in scores]
-        bonus = [b.color_bonus for b in scores]
+        card_pts, bonus = _round_scores(s)
         caller = None if f.ending == "deck_out" else f.caller
         ending: Any = f.ending          # set with the round's end, before round_scored is due
         points, won = round_points(ending, caller, card_pts, bonus)
         totals = [a + b for a, b in zip(s.totals, points)]
         return ev.RoundScored(round=f.round, ending=ending, caller=caller, caller_won=won,
-                              card_points=tuple(card_pts), color_bonus=tuple(bonus),
+                              card_points=card_pts, color_bonus=bonus,
                               points=tuple(points), totals=tuple(totals))
     if f.due == "event_awarded":
         return _award(s)
@@ -1160,7 +1194,7 @@ def _round_scored_matches(s: State, e: ev.RoundScored) -> bool:
     caller = None if ending == "deck_out" else f.caller
     if e.round != f.round or e.ending != ending or e.caller != caller:
         return False
-    card_pts, bonus = zip(*[player_points_and_bonus(s, p) for p in range(s.n)])
+    card_pts, bonus = _round_scores(s)
     if e.card_points != card_pts or e.color_bonus != bonus:
         return False
     points, won = round_points(ending, caller, card_pts, bonus)

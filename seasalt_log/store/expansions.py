@@ -1,8 +1,8 @@
 """Read-model rows of the expansions (RULES_EXTRA): the events in effect per seat and round,
 the Extra Salt parts of a round's scoring, and what each event did to a round's winners.
 
-Every score here is the engine's own (:func:`seasalt_log.engine.core.player_breakdown`,
-:func:`~seasalt_log.engine.core.player_points_and_bonus` and
+Every score here is the engine's own (:func:`seasalt_log.engine.core.round_breakdowns`,
+the breakdowns its check of ``round_scored`` scored, and
 :func:`seasalt_log.scoring.round_points`; a round without an event is scored by the
 functions the engine's own call, :func:`seasalt_log.scoring.extra_card_points`), so
 these rows agree with ``round_scored``.
@@ -10,11 +10,13 @@ these rows agree with ``round_scored``.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from .. import events as ev
-from ..engine.core import player_breakdown, player_points_and_bonus
+from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_card_points, extra_counts,
-                       round_points)
+from ..scoring import (SCORING_EVENTS, Breakdown, ExtraBreakdown, extra_card_points,
+                       extra_counts, round_points)
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -25,12 +27,13 @@ def round_event_rows(game_id: str, s: State) -> list[list]:
             for p, held in enumerate(s.held)]
 
 
-def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
-    """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``."""
+def extra_rows(game_id: str, s: State, e: ev.RoundScored,
+               breakdowns: Sequence[Breakdown | ExtraBreakdown] | None = None) -> list[tuple]:
+    """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``
+    (``breakdowns``: its :func:`~seasalt_log.engine.core.round_breakdowns`, if known)."""
     rnd = e.round
     out = []
-    for p in range(s.n):
-        b = player_breakdown(s, p)
+    for p, b in enumerate(breakdowns if breakdowns is not None else round_breakdowns(s)):
         assert isinstance(b, ExtraBreakdown)    # written only under the expansions' scoring
         out.append((game_id, rnd, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
@@ -50,7 +53,8 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
               ) -> list[tuple[int, int]] | None:
     """Each seat's (card points, colour bonus) had the scoring ``event`` been in effect for
     nobody, or None if that changes no seat's: the ``seats`` it is in effect for scored by
-    R-X-SCORE (every game with events) as :func:`player_points_and_bonus` scores them, less
+    R-X-SCORE (every game with events) as
+    :func:`~seasalt_log.engine.core.player_points_and_bonus` scores them, less
     ``event`` (``effects``, ``scores``: every seat's events in effect and score with it;
     ``held_counts``: seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled
     here, so a round rescored for several events counts each holding once). An event
@@ -103,7 +107,7 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
         seats, other = by_event[code], winners
         if rescore and code in SCORING_EVENTS:
             if scores is None:
-                scores = [player_points_and_bonus(s, p) for p in range(n)]
+                scores = [(b.card_points, b.color_bonus) for b in round_breakdowns(s)]
             rescored = _rescored(s, code, seats, effects, scores, held_counts)
             if rescored is not None:
                 points, _ = round_points(e.ending, e.caller, [c for c, _ in rescored],

@@ -21,7 +21,7 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
-from ..engine.core import player_points_and_bonus, player_breakdown
+from ..engine.core import player_breakdown, player_points_and_bonus, round_breakdowns
 from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
@@ -558,7 +558,7 @@ class Projector:
                     seat_events = []
             elif k == _SCORED:
                 if open_round is not None:
-                    _round_scored(game_id, scores, prev, e, n, open_round, final)
+                    _round_scored(game_id, prev, e, n, open_round, final)
             elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
@@ -676,11 +676,12 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
          ev.EventKept: _KEPT, ev.GameEnded: _GAME_ENDED}
 
 
-def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
-                  open_round: list, final: dict[str, list]) -> None:
+def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
+                  final: dict[str, list]) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
-    ``event_outcomes`` rows."""
+    ``event_outcomes`` rows. The seats' breakdowns are those the engine's check of ``e``
+    scored (:func:`~seasalt_log.engine.core.round_breakdowns`)."""
     caller = e.caller
     open_round[4:9] = [e.ending, caller, e.caller_won,
                        last_chance_outcome(caller, e.card_points)
@@ -688,13 +689,13 @@ def _round_scored(game_id: str, scores: ScoreMemo, s, e: ev.RoundScored, n: int,
                        e.card_points[caller] if caller is not None else None]
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
-    parts = [scores.of(s, p) for p in range(n)]
+    parts = round_breakdowns(s)
     final["round_results"].extend(
         (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
          b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
-        for p, b in enumerate(parts))
+        for p, b in enumerate(map(as_breakdown, parts)))
     if s.ruleset.extra_scoring:
-        final["round_extra"].extend(extra_rows(game_id, s, e))
+        final["round_extra"].extend(extra_rows(game_id, s, e, parts))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
