@@ -774,7 +774,7 @@ def _close_turn(turn: list, s, points) -> tuple:
 
     :meth:`Projector.feed` builds a closed turn's row itself, from its locals, in the same
     columns (:data:`_TURN_COLUMNS`): a builder shared with it would be a call per closed
-    turn, 0.03-0.04 µs per event of an import (bench/RESULTS.md)."""
+    turn, about 360 more instructions per event of an import (bench/RESULTS.md)."""
     table = s.table
     seat = turn[_SEAT_AT]
     turn[_HAND_SIZE_AT] = len(table.hands[seat])
