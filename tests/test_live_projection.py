@@ -51,33 +51,105 @@ def _apply(tables: dict[str, dict], p: Projector) -> None:
             tables[t][k] = r
 
 
+def _expansion_games() -> list[list[ev.Event]]:
+    """Simulated games of every expansion setting: Extra Salt without and with the Extra
+    Pepper events, the base cards with the events; 2-4 players."""
+    from seasalt_log.sim import simulate
+    return [g for k, (ruleset, events) in enumerate((("extra-salt", None), ("extra-salt", "pepper"),
+                                                     (None, "pepper")))
+            for players in (2, 3, 4) for g in simulate(2, players, 70 + 10 * k, None, ruleset, events)]
+
+
+def _rounds_agree_with_turns(rows: dict[str, list[tuple]], started) -> None:
+    """Each ``rounds`` row counts the round's ``turns`` rows, and has the deck its latest
+    one has (the deck of ``started``, the state after its round_started, if it has none)."""
+    at = {c: i for i, c in enumerate(TABLES["turns"])}
+    for r in rows["rounds"]:
+        turns = [t for t in rows["turns"] if t[at["round"]] == r[1]]
+        assert r[9] == len(turns), r
+        if turns:
+            assert r[10] == max(turns, key=lambda t: t[at["turn"]])[at["deck_left"]], r
+        elif started is not None and r[1] == started.flow.round:
+            assert r[10] == len(started.table.deck), r
+
+
+def _incremental_checks(game: list[ev.Event], step: int) -> int:
+    """Feed ``game`` to a projector ``step`` events at a time; after every append its
+    rows, and the rows its changes leave in the tables, equal ``project``, and the changes
+    touch only what changed. The appends checked."""
+    gid = game[0].game_id
+    states = _states(game)
+    p = Projector(gid, game[0])
+    tables: dict[str, dict] = {t: {} for t in TABLES}
+    stored = checked = 0
+    while stored < len(game):
+        n = min(len(game), stored + step)
+        before = {t: dict(rows) for t, rows in tables.items()}
+        p.feed(game[:n], states[:n])
+        _apply(tables, p)
+        want = project(gid, game[:n], states[:n])
+        assert p.rows() == want, (gid, n)
+        _rounds_agree_with_turns(want, states[n - 1] if type(game[n - 1]) is ev.RoundStarted
+                                 else None)
+        for t in TABLES:
+            assert sorted(tables[t].values(), key=repr) == sorted(want[t], key=repr), (t, n)
+            # a row left as it was is neither deleted nor inserted again
+            rewritten = {k for k, r in tables[t].items() if before[t].get(k) is not r}
+            assert rewritten == {k for k, r in tables[t].items() if before[t].get(k) != r}
+        stored = n
+        checked += 1
+    return checked
+
+
 @pytest.mark.parametrize("step", [1, 3])
 def test_incremental_rows_equal_project_after_every_append(step):
     """Over random games of 2-4 players (every kind of round ending and a four-mermaid
     win), appended ``step`` events at a time: the projector's rows, and the rows its
     changes leave in the tables, equal ``project``; the changes touch only what changed."""
+    assert sum(_incremental_checks(game, step) for game in _games()) > 1000
+
+
+@pytest.mark.parametrize("step", [1, 2])
+def test_incremental_rows_equal_project_over_expansion_games(step):
+    """The same over simulated games of the expansions (starfish, face-down shells, forced
+    turns, the events' awards between rounds)."""
+    assert sum(_incremental_checks(game, step) for game in _expansion_games()[::2]) > 1000
+
+
+#: the turns columns a turn's close sets: how it ended, and the hand, points and deck after it
+_CLOSE_COLUMNS = {"ended", "hand_size", "card_points", "color_bonus", "deck_left", "last_seq"}
+
+
+@pytest.mark.parametrize("expansions", [False, True])
+def test_a_turn_in_play_and_closed_has_the_same_columns(expansions):
+    """A closed turn's row (built by ``feed``) and the same turn's row one event before its
+    end (the turn in play, built by ``_close_turn``) agree on every column its close does
+    not set; each row's player, hand and deck are those of the state after its last event."""
+    cols = TABLES["turns"]
+    at = {c: i for i, c in enumerate(cols)}
     checked = 0
-    for game in _games():
-        gid = game[0].game_id
-        states = _states(game)
-        p = Projector(gid, game[0])
-        tables: dict[str, dict] = {t: {} for t in TABLES}
-        stored = 0
-        while stored < len(game):
-            n = min(len(game), stored + step)
-            before = {t: dict(rows) for t, rows in tables.items()}
-            p.feed(game[:n], states[:n])
-            _apply(tables, p)
-            want = project(gid, game[:n], states[:n])
-            assert p.rows() == want, (gid, n)
-            for t in TABLES:
-                assert sorted(tables[t].values(), key=repr) == sorted(want[t], key=repr), (t, n)
-                # a row left as it was is neither deleted nor inserted again
-                rewritten = {k for k, r in tables[t].items() if before[t].get(k) is not r}
-                assert rewritten == {k for k, r in tables[t].items() if before[t].get(k) != r}
-            stored = n
+    for game in (_expansion_games()[::3] if expansions else _games()[::3]):
+        gid, states = game[0].game_id, _states(game)
+        for closed in project(gid, game, states)["turns"]:
+            first, last = closed[at["first_seq"]], closed[at["last_seq"]]
+            if last == first:
+                continue                        # the turn is its end alone: never in play
+            in_play = project(gid, game[:last - 1], states[:last - 1])["turns"][-1]
+            assert in_play[at["ended"]] is None and closed[at["ended"]] is not None
+            assert first <= in_play[at["last_seq"]] < last
+            for c in cols:
+                if c not in _CLOSE_COLUMNS:
+                    assert in_play[at[c]] == closed[at[c]], (gid, c, in_play, closed)
+            for row in (in_play, closed):
+                s, seat = states[row[at["last_seq"]] - 1], row[at["seat"]]
+                assert type(game[row[at["first_seq"]] - 1]).__name__ != "RoundStarted"
+                assert seat == game[row[at["first_seq"]] - 1].player
+                assert row[at["hand_size"]] == len(s.table.hands[seat])
+                assert row[at["deck_left"]] == len(s.table.deck)
+                assert (row[at["round"]], row[at["turn"]]) == (s.flow.round, states[
+                    row[at["first_seq"]] - 2].flow.turn)
             checked += 1
-    assert checked > 1000
+    assert checked > 100
 
 
 def test_a_memo_from_another_history_is_not_used():

@@ -480,12 +480,11 @@ class Projector:
         turns, duos = final["turns"], final["duos"]
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
         prev = self.prev
-        last_t, last_s = self.last_turn
         n = states[-1].n
         seq = self.seq
         start = seq
         in_play: Sequence[Any] = self.turn if self.turn is not None else _NO_TURN
-        # the turn in play, column by column (the turns row of :data:`TABLES` less ended and
+        # the turn in play, column by column (:data:`_TURN_COLUMNS` less game_id, ended and
         # what its close fills); first_seq 0: no turn in play
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
          boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
@@ -502,13 +501,11 @@ class Projector:
                     take = "none" if f.step != TAKE else None
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
-                    boat_kept = []
+                    boat_kept = _NO_BOAT_TAKES
                     final_turn = f.call == "last_chance"
                     first_seq = seq
                 last_seq = seq
-                last_t = t
-                last_s = s
-                if k == _END:                           # the turn's last event
+                if k == _END:                   # the turn's last event: its row, closed
                     table = s.table
                     card_points, color_bonus = points(s, seat)
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
@@ -534,7 +531,7 @@ class Projector:
                 elif k == _DUO:
                     pairs += 1
                     duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
-                                 list(e.cards), *_DUO_ROW[t](e, s)))
+                                 list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
                     final["trios"].append((game_id, rnd, turn_no, e.player, seq,
                                            list(e.cards), e.starfish))
@@ -543,13 +540,12 @@ class Projector:
                                                       seq, e.card))
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
-                    _progress(open_round, last_t, last_s)
+                    _progress(open_round, *_latest_turn_event(events, states, seq - 2))
                     final["rounds"].append(tuple(open_round))
                     final["round_events"].extend(tuple(r) for r in seat_events)
                     final["event_awards"].extend(tuple(r) for r in awards)
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
-                last_t = last_s = None
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if s.table_event is not None:
@@ -576,10 +572,11 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
+        # the turn in play in the same columns, ended and what its close fills left out
         self.turn = ([game_id, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile,
                       pile, boat_takes, boat_kept, pairs, None, final_turn, 0, 0, 0, 0,
                       first_seq, last_seq] if first_seq else None)
-        self.last_turn = (last_t, last_s)
+        self.last_turn = _latest_turn_event(events, states, seq - 1)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
@@ -661,10 +658,20 @@ def _row_key(table: TableDef):
 ROW_KEY = {t.name: _row_key(t) for t in SCHEMA}
 
 
+#: the ``turns`` row's columns (:data:`TABLES`): a closed turn's row, the turn in play as
+#: :attr:`Projector.turn` keeps it between appends and the turn in play's row all follow them
+_TURN_COLUMNS = TABLES["turns"]
+#: where the columns a turn's close fills are in that row (:func:`_close_turn`)
+_SEAT_AT, _HAND_SIZE_AT, _CARD_POINTS_AT, _COLOR_BONUS_AT, _DECK_LEFT_AT = map(
+    _TURN_COLUMNS.index, ("seat", "hand_size", "card_points", "color_bonus", "deck_left"))
+#: :meth:`Projector.feed`'s turn in play when there is none (first_seq 0)
+_NO_TURN: tuple[Any, ...] = tuple(0 if c.endswith("_seq") else None for c in _TURN_COLUMNS)
+#: a turn's ``boat_kept`` before its first boat take: one list for every such row (a boat
+#: take makes a new one; nothing changes a row's lists)
+_NO_BOAT_TAKES: list[str] = []
+
 #: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
-#: :meth:`Projector.feed`'s turn in play when there is none
-_NO_TURN: tuple[Any, ...] = (None,) * 19 + (0, 0)
 (_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
  _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
 _KIND: dict[type[ev.Event], int]
@@ -699,6 +706,21 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
+
+
+def _latest_turn_event(events, states, i: int) -> tuple[type[ev.Event] | None, State | None]:
+    """(type, state after) of the latest turn event of the round in play at ``events[i]``,
+    looked for from ``events[i]`` back to the round's start; (None, None) if it has none."""
+    kinds = _KIND
+    while i >= 0:
+        t = type(events[i])
+        k = kinds[t]
+        if k < _ROUND_STARTED:
+            return t, states[i]
+        if k == _ROUND_STARTED:
+            break
+        i -= 1
+    return None, None
 
 
 def _progress(open_round: list | None, t: type | None, s) -> None:
@@ -746,13 +768,17 @@ class ScoreMemo:
 
 
 def _close_turn(turn: list, s, points) -> tuple:
-    """The turns row of the turn in play, with the player's hand, points and the deck as they
-    are in ``s`` (``points(s, seat)``: the seat's card points and colour bonus, through the
-    :class:`ScoreMemo` of the calls that follow it). :meth:`Projector.feed` builds a closed
-    turn's row itself, in the same columns: the row is built once, from its locals."""
+    """The turns row of the turn in play (``turn``: as :meth:`Projector.feed` keeps it, in
+    the row's columns), with the player's hand, points and the deck as they are in ``s``
+    (``points(s, seat)``: the seat's card points and colour bonus, through the
+    :class:`ScoreMemo` of the calls that follow it).
+
+    :meth:`Projector.feed` builds a closed turn's row itself, from its locals, in the same
+    columns (:data:`_TURN_COLUMNS`): a builder shared with it would be a call per closed
+    turn, about 360 more instructions per event of an import (bench/RESULTS.md)."""
     table = s.table
-    seat = turn[3]
-    turn[15] = len(table.hands[seat])
-    turn[16], turn[17] = points(s, seat)
-    turn[18] = len(table.deck)
+    seat = turn[_SEAT_AT]
+    turn[_HAND_SIZE_AT] = len(table.hands[seat])
+    turn[_CARD_POINTS_AT], turn[_COLOR_BONUS_AT] = points(s, seat)
+    turn[_DECK_LEFT_AT] = len(table.deck)
     return tuple(turn)
