@@ -217,3 +217,41 @@ def test_the_angelfish_take_follows_a_take_as_the_rules_say(ruleset, events):
                 seen[due] += 1
             s = after
     assert seen[False] > 100 and (seen[True] > 0) == (events is not None)
+
+
+def test_the_events_in_effect_as_the_rules_say_asked_in_any_order():
+    """R-EV-APPLY: a seat's events in effect are the round's table event and the events the
+    seat holds (none without a table event), whatever was asked before: every state and seat
+    of simulated games with events asked game after game, then the states of several games
+    interleaved in a random order, then the same seat with other held tuples (equal ones
+    that are other objects among them) and other table events."""
+    from seasalt_log.sim import simulate
+
+    def want(s: State, seat: int) -> frozenset[str]:
+        if s.table_event is None:
+            return frozenset()
+        return frozenset((s.table_event, *s.held[seat]))
+
+    asks: list[tuple[State, int]] = []
+    for game in simulate(12, 4, 51, None, "extra-salt", "pepper"):
+        s = State()
+        for e in game:
+            s = apply(s, e)
+            for seat in range(s.n):
+                assert s.effects(seat) == want(s, seat)
+                asks.append((s, seat))
+    assert sum(1 for s, _ in asks if s.table_event is not None) > 1000
+    rng = random.Random(52)
+    for s, seat in rng.sample(asks, 3000):
+        assert s.effects(seat) == want(s, seat)
+    # the same seat asked with other held tuples (equal or not) and other table events
+    s = next(s for s, _ in asks if s.table_event is not None and any(s.held))
+    seat = next(i for i, h in enumerate(s.held) if h)
+    others = sorted(set(ev.EVENT_CODES) - {s.table_event, *s.held[seat]})
+    for held in (tuple(s.held[seat]), (others[0],), (), (others[0], others[1]),
+                 tuple(list(s.held[seat]))):
+        for event in (s.table_event, others[2], "".join(list(s.table_event))):
+            t = replace(s, table_event=event,
+                        held=tuple(held if i == seat else h for i, h in enumerate(s.held)))
+            assert t.effects(seat) == frozenset((event, *held))
+            assert s.effects(seat) == want(s, seat)

@@ -299,7 +299,8 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
             or (f.step != TAKE and f.step != BOAT_TAKE)):
         f = _take_due(s, e)                     # raises the error due
     t = s.table
-    left = len(t.deck)
+    deck = t.deck
+    left = len(deck)
     if not left:
         raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
     cards = e.cards
@@ -314,8 +315,8 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
     kept = e.kept
     if kept not in cards:
         raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
-    deck = t.deck
-    if t.deck_ordered and deck[:2] == cards:    # (a one-card draw: _draw_from_deck)
+    # the recorded top two, compared in place (a one-card draw: _draw_from_deck)
+    if t.deck_ordered and two and left > 1 and deck[0] == cards[0] and deck[1] == cards[1]:
         deck = deck[2:]
     else:
         deck = _draw_from_deck(s, t, cards)
