@@ -785,8 +785,8 @@ def _victim_seat(s: State, v: int | None) -> None:
     reason and path; checked before any rule, as validate runs before the rules."""
     if v is not None and not 0 <= v < len(s.players):
         f = s.flow
-        raise ev.seat_out_of_range(v, s.n, "$.victim").locate(
-            game_id=s.game_id, seq=s.seq + 1, round=f.round or None, turn=f.turn or None)
+        raise ev.seat_out_of_range(v, s.n, "$.victim", game_id=s.game_id, seq=s.seq + 1,
+                                   round=f.round or None, turn=f.turn or None)
 
 
 def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rule: str) -> None:
