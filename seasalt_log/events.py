@@ -451,17 +451,24 @@ def validate(event: Event, n_players: int | None) -> None:
     for name in seat_fields:
         seat = getattr(event, name)
         if seat is not None and seat >= n_players:
-            raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
-                                 f"$.{name}")
+            raise seat_out_of_range(seat, n_players, f"$.{name}")
     if isinstance(event, GameEnded):
         for i, seat in enumerate(event.winners):
             if seat >= n_players:
-                raise LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
-                                     f"$.winners[{i}]")
+                raise seat_out_of_range(seat, n_players, f"$.winners[{i}]")
     for name in per_seat:
         values = getattr(event, name)
         if values is not None and len(values) != n_players:
             raise LogFormatError(f"expected {n_players} values, one per seat, got {len(values)}", f"$.{name}")
+
+
+def seat_out_of_range(seat: int, n_players: int, path: str, **where: str | int | None
+                      ) -> LogFormatError:
+    """The format error (RULES.md §8) of a ``seat`` outside a game of ``n_players`` at the
+    JSON ``path``: :func:`validate`'s, and the engine's for an event that skipped it
+    (``where``: its position, as :meth:`~.errors.Where.locate` takes it)."""
+    return LogFormatError(f"seat {seat} out of range (this game has seats 0..{n_players - 1})",
+                          path, **where)
 
 
 def game_starts(events: Sequence[Event]) -> list[int] | None:

@@ -149,6 +149,26 @@ def test_fewest_mermaids_to_win_is_the_least_any_events_need(ruleset, events):
     assert rules.fewest_mermaids_to_win == (3 if events else 4)
 
 
+def test_fewest_mermaids_to_win_cannot_be_passed():
+    """The derived count is not a constructor argument: a caller cannot set a wrong one (it
+    used to be a field whose passed value was silently overwritten), and it survives the
+    ways a ruleset is copied (pickled to a worker, copied, replaced)."""
+    import copy
+    import pickle
+
+    from seasalt_log.engine.rulings import Ruleset
+
+    with pytest.raises(TypeError, match="fewest_mermaids_to_win"):
+        Ruleset(fewest_mermaids_to_win=9)
+    with pytest.raises(TypeError, match="fewest_mermaids_to_win"):
+        replace(rules_for(None), fewest_mermaids_to_win=9)
+    assert "fewest_mermaids_to_win" not in Ruleset.__struct_fields__
+    pepper = rules_for("extra-salt", "pepper")
+    for r in (pickle.loads(pickle.dumps(pepper)), copy.copy(pepper), copy.deepcopy(pepper)):
+        assert r == pepper and r.fewest_mermaids_to_win == 3
+    assert replace(pepper, mermaid_events=()).fewest_mermaids_to_win == 4
+
+
 MERMAID = "mermaid:white"
 
 

@@ -248,6 +248,26 @@ def test_a_format_1_store_with_a_broken_chain_is_not_migrated(tmp_path, games):
     con.close()
 
 
+def test_a_format_1_migration_hashes_each_event_once(tmp_path, games, monkeypatch):
+    """The format-1 chain is checked at every event, then the rows made from it are not
+    checked again: each event goes through the format-3 hash once (twice before)."""
+    from seasalt_log.store import format3
+
+    old = tmp_path / "old.duckdb"
+    _v1_store(old, games[:3])
+    hashed = []
+    through = format3._format3_through
+
+    def counted(prev, texts):
+        texts = list(texts)
+        hashed.extend(texts)
+        return through(prev, texts)
+    monkeypatch.setattr(format3, "_format3_through", counted)
+    with Store.open(old) as store:
+        assert verify_store(store).ok
+    assert len(hashed) == sum(len(g) for g in games[:3])
+
+
 def test_a_store_of_an_unknown_format_is_refused(tmp_path, games):
     path = tmp_path / "s.duckdb"
     with Store.open(path) as store:

@@ -781,11 +781,13 @@ def sharks_targets(s: State, t: Table | None = None) -> list[int]:
 
 
 def _victim_seat(s: State, v: int | None) -> None:
-    """A victim seat outside the game (an event that skipped :func:`events.validate`) is
-    the IndexError that :func:`apply` makes the LogFormatError (LOG-FORMAT) validate gives;
-    checked before any rule, as validate runs before the rules."""
+    """A victim seat outside the game (an event that skipped :func:`events.validate`, or a
+    negative one made in Python) is the LogFormatError (LOG-FORMAT) validate gives, same
+    reason and path; checked before any rule, as validate runs before the rules."""
     if v is not None and not 0 <= v < len(s.players):
-        raise IndexError(f"victim seat {v} of a {s.n}-player game")
+        f = s.flow
+        raise ev.seat_out_of_range(v, s.n, "$.victim", game_id=s.game_id, seq=s.seq + 1,
+                                   round=f.round or None, turn=f.turn or None)
 
 
 def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rule: str) -> None:

@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from collections import Counter
 from functools import lru_cache
+from typing import ClassVar
 
 from msgspec import Struct
-from msgspec.structs import force_setattr
 
 from .. import events as ev
 from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK, KIND
@@ -36,8 +36,15 @@ _EXTRA_SALT_PAIRS: PairTable = _BASE_PAIRS + (
 )
 
 
-class Ruleset(Struct, frozen=True):
-    """What a game's rules are: the engine consults this value, never the ruleset's name."""
+class Ruleset(Struct, frozen=True, dict=True):
+    """What a game's rules are: the engine consults this value, never the ruleset's name.
+
+    ``fewest_mermaids_to_win`` is derived, not a field: the fewest mermaids that win under
+    any events of this game (a hand with fewer wins under none, so the events in effect need
+    not be asked). It is set from ``mermaids_to_win`` and ``mermaid_events`` whenever a
+    Ruleset is made, replaced or unpickled, so no caller can pass it (a keyword
+    ``fewest_mermaids_to_win=`` is a TypeError) and it is never stale.
+    """
 
     name: str = "base"
     #: R-X-RULESET-2: the event setting (None: no events; "pepper": RULES_EXTRA §5)
@@ -98,18 +105,22 @@ class Ruleset(Struct, frozen=True):
     threshold_events: tuple[tuple[str, int], ...] = ()
     #: R-EV-DANCE-OF-THE-MERMAIDS (Ruling, text not BGA): at least this many mermaids win
     mermaid_events: tuple[tuple[str, int], ...] = ()
-    #: derived, set from the two fields above whenever a Ruleset is made or replaced: the
-    #: fewest mermaids that win under any events of this game (a hand with fewer wins under
-    #: none, so the events in effect need not be asked)
-    fewest_mermaids_to_win: int = 4
     #: R-EV-DIODON-FISH: the events under which STOP may not be called
     no_stop_events: frozenset[str] = frozenset()
     #: R-EV-CARDS: event code -> "first" or "last" place
     places: tuple[tuple[str, str], ...] = ()
 
+    #: derived in ``__post_init__`` (see the class docstring); an instance attribute, not
+    #: a field, so it is neither a constructor argument nor encoded nor compared
+    fewest_mermaids_to_win: ClassVar[int]
+
     def __post_init__(self) -> None:
-        force_setattr(self, "fewest_mermaids_to_win",
-                      min([self.mermaids_to_win, *(n for _, n in self.mermaid_events)]))
+        self.__dict__["fewest_mermaids_to_win"] = min(
+            [self.mermaids_to_win, *(n for _, n in self.mermaid_events)])
+
+    def __copy__(self) -> Ruleset:
+        """The value itself: it is frozen (and msgspec's copy would drop the derived value)."""
+        return self
 
     def pair_allowed(self, tag: str, effects: frozenset[str]) -> bool:
         """Whether a pair event type is legal for a player with these events in effect."""

@@ -39,13 +39,17 @@ def _format3_through(prev: bytes, texts: Iterable[bytes]) -> bytes:
     return prev
 
 
-def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
+def relinked_commits(con: Any, version: int, games: int = 2000, chain_checked: bool = False
+                     ) -> list[tuple]:
     """Every row of a format-3 store's ``commits`` table (``con``, a DuckDB connection), in
     the table's order, with its hash replaced by the write's format-4 link, once every
     game's format-3 chain is checked against its rows; a broken one, a write recorded up
     to no stored event, or events stored after a game's last write raise
     :class:`SeasaltError` (the migration to format ``version`` is refused). The events
-    are read as Arrow columns ``games`` game numbers at a time, in the order stored."""
+    are read as Arrow columns ``games`` game numbers at a time, in the order stored.
+    ``chain_checked``: the caller has checked the format-3 chain through every event
+    already (a format-1 store's, whose ``commits`` rows it made from those very links),
+    so only the rows' seqs are checked here."""
     import pyarrow as pa
 
     from .batch import game_starts
@@ -67,7 +71,8 @@ def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
         texts = table.column("event").cast(pa.binary()).to_pylist()
         for k, gid in enumerate(ids):
             a, b = starts[k], starts[k + 1]
-            relinked.update(_relinked(gid, seqs[a:b], texts[a:b], writes.pop(gid, []), version))
+            relinked.update(_relinked(gid, seqs[a:b], texts[a:b], writes.pop(gid, []), version,
+                                      chain_checked))
     for gid, left in writes.items():
         _refuse(version, gid, left[0][2], "a write of it is recorded, but none of its events "
                                           "is stored")
@@ -75,10 +80,11 @@ def relinked_commits(con: Any, version: int, games: int = 2000) -> list[tuple]:
 
 
 def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple],
-              version: int) -> Iterator[tuple[int, tuple]]:
+              version: int, chain_checked: bool = False) -> Iterator[tuple[int, tuple]]:
     """(rowid, the row with its format-4 link) of each of a game's writes (rowid, number,
     seq, format-3 hash), from its stored events (``seqs``, ``texts``, in seq order), each
-    write's format-3 hash checked first (:func:`_refuse` when it differs)."""
+    write's format-3 hash checked first (:func:`_refuse` when it differs) unless
+    ``chain_checked``."""
     n = len(seqs)
     at = None if seqs == list(range(1, n + 1)) else {seq: k + 1 for k, seq in enumerate(seqs)}
     old = new = link_bytes(genesis_hash(gid))
@@ -88,10 +94,11 @@ def _relinked(gid: str, seqs: list[int], texts: list[bytes], writes: list[tuple]
         if end <= start:
             _refuse(version, gid, seq, "a write is recorded up to it, which is not a stored "
                                        "event after the write before")
-        old = _format3_through(old, texts[start:end])
-        if link_value(old) != h:
-            _refuse(version, gid, seq, "its hash chain is broken (an event or a write's hash "
-                                       "was changed)")
+        if not chain_checked:
+            old = _format3_through(old, texts[start:end])
+            if link_value(old) != h:
+                _refuse(version, gid, seq, "its hash chain is broken (an event or a write's "
+                                           "hash was changed)")
         new = write_link(new, texts[start:end])
         start = end
         yield rid, (gid, number, seq, link_value(new))

@@ -620,7 +620,7 @@ def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE events_v1")
     con.execute("DROP TABLE _numbers")
     con.execute(FILL_HEADS)
-    migrate_v3(con)
+    migrate_v3(con, chain_checked=True)     # every event's link checked above
 
 
 def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
@@ -638,15 +638,17 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     migrate_v3(con)
 
 
-def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
+def migrate_v3(con: duckdb.DuckDBPyConnection, chain_checked: bool = False) -> None:
     """Turn a store of format 3 into format 4, inside the caller's transaction: every
     ``commits`` row's hash, format 3's chain through the write's last event, becomes the
     write's link by format 4's definition (:mod:`.event_table`), once each game's format-3
     chain is checked against its rows (:func:`.format3.relinked_commits`; a broken one
-    raises :class:`SeasaltError` and the caller rolls back). The commits table,
+    raises :class:`SeasaltError` and the caller rolls back; ``chain_checked``: the caller,
+    :func:`migrate_v1`, checked it through every event already). The commits table,
     append-only, is made again with the new hashes, its rows in the order they had."""
     from .arrow_rows import record_batch
-    new = record_batch("commits", relinked_commits(con, SCHEMA_VERSION))
+    new = record_batch("commits", relinked_commits(con, SCHEMA_VERSION,
+                                                   chain_checked=chain_checked))
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS commits_refuse_{op} ON commits")
     con.execute("DROP TABLE commits")
