@@ -51,15 +51,25 @@ CARD_INDEX: dict[str, tuple[int, int]] = {
 _CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
 _NO_BASE_KINDS = [0] * len(KINDS)       # copied by counts (see _NO_KINDS)
-_COLLECT = tuple((KIND_INDEX[k], table, len(table) - 1) for k, table in COLLECTOR_POINTS.items())
-_MULTIPLY = tuple((KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
+#: the last count a collector table's padded copy (:func:`_padded`) holds: more cards than
+#: any deck holds of one kind (at most 9, R-CARDS-1, R-X-CARDS-1); past it, see :func:`_sets`
+_MOST = 2 * len(ALL_CODES)
+
+
+@lru_cache(maxsize=None)
+def _padded(table: tuple[int, ...]) -> tuple[int, ...]:
+    """A collector table read by count without a bound check: its last score (that many
+    cards or more, R-SCORE-COLLECT) repeated up to index :data:`_MOST` (one copy per table)."""
+    return table + (table[-1],) * (_MOST + 1 - len(table))
+
+
 # the scorers read the collector and multiplier kinds one by one, not in a loop: their
-# indexes, in the order of COLLECTOR_POINTS and MULTIPLIERS, and the collector tables' last
-# index (the score of that many cards or more; an event table is as long as the one it replaces)
-(_SHELL, _SHELLS_TOP), (_OCTOPUS, _OCTOPUSES_TOP), (_PENGUIN, _PENGUINS_TOP), \
-    (_SAILOR, _SAILORS_TOP) = ((k, top) for k, _, top in _COLLECT)
+# indexes, in the order of COLLECTOR_POINTS and MULTIPLIERS, and the collector tables padded
+_SHELL, _OCTOPUS, _PENGUIN, _SAILOR = (KIND_INDEX[k] for k in COLLECTOR_POINTS)
 (_LIGHTHOUSE, _LIGHTHOUSE_OF, _LIGHTHOUSE_PER), (_SHOAL, _SHOAL_OF, _SHOAL_PER), \
-    (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = _MULTIPLY
+    (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = (
+        (KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
+_BASE_TABLES = tuple(map(_padded, COLLECTOR_TABLES))
 
 
 def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
@@ -88,8 +98,7 @@ def score_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[
                  n_laid: int) -> tuple[int, int, int, int]:
     """(pairs, collectors, multipliers, mermaids) of a holding given as counts."""
     pairs = n_laid + _pairs_in_hand(in_hand)                        # laid pairs 1 each
-    collectors = _collectors(kinds, COLLECTOR_TABLES)
-    multipliers = _multipliers(kinds)
+    collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors)
     return pairs, collectors, multipliers, mermaids
 
@@ -102,26 +111,16 @@ def _pairs_in_hand(in_hand: Sequence[int]) -> int:
             + (sharks if sharks < swimmers else swimmers))
 
 
-def _collectors(kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]) -> int:
-    """R-SCORE-COLLECT: the collectors' points, from the kinds as counts, by ``tables``
-    (the shell, octopus, penguin and sailor tables in effect)."""
+def _sets(kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]) -> tuple[int, int]:
+    """(collectors, multipliers): R-SCORE-COLLECT by ``tables`` (the shell, octopus, penguin
+    and sailor tables in effect, padded: :func:`_padded`) and R-SCORE-MULT, from the kinds as
+    counts. One call for both: every closed turn is scored through it."""
     shells, octopuses, penguins, sailors = tables
-    n = kinds[_SHELL]                                           # a table scores 0 for none
-    collectors = shells[n if n < _SHELLS_TOP else _SHELLS_TOP]
-    n = kinds[_OCTOPUS]
-    if n:
-        collectors += octopuses[n if n < _OCTOPUSES_TOP else _OCTOPUSES_TOP]
-    n = kinds[_PENGUIN]
-    if n:
-        collectors += penguins[n if n < _PENGUINS_TOP else _PENGUINS_TOP]
-    n = kinds[_SAILOR]
-    if n:
-        collectors += sailors[n if n < _SAILORS_TOP else _SAILORS_TOP]
-    return collectors
-
-
-def _multipliers(kinds: Sequence[int]) -> int:
-    """R-SCORE-MULT: the multipliers' points, from the kinds as counts."""
+    try:                                                # a table scores 0 for none
+        collectors = (shells[kinds[_SHELL]] + octopuses[kinds[_OCTOPUS]]
+                      + penguins[kinds[_PENGUIN]] + sailors[kinds[_SAILOR]])
+    except IndexError:          # more of a kind than every deck holds: the tables' last score
+        collectors = _sets([n if n < _MOST else _MOST for n in kinds], tables)[0]
     multipliers = 0
     if kinds[_LIGHTHOUSE]:
         multipliers = kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
@@ -131,7 +130,7 @@ def _multipliers(kinds: Sequence[int]) -> int:
         multipliers += kinds[_COLONY] * kinds[_COLONY_OF] * _COLONY_PER
     if kinds[_CAPTAIN]:
         multipliers += kinds[_CAPTAIN] * kinds[_CAPTAIN_OF] * _CAPTAIN_PER
-    return multipliers
+    return collectors, multipliers
 
 
 def mermaid_points(mermaids: int, colors: Sequence[int], largest: int | None = None) -> int:
@@ -161,7 +160,7 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
                      pairs + collectors + multipliers + mermaids, max(colors))
 
 
-def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> tuple[int, int]:
+def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) -> tuple[int, int]:
     """(card points, colour bonus) of a holding, as :func:`breakdown` gives them, without
     building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS): the
     holding counted and scored in one call with one list of kinds, the pairs in hand read
@@ -171,14 +170,13 @@ def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) ->
     index = CARD_INDEX
     kinds = _NO_BASE_KINDS[:]
     colors = _NO_COLORS[:]
-    try:        # the loops of counts(), written out: no call per hand or pair
+    try:        # the loops of counts(), written out: a shared helper costs 11 % a close
         for code in hand:
             k, c = index[code]
             kinds[k] += 1
             colors[c] += 1
-        pairs = _pairs_in_hand(kinds)                               # the hand's kinds so far
+        pairs = _pairs_in_hand(kinds) + len(laid)   # the hand's kinds so far; laid pairs 1 each
         for pair in laid:
-            pairs += 1
             for code in pair:
                 k, c = index[code]
                 kinds[k] += 1
@@ -187,8 +185,9 @@ def points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) ->
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
     bonus = max(colors)                                             # R-SCORE-BONUS
+    collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
-    return pairs + _collectors(kinds, COLLECTOR_TABLES) + _multipliers(kinds) + mermaids, bonus
+    return pairs + collectors + multipliers + mermaids, bonus
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -338,8 +337,11 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     """(pairs in hand, of which only the Water Rodeo makes) by R-X-SCORE-DUO, from the kinds
     in hand as counts (:func:`extra_counts`)."""
     c, lob = in_hand[_CRAB], in_hand[_LOBSTER]
-    m = c if c < lob else lob
-    n = m + (c - m) // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+    if lob:                                         # crab+lobster pairs first (1 lobster)
+        m = c if c < lob else lob
+        n = m + (c - m) // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+    else:
+        n = c // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
     w, sh, j = in_hand[_SWIMMER], in_hand[_SHARK], in_hand[_JELLYFISH]
     plain_swim = sh + j
     if w < plain_swim:
@@ -354,8 +356,9 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
 class _EventScoring(NamedTuple):
     """What the events in effect for a player change in RULES_EXTRA §3, made once per set."""
 
-    collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order
-    seahorse: tuple[tuple[str, int, int, tuple[int, ...], int], ...]  # kinds it may join
+    collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order,
+    #                                         padded (:func:`_padded`)
+    seahorse: tuple[tuple[str, int, int, tuple[int, ...]], ...]  # kinds it may join
     rodeo: bool
     tornado: bool
     changed: tuple[str, ...]
@@ -382,9 +385,10 @@ def _new_event_scoring(effects: frozenset[str]) -> _EventScoring:
     tornado = MERMAIDS_SCORE_NOTHING in effects
     if tornado:
         changed.append(MERMAIDS_SCORE_NOTHING)
-    seahorse = tuple((kind, X_KIND_INDEX[kind], most, tables[kind], len(tables[kind]) - 1)
+    padded = {kind: _padded(table) for kind, table in tables.items()}
+    seahorse = tuple((kind, X_KIND_INDEX[kind], most, padded[kind])
                      for kind, most in SEAHORSE_KINDS)
-    return _EventScoring(tuple(tables.values()), seahorse, RODEO in effects, tornado,
+    return _EventScoring(tuple(padded.values()), seahorse, RODEO in effects, tornado,
                          tuple(changed))
 
 
@@ -459,7 +463,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
                          scoring, hand_starfish, None, parts)
 
 
-def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
+def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
                              effects: frozenset[str] = frozenset(),
                              hand_starfish: bool = True) -> tuple[int, int]:
     """(card points, colour bonus) of a holding given as cards by RULES_EXTRA §3, as
@@ -470,22 +474,20 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Iterable[Sequence[str]],
     index = X_CARD_INDEX
     kinds = _NO_KINDS[:]
     colors = _NO_COLORS[:]
-    for code in hand:           # the loops of extra_counts(), written out: no call per unit
+    for code in hand:           # the loops of extra_counts(), written out (see points_and_bonus)
         k, c = index[code]
         kinds[k] += 1
         colors[c] += 1
     scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
     in_pairs, rodeo_pairs = hand_pairs(kinds, scoring.rodeo)      # the hand's kinds so far
     held = kinds[_STARFISH]
-    n_units = 0
     for unit in laid:
-        n_units += 1
         for code in unit:
             k, c = index[code]
             kinds[k] += 1
             colors[c] += 1
     bonus = max(colors)                                             # R-X-SCORE-COLOUR
-    return (_extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, held, scoring,
+    return (_extra_points(kinds, colors, len(laid), in_pairs, rodeo_pairs, held, scoring,
                           hand_starfish, bonus),
             bonus)
 
@@ -516,16 +518,15 @@ def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
-    collectors = _collectors(kinds, collect)
+    collectors, multipliers = _sets(kinds, collect)
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
-        for kind, k, most, table, top in seahorse_kinds:  # ties: the first kind in this order
+        for kind, k, most, table in seahorse_kinds:     # ties: the first kind in this order
             n = kinds[k]
             if 0 < n < most:
-                gain = table[n + 1 if n + 1 < top else top] - table[n if n < top else top]
+                gain = table[n + 1] - table[n]
                 if seahorse is None or gain > seahorse_points:
                     seahorse, seahorse_points = kind, gain
-    multipliers = _multipliers(kinds)
     cast = kinds[_CASTS] and kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER  # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
