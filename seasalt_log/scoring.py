@@ -52,7 +52,7 @@ _CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _MERMAID = (
     KIND_INDEX[k] for k in ("crab", "boat", "fish", "swimmer", "shark", "mermaid"))
 _NO_BASE_KINDS = [0] * len(KINDS)       # copied by counts (see _NO_KINDS)
 #: the last count a collector table's padded copy (:func:`_padded`) holds: more cards than
-#: any deck holds of one kind (at most 9, R-CARDS-1, R-X-CARDS-1); past it, see :func:`_sets`
+#: any deck holds of one kind (at most 9, R-CARDS, R-X-CARDS-1); past it, see :func:`_sets`
 _MOST = 2 * len(ALL_CODES)
 
 
