@@ -507,7 +507,11 @@ class Projector:
                 last_seq = seq
                 if k == _END:                   # the turn's last event: its row, closed
                     table = s.table
-                    card_points, color_bonus = points(s, seat)
+                    if s.flow.due == "round_scored":    # the round's end, scored once
+                        b = round_breakdowns(s)[seat]
+                        card_points, color_bonus = b.card_points, b.color_bonus
+                    else:
+                        card_points, color_bonus = points(s, seat)
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
                                   discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
                                   final_turn, len(table.hands[seat]), card_points, color_bonus,
