@@ -10,13 +10,11 @@ these rows agree with ``round_scored``.
 
 from __future__ import annotations
 
-from typing import Sequence
-
 from .. import events as ev
 from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (SCORING_EVENTS, Breakdown, ExtraBreakdown, extra_card_points,
-                       extra_counts, round_points)
+from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_card_points, extra_counts,
+                       round_points)
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -27,13 +25,12 @@ def round_event_rows(game_id: str, s: State) -> list[list]:
             for p, held in enumerate(s.held)]
 
 
-def extra_rows(game_id: str, s: State, e: ev.RoundScored,
-               breakdowns: Sequence[Breakdown | ExtraBreakdown] | None = None) -> list[tuple]:
+def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
     """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``
-    (``breakdowns``: its :func:`~seasalt_log.engine.core.round_breakdowns`, if known)."""
+    (its breakdowns scored once, :func:`~seasalt_log.engine.core.round_breakdowns`)."""
     rnd = e.round
     out = []
-    for p, b in enumerate(breakdowns if breakdowns is not None else round_breakdowns(s)):
+    for p, b in enumerate(round_breakdowns(s)):
         assert isinstance(b, ExtraBreakdown)    # written only under the expansions' scoring
         out.append((game_id, rnd, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
                     b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))

@@ -706,7 +706,7 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
          b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
         for p, b in enumerate(map(as_breakdown, parts)))
     if s.ruleset.extra_scoring:
-        final["round_extra"].extend(extra_rows(game_id, s, e, parts))
+        final["round_extra"].extend(extra_rows(game_id, s, e))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
