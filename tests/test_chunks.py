@@ -403,3 +403,105 @@ def test_one_worker_with_a_tapered_last_chunk_stores_and_reports_the_same(tmp_pa
     assert len(sizes) > 3
     assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
     assert [o.status for o in got.games].count("failed") == 1
+
+
+def _game_offsets(games) -> list[int]:
+    starts = [0]
+    for g in games[:-1]:
+        starts.append(starts[-1] + len(ev.encode_lines(g)))
+    return starts
+
+
+@pytest.mark.parametrize("smallest", [1, 3_000, 10**9])
+def test_for_two_workers_the_tail_tapers_in_rounds_of_two_pieces(smallest):
+    """Each round cuts half of what is left into two pieces of about a quarter each (the
+    workers take the chunks in turn: each gets one piece of every size); once what is
+    left is at most two pieces of ``smallest`` bytes, it is cut in two alike."""
+    from seasalt_log.importers.chunks import Chunk, taper
+    games = valid_games(16, seed=5)
+    data, starts = _log_bytes(games), _game_offsets(games)
+    chunk = Chunk(source="log", index=3, first_line=7, data=data)
+    pieces = taper(chunk, smallest, ways=2)
+    assert b"".join(p.data for p in pieces) == data
+    assert [p.index for p in pieces] == list(range(3, 3 + len(pieces)))
+    line, at = 7, 0
+    bounds = []
+    for p in pieces:
+        assert p.first_line == line and at in starts
+        bounds.append(at)
+        line += p.data.count(b"\n")
+        at += len(p.data)
+    if smallest == 10**9:
+        assert pieces == [chunk]
+        return
+    # the oracle: rounds of two cuts, each at the first game start past its share
+    expect, begin, end = [], 0, len(data)
+    while True:
+        left = end - begin
+        last = left <= 2 * smallest
+        share = (left if last else left // 2) // 2
+        for _ in range(1 if last else 2):
+            nxt = [s for s in starts if s >= begin + max(share, 1)]
+            if not nxt:
+                break
+            begin = nxt[0]
+            expect.append(begin)
+        else:
+            if not last:
+                continue
+        break
+    assert bounds[1:] == expect
+    assert len(pieces) >= 4
+    # the two workers' bytes differ by at most the largest game
+    biggest = max(len(ev.encode_lines(g)) for g in games)
+    assert abs(sum(len(p.data) for p in pieces[0::2])
+               - sum(len(p.data) for p in pieces[1::2])) <= biggest
+
+
+def test_the_last_chunks_of_one_log_join_before_they_taper():
+    """With two workers the last two chunks (one per worker) are joined and tapered; a
+    chunk of another log, or not followed by the next line, is not joined."""
+    from seasalt_log.importers.chunks import Chunk, _tapered
+    a, b, c = _log_bytes(GAMES[:3]), _log_bytes(GAMES[3:6]), _log_bytes(GAMES[6:])
+    la, lb = a.count(b"\n"), b.count(b"\n")
+    chunks = [Chunk(source="log", index=0, first_line=1, data=a),
+              Chunk(source="log", index=1, first_line=1 + la, data=b),
+              Chunk(source="log", index=2, first_line=1 + la + lb, data=c)]
+    got = list(_tapered(chunks, 1, ways=2))
+    assert got[0] == chunks[0]
+    assert b"".join(p.data for p in got[1:]) == b + c and len(got) > 3
+    assert [p.index for p in got] == list(range(len(got)))
+    assert got[1].first_line == 1 + la
+    other = msgspec.structs.replace(chunks[2], source="other")
+    got = list(_tapered([*chunks[:2], other], 1, ways=2))
+    assert got[:2] == chunks[:2] and b"".join(p.data for p in got[2:]) == c
+    gap = msgspec.structs.replace(chunks[2], first_line=chunks[2].first_line + 1)
+    assert list(_tapered([*chunks[:2], gap], 1, ways=2))[:2] == chunks[:2]
+
+
+@pytest.mark.parametrize("jobs", [2, 3])
+def test_workers_with_a_tapered_tail_store_and_report_the_same(tmp_path, monkeypatch, jobs):
+    """The last chunks cut into small pieces for the workers: the same rows, outcomes and
+    lines as one game at a time, with a bad game and a game met again in the pieces."""
+    from seasalt_log.importers import chunks as chunks_mod
+    games = [list(g) for g in valid_games(16, seed=9)]
+    bad = games[13]
+    i = next(k for k, e in enumerate(bad) if type(e) is ev.DiscardTaken)
+    bad[i] = msgspec.structs.replace(bad[i], pile=1 - bad[i].pile)
+    games = [*games, games[12], games[3][:10]]
+    log = write_log(tmp_path / "a.jsonl", games)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        expected = import_logs(s, [log], jobs=1)
+        rows = table_rows(s)
+    _through_workers(monkeypatch)
+    monkeypatch.setattr(chunks_mod, "TAIL_BYTES", 1)
+    real, tapers = chunks_mod.taper, []
+    monkeypatch.setattr(chunks_mod, "taper",
+                        lambda c, smallest, ways=1: tapers.append(ways) or real(c, smallest, ways))
+    with Store.open(tmp_path / "tapered.duckdb") as s:
+        got = import_logs(s, [log], jobs=jobs)
+        assert table_rows(s) == rows
+        assert_games_whole(s)
+    assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
+    assert [o.status for o in got.games].count("failed") == 1
+    assert tapers == [jobs]
