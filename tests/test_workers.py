@@ -81,6 +81,26 @@ def test_a_script_without_a_main_guard_imports_in_parallel(tmp_path):
     assert done.stdout.split() == ["6", "0"]
 
 
+def _notes(x: int) -> int:
+    import atexit
+    atexit.register(print, "torn down")     # run by the interpreter's teardown
+    print(f"note {x}", end="")              # a stray print: on the worker's stderr
+    return x
+
+
+def test_a_worker_stops_at_once_when_its_input_closes_and_its_output_is_flushed(capfd):
+    """A worker skips the interpreter's teardown at the end (the importer waits for it
+    before its commit), with its results and what it printed flushed first."""
+    pool = Pool(2)
+    try:
+        assert [r for _, r in pool.map(_notes, range(4))] == [0, 1, 2, 3]
+    finally:
+        pool.close()
+    assert [p.returncode for p in pool.procs] == [0, 0]
+    err = capfd.readouterr().err
+    assert all(f"note {x}" in err for x in range(4)) and "torn down" not in err
+
+
 def test_a_byte_budget_bounds_the_items_waiting_whatever_their_count():
     produced = []
 
