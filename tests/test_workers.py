@@ -167,3 +167,29 @@ def test_a_consumer_that_stops_stops_the_producer_and_closes_its_iterator():
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("ends", ["done", "producer fails", "consumer stops"])
+def test_a_thread_ahead_switches_threads_quickly_and_puts_the_interval_back(ends):
+    """While the producer runs, a thread waiting for Python's lock (the importer back from
+    a DuckDB insert) gets it within 0.5 ms rather than the default 5 ms; afterwards the
+    interval is what it was, however the loop ended."""
+    import sys
+    from seasalt_log import workers
+    before = sys.getswitchinterval()
+
+    def items():
+        yield from range(3)
+        if ends == "producer fails":
+            raise SeasaltError("bad")
+    seen = []
+    try:
+        for k in ahead_in_thread(items()):
+            seen.append(sys.getswitchinterval())
+            if ends == "consumer stops" and k == 1:
+                raise ValueError("stopped")
+    except (SeasaltError, ValueError):
+        pass
+    assert seen and all(s == pytest.approx(min(before, 0.0005)) for s in seen)
+    assert workers.QUICK_SWITCH == 0.0005
+    assert sys.getswitchinterval() == before
