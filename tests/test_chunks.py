@@ -505,3 +505,34 @@ def test_workers_with_a_tapered_tail_store_and_report_the_same(tmp_path, monkeyp
     assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
     assert [o.status for o in got.games].count("failed") == 1
     assert tapers == [jobs]
+
+
+@pytest.mark.parametrize("expect, count, started_after", [(8, 4, 0), (0, 4, 3), (0, 2, None),
+                                                          (3, 1, 0)])
+def test_workers_start_before_the_first_chunk_is_cut_when_the_input_is_large(
+        monkeypatch, expect, count, started_after):
+    """An input expected to make enough chunks starts its workers before cutting any (the
+    first chunks are cut while they start); else they start once three chunks are cut, or
+    never for fewer. Either way every chunk comes back checked, in order."""
+    from seasalt_log import workers
+    from seasalt_log.importers import chunks as chunks_mod
+    data = [_log_bytes(GAMES[k::count]) for k in range(count)]
+    cut: list[int] = []
+    pools: list[int] = []
+    real_pool = workers.Pool
+
+    def counting_pool(*a, **k):
+        pools.append(len(cut))
+        return real_pool(*a, **k)
+    monkeypatch.setattr(workers, "Pool", counting_pool)
+
+    def log():
+        for k, d in enumerate(data):
+            cut.append(k)
+            yield chunks_mod.Chunk(source="log", index=k, first_line=1, data=d)
+    setup = chunks_mod.WorkerSetup(stored=frozenset(), out_dir=None)
+    got = list(chunks_mod.check_chunks(log(), setup, 2, expect=expect))
+    assert pools == ([] if started_after is None else [started_after])
+    assert [c.index for c, _ in got] == list(range(count))
+    assert [len(r.games) for _, r in got] == [len(GAMES[k::count]) for k in range(count)]
+    assert all(g.failure is None for _, r in got for g in r.games)
