@@ -15,8 +15,6 @@ import os
 import shutil
 import sys
 import tempfile
-from bisect import bisect_left
-from collections import deque
 from contextlib import ExitStack, contextmanager
 from itertools import chain, islice
 from pathlib import Path
@@ -413,9 +411,8 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         started = pool() if jobs > 1 and expect >= parallel_from else None
         head = list(islice(chunks, parallel_from))
         if started is not None or (jobs > 1 and len(head) >= parallel_from):
-            yield from (started or pool()).map(
-                check_chunk, _tapered(chain(head, chunks), ways=jobs),
-                weight=_size, budget=AHEAD_BYTES)
+            yield from (started or pool()).map(check_chunk, chain(head, chunks),
+                                               weight=_size, budget=AHEAD_BYTES)
             return
     if setup.out_dir is not None and in_thread:
         checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
@@ -439,80 +436,53 @@ def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[C
         _close()
 
 
-#: the last chunks are cut into pieces halving down to about this many bytes each (see
-#: :func:`_tapered`)
+#: the last chunk checked in this process is cut into pieces halving down to about this
+#: many bytes (see :func:`_tapered`)
 TAIL_BYTES = CHUNK_BYTES // 8
 
 
-def _tapered(chunks: Iterable[Chunk], smallest: int | None = None, ways: int = 1
-             ) -> Iterator[Chunk]:
-    """``chunks``, the last ``ways`` ones joined (when they are consecutive lines of one
-    log) and cut into pieces of whole games (:func:`taper`), ``ways`` pieces of a size in turn.
+def _tapered(chunks: Iterable[Chunk], smallest: int | None = None) -> Iterator[Chunk]:
+    """``chunks``, the last one cut into pieces of whole games (:func:`taper`).
 
-    A chunk is checked while the importer loads the ones before, but nothing overlaps the
-    load of the last one (nor the commit after it): the smaller the last pieces, the shorter
-    that tail. With ``ways`` workers taking the chunks in turn, each gets a piece of every
-    size, so that they run out of work together. The pieces number on from the first of
-    the chunks joined (no chunk follows them)."""
-    held: deque[Chunk] = deque()
-    for c in chunks:
-        held.append(c)
-        if len(held) > ways:
-            yield held.popleft()
-    while len(held) > 1 and not _joins(held[0], held[1]):
-        yield held.popleft()
-    if not held:
+    Checked in this process, a chunk is checked while the importer loads the one before,
+    but nothing overlaps the load of the last one (nor the commit after it): the smaller
+    the last chunk, the shorter that tail. The pieces number on from the last chunk's
+    ``index`` (no chunk follows it)."""
+    it = iter(chunks)
+    prev = next(it, None)
+    if prev is None:
         return
-    last = held.popleft()
-    while held:
-        nxt = held.popleft()
-        last = Chunk(source=last.source, index=last.index, first_line=last.first_line,
-                     data=last.data + nxt.data, cut=nxt.cut)
-    yield from taper(last, TAIL_BYTES if smallest is None else smallest, ways)
+    for c in it:
+        yield prev
+        prev = c
+    yield from taper(prev, TAIL_BYTES if smallest is None else smallest)
 
 
-def _joins(a: Chunk, b: Chunk) -> bool:
-    """Chunk ``b`` goes on with the next line of the same log after ``a``."""
-    return (a.source == b.source and a.cut is None and a.spilled is None
-            and b.spilled is None and a.first_line + a.data.count(b"\n") == b.first_line)
-
-
-def taper(chunk: Chunk, smallest: int, ways: int = 1) -> list[Chunk]:
-    """``chunk`` cut at ``game_started`` lines into rounds of ``ways`` pieces that together
-    hold about half of what is left (each up to the first game start past its share), until
-    what is left is at most ``smallest`` bytes per piece, which is cut into ``ways`` pieces
-    alike; a piece is not cut further once no game start lies past its share. The same
-    lines, games and cut (on the last piece), numbered from ``chunk.index``. A spilled
-    chunk is not cut."""
+def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
+    """``chunk`` cut at ``game_started`` lines into pieces that each hold about half of
+    what is left (up to the first game start past its half), until what is left is at most
+    ``smallest`` bytes or has no game start past its half: the same lines, games and cut
+    (on the last piece), numbered from ``chunk.index``. A spilled chunk is not cut."""
     data = chunk.data
     if len(data) <= smallest or chunk.spilled is not None:
         return [chunk]
     starts: list[int] = []
     _game_starts(bytearray(data), 0, starts, True)
-    cuts: list[int] = []
-    begin, end = 0, len(data)
-    while len(cuts) < len(starts):
-        left = end - begin
-        last_round = left <= smallest * ways
-        share = (left if last_round else left // 2) // ways
-        for _ in range(ways - 1 if last_round else ways):
-            at = bisect_left(starts, begin + max(share, 1))
-            if at == len(starts):
-                break
-            begin = starts[at]
-            cuts.append(begin)
-        else:
-            if not last_round:
-                continue
-        break
     pieces: list[Chunk] = []
-    line = chunk.first_line
-    for a, b in zip([0, *cuts], [*cuts, end]):
-        piece = data[a:b]
-        pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
-                            first_line=line, data=piece,
-                            cut=chunk.cut if b == end else None))
-        line += piece.count(b"\n")
+    begin, line = 0, chunk.first_line
+    for at in starts:
+        if len(data) - begin <= smallest:
+            break
+        if at - begin >= (len(data) - begin) // 2:
+            piece = data[begin:at]
+            pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
+                                first_line=line, data=piece))
+            line += piece.count(b"\n")
+            begin = at
+    if not pieces:
+        return [chunk]
+    pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,
+                        data=data[begin:], cut=chunk.cut))
     return pieces
 
 
