@@ -144,8 +144,8 @@ def quick_switches(interval: float = QUICK_SWITCH) -> Iterator[None]:
     """Python's thread switch interval at most ``interval`` seconds for a while. A thread
     back from a call that let Python's lock go (a DuckDB insert) waits up to the interval
     for a thread running Python code to hand the lock back, and an insert takes it back
-    several times: at the default 5 ms, inserts beside a busy thread took about four times
-    their CPU time (0.5 ms: 1.7 times, the busy thread as fast)."""
+    several times: at the default 5 ms, inserts beside a busy thread took four and a half
+    times their CPU time (0.5 ms: about twice, the busy thread as fast)."""
     previous = sys.getswitchinterval()
     sys.setswitchinterval(min(previous, interval))
     try:
