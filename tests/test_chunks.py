@@ -434,3 +434,29 @@ def test_workers_start_before_the_first_chunk_is_cut_when_the_input_is_large(
     assert [c.index for c, _ in got] == list(range(count))
     assert [len(r.games) for _, r in got] == [len(GAMES[k::count]) for k in range(count)]
     assert all(g.failure is None for _, r in got for g in r.games)
+
+
+def test_an_import_of_a_large_log_starts_its_workers_before_cutting_it(tmp_path, monkeypatch):
+    """The log's size says how many chunks it makes: enough, and the workers start first."""
+    from seasalt_log import workers
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    _through_workers(monkeypatch, 300)
+    cut: list[int] = []
+    pools: list[int] = []
+    real_pool, real_chunks = workers.Pool, service.log_chunks
+
+    def counting_pool(*a, **k):
+        pools.append(len(cut))
+        return real_pool(*a, **k)
+
+    def counted(*a, **k):
+        for c in real_chunks(*a, **k):
+            cut.append(c.index)
+            yield c
+    monkeypatch.setattr(workers, "Pool", counting_pool)
+    monkeypatch.setattr(service, "log_chunks", counted)
+    monkeypatch.setattr(service, "chunk_size", lambda total, jobs: total // 6)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        got = import_logs(s, [log], jobs=2)
+    assert got.new == len(GAMES) and len(cut) >= 3
+    assert pools == [0]
