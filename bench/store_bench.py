@@ -14,6 +14,10 @@ Simulated games (mixed 2/3/4 players, default bots) are generated once into
 - replay: for 500 random games, read the stream from the store and fold it to a
   mid-game turn (``replay.replay_stored``: only that round's events are decoded and
   folded), median and p95 in milliseconds.
+
+``--timeline`` prints, in seconds from the import's start, when the worker processes
+started, when each chunk came back checked ("ready") and was loaded, and the final COMMIT:
+where the wall clock of the import went.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ import random
 import statistics
 import sys
 import time
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
+from typing import Iterator
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -61,11 +67,13 @@ def _cpu() -> float:
     return t.user + t.system + t.children_user + t.children_system
 
 
-def bench_import(log: Path, db: Path, jobs: int | None = None) -> tuple[int, float, float]:
-    """(events, wall seconds, CPU seconds of this process and its workers)."""
+def bench_import(log: Path, db: Path, jobs: int | None = None,
+                 marks: list[tuple[float, str]] | None = None) -> tuple[int, float, float]:
+    """(events, wall seconds, CPU seconds of this process and its workers); with
+    ``marks``, the import's :func:`timeline` is appended to it."""
     for p in (db, db.with_suffix(".duckdb.wal")):
         p.unlink(missing_ok=True)
-    with Store.open(db) as store:
+    with Store.open(db) as store, (timeline(marks) if marks is not None else nullcontext()):
         t, c = time.perf_counter(), _cpu()
         summary = import_logs(store, [log], jobs=jobs)
         elapsed, cpu = time.perf_counter() - t, _cpu() - c
@@ -73,6 +81,53 @@ def bench_import(log: Path, db: Path, jobs: int | None = None) -> tuple[int, flo
     if summary.failed:
         raise SystemExit(f"import failed: {summary.games[:3]}")
     return summary.events_stored, elapsed, cpu
+
+
+@contextmanager
+def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
+    """Record (seconds since the import started, what) while the import runs: the worker
+    pool started, each chunk ready (checked) and loaded, the final COMMIT. It wraps the
+    importer's functions for a while, so that it times any version of them alike."""
+    from seasalt_log import service, workers
+    from seasalt_log.importers.writer import ImportRun
+    from seasalt_log.store.store import Store as StoreClass
+    start = time.perf_counter()
+
+    def mark(what: str) -> None:
+        marks.append((time.perf_counter() - start, what))
+
+    def checked(real):
+        def wrapped(*a, **k):
+            for chunk, result in real(*a, **k):
+                mark(f"ready {chunk.index} ({len(chunk.data) // 1000} kB)")
+                yield chunk, result
+        return wrapped
+
+    def after(real, what):
+        def wrapped(self, *a, **k):
+            out = real(self, *a, **k)
+            mark(what(*a) if callable(what) else what)
+            return out
+        return wrapped
+
+    def around(real, what):
+        def wrapped(self, *a, **k):
+            mark(f"{what} begins")
+            return after(real, f"{what} ends")(self, *a, **k)
+        return wrapped
+    patches = [(service, "check_chunks", checked(service.check_chunks)),
+               (ImportRun, "add_chunk", after(ImportRun.add_chunk, lambda c, r: f"loaded {c.index}")),
+               (ImportRun, "finish", around(ImportRun.finish, "finish")),
+               (StoreClass, "commit", around(StoreClass.commit, "commit")),
+               (workers.Pool, "__init__", around(workers.Pool.__init__, "pool start"))]
+    saved = [(obj, name, getattr(obj, name)) for obj, name, _ in patches]
+    for obj, name, fn in patches:
+        setattr(obj, name, fn)
+    try:
+        yield
+    finally:
+        for obj, name, fn in saved:
+            setattr(obj, name, fn)
 
 
 def bench_replay(db: Path, samples: int = 500) -> list[float]:
@@ -98,6 +153,8 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=None,
                     help="worker processes of the import (default: one per CPU)")
     ap.add_argument("--replay-only", action="store_true", help="reuse the store of a previous run")
+    ap.add_argument("--timeline", action="store_true",
+                    help="print when each chunk of the import was checked and loaded")
     ap.add_argument("--ruleset", choices=("base", "extra-salt"), default="base")
     ap.add_argument("--events", choices=("none", "pepper"), default="none")
     args = ap.parse_args()
@@ -108,10 +165,13 @@ def main() -> None:
     if args.replay_only:
         report_replay(db)
         return
-    events, elapsed, cpu = bench_import(log, db, args.jobs)
+    marks: list[tuple[float, str]] | None = [] if args.timeline else None
+    events, elapsed, cpu = bench_import(log, db, args.jobs, marks)
     size = db.stat().st_size
     print(f"import: {args.games} games, {events} events in {elapsed:.1f} s wall = "
           f"{events / elapsed:,.0f} events/s; {cpu:.1f} s CPU = {events / cpu:,.0f} events/s")
+    if marks:
+        print("  timeline (s): " + "; ".join(f"{t:.3f} {what}" for t, what in marks))
     print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event (whole file)")
     with Store.open(db, read_only=True) as store:
         tables = [t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]

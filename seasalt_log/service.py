@@ -62,9 +62,10 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
-        chunks = log_chunks(files, chunk_size(total, jobs))
-        with _one_thread(store), closing(check_chunks(chunks, setup, jobs,
-                                                      in_thread=not stdin)) as checked:
+        size = chunk_size(total, jobs)
+        chunks = log_chunks(files, size)
+        with _one_thread(store), closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
+                                                      expect=(total or 0) // size)) as checked:
             for chunk, result in checked:       # (closed when stopped: its thread too)
                 run.add_chunk(chunk, result)
                 done += result.bytes

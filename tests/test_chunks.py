@@ -403,3 +403,60 @@ def test_one_worker_with_a_tapered_last_chunk_stores_and_reports_the_same(tmp_pa
     assert len(sizes) > 3
     assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
     assert [o.status for o in got.games].count("failed") == 1
+
+
+@pytest.mark.parametrize("expect, count, started_after", [(8, 4, 0), (0, 4, 3), (0, 2, None),
+                                                          (3, 1, 0)])
+def test_workers_start_before_the_first_chunk_is_cut_when_the_input_is_large(
+        monkeypatch, expect, count, started_after):
+    """An input expected to make enough chunks starts its workers before cutting any (the
+    first chunks are cut while they start); else they start once three chunks are cut, or
+    never for fewer. Either way every chunk comes back checked, in order."""
+    from seasalt_log import workers
+    from seasalt_log.importers import chunks as chunks_mod
+    data = [_log_bytes(GAMES[k::count]) for k in range(count)]
+    cut: list[int] = []
+    pools: list[int] = []
+    real_pool = workers.Pool
+
+    def counting_pool(*a, **k):
+        pools.append(len(cut))
+        return real_pool(*a, **k)
+    monkeypatch.setattr(workers, "Pool", counting_pool)
+
+    def log():
+        for k, d in enumerate(data):
+            cut.append(k)
+            yield chunks_mod.Chunk(source="log", index=k, first_line=1, data=d)
+    setup = chunks_mod.WorkerSetup(stored=frozenset(), out_dir=None)
+    got = list(chunks_mod.check_chunks(log(), setup, 2, expect=expect))
+    assert pools == ([] if started_after is None else [started_after])
+    assert [c.index for c, _ in got] == list(range(count))
+    assert [len(r.games) for _, r in got] == [len(GAMES[k::count]) for k in range(count)]
+    assert all(g.failure is None for _, r in got for g in r.games)
+
+
+def test_an_import_of_a_large_log_starts_its_workers_before_cutting_it(tmp_path, monkeypatch):
+    """The log's size says how many chunks it makes: enough, and the workers start first."""
+    from seasalt_log import workers
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    _through_workers(monkeypatch, 300)
+    cut: list[int] = []
+    pools: list[int] = []
+    real_pool, real_chunks = workers.Pool, service.log_chunks
+
+    def counting_pool(*a, **k):
+        pools.append(len(cut))
+        return real_pool(*a, **k)
+
+    def counted(*a, **k):
+        for c in real_chunks(*a, **k):
+            cut.append(c.index)
+            yield c
+    monkeypatch.setattr(workers, "Pool", counting_pool)
+    monkeypatch.setattr(service, "log_chunks", counted)
+    monkeypatch.setattr(service, "chunk_size", lambda total, jobs: total // 6)
+    with Store.open(tmp_path / "s.duckdb") as s:
+        got = import_logs(s, [log], jobs=2)
+    assert got.new == len(GAMES) and len(cut) >= 3
+    assert pools == [0]

@@ -81,6 +81,26 @@ def test_a_script_without_a_main_guard_imports_in_parallel(tmp_path):
     assert done.stdout.split() == ["6", "0"]
 
 
+def _notes(x: int) -> int:
+    import atexit
+    atexit.register(print, "torn down")     # run by the interpreter's teardown
+    print(f"note {x}", end="")              # a stray print: on the worker's stderr
+    return x
+
+
+def test_a_worker_stops_at_once_when_its_input_closes_and_its_output_is_flushed(capfd):
+    """A worker skips the interpreter's teardown at the end (the importer waits for it
+    before its commit), with its results and what it printed flushed first."""
+    pool = Pool(2)
+    try:
+        assert [r for _, r in pool.map(_notes, range(4))] == [0, 1, 2, 3]
+    finally:
+        pool.close()
+    assert [p.returncode for p in pool.procs] == [0, 0]
+    err = capfd.readouterr().err
+    assert all(f"note {x}" in err for x in range(4)) and "torn down" not in err
+
+
 def test_a_byte_budget_bounds_the_items_waiting_whatever_their_count():
     produced = []
 
@@ -147,3 +167,29 @@ def test_a_consumer_that_stops_stops_the_producer_and_closes_its_iterator():
     while threading.active_count() > before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert threading.active_count() == before
+
+
+@pytest.mark.parametrize("ends", ["done", "producer fails", "consumer stops"])
+def test_a_thread_ahead_switches_threads_quickly_and_puts_the_interval_back(ends):
+    """While the producer runs, a thread waiting for Python's lock (the importer back from
+    a DuckDB insert) gets it within 0.5 ms rather than the default 5 ms; afterwards the
+    interval is what it was, however the loop ended."""
+    import sys
+    from seasalt_log import workers
+    before = sys.getswitchinterval()
+
+    def items():
+        yield from range(3)
+        if ends == "producer fails":
+            raise SeasaltError("bad")
+    seen = []
+    try:
+        for k in ahead_in_thread(items()):
+            seen.append(sys.getswitchinterval())
+            if ends == "consumer stops" and k == 1:
+                raise ValueError("stopped")
+    except (SeasaltError, ValueError):
+        pass
+    assert seen and all(s == pytest.approx(min(before, 0.0005)) for s in seen)
+    assert workers.QUICK_SWITCH == 0.0005
+    assert sys.getswitchinterval() == before

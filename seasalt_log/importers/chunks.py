@@ -15,7 +15,7 @@ import os
 import shutil
 import sys
 import tempfile
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO, Generator, Iterable, Iterator
@@ -389,7 +389,7 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
-                 parallel_from: int = 3, in_thread: bool = True
+                 parallel_from: int = 3, in_thread: bool = True, expect: int = 0
                  ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes once there are ``parallel_from`` chunks (starting them costs more than a
@@ -400,19 +400,26 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     Checked in this process for an import, the chunks are checked by a thread, one chunk
     ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked
     (unless not ``in_thread``: chunks read from a stream that may wait for its input, such
-    as standard input, where a stopped import must not wait for the thread's read)."""
+    as standard input, where a stopped import must not wait for the thread's read).
+
+    ``expect``: about how many chunks the input makes (its size says so): from
+    ``parallel_from`` on, the workers start before the first chunks are cut."""
     chunks = iter(chunks)
-    head = list(islice(chunks, parallel_from))
-    if jobs <= 1 or len(head) < parallel_from:
-        if setup.out_dir is not None and in_thread:
-            checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
-                                              ahead=1)
-        else:
-            checked = _in_process(chain(head, chunks), setup)
-        yield from checked
-        return
-    with workers.Pool(jobs, _init, (setup,), ahead=AHEAD) as pool:
-        yield from pool.map(check_chunk, chain(head, chunks), weight=_size, budget=AHEAD_BYTES)
+    with ExitStack() as stack:
+        def pool() -> workers.Pool:
+            return stack.enter_context(workers.Pool(jobs, _init, (setup,), ahead=AHEAD))
+        started = pool() if jobs > 1 and expect >= parallel_from else None
+        head = list(islice(chunks, parallel_from))
+        if started is not None or (jobs > 1 and len(head) >= parallel_from):
+            yield from (started or pool()).map(check_chunk, chain(head, chunks),
+                                               weight=_size, budget=AHEAD_BYTES)
+            return
+    if setup.out_dir is not None and in_thread:
+        checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
+                                          ahead=1)
+    else:
+        checked = _in_process(chain(head, chunks), setup)
+    yield from checked
 
 
 def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
