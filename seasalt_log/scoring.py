@@ -174,8 +174,7 @@ def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) ->
 def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
     """(card points, colour bonus) by R-SCORE of a holding counted by :func:`counted_on`
     with :data:`CARD_INDEX`. Every closed turn of a base game is scored so."""
-    in_hand, kinds, colors = held[3], held[4], held[5]
-    bonus = max(colors)                                             # R-SCORE-BONUS
+    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]     # R-SCORE-BONUS
     collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
     return (_pairs_in_hand(in_hand) + len(held[1])                  # laid pairs 1 each
@@ -185,9 +184,9 @@ def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
 def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Sequence[str]],
                index: dict[str, tuple[int, int]]) -> list[Any]:
     """The count lists of the holding ``hand`` and ``laid`` units, as the list ``[hand,
-    laid, index, kinds in hand, kinds in hand and laid, colours of both]`` (kinds and
-    colours numbered by ``index``: :data:`CARD_INDEX`, or :data:`X_CARD_INDEX` for every
-    ruleset's cards).
+    laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest colour
+    group]`` (kinds and colours numbered by ``index``: :data:`CARD_INDEX`, or
+    :data:`X_CARD_INDEX` for every ruleset's cards).
 
     ``last``: such a list for a holding counted before, counted on in place (and returned)
     when ``laid`` is the same tuple and the hand only grew at its end (a turn's takes; the
@@ -200,17 +199,20 @@ def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Seque
             return last
         n = len(old)
         if len(hand) > n and hand[:n] == old:               # type: ignore[arg-type,index]
-            in_hand, kinds, colors = last[3], last[4], last[5]
+            in_hand, kinds, colors, top = last[3], last[4], last[5], last[6]
             try:
                 for code in hand[n:]:                       # type: ignore[index]
                     k, c = index[code]
                     in_hand[k] += 1
                     kinds[k] += 1
-                    colors[c] += 1
+                    group = colors[c] + 1
+                    colors[c] = group
+                    if group > top:
+                        top = group
             except KeyError:
                 last[1] = None                  # half counted: no laid units are None
                 raise
-            last[0] = hand
+            last[0], last[6] = hand, top
             return last
     in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
     colors = _NO_COLORS[:]
@@ -224,7 +226,7 @@ def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Seque
             k, c = index[code]
             kinds[k] += 1
             colors[c] += 1
-    return [hand, laid, index, in_hand, kinds, colors]
+    return [hand, laid, index, in_hand, kinds, colors, max(colors)]
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -515,10 +517,9 @@ def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
     """(card points, colour bonus) by RULES_EXTRA §3, with the events ``effects`` in
     effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
     closed turn of an expansion game is scored so."""
-    in_hand, kinds, colors = held[3], held[4], held[5]
+    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]  # R-X-SCORE-COLOUR
     scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)
-    bonus = max(colors)                                             # R-X-SCORE-COLOUR
     return (_extra_points(kinds, colors, len(held[1]), in_pairs, rodeo_pairs,
                           in_hand[_STARFISH], scoring, hand_starfish, bonus),
             bonus)
