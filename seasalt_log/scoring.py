@@ -189,30 +189,25 @@ def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Seque
     :data:`X_CARD_INDEX` for every ruleset's cards).
 
     ``last``: such a list for a holding counted before, counted on in place (and returned)
-    when ``laid`` is the same tuple and the hand only grew at its end (a turn's takes; the
-    engine's states share a seat's tuples until they change): a seat's closed turns are
-    counted so, card by card, instead of from scratch. Else the holding is counted anew.
-    A KeyError: a card ``index`` does not number (``last`` is then never counted on)."""
+    when ``laid`` is the same tuple and the hand is its hand and one card more (a turn's
+    take; the engine's states share a seat's tuples until they change): a seat's closed
+    turns are counted so, a card each, instead of from scratch. Else the holding is counted
+    anew. A KeyError: a card ``index`` does not number (``last`` is left as it was)."""
     if last is not None and last[1] is laid and last[2] is index:
         old = last[0]
         if hand is old:
             return last
         n = len(old)
-        if len(hand) > n and hand[:n] == old:               # type: ignore[arg-type,index]
-            in_hand, kinds, colors, top = last[3], last[4], last[5], last[6]
-            try:
-                for code in hand[n:]:                       # type: ignore[index]
-                    k, c = index[code]
-                    in_hand[k] += 1
-                    kinds[k] += 1
-                    group = colors[c] + 1
-                    colors[c] = group
-                    if group > top:
-                        top = group
-            except KeyError:
-                last[1] = None                  # half counted: no laid units are None
-                raise
-            last[0], last[6] = hand, top
+        if len(hand) == n + 1 and hand[:n] == old:          # type: ignore[arg-type,index]
+            k, c = index[hand[n]]                           # type: ignore[index]
+            last[3][k] += 1
+            last[4][k] += 1
+            colors = last[5]
+            group = colors[c] + 1
+            colors[c] = group
+            if group > last[6]:
+                last[6] = group
+            last[0] = hand
             return last
     in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
     colors = _NO_COLORS[:]

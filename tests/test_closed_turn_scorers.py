@@ -88,11 +88,12 @@ def test_hand_worked_holdings(hand, laid, effects, points, bonus):
 
 
 def test_a_holding_counted_on_scores_as_counted_anew():
-    """``counted_on`` (a seat's closed turns, counted from its last count): a hand grown at
-    its end with the same laid tuple is counted on in place; another hand (a card stolen,
-    a pair laid) or another laid tuple is counted anew. Each gives the oracle's points."""
+    """``counted_on`` (a seat's closed turns, counted from its last count): a hand grown by
+    one card at its end with the same laid tuple is counted on in place; another hand (a
+    card stolen, a pair laid) or another laid tuple is counted anew. Each gives the
+    oracle's points."""
     from seasalt_log.scoring import (CARD_INDEX, X_CARD_INDEX, counted_extra_points_and_bonus,
-                                     counted_on)
+                                     counted_on, counted_points_and_bonus)
     for hand, laid, _, _, hand_starfish in extra_holdings(400, 5):
         hand, laid = tuple(hand), tuple(tuple(u) for u in laid)
         held = None
@@ -118,8 +119,9 @@ def test_a_holding_counted_on_scores_as_counted_anew():
         want = oracle.extra_breakdown(hand, grown, frozenset(), 0, hand_starfish)
         assert counted_extra_points_and_bonus(again, frozenset(), hand_starfish) == (
             want["card_points"], want["color_bonus"])
-    # a card the base index lacks: KeyError, and the half-counted list is not counted on
+    # a card the base index lacks: KeyError, and the list is left as it was
     held = counted_on(None, ("crab:black",), (), CARD_INDEX)
     with pytest.raises(KeyError):
-        counted_on(held, ("crab:black", "shell:green", "lobster:black"), (), CARD_INDEX)
-    assert counted_on(held, ("crab:black", "shell:green"), (), CARD_INDEX) is not held
+        counted_on(held, ("crab:black", "lobster:black"), (), CARD_INDEX)
+    assert counted_on(held, ("crab:black", "crab:yellow"), (), CARD_INDEX) is held
+    assert counted_points_and_bonus(held) == (1, 1)         # a crab pair; 1 black, 1 yellow
