@@ -4,7 +4,7 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Literal, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple, Sequence, overload
 
 from msgspec import Struct
 
@@ -163,31 +163,65 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
 def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) -> tuple[int, int]:
     """(card points, colour bonus) of a holding, as :func:`breakdown` gives them, without
     building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS): the
-    holding counted and scored in one call with one list of kinds, the pairs in hand read
-    from it before the laid pairs are counted into it (so the hand's kinds are never copied,
-    as :func:`counts` must for :func:`score_counts`). Every closed turn of a base game is
-    scored so."""
-    index = CARD_INDEX
-    kinds = _NO_BASE_KINDS[:]
-    colors = _NO_COLORS[:]
-    try:        # the loops of counts(), written out: a shared helper costs 11 % a close
-        for code in hand:
-            k, c = index[code]
-            kinds[k] += 1
-            colors[c] += 1
-        pairs = _pairs_in_hand(kinds) + len(laid)   # the hand's kinds so far; laid pairs 1 each
-        for pair in laid:
-            for code in pair:
-                k, c = index[code]
-                kinds[k] += 1
-                colors[c] += 1
+    holding counted (:func:`counted_on`) and scored (:func:`counted_points_and_bonus`)."""
+    try:
+        return counted_points_and_bonus(counted_on(None, hand, laid, CARD_INDEX))
     except KeyError:                        # Extra Salt cards: scored by breakdown
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
-    bonus = max(colors)                                             # R-SCORE-BONUS
+
+
+def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
+    """(card points, colour bonus) by R-SCORE of a holding counted by :func:`counted_on`
+    with :data:`CARD_INDEX`. Every closed turn of a base game is scored so."""
+    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]     # R-SCORE-BONUS
     collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
-    return pairs + collectors + multipliers + mermaids, bonus
+    return (_pairs_in_hand(in_hand) + len(held[1])                  # laid pairs 1 each
+            + collectors + multipliers + mermaids, bonus)
+
+
+def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Sequence[str]],
+               index: dict[str, tuple[int, int]]) -> list[Any]:
+    """The count lists of the holding ``hand`` and ``laid`` units, as the list ``[hand,
+    laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest colour
+    group]`` (kinds and colours numbered by ``index``: :data:`CARD_INDEX`, or
+    :data:`X_CARD_INDEX` for every ruleset's cards).
+
+    ``last``: such a list for a holding counted before, counted on in place (and returned)
+    when ``laid`` is the same tuple and the hand is its hand and one card more (a turn's
+    take; the engine's states share a seat's tuples until they change): a seat's closed
+    turns are counted so, a card each, instead of from scratch. Else the holding is counted
+    anew. A KeyError: a card ``index`` does not number (``last`` is left as it was)."""
+    if last is not None and last[1] is laid and last[2] is index:
+        old = last[0]
+        if hand is old:
+            return last
+        n = len(old)
+        if len(hand) == n + 1 and hand[:n] == old:          # type: ignore[arg-type,index]
+            k, c = index[hand[n]]                           # type: ignore[index]
+            last[3][k] += 1
+            last[4][k] += 1
+            colors = last[5]
+            group = colors[c] + 1
+            colors[c] = group
+            if group > last[6]:
+                last[6] = group
+            last[0] = hand
+            return last
+    in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
+    colors = _NO_COLORS[:]
+    for code in hand:
+        k, c = index[code]
+        in_hand[k] += 1
+        colors[c] += 1
+    kinds = in_hand[:]
+    for unit in laid:
+        for code in unit:
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
+    return [hand, laid, index, in_hand, kinds, colors, max(colors)]
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -467,28 +501,22 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
                              effects: frozenset[str] = frozenset(),
                              hand_starfish: bool = True) -> tuple[int, int]:
     """(card points, colour bonus) of a holding given as cards by RULES_EXTRA §3, as
-    :func:`extra_counts` then :func:`extra_points_and_bonus` give them, counted and scored in
-    one call with one list of kinds: the hand's pairs and starfish are read from it before
-    the laid units are counted into it, so the hand's kinds are never copied. Every closed
-    turn of an expansion game is scored so."""
-    index = X_CARD_INDEX
-    kinds = _NO_KINDS[:]
-    colors = _NO_COLORS[:]
-    for code in hand:           # the loops of extra_counts(), written out (see points_and_bonus)
-        k, c = index[code]
-        kinds[k] += 1
-        colors[c] += 1
+    :func:`extra_counts` then :func:`extra_points_and_bonus` give them: the holding counted
+    (:func:`counted_on`) and scored (:func:`counted_extra_points_and_bonus`)."""
+    return counted_extra_points_and_bonus(counted_on(None, hand, laid, X_CARD_INDEX), effects,
+                                          hand_starfish)
+
+
+def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
+                                   hand_starfish: bool) -> tuple[int, int]:
+    """(card points, colour bonus) by RULES_EXTRA §3, with the events ``effects`` in
+    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
+    closed turn of an expansion game is scored so."""
+    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]  # R-X-SCORE-COLOUR
     scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
-    in_pairs, rodeo_pairs = hand_pairs(kinds, scoring.rodeo)      # the hand's kinds so far
-    held = kinds[_STARFISH]
-    for unit in laid:
-        for code in unit:
-            k, c = index[code]
-            kinds[k] += 1
-            colors[c] += 1
-    bonus = max(colors)                                             # R-X-SCORE-COLOUR
-    return (_extra_points(kinds, colors, len(laid), in_pairs, rodeo_pairs, held, scoring,
-                          hand_starfish, bonus),
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)
+    return (_extra_points(kinds, colors, len(held[1]), in_pairs, rodeo_pairs,
+                          in_hand[_STARFISH], scoring, hand_starfish, bonus),
             bonus)
 
 

@@ -85,3 +85,43 @@ def test_hand_worked_holdings(hand, laid, effects, points, bonus):
         assert points_and_bonus(hand, list(laid)) == (points, bonus)
         assert (breakdown(hand, laid).card_points, breakdown(hand, laid).color_bonus) == (
             points, bonus)
+
+
+def test_a_holding_counted_on_scores_as_counted_anew():
+    """``counted_on`` (a seat's closed turns, counted from its last count): a hand grown by
+    one card at its end with the same laid tuple is counted on in place; another hand (a
+    card stolen, a pair laid) or another laid tuple is counted anew. Each gives the
+    oracle's points."""
+    from seasalt_log.scoring import (CARD_INDEX, X_CARD_INDEX, counted_extra_points_and_bonus,
+                                     counted_on, counted_points_and_bonus)
+    for hand, laid, _, _, hand_starfish in extra_holdings(400, 5):
+        hand, laid = tuple(hand), tuple(tuple(u) for u in laid)
+        held = None
+        for i in range(len(hand) + 1):          # the hand taken card by card
+            part = hand[:i]
+            before = held
+            held = counted_on(held, part, laid, X_CARD_INDEX)
+            if before is not None and i > 0:
+                assert held is before            # counted on, not anew
+            want = oracle.extra_breakdown(part, laid, frozenset(), 0, hand_starfish)
+            assert counted_extra_points_and_bonus(held, frozenset(), hand_starfish) == (
+                want["card_points"], want["color_bonus"]), (part, laid)
+        if hand:                # the first card swapped, one more taken: longer, not grown
+            swap = "mermaid:white" if hand[0] != "mermaid:white" else "crab:black"
+            rest = (swap,) + hand[1:] + ("crab:yellow",)
+            again = counted_on(held, rest, laid, X_CARD_INDEX)
+            want = oracle.extra_breakdown(rest, laid, frozenset(), 0, hand_starfish)
+            assert counted_extra_points_and_bonus(again, frozenset(), hand_starfish) == (
+                want["card_points"], want["color_bonus"])
+            assert again is not held
+        grown = laid + (("crab:black", "crab:yellow"),)      # another laid tuple
+        again = counted_on(held, hand, grown, X_CARD_INDEX)
+        want = oracle.extra_breakdown(hand, grown, frozenset(), 0, hand_starfish)
+        assert counted_extra_points_and_bonus(again, frozenset(), hand_starfish) == (
+            want["card_points"], want["color_bonus"])
+    # a card the base index lacks: KeyError, and the list is left as it was
+    held = counted_on(None, ("crab:black",), (), CARD_INDEX)
+    with pytest.raises(KeyError):
+        counted_on(held, ("crab:black", "lobster:black"), (), CARD_INDEX)
+    assert counted_on(held, ("crab:black", "crab:yellow"), (), CARD_INDEX) is held
+    assert counted_points_and_bonus(held) == (1, 1)         # a crab pair; 1 black, 1 yellow

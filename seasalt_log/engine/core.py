@@ -14,10 +14,10 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
-from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, game_winners, holding_breakdown,
-                       holding_points_and_bonus,
-                       points_and_bonus, round_points, scoring_effects)
+from ..scoring import (CARD_INDEX, X_CARD_INDEX, Breakdown, ExtraBreakdown, card_points,
+                       counted_extra_points_and_bonus, counted_on, counted_points_and_bonus,
+                       counts_with, extra_card_points, extra_counts, game_winners,
+                       holding_breakdown, points_and_bonus, round_points, scoring_effects)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1067,16 +1067,28 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
-    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so."""
+    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
+    counted on from the seat's last call (:func:`scoring.counted_on`)."""
     last = _last_scored.get(seat)
     if last is not None and last[0] is s:
         b = last[1]
         return b.card_points, b.color_bonus
     t, rules = s.table, s.ruleset
+    hand, laid = t.hands[seat], t.laid[seat]
     if not rules.extra_scoring:
-        return points_and_bonus(t.hands[seat], t.laid[seat])
-    return holding_points_and_bonus(t.hands[seat], t.laid[seat], s.effects(seat),
-                                    rules.starfish_in_hand_scores)
+        try:
+            held = _counted[seat] = counted_on(_counted.get(seat), hand, laid, CARD_INDEX)
+        except KeyError:                    # Extra Salt cards: scored by breakdown
+            _counted.pop(seat, None)
+            return points_and_bonus(hand, laid)
+        return counted_points_and_bonus(held)
+    held = _counted[seat] = counted_on(_counted.get(seat), hand, laid, X_CARD_INDEX)
+    return counted_extra_points_and_bonus(held, s.effects(seat), rules.starfish_in_hand_scores)
+
+
+#: seat -> the holding :func:`player_points_and_bonus` last counted for it
+#: (:func:`scoring.counted_on`; its tuples are kept there, so compared by identity)
+_counted: dict[int, list[Any]] = {}
 
 
 def player_points(s: State, seat: int) -> int:
