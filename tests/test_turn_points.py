@@ -60,3 +60,39 @@ def test_every_seat_at_every_point_scores_as_the_whole_breakdown_does(ruleset, e
                 assert got == _expected(state, seat), (state, seat)
                 checked += 1
     assert checked > 1000
+
+
+def test_threads_scoring_at_once_each_get_their_own_counts():
+    """Two threads scoring closed turns at once (an import's checking thread beside its
+    loader, the service's requests), switching as often as Python lets them: each seat's
+    holding, counted on from its last count in place, is never counted on from the other
+    thread's, so every score is the whole breakdown's."""
+    import sys
+    import threading
+
+    games = _checked("extra-salt", "pepper") + _checked(None, None)
+    work = [[(s, seat) for g in games[k::2] for s in g.states[1:] for seat in range(s.n)]
+            for k in (0, 1)]
+    want = [[_expected(s, seat) for s, seat in part] for part in work]
+    wrong: list[tuple] = []
+    start = threading.Barrier(2)
+
+    def score(k: int) -> None:
+        start.wait()
+        for _ in range(8):
+            for (s, seat), w in zip(work[k], want[k]):
+                if player_points_and_bonus(s, seat) != w:
+                    wrong.append((k, s.seq, seat))
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=score, args=(k,)) for k in (0, 1)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert sum(map(len, work)) > 1000
+    assert not wrong, wrong[:5]

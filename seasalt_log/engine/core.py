@@ -6,6 +6,7 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
@@ -1075,20 +1076,30 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
         return b.card_points, b.color_bonus
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
+    counted = _per_thread.counted
     if not rules.extra_scoring:
         try:
-            held = _counted[seat] = counted_on(_counted.get(seat), hand, laid, CARD_INDEX)
+            held = counted[seat] = counted_on(counted.get(seat), hand, laid, CARD_INDEX)
         except KeyError:                    # Extra Salt cards: scored by breakdown
-            _counted.pop(seat, None)
+            counted.pop(seat, None)
             return points_and_bonus(hand, laid)
         return counted_points_and_bonus(held)
-    held = _counted[seat] = counted_on(_counted.get(seat), hand, laid, X_CARD_INDEX)
+    held = counted[seat] = counted_on(counted.get(seat), hand, laid, X_CARD_INDEX)
     return counted_extra_points_and_bonus(held, s.effects(seat), rules.starfish_in_hand_scores)
 
 
-#: seat -> the holding :func:`player_points_and_bonus` last counted for it
-#: (:func:`scoring.counted_on`; its tuples are kept there, so compared by identity)
-_counted: dict[int, list[Any]] = {}
+class _PerThread(threading.local):
+    """What :func:`player_points_and_bonus` keeps between calls, one per thread: the
+    holdings are counted on in place, which two threads scoring at once (an import's
+    checking thread beside its loader, the service's requests) must not share."""
+
+    def __init__(self) -> None:
+        #: seat -> the holding last counted for it (:func:`scoring.counted_on`; its tuples
+        #: are kept there, so compared by identity)
+        self.counted: dict[int, list[Any]] = {}
+
+
+_per_thread = _PerThread()
 
 
 def player_points(s: State, seat: int) -> int:
