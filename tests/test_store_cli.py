@@ -199,3 +199,12 @@ def test_simulate_stores_games_like_an_import_of_its_log(tmp_path):
     assert a.read_bytes() == b.read_bytes() == log.read_bytes()
     r = run("simulate", "-n", "1", "-p", "3", "-s", "5", "--db", direct, "--out", log)
     assert r.exit_code == 1 and "exclusive" in r.output
+
+
+def test_import_of_a_missing_path_creates_no_store(tmp_path, log):
+    """A mistyped log path fails before the store is opened: no empty store is left."""
+    db = tmp_path / "new.duckdb"
+    r = run("import", log, tmp_path / "gmaes.jsonl", "--db", db)
+    assert r.exit_code == 1
+    assert "gmaes.jsonl: LOG-FORMAT: no such file or directory" in r.stderr
+    assert not db.exists()
