@@ -343,3 +343,15 @@ def test_follow_steps_a_turn_per_key_on_a_terminal(sim_store, monkeypatch):
     turns = len(json.loads(run("replay", "sim-3-0", "--round", "1", "--follow", "--json",
                                "--db", sim_store).stdout))
     assert turns > 2 and r.stdout.count("== Round 1, turn ") == turns
+
+
+@pytest.mark.parametrize("path,cmd", ALL, ids=IDS)
+def test_help_names_only_documents_and_sections_that_exist(path, cmd):
+    """A document or a section of RULES.md that --help points to is there to read."""
+    texts = [cmd.help or ""] + [p.help or "" for p in cmd.params if getattr(p, "help", None)]
+    text = " ".join(" ".join(texts).split())
+    for name in re.findall(r"\b([A-Z][A-Z_]+)(?:\.md)?\s+§", text) + re.findall(r"\b(\w+)\.md\b", text):
+        assert (ROOT / "docs" / f"{name}.md").is_file(), f"{' '.join(path)}: {name}"
+    headings = (ROOT / "docs" / "RULES.md").read_text()
+    for section in re.findall(r"RULES\.md §(\d+)", text):
+        assert re.search(rf"^## {section}\. ", headings, re.M), f"{' '.join(path)}: §{section}"

@@ -95,7 +95,7 @@ def event_option():
     check, complete = _names_of(EVENT_CODES, "event")
     return typer.Option([], "--event", metavar="NAME", callback=check, autocompletion=complete,
                         show_default="none",
-                        help=f"An event in effect for the player (repeatable; RULES_EXTRA §5): "
+                        help=f"An event in effect for the player (repeatable; RULES.md §14): "
                              f"{', '.join(EVENT_CODES)}.")
 
 
