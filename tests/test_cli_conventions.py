@@ -355,3 +355,14 @@ def test_help_names_only_documents_and_sections_that_exist(path, cmd):
     headings = (ROOT / "docs" / "RULES.md").read_text()
     for section in re.findall(r"RULES\.md §(\d+)", text):
         assert re.search(rf"^## {section}\. ", headings, re.M), f"{' '.join(path)}: §{section}"
+
+
+def test_help_paragraphs_are_wrapped_to_the_terminal_not_to_the_docstring():
+    """A docstring's line breaks are not kept: Rich wraps each paragraph itself (kept breaks
+    left every wrapped line ragged, `statements that change data,` / `settings or files`)."""
+    r = run("query", "--help")
+    assert r.exit_code == 0
+    assert "change data, settings or files" in " ".join(r.output.split("\n"))
+    for path, cmd in ALL:
+        for paragraph in (cmd.help or "").split("\n\n"):
+            assert "\n" not in paragraph, " ".join(path)

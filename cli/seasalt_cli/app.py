@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from contextlib import contextmanager
 import os
@@ -33,9 +34,27 @@ def usage_error_line(exc: typer.TyperException) -> str:
     return f"error: {message}{hint}"
 
 
+def _unwrap(help_text: str | None) -> str | None:
+    """A docstring's paragraphs each on one line: Rich wraps help to the terminal itself and
+    keeps a line break it is given, which left every wrapped docstring line ragged."""
+    if not help_text:
+        return help_text
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(help_text).split("\n\n"))
+
+
+def _unwrap_help(cmd) -> None:
+    cmd.help = _unwrap(cmd.help)
+    for sub in getattr(cmd, "commands", {}).values():
+        _unwrap_help(sub)
+
+
 class SeasaltGroup(TyperGroup):
     """The root command: a usage error is one line on stderr with exit code 2, like every
     other error, instead of a boxed panel; running it with no arguments prints the help."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _unwrap_help(self)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
