@@ -17,7 +17,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from seasalt_log.errors import SeasaltError
+from seasalt_log.errors import SeasaltError, interrupted
 
 from .options import DB_ENV, DEFAULT_DB, DbOption, JobsOption, JsonOption  # noqa: F401
 
@@ -214,6 +214,8 @@ def handles_errors(fn):
         except SeasaltError as exc:
             fail(str(exc), 1)
         except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
+            if interrupted(exc):
+                fail("interrupted", 130)
             from seasalt_log.store.store import store_failure
             fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
         except StdoutError as exc:
@@ -224,6 +226,8 @@ def handles_errors(fn):
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except Exception as exc:
+            if interrupted(exc):        # Ctrl-C while DuckDB ran a statement
+                fail("interrupted", 130)
             if os.environ.get("SEASALT_DEBUG"):
                 raise
             log.debug("%s failed", name, exc_info=True)     # --verbose: the traceback
