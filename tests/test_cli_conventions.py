@@ -366,3 +366,30 @@ def test_help_paragraphs_are_wrapped_to_the_terminal_not_to_the_docstring():
     for path, cmd in ALL:
         for paragraph in (cmd.help or "").split("\n\n"):
             assert "\n" not in paragraph, " ".join(path)
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_with_exit_code_130():
+    """Ctrl-C during the imports of start-up (a second on a loaded machine) prints no
+    traceback: one line, exit code 130, as during a command."""
+    code = ("import sys\n"
+            "class Stop:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'seasalt_log.engine':\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Stop())\n"
+            "from seasalt_cli.main import main\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code, "games"], capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+def test_ctrl_c_while_the_command_line_is_parsed_is_an_interruption(monkeypatch):
+    """Typer ends on Ctrl-C outside a command with exit code 130 and no word: it says so."""
+    from typer.core import TyperGroup
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(TyperGroup, "make_context", stop)
+    r = run("games")
+    assert (r.exit_code, r.stderr.strip()) == (130, "error: interrupted")

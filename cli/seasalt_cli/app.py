@@ -48,6 +48,17 @@ def _unwrap_help(cmd) -> None:
         _unwrap_help(sub)
 
 
+@contextmanager
+def _interruption_said():
+    """Ctrl-C outside a command's own error boundary (parsing the command line, the root
+    options) said as inside it; Typer would exit with code 130 and print nothing."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print("error: interrupted", markup=False)
+        raise typer.Exit(130) from None
+
+
 class SeasaltGroup(TyperGroup):
     """The root command: a usage error is one line on stderr with exit code 2, like every
     other error, instead of a boxed panel; running it with no arguments prints the help."""
@@ -55,6 +66,14 @@ class SeasaltGroup(TyperGroup):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _unwrap_help(self)
+
+    def make_context(self, *args, **kwargs):
+        with _interruption_said():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with _interruption_said():
+            return super().invoke(ctx)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
