@@ -124,24 +124,30 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
         con.close()
 
 
+def check_service_url(url: str) -> None:
+    """Refuse, in one line, a ``--url`` that is no http(s) URL of a running service."""
+    if not url.startswith(("http://", "https://")):
+        raise SeasaltError(f"--url takes the service's URL (http://HOST:PORT), not {url!r}")
+
+
 def backup_from_service(url: str, dest: Path, *, token: str | None = None,
                         timeout: float = 60.0) -> BackupResult:
     """Ask the service at ``url`` for a copy of its store (``POST /backup``) and write it to
     ``dest``. The destination is checked against the store's identity the service sends
     before anything is written."""
+    import http.client
     import json
     import urllib.error
     import urllib.request
     dest = Path(dest)
+    check_service_url(url)
     endpoint = url.rstrip("/") + "/backup"
-    if not endpoint.startswith(("http://", "https://")):
-        raise SeasaltError(f"--url takes the service's URL (http://HOST:PORT), not {url!r}")
     # a JSON body, as every write to a service without a token must send (docs/HTTP.md)
-    request = urllib.request.Request(endpoint, data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
     try:
+        request = urllib.request.Request(endpoint, data=b"{}", method="POST",
+                                         headers={"Content-Type": "application/json"})
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
@@ -149,7 +155,7 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
         except Exception:       # not the service's error body
             message = f"HTTP {exc.code} {exc.reason}"
         raise SeasaltError(f"the service at {url} refused the backup: {message}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise SeasaltError(f"cannot reach the service at {url}: {reason}") from None
     with response:
