@@ -30,7 +30,9 @@ WAL_SUFFIX = ".wal"
 StorePaths = Iterable["str | Path | None"]
 
 
-def _is_duckdb_file(path: str | Path) -> bool:
+def is_duckdb_file(path: str | Path) -> bool:
+    """Whether the file at ``path`` is a DuckDB database (its magic bytes; False when it
+    cannot be read)."""
     try:
         with open(path, "rb") as fh:
             return fh.read(12)[8:12] == DUCKDB_MAGIC
@@ -73,10 +75,10 @@ def check_target(target: str | Path, stores: StorePaths = (), *, what: str = "ou
             raise UsageError(f"{what} {target} is {kind} ({path}); refusing to overwrite it: "
                              "choose another file")
     real = os.path.realpath(target)
-    if os.path.isfile(real) and _is_duckdb_file(real):
+    if os.path.isfile(real) and is_duckdb_file(real):
         raise UsageError(f"{what} {target} is a DuckDB database; refusing to overwrite it: "
                          "choose another file")
-    if real.endswith(WAL_SUFFIX) and _is_duckdb_file(real[:-len(WAL_SUFFIX)]):
+    if real.endswith(WAL_SUFFIX) and is_duckdb_file(real[:-len(WAL_SUFFIX)]):
         raise UsageError(f"{what} {target} is the write-ahead log of the DuckDB database "
                          f"{real[:-len(WAL_SUFFIX)]}; refusing to overwrite it: choose another file")
 

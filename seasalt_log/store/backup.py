@@ -24,7 +24,7 @@ import duckdb
 
 from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
-from ..outputs import fsync_dir
+from ..outputs import fsync_dir, is_duckdb_file
 from .store import Store, connect, store_failure, wal_path
 from .fetch import one_row, one_value
 
@@ -70,7 +70,8 @@ class BackupResult(NamedTuple):
 
 def check_destination(dest: Path, store: StoreIdentity) -> None:
     """Refuse a destination that is the store, its write-ahead log or a link to either, a
-    directory or anything else but a regular file, or has a write-ahead log of its own beside it (it would be replayed into
+    directory or anything else but a regular file, a file that is not a DuckDB database
+    (a log given by mistake), or has a write-ahead log of its own beside it (it would be replayed into
     the copy when it is opened); raise :class:`SeasaltError` saying which."""
     real = Path(os.path.realpath(dest))
     if real.is_dir():
@@ -91,6 +92,10 @@ def check_destination(dest: Path, store: StoreIdentity) -> None:
         what = "the store" if target == store.file else "the store's write-ahead log"
         raise SeasaltError(f"refusing to back up onto {dest}: it is a link to {what}; "
                            "choose another file")
+    if real.is_file() and real.stat().st_size and not is_duckdb_file(real):
+        raise SeasaltError(f"refusing to back up onto {dest}: it is a file that is not a DuckDB "
+                           "database (a backup replaces only an earlier copy); choose another "
+                           "file")
     if wal_path(real).exists():
         raise SeasaltError(f"{wal_path(dest)} exists beside the backup destination: it would be "
                            "replayed into the copy; move it away or choose another file")
