@@ -392,3 +392,9 @@ def test_a_file_that_is_not_parquet_is_a_one_line_error(tmp_path):
             assert len(lines) == 1 and lines[0].startswith(f"error: {named}: cannot read the events ")
             assert "unexpected" not in lines[0]
             assert not (tmp_path / "o").exists()
+
+
+def test_rebuild_help_names_every_read_model_it_writes():
+    r = runner.invoke(app, ["archive", "rebuild", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and [t for t in TABLES if t not in text] == []
