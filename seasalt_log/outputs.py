@@ -84,8 +84,9 @@ def check_target(target: str | Path, stores: StorePaths = (), *, what: str = "ou
 
 
 def check_stdout(stores: StorePaths) -> None:
-    """Refuse to run when standard output is redirected into a store or its write-ahead log
-    (``seasalt export --all >> seasalt.duckdb`` would append to the store)."""
+    """Refuse to run when standard output is redirected into a store or its write-ahead log,
+    or into any other DuckDB database (``seasalt export --all >> seasalt.duckdb`` would
+    append to the store)."""
     try:
         out = os.fstat(1)
     except OSError:
@@ -97,6 +98,9 @@ def check_stdout(stores: StorePaths) -> None:
         if st is not None and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
             raise UsageError(f"standard output is {kind} ({path}); refusing to write into it: "
                              "redirect the output elsewhere")
+    if is_duckdb_file("/dev/fd/1"):        # reopened for reading where the system can
+        raise UsageError("standard output is a DuckDB database; refusing to write into it: "
+                         "redirect the output elsewhere")
 
 
 def fsync_dir(directory: Path) -> None:

@@ -213,7 +213,8 @@ def handles_errors(fn):
     stderr and exit code 1 (130 on Ctrl-C), never a traceback. Standard output is flushed
     inside the boundary, so a full disk or closed pipe behind it is caught here too; a
     closed pipe (`seasalt export --all | head`) ends quietly with exit code 0. Standard
-    output redirected into the store is refused before the command runs."""
+    output redirected into the store or another DuckDB database is refused before the
+    command runs."""
     name = fn.__name__.removesuffix("_cmd").rstrip("_")
 
     @functools.wraps(fn)
@@ -221,9 +222,8 @@ def handles_errors(fn):
         started = time.perf_counter()
         try:
             with _guarded_stdout():
-                if "db" in kwargs:
-                    from seasalt_log.outputs import check_stdout
-                    check_stdout([db_path(kwargs["db"])])
+                from seasalt_log.outputs import check_stdout
+                check_stdout([db_path(kwargs.get("db"))])     # without --db: the default store
                 result = fn(*args, **kwargs)
                 sys.stdout.flush()
             log.debug("%s: done in %.2f s", name, time.perf_counter() - started)
