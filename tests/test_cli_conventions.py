@@ -393,3 +393,12 @@ def test_ctrl_c_while_the_command_line_is_parsed_is_an_interruption(monkeypatch)
     monkeypatch.setattr(TyperGroup, "make_context", stop)
     r = run("games")
     assert (r.exit_code, r.stderr.strip()) == (130, "error: interrupted")
+
+
+@pytest.mark.parametrize("name", ["replay", "log", "rescore"])
+def test_text_commands_do_not_promise_csv_when_piped(name):
+    """replay, log and rescore print their text when piped (README, "Output formats"): their
+    --format help says so, not the "else csv" of the tabular commands."""
+    r = run(name, "--help")
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "else csv" not in text and "on a terminal or piped" in text

@@ -37,6 +37,11 @@ FormatOption = typer.Option(None, "--format",
                             help="Output format: a table, CSV, one JSON document, or JSON "
                                  "Lines (one object per line).",
                             show_default="table on a terminal, else csv")
+#: ``--format`` of the commands whose table is their text (replay, log, rescore): piped too
+TextFormatOption = typer.Option(None, "--format",
+                                help="Output format: the text (table), CSV, one JSON document, "
+                                     "or JSON Lines (one object per line).",
+                                show_default="the text, on a terminal or piped")
 DbOption = typer.Option(Path(DEFAULT_DB), "--db", envvar=DB_ENV, show_envvar=True,
                         metavar="FILE", help="The DuckDB store file.")
 JsonOption = typer.Option(False, "--json", help="Machine-readable JSON output.")
