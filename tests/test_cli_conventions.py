@@ -402,3 +402,17 @@ def test_text_commands_do_not_promise_csv_when_piped(name):
     r = run(name, "--help")
     text = " ".join(r.output.split())
     assert r.exit_code == 0 and "else csv" not in text and "on a terminal or piped" in text
+
+
+def test_out_dash_is_standard_output(tmp_path, monkeypatch):
+    """`--out -` writes to standard output, as `-` reads standard input for `import`; it
+    made a file named "-"."""
+    monkeypatch.chdir(tmp_path)
+    args = ["--games", "1", "--players", "2", "--seed", "1"]
+    plain = run("simulate", *args)
+    dashed = run("simulate", *args, "--out", "-")
+    assert dashed.exit_code == 0 and dashed.stdout == plain.stdout and plain.stdout
+    assert runner.invoke(app, ["import", "-"], input=plain.stdout).exit_code == 0
+    r = run("stats", "overview", "-o", "-", "--format", "csv")
+    assert r.exit_code == 0 and r.stdout.startswith("players,games")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seasalt.duckdb"]

@@ -104,10 +104,18 @@ def event_option():
                              f"{', '.join(EVENT_CODES)}.")
 
 
+def _dash_is_stdout(value):
+    """``--out -``: standard output (as ``-`` is standard input to ``import``), not a file
+    named "-"."""
+    return None if value is not None and str(value) == "-" else value
+
+
 def out_option(help: str, *, required: bool = False, metavar: str = "FILE"):
-    """``--out`` / ``-o``: where a command writes its result (``help`` says what)."""
+    """``--out`` / ``-o``: where a command writes its result (``help`` says what); ``-``, or
+    no --out, is standard output unless it is ``required``."""
     return typer.Option(... if required else None, "--out", "-o", metavar=metavar, help=help,
-                        show_default=False if required else "standard output")
+                        show_default=False if required else "standard output",
+                        callback=None if required else _dash_is_stdout)
 
 
 def url_option(help: str = "Ask a running `seasalt serve` at this URL instead of opening "
