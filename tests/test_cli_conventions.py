@@ -416,3 +416,20 @@ def test_out_dash_is_standard_output(tmp_path, monkeypatch):
     r = run("stats", "overview", "-o", "-", "--format", "csv")
     assert r.exit_code == 0 and r.stdout.startswith("players,games")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["seasalt.duckdb"]
+
+
+def test_quiet_serve_prints_no_server_chatter(tmp_path):
+    """`seasalt -q serve` keeps to errors: uvicorn's INFO lines (started, waiting, shutting
+    down) are messages --quiet hides; the reason it could not start stays."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "seasalt_cli", "-q", "serve", "--db",
+                               str(tmp_path / "s.duckdb"), "--port", str(port)],
+                              capture_output=True, text=True, timeout=120)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and [x for x in lines if x.startswith("INFO")] == [], lines
+    assert "address already in use" in done.stderr
+    assert lines[-1].startswith("error: could not start the service")
