@@ -139,8 +139,11 @@ def _layout(fs, files: list[str]) -> tuple[bool, int]:
     """(every file marked whole-games, rows in all), from the files' footers."""
     whole, rows = True, 0
     for f in files:
-        with fs.open(f, "rb") as fh:
-            meta = pq.ParquetFile(fh).metadata
+        try:
+            with fs.open(f, "rb") as fh:
+                meta = pq.ParquetFile(fh).metadata
+        except (OSError, pa.ArrowException) as exc:     # not Parquet: a log, a damaged file
+            raise SeasaltError(f"{f}: cannot read the events ({exc})") from None
         rows += meta.num_rows
         kv = meta.metadata or {}
         whole = whole and kv.get(LAYOUT_KEY) == LAYOUT_WHOLE_GAMES

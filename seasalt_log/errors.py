@@ -14,6 +14,15 @@ class SeasaltError(Exception):
         return self.args[0] if self.args else type(self).__name__
 
 
+def interrupted(exc: BaseException) -> bool:
+    """Whether ``exc`` says Ctrl-C stopped the work: a KeyboardInterrupt, or DuckDB's
+    report of it when the signal lands while a statement runs (a RuntimeError "Query
+    interrupted", or its InterruptException), which is no failure of the store."""
+    return (isinstance(exc, KeyboardInterrupt)
+            or type(exc).__name__ == "InterruptException"
+            or (isinstance(exc, RuntimeError) and str(exc).startswith("Query interrupted")))
+
+
 class Where:
     """Mixin: a position in a log (file, line, game, seq, round, turn) prefixing a message."""
 

@@ -30,7 +30,9 @@ WAL_SUFFIX = ".wal"
 StorePaths = Iterable["str | Path | None"]
 
 
-def _is_duckdb_file(path: str | Path) -> bool:
+def is_duckdb_file(path: str | Path) -> bool:
+    """Whether the file at ``path`` is a DuckDB database (its magic bytes; False when it
+    cannot be read)."""
     try:
         with open(path, "rb") as fh:
             return fh.read(12)[8:12] == DUCKDB_MAGIC
@@ -73,17 +75,18 @@ def check_target(target: str | Path, stores: StorePaths = (), *, what: str = "ou
             raise UsageError(f"{what} {target} is {kind} ({path}); refusing to overwrite it: "
                              "choose another file")
     real = os.path.realpath(target)
-    if os.path.isfile(real) and _is_duckdb_file(real):
+    if os.path.isfile(real) and is_duckdb_file(real):
         raise UsageError(f"{what} {target} is a DuckDB database; refusing to overwrite it: "
                          "choose another file")
-    if real.endswith(WAL_SUFFIX) and _is_duckdb_file(real[:-len(WAL_SUFFIX)]):
+    if real.endswith(WAL_SUFFIX) and is_duckdb_file(real[:-len(WAL_SUFFIX)]):
         raise UsageError(f"{what} {target} is the write-ahead log of the DuckDB database "
                          f"{real[:-len(WAL_SUFFIX)]}; refusing to overwrite it: choose another file")
 
 
 def check_stdout(stores: StorePaths) -> None:
-    """Refuse to run when standard output is redirected into a store or its write-ahead log
-    (``seasalt export --all >> seasalt.duckdb`` would append to the store)."""
+    """Refuse to run when standard output is redirected into a store or its write-ahead log,
+    or into any other DuckDB database (``seasalt export --all >> seasalt.duckdb`` would
+    append to the store)."""
     try:
         out = os.fstat(1)
     except OSError:
@@ -95,6 +98,9 @@ def check_stdout(stores: StorePaths) -> None:
         if st is not None and (st.st_dev, st.st_ino) == (out.st_dev, out.st_ino):
             raise UsageError(f"standard output is {kind} ({path}); refusing to write into it: "
                              "redirect the output elsewhere")
+    if is_duckdb_file("/dev/fd/1"):        # reopened for reading where the system can
+        raise UsageError("standard output is a DuckDB database; refusing to write into it: "
+                         "redirect the output elsewhere")
 
 
 def fsync_dir(directory: Path) -> None:

@@ -374,3 +374,27 @@ def test_a_failed_job_leaves_no_partial_output(planted, client, tmp_path, monkey
         archive.run(str(export), str(out), client=client)
     assert not out.exists()
     assert [p.name for p in tmp_path.iterdir()] == []     # no temporary directory left either
+
+
+def test_a_file_that_is_not_parquet_is_a_one_line_error(tmp_path):
+    """A log given where the archive goes, or a damaged file in it, names the file (it was
+    an "unexpected ArrowInvalid ... a bug"); nothing is written."""
+    log = tmp_path / "games.jsonl"
+    log.write_text('{"type":"game_started","game_id":"g","players":["A","B"]}\n')
+    damaged = tmp_path / "archive" / "events"
+    damaged.mkdir(parents=True)
+    shutil.copy(log, damaged / "part-0.parquet")
+    for source, named in ((log, log), (tmp_path / "archive", damaged / "part-0.parquet")):
+        for cmd in ("check", "rebuild"):
+            r = runner.invoke(app, ["archive", cmd, str(source), "--out", str(tmp_path / "o")])
+            assert r.exit_code == 1, r.output
+            lines = r.stderr.splitlines()
+            assert len(lines) == 1 and lines[0].startswith(f"error: {named}: cannot read the events ")
+            assert "unexpected" not in lines[0]
+            assert not (tmp_path / "o").exists()
+
+
+def test_rebuild_help_names_every_read_model_it_writes():
+    r = runner.invoke(app, ["archive", "rebuild", "--help"], env={"COLUMNS": "400"})
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and [t for t in TABLES if t not in text] == []

@@ -428,3 +428,25 @@ def test_a_failed_copy_in_the_service_is_one_line_and_writes_nothing(tmp_path, m
         result = runner.invoke(app, ["backup", str(dest), "--url", url])
         assert result.exit_code == 0, result.output
     assert_clean_copy(dest)
+
+
+def test_backup_replaces_an_earlier_copy_but_not_a_file_that_is_no_database(tmp_path):
+    """`seasalt backup games.jsonl` (the log given by mistake) is refused and the log kept;
+    an earlier backup, or an empty file, is replaced."""
+    db = tmp_path / "store.duckdb"
+    with Store.open(db) as store:
+        import_logs(store, [write_log(tmp_path / "a.jsonl", valid_games(2, seed=52))])
+    log = tmp_path / "a.jsonl"
+    before = _digest(log)
+    result = runner.invoke(app, ["backup", str(log), "--db", str(db)])
+    lines = result.stderr.strip().splitlines()
+    assert result.exit_code == 1 and len(lines) == 1, result.stderr
+    assert "not a DuckDB database" in lines[0] and str(log) in lines[0]
+    assert _digest(log) == before
+    for dest in (tmp_path / "nightly.duckdb", tmp_path / "empty.duckdb"):
+        if dest.name == "empty.duckdb":
+            dest.write_bytes(b"")
+        for _ in range(2):          # the second run replaces the first copy
+            result = runner.invoke(app, ["backup", str(dest), "--db", str(db)])
+            assert result.exit_code == 0, result.output
+        assert_clean_copy(dest)

@@ -343,3 +343,93 @@ def test_follow_steps_a_turn_per_key_on_a_terminal(sim_store, monkeypatch):
     turns = len(json.loads(run("replay", "sim-3-0", "--round", "1", "--follow", "--json",
                                "--db", sim_store).stdout))
     assert turns > 2 and r.stdout.count("== Round 1, turn ") == turns
+
+
+@pytest.mark.parametrize("path,cmd", ALL, ids=IDS)
+def test_help_names_only_documents_and_sections_that_exist(path, cmd):
+    """A document or a section of RULES.md that --help points to is there to read."""
+    texts = [cmd.help or ""] + [p.help or "" for p in cmd.params if getattr(p, "help", None)]
+    text = " ".join(" ".join(texts).split())
+    for name in re.findall(r"\b([A-Z][A-Z_]+)(?:\.md)?\s+§", text) + re.findall(r"\b(\w+)\.md\b", text):
+        assert (ROOT / "docs" / f"{name}.md").is_file(), f"{' '.join(path)}: {name}"
+    headings = (ROOT / "docs" / "RULES.md").read_text()
+    for section in re.findall(r"RULES\.md §(\d+)", text):
+        assert re.search(rf"^## {section}\. ", headings, re.M), f"{' '.join(path)}: §{section}"
+
+
+def test_help_paragraphs_are_wrapped_to_the_terminal_not_to_the_docstring():
+    """A docstring's line breaks are not kept: Rich wraps each paragraph itself (kept breaks
+    left every wrapped line ragged, `statements that change data,` / `settings or files`)."""
+    r = run("query", "--help")
+    assert r.exit_code == 0
+    assert "change data, settings or files" in " ".join(r.output.split("\n"))
+    for path, cmd in ALL:
+        for paragraph in (cmd.help or "").split("\n\n"):
+            assert "\n" not in paragraph, " ".join(path)
+
+
+def test_ctrl_c_while_the_command_starts_is_one_line_with_exit_code_130():
+    """Ctrl-C during the imports of start-up (a second on a loaded machine) prints no
+    traceback: one line, exit code 130, as during a command."""
+    code = ("import sys\n"
+            "class Stop:\n"
+            "    def find_spec(self, name, path=None, target=None):\n"
+            "        if name == 'seasalt_log.engine':\n"
+            "            raise KeyboardInterrupt\n"
+            "sys.meta_path.insert(0, Stop())\n"
+            "from seasalt_cli.main import main\n"
+            "main()\n")
+    proc = subprocess.run([sys.executable, "-c", code, "games"], capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.returncode, proc.stderr) == (130, "error: interrupted\n")
+
+
+def test_ctrl_c_while_the_command_line_is_parsed_is_an_interruption(monkeypatch):
+    """Typer ends on Ctrl-C outside a command with exit code 130 and no word: it says so."""
+    from typer.core import TyperGroup
+
+    def stop(*args, **kwargs):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(TyperGroup, "make_context", stop)
+    r = run("games")
+    assert (r.exit_code, r.stderr.strip()) == (130, "error: interrupted")
+
+
+@pytest.mark.parametrize("name", ["replay", "log", "rescore"])
+def test_text_commands_do_not_promise_csv_when_piped(name):
+    """replay, log and rescore print their text when piped (README, "Output formats"): their
+    --format help says so, not the "else csv" of the tabular commands."""
+    r = run(name, "--help")
+    text = " ".join(r.output.split())
+    assert r.exit_code == 0 and "else csv" not in text and "on a terminal or piped" in text
+
+
+def test_out_dash_is_standard_output(tmp_path, monkeypatch):
+    """`--out -` writes to standard output, as `-` reads standard input for `import`; it
+    made a file named "-"."""
+    monkeypatch.chdir(tmp_path)
+    args = ["--games", "1", "--players", "2", "--seed", "1"]
+    plain = run("simulate", *args)
+    dashed = run("simulate", *args, "--out", "-")
+    assert dashed.exit_code == 0 and dashed.stdout == plain.stdout and plain.stdout
+    assert runner.invoke(app, ["import", "-"], input=plain.stdout).exit_code == 0
+    r = run("stats", "overview", "-o", "-", "--format", "csv")
+    assert r.exit_code == 0 and r.stdout.startswith("players,games")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["seasalt.duckdb"]
+
+
+def test_quiet_serve_prints_no_server_chatter(tmp_path):
+    """`seasalt -q serve` keeps to errors: uvicorn's INFO lines (started, waiting, shutting
+    down) are messages --quiet hides; the reason it could not start stays."""
+    import socket
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        done = subprocess.run([sys.executable, "-m", "seasalt_cli", "-q", "serve", "--db",
+                               str(tmp_path / "s.duckdb"), "--port", str(port)],
+                              capture_output=True, text=True, timeout=120)
+    lines = done.stderr.splitlines()
+    assert done.returncode == 1 and [x for x in lines if x.startswith("INFO")] == [], lines
+    assert "address already in use" in done.stderr
+    assert lines[-1].startswith("error: could not start the service")

@@ -253,3 +253,17 @@ def test_a_busy_store_without_a_service_names_url(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+@pytest.mark.parametrize("url", ["nonsense", "ftp://host", "http://[::1", "http://127.0.0.1:1/x y"])
+@pytest.mark.parametrize("args", [["games"], ["show", "g"], ["stats", "overview"],
+                                  ["backup", "copy.duckdb"]])
+def test_a_malformed_url_is_a_one_line_error(tmp_path, url, args):
+    """A --url that is no service's URL says so in one line, exit 1 (it was an "unexpected
+    ValueError / InvalidURL ... a bug")."""
+    r = CliRunner().invoke(app, [*args, "--url", url, "--db", str(tmp_path / "s.duckdb")])
+    assert r.exit_code == 1, r.output
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "unexpected" not in lines[0], lines
+    assert url in lines[0]
+    assert not (tmp_path / "copy.duckdb").exists()

@@ -459,3 +459,20 @@ def test_a_full_temporary_directory_during_a_rebuild(store, tmp_path, monkeypatc
     line = one_line(run("rebuild", "--jobs", 2), "cannot write temporary files", "TMPDIR")
     assert "store" not in line.split("(TMPDIR")[0]
     still_whole(store, before)
+
+
+@pytest.mark.parametrize("args", [["rules"], ["score", "crab:black"], ["games"]])
+def test_stdout_redirected_into_any_duckdb_database_is_refused(store, tmp_path, args):
+    """`seasalt rules >> seasalt.duckdb` (a command without --db: the default store) and
+    `seasalt games >> other.duckdb` (a database the command does not read) are refused as
+    `seasalt export --all >> seasalt.duckdb` is; they appended to the file."""
+    other = tmp_path / "other.duckdb"
+    shutil.copy(store, other)
+    for target, says in ((store, f"is the store ({store.name})"), (other, "is a DuckDB database")):
+        before = digest(target)
+        with open(target, "ab") as out:
+            p = subprocess.run([*seasalt_argv(), *args], stdout=out, stderr=subprocess.PIPE,
+                               cwd=store.parent)
+        lines = p.stderr.decode().strip().splitlines()
+        assert p.returncode == 1 and len(lines) == 1 and says in lines[0], (target, lines)
+        assert digest(target) == before

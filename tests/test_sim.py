@@ -415,10 +415,10 @@ def lines_bytes(lines):
     # usage errors (a value out of its range, not one of the choices): exit code 2
     (["simulate", "-n", 1, "-p", 5, "-s", 1], "'--players' / '-p': Input should be less than or equal to 4", 2),
     (["simulate", "-n", 1, "-p", 2, "-s", 1, "--bots", "random,bogus"], "no bot 'bogus'", 2),
-    (["simulate", "-n", -3, "-p", 2, "-s", 1], "games must be at least 0", 1),
+    (["simulate", "-n", -3, "-p", 2, "-s", 1], "'--games' / '-n': Input should be greater than or equal to 0", 2),
     (["tournament", "-n", 5, "-p", 1, "-s", 1], "'--players' / '-p': Input should be greater than or equal to 2", 2),
     (["tournament", "-n", 5, "-p", 2, "-s", 1, "--bots", "nope"], "no bot 'nope'", 2),
-    (["tournament", "-n", 0, "-p", 2, "-s", 1], "games must be at least 1", 1),
+    (["tournament", "-n", 0, "-p", 2, "-s", 1], "'--games' / '-n': Input should be greater than or equal to 1", 2),
 ])
 def test_cli_errors_are_one_line(args, message, code):
     r = run(*args)

@@ -199,3 +199,35 @@ def test_simulate_stores_games_like_an_import_of_its_log(tmp_path):
     assert a.read_bytes() == b.read_bytes() == log.read_bytes()
     r = run("simulate", "-n", "1", "-p", "3", "-s", "5", "--db", direct, "--out", log)
     assert r.exit_code == 1 and "exclusive" in r.output
+
+
+def test_import_of_a_missing_path_creates_no_store(tmp_path, log):
+    """A mistyped log path fails before the store is opened: no empty store is left."""
+    db = tmp_path / "new.duckdb"
+    r = run("import", log, tmp_path / "gmaes.jsonl", "--db", db)
+    assert r.exit_code == 1
+    assert "gmaes.jsonl: LOG-FORMAT: no such file or directory" in r.stderr
+    assert not db.exists()
+
+
+def _query_interrupted(*args, **kwargs):
+    raise RuntimeError("Query interrupted")     # what DuckDB raises when Ctrl-C lands mid-statement
+
+
+def test_ctrl_c_inside_a_duckdb_statement_is_an_interruption(tmp_path, log, monkeypatch):
+    """Ctrl-C while DuckDB runs a statement ends as any Ctrl-C does (one line, exit 130,
+    the store and the target unchanged), not as "unexpected RuntimeError ... a bug"."""
+    import seasalt_log.analytics.parquet as parquet
+    import seasalt_log.store.rebuild as rebuild
+    db = tmp_path / "s.duckdb"
+    assert run("import", log, "--db", db).exit_code == 0
+    before = run("export", "--all", "--db", db).stdout
+    monkeypatch.setattr(rebuild, "rebuild_in", _query_interrupted)
+    monkeypatch.setattr(parquet, "_write_events", _query_interrupted)
+    for args in (["rebuild"], ["export", "--parquet", tmp_path / "pq"]):
+        r = run(*args, "--db", db)
+        assert (r.exit_code, r.stderr) == (130, "error: interrupted\n"), args
+    assert not (tmp_path / "pq").exists()
+    monkeypatch.undo()
+    assert run("export", "--all", "--db", db).stdout == before
+    assert run("verify", "--db", db).exit_code == 0

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import inspect
 import logging
 from contextlib import contextmanager
 import os
@@ -16,7 +17,7 @@ import typer
 from rich.console import Console
 from typer.core import TyperGroup
 
-from seasalt_log.errors import SeasaltError
+from seasalt_log.errors import SeasaltError, interrupted
 
 from .options import DB_ENV, DEFAULT_DB, DbOption, JobsOption, JsonOption  # noqa: F401
 
@@ -33,9 +34,46 @@ def usage_error_line(exc: typer.TyperException) -> str:
     return f"error: {message}{hint}"
 
 
+def _unwrap(help_text: str | None) -> str | None:
+    """A docstring's paragraphs each on one line: Rich wraps help to the terminal itself and
+    keeps a line break it is given, which left every wrapped docstring line ragged."""
+    if not help_text:
+        return help_text
+    return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(help_text).split("\n\n"))
+
+
+def _unwrap_help(cmd) -> None:
+    cmd.help = _unwrap(cmd.help)
+    for sub in getattr(cmd, "commands", {}).values():
+        _unwrap_help(sub)
+
+
+@contextmanager
+def _interruption_said():
+    """Ctrl-C outside a command's own error boundary (parsing the command line, the root
+    options) said as inside it; Typer would exit with code 130 and print nothing."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err.print("error: interrupted", markup=False)
+        raise typer.Exit(130) from None
+
+
 class SeasaltGroup(TyperGroup):
     """The root command: a usage error is one line on stderr with exit code 2, like every
     other error, instead of a boxed panel; running it with no arguments prints the help."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _unwrap_help(self)
+
+    def make_context(self, *args, **kwargs):
+        with _interruption_said():
+            return super().make_context(*args, **kwargs)
+
+    def invoke(self, ctx):
+        with _interruption_said():
+            return super().invoke(ctx)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True,
              **extra):
@@ -175,7 +213,8 @@ def handles_errors(fn):
     stderr and exit code 1 (130 on Ctrl-C), never a traceback. Standard output is flushed
     inside the boundary, so a full disk or closed pipe behind it is caught here too; a
     closed pipe (`seasalt export --all | head`) ends quietly with exit code 0. Standard
-    output redirected into the store is refused before the command runs."""
+    output redirected into the store or another DuckDB database is refused before the
+    command runs."""
     name = fn.__name__.removesuffix("_cmd").rstrip("_")
 
     @functools.wraps(fn)
@@ -183,9 +222,8 @@ def handles_errors(fn):
         started = time.perf_counter()
         try:
             with _guarded_stdout():
-                if "db" in kwargs:
-                    from seasalt_log.outputs import check_stdout
-                    check_stdout([db_path(kwargs["db"])])
+                from seasalt_log.outputs import check_stdout
+                check_stdout([db_path(kwargs.get("db"))])     # without --db: the default store
                 result = fn(*args, **kwargs)
                 sys.stdout.flush()
             log.debug("%s: done in %.2f s", name, time.perf_counter() - started)
@@ -195,6 +233,8 @@ def handles_errors(fn):
         except SeasaltError as exc:
             fail(str(exc), 1)
         except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
+            if interrupted(exc):
+                fail("interrupted", 130)
             from seasalt_log.store.store import store_failure
             fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
         except StdoutError as exc:
@@ -205,6 +245,8 @@ def handles_errors(fn):
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except Exception as exc:
+            if interrupted(exc):        # Ctrl-C while DuckDB ran a statement
+                fail("interrupted", 130)
             if os.environ.get("SEASALT_DEBUG"):
                 raise
             log.debug("%s failed", name, exc_info=True)     # --verbose: the traceback

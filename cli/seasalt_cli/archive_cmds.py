@@ -79,6 +79,8 @@ def check(source: str = SourceArg, out_dir: str = OutOption, workers: int = Work
 def rebuild(source: str = SourceArg, out_dir: str = OutOption, workers: int = WorkersOption,
             scheduler: str = SchedulerOption, shuffle: bool = ShuffleOption,
             as_json: bool = JsonOption):
-    """Check every game as `archive check` does and also write the read models (games,
-    seats, rounds, round_results, turns, duos), the rows `seasalt rebuild` gives."""
+    """Check every game as `archive check` does and also write every read model (games,
+    seats, rounds, round_results, turns, duos, and the expansions' trios, face_down_shells,
+    round_events, event_awards, round_extra, event_outcomes), the rows `seasalt rebuild`
+    gives."""
     _run(source, out_dir, True, workers, scheduler, shuffle, as_json)

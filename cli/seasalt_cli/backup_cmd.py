@@ -23,8 +23,9 @@ def backup(dest: Path = typer.Argument(..., metavar="DEST", show_default=False,
     """Copy the store to DEST: every committed event, the WAL's included.
 
     The copy is a store every command opens. While `seasalt serve` runs,
-    pass --url URL. DEST may not be the store, its WAL or a link to
-    either. The copy is written beside DEST, checked, then renamed."""
+    pass --url URL. DEST may not be the store, its WAL, a link to
+    either, or a file that is not a DuckDB database (an earlier backup is replaced).
+    The copy is written beside DEST, checked, then renamed."""
     if service is not None:
         result = backup_from_service(service, dest, token=token)
         source = service

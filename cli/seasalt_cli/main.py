@@ -5,17 +5,23 @@ Each command group lives in its own module and registers itself on :data:`app`.
 
 from __future__ import annotations
 
-from .app import app, main  # noqa: F401
-from . import score_cmd  # noqa: F401  (registers commands)
-from . import store_cmds  # noqa: F401
-from . import analytics_cmds  # noqa: F401
-from . import verify_cmd  # noqa: F401
-from . import replay_cmds  # noqa: F401
-from . import serve_cmd  # noqa: F401
-from . import sim_cmd  # noqa: F401
-from . import rules_cmd  # noqa: F401
-from . import backup_cmd  # noqa: F401
-from . import compact_cmd  # noqa: F401
-from . import archive_cmds  # noqa: F401
+import sys
+
+try:
+    from .app import app, main  # noqa: F401
+    from . import score_cmd  # noqa: F401  (registers commands)
+    from . import store_cmds  # noqa: F401
+    from . import analytics_cmds  # noqa: F401
+    from . import verify_cmd  # noqa: F401
+    from . import replay_cmds  # noqa: F401
+    from . import serve_cmd  # noqa: F401
+    from . import sim_cmd  # noqa: F401
+    from . import rules_cmd  # noqa: F401
+    from . import backup_cmd  # noqa: F401
+    from . import compact_cmd  # noqa: F401
+    from . import archive_cmds  # noqa: F401
+except KeyboardInterrupt:     # Ctrl-C while the command starts: its imports take a moment
+    sys.stderr.write("error: interrupted\n")
+    sys.exit(130)
 
 __all__ = ["app", "main"]

@@ -37,6 +37,11 @@ FormatOption = typer.Option(None, "--format",
                             help="Output format: a table, CSV, one JSON document, or JSON "
                                  "Lines (one object per line).",
                             show_default="table on a terminal, else csv")
+#: ``--format`` of the commands whose table is their text (replay, log, rescore): piped too
+TextFormatOption = typer.Option(None, "--format",
+                                help="Output format: the text (table), CSV, one JSON document, "
+                                     "or JSON Lines (one object per line).",
+                                show_default="the text, on a terminal or piped")
 DbOption = typer.Option(Path(DEFAULT_DB), "--db", envvar=DB_ENV, show_envvar=True,
                         metavar="FILE", help="The DuckDB store file.")
 JsonOption = typer.Option(False, "--json", help="Machine-readable JSON output.")
@@ -95,14 +100,22 @@ def event_option():
     check, complete = _names_of(EVENT_CODES, "event")
     return typer.Option([], "--event", metavar="NAME", callback=check, autocompletion=complete,
                         show_default="none",
-                        help=f"An event in effect for the player (repeatable; RULES_EXTRA §5): "
+                        help=f"An event in effect for the player (repeatable; RULES.md §14): "
                              f"{', '.join(EVENT_CODES)}.")
 
 
+def _dash_is_stdout(value):
+    """``--out -``: standard output (as ``-`` is standard input to ``import``), not a file
+    named "-"."""
+    return None if value is not None and str(value) == "-" else value
+
+
 def out_option(help: str, *, required: bool = False, metavar: str = "FILE"):
-    """``--out`` / ``-o``: where a command writes its result (``help`` says what)."""
+    """``--out`` / ``-o``: where a command writes its result (``help`` says what); ``-``, or
+    no --out, is standard output unless it is ``required``."""
     return typer.Option(... if required else None, "--out", "-o", metavar=metavar, help=help,
-                        show_default=False if required else "standard output")
+                        show_default=False if required else "standard output",
+                        callback=None if required else _dash_is_stdout)
 
 
 def url_option(help: str = "Ask a running `seasalt serve` at this URL instead of opening "

@@ -27,7 +27,7 @@ from seasalt_log.analytics.output import rows_result, structs_result
 
 from .app import app, handles_errors, print_json
 from .formats import chosen, emit
-from .options import (DbOption, Format, FormatOption, GameArg, JsonOption, ReadTokenOption,
+from .options import (DbOption, Format, GameArg, JsonOption, ReadTokenOption, TextFormatOption,
                       UrlOption)
 from .remote import local_or_remote
 
@@ -82,7 +82,7 @@ def replay_cmd(
                             help="Event number (game_started is 1)."),
     as_player: str = AsOption,
     as_json: bool = JsonOption,
-    fmt: Format = FormatOption,
+    fmt: Format = TextFormatOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
                                      "from --turn if given): on a terminal a key shows the next "
@@ -181,7 +181,7 @@ def log_cmd(
     game: str = GameArg,
     as_player: str = AsOption,
     as_json: bool = JsonOption,
-    fmt: Format = FormatOption,
+    fmt: Format = TextFormatOption,
     db: Path = DbOption,
     url: str = UrlOption,
     token: str = ReadTokenOption,
@@ -217,7 +217,7 @@ def rescore_cmd(
     round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
                               help="Round number."),
     as_json: bool = JsonOption,
-    fmt: Format = FormatOption,
+    fmt: Format = TextFormatOption,
     db: Path = DbOption,
     url: str = UrlOption,
     token: str = ReadTokenOption,

@@ -29,8 +29,8 @@ def score(
     as_json: bool = JsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
-    card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES_EXTRA
-    §3: trios, the seahorse, the cast of crabs, Water Rodeo pairs, event tables)."""
+    card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES.md
+    §12: trios, the seahorse, the cast of crabs, Water Rodeo pairs, event tables)."""
     result = score_hand(cards, laid, ruleset=ruleset, events=event, face_down=face_down)
     if as_json:
         print_json(result)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import typer
@@ -82,7 +83,9 @@ def serve(
                       cors_origins=tuple(cors_origin), public_after_end=public_after_end,
                       rate_limit=rate_limit,
                       **({"live_games": live_games} if live_games else {}))
-    server = make_server(app_, host, port, access_log=access_log,
+    level = "debug" if log.isEnabledFor(logging.DEBUG) else "info" if log.isEnabledFor(
+        logging.INFO) else "warning"            # --verbose / plain / --quiet
+    server = make_server(app_, host, port, log_level=level, access_log=access_log,
                          header_timeout=header_timeout, max_connections=max_connections)
     server.announce_store = path      # STORE.serve.json: reading commands find the service
     shown = f"[{host}]" if ":" in host else host

@@ -27,8 +27,10 @@ from .store_cmds import report_import
 #: runs shorter than this many games get no progress bar
 PROGRESS_FROM = 200
 
-GamesOption = typer.Option(..., "--games", "-n", metavar="N", help="Number of games.",
-                           show_default=False)
+def games_option(least: int):
+    """``--games N``: at least ``least`` games (a smaller N is a usage error naming it)."""
+    return typer.Option(..., "--games", "-n", metavar="N", min=least, help="Number of games.",
+                        show_default=False)
 PlayersOption = typer.Option(..., "--players", "-p", metavar="N", min=2, max=4,
                              help="Players per game: 2, 3 or 4.", show_default=False)
 SeedOption = typer.Option(..., "--seed", "-s", metavar="N",
@@ -48,7 +50,7 @@ def _settings(ruleset: str, events: str) -> tuple[str | None, str | None]:
 @app.command()
 @handles_errors
 def simulate(
-    games: int = GamesOption,
+    games: int = games_option(0),
     players: int = PlayersOption,
     seed: int = SeedOption,
     bots: str = bots_option("Bot strategies seated in rotation", DEFAULT_BOTS),
@@ -103,7 +105,7 @@ def _ticking(games, tick):
 @app.command()
 @handles_errors
 def tournament(
-    games: int = GamesOption,
+    games: int = games_option(1),
     players: int = PlayersOption,
     seed: int = SeedOption,
     bots: str = bots_option("Strategies to play", DEFAULT_STRATEGIES),

@@ -14,6 +14,7 @@ from seasalt_log import queries
 from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
                                           rows_result, structs_result)
 from seasalt_log.errors import UsageError
+from seasalt_log.importers.jsonl import iter_paths
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_blocks, import_logs
 from seasalt_log.store import Store
@@ -60,8 +61,9 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
     Each game is stored whole or not at all; importing the same log again changes nothing.
     Large logs are checked by worker processes (--jobs), a few megabytes of games each.
     Exit code 1 when any game failed (the good ones are stored unless --strict)."""
+    files = list(iter_paths(paths))     # a mistyped path fails here, before a store is made
     with Store.open(db_path(db)) as store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
-        summary = import_logs(store, paths, strict=strict, progress=cb, jobs=jobs)
+        summary = import_logs(store, files, strict=strict, progress=cb, jobs=jobs)
     report_import(summary, as_json, "stored")
 
 

@@ -23,8 +23,9 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
            progress: bool = ProgressOption, jobs: int = JobsOption,
            quick: bool = typer.Option(
                False, "--quick", help="Check only what needs no engine: seqs, hash chain, "
-               "writes, heads, game numbers, row counts. The events are not folded (not "
-               "checked legal), their row columns and the read models' rows not compared.")):
+               "writes, heads, game numbers, one games row per game (and no read-model row of a "
+               "game without events). The events are not folded (not checked legal), their "
+               "row columns and the read models' rows not compared.")):
     """Re-check the store: every game's events with today's engine (legal, derived events
     as computed, seq 1..n), the hash chain, and the read models against a recomputation.
 

@@ -38,7 +38,7 @@ import pyarrow.compute as pc
 import pyarrow.parquet as pq
 from msgspec import Struct
 
-from ..errors import SeasaltError, UsageError
+from ..errors import SeasaltError, UsageError, interrupted
 from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
 from ..store.literals import sql_literal
@@ -285,6 +285,8 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         con.execute("ROLLBACK")
         if isinstance(exc, SeasaltError):
             raise
+        if interrupted(exc):
+            raise KeyboardInterrupt from None
         from .output import one_line
         message = one_line(str(exc)).replace(str(directory), str(target))   # not the temporary's name
         raise SeasaltError(f"cannot export to {target}: {message}") from None

@@ -5,6 +5,7 @@ with the reader's credential (``--token``), and get what that reader may see."""
 
 from __future__ import annotations
 
+import http.client
 import json
 import urllib.error
 import urllib.parse
@@ -19,6 +20,7 @@ from ..errors import SeasaltError
 from ..queries import GameRow, GameSummary
 from ..narration import LogLine
 from ..rescore import RoundReport
+from ..store.backup import check_service_url
 from ..turn_frames import TurnFrame
 from ..view import TableView
 
@@ -26,6 +28,7 @@ TIMEOUT = 60.0
 
 
 def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any, dict]:
+    check_service_url(url)
     headers = {"Accept": "application/json"}
     data = None
     if body is not None:
@@ -33,11 +36,11 @@ def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any
         headers["Content-Type"] = "application/json"
     if token:
         headers["Authorization"] = "Bearer " + token
-    req = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers)
-    # a non-ASCII token goes as its UTF-8 bytes (urllib would encode it as Latin-1)
-    if token and not token.isascii():
-        req.headers["Authorization"] = ("Bearer " + token).encode("utf-8").decode("latin-1")
     try:
+        req = urllib.request.Request(url.rstrip("/") + path, data=data, headers=headers)
+        # a non-ASCII token goes as its UTF-8 bytes (urllib would encode it as Latin-1)
+        if token and not token.isascii():
+            req.headers["Authorization"] = ("Bearer " + token).encode("utf-8").decode("latin-1")
         with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
             return json.loads(r.read()), dict(r.headers)
     except urllib.error.HTTPError as exc:
@@ -47,7 +50,7 @@ def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any
         except (ValueError, AttributeError):
             message = exc.reason
         raise SeasaltError(f"the service at {url} answered {exc.code}: {message}") from None
-    except (urllib.error.URLError, OSError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise SeasaltError(f"cannot reach the service at {url}: {reason}") from None
 

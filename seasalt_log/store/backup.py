@@ -24,7 +24,7 @@ import duckdb
 
 from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
-from ..outputs import fsync_dir
+from ..outputs import fsync_dir, is_duckdb_file
 from .store import Store, connect, store_failure, wal_path
 from .fetch import one_row, one_value
 
@@ -70,7 +70,8 @@ class BackupResult(NamedTuple):
 
 def check_destination(dest: Path, store: StoreIdentity) -> None:
     """Refuse a destination that is the store, its write-ahead log or a link to either, a
-    directory or anything else but a regular file, or has a write-ahead log of its own beside it (it would be replayed into
+    directory or anything else but a regular file, a file that is not a DuckDB database
+    (a log given by mistake), or has a write-ahead log of its own beside it (it would be replayed into
     the copy when it is opened); raise :class:`SeasaltError` saying which."""
     real = Path(os.path.realpath(dest))
     if real.is_dir():
@@ -91,6 +92,10 @@ def check_destination(dest: Path, store: StoreIdentity) -> None:
         what = "the store" if target == store.file else "the store's write-ahead log"
         raise SeasaltError(f"refusing to back up onto {dest}: it is a link to {what}; "
                            "choose another file")
+    if real.is_file() and real.stat().st_size and not is_duckdb_file(real):
+        raise SeasaltError(f"refusing to back up onto {dest}: it is a file that is not a DuckDB "
+                           "database (a backup replaces only an earlier copy); choose another "
+                           "file")
     if wal_path(real).exists():
         raise SeasaltError(f"{wal_path(dest)} exists beside the backup destination: it would be "
                            "replayed into the copy; move it away or choose another file")
@@ -124,24 +129,30 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
         con.close()
 
 
+def check_service_url(url: str) -> None:
+    """Refuse, in one line, a ``--url`` that is no http(s) URL of a running service."""
+    if not url.startswith(("http://", "https://")):
+        raise SeasaltError(f"--url takes the service's URL (http://HOST:PORT), not {url!r}")
+
+
 def backup_from_service(url: str, dest: Path, *, token: str | None = None,
                         timeout: float = 60.0) -> BackupResult:
     """Ask the service at ``url`` for a copy of its store (``POST /backup``) and write it to
     ``dest``. The destination is checked against the store's identity the service sends
     before anything is written."""
+    import http.client
     import json
     import urllib.error
     import urllib.request
     dest = Path(dest)
+    check_service_url(url)
     endpoint = url.rstrip("/") + "/backup"
-    if not endpoint.startswith(("http://", "https://")):
-        raise SeasaltError(f"--url takes the service's URL (http://HOST:PORT), not {url!r}")
     # a JSON body, as every write to a service without a token must send (docs/HTTP.md)
-    request = urllib.request.Request(endpoint, data=b"{}", method="POST",
-                                     headers={"Content-Type": "application/json"})
-    if token:
-        request.add_header("Authorization", f"Bearer {token}")
     try:
+        request = urllib.request.Request(endpoint, data=b"{}", method="POST",
+                                         headers={"Content-Type": "application/json"})
+        if token:
+            request.add_header("Authorization", f"Bearer {token}")
         response = urllib.request.urlopen(request, timeout=timeout)
     except urllib.error.HTTPError as exc:
         try:
@@ -149,7 +160,7 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
         except Exception:       # not the service's error body
             message = f"HTTP {exc.code} {exc.reason}"
         raise SeasaltError(f"the service at {url} refused the backup: {message}") from None
-    except (urllib.error.URLError, OSError, ValueError) as exc:
+    except (urllib.error.URLError, OSError, ValueError, http.client.HTTPException) as exc:
         reason = getattr(exc, "reason", exc)
         raise SeasaltError(f"cannot reach the service at {url}: {reason}") from None
     with response:
