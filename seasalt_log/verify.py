@@ -37,7 +37,7 @@ import contextlib
 import functools
 import os
 from collections import Counter
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 from msgspec import Struct
@@ -827,7 +827,7 @@ def _known_links(stored: list[bytes], seqs: list[int], commits: list[tuple],
 
 
 def _row_differences(gid: str, rows: _ChunkRows, a: int, seqs: list[int],
-                     cols: list[list]) -> list[Difference]:
+                     cols: list[Any]) -> list[Difference]:
     """The rows ``a:`` of a game whose columns differ from ``cols`` (as
     :func:`~seasalt_log.store.event_table.event_columns` gives them: the game number a C
     array, compared as the list of its values)."""
