@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from functools import lru_cache
 from types import UnionType
 from typing import (Annotated, Any, Iterable, Iterator, Literal, Sequence, Union, cast,
                     get_args, get_origin)
@@ -326,7 +327,13 @@ def _field_types(struct: type) -> Iterator[tuple[str, Any]]:
             yield name, text
         elif any(w == "Seat" or (isinstance(o := names.get(w), type) and issubclass(o, Struct))
                  for w in _WORD.findall(text)):
-            yield name, eval(text, names)       # noqa: S307 (this module's own annotations)
+            yield name, _evaluated(text)
+
+
+@lru_cache(maxsize=None)
+def _evaluated(annotation: str) -> Any:
+    """An annotation of this module evaluated in its names (once per text: a handful)."""
+    return eval(annotation, globals())      # noqa: S307 (this module's own annotations)
 
 
 #: per event type: its seat fields (name, :func:`seat_spec`) and its per-seat list fields,
