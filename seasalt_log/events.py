@@ -508,7 +508,7 @@ def validate(event: Event, n_players: int | None) -> None:
     seats, per_seat = _CHECKED_FIELDS[type(event)]
     for name, spec in seats:
         value = getattr(event, name)
-        if spec is SEAT:
+        if spec is SEAT:        # _bad_seat's first test, in line: a call per field costs more
             if value is None or 0 <= value < n_players:
                 continue
             bad: tuple[str, int] | None = ("", value)
