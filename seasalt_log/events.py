@@ -562,9 +562,10 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
         for i, e in enumerate(events):
             t = type(e)
             if t in player_only and n_players is not None:
-                seat = e.player     # type: ignore[attr-defined]
-                if seat is None or 0 <= seat < n_players:
-                    continue        # validate's first test, here: a call per event costs more
+                # validate's first test, here (a call per event costs more); a decoded
+                # event's player is an int, never null
+                if 0 <= e.player < n_players:    # type: ignore[attr-defined]
+                    continue
             elif t is GameStarted:
                 starts.append(i)
                 n_players = len(e.players)      # type: ignore[attr-defined]
