@@ -120,7 +120,8 @@ def _sets(kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]) -> tuple[in
         collectors = (shells[kinds[_SHELL]] + octopuses[kinds[_OCTOPUS]]
                       + penguins[kinds[_PENGUIN]] + sailors[kinds[_SAILOR]])
     except IndexError:          # more of a kind than every deck holds: the tables' last score
-        collectors = _sets([n if n < _MOST else _MOST for n in kinds], tables)[0]
+        collectors = sum(table[min(kinds[k], _MOST)] for k, table in
+                         zip((_SHELL, _OCTOPUS, _PENGUIN, _SAILOR), tables))
     multipliers = 0
     if kinds[_LIGHTHOUSE]:
         multipliers = kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER

@@ -37,7 +37,7 @@ import contextlib
 import functools
 import os
 from collections import Counter
-from typing import Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence
 
 import duckdb
 from msgspec import Struct
@@ -827,18 +827,20 @@ def _known_links(stored: list[bytes], seqs: list[int], commits: list[tuple],
 
 
 def _row_differences(gid: str, rows: _ChunkRows, a: int, seqs: list[int],
-                     cols: list[list]) -> list[Difference]:
+                     cols: list[Any]) -> list[Difference]:
     """The rows ``a:`` of a game whose columns differ from ``cols`` (as
-    :func:`~seasalt_log.store.event_table.event_columns` gives them)."""
+    :func:`~seasalt_log.store.event_table.event_columns` gives them: the game number a C
+    array, compared as the list of its values)."""
     b = a + len(seqs)
     stored = (rows.game[a:b], rows.round[a:b], rows.turn[a:b], rows.player[a:b],
               rows.type[a:b], rows.data[a:b])
-    if all(got == want for got, want in zip(stored, cols[2:8])):
+    want = (cols[2].tolist(), *cols[3:8])
+    if all(got == exp for got, exp in zip(stored, want)):
         return []
     found = []
     for k, seq in enumerate(seqs):
         got = rows.row(a + k)
-        exp = tuple(c[k] for c in cols[2:7]) + (cols[7][k].decode(),)
+        exp = tuple(c[k] for c in want[:5]) + (want[5][k].decode(),)
         bad = [i for i in range(len(_EVENT_COLUMNS)) if got[i] != exp[i]]
         if bad:
             found.append(Difference(

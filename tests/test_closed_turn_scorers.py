@@ -57,6 +57,12 @@ def _shells(n: int) -> list[str]:
     # bound, past the padded tables)
     (_shells(150), (), (), 10, 150),
     (_shells(150), (), ("dance-of-the-shells",), 12, 150),
+    # ... with the multipliers counting every card held: 300 penguins 5 and a colony +2
+    # each (600), 300 sailors 5 and a captain +3 each (900); 300 shells 10 beside two
+    # octopuses 3, within their table
+    (["penguin:purple"] * 300 + ["colony:green"] + ["sailor:orange"] * 300
+     + ["captain:light-orange"], (), (), 5 + 600 + 5 + 900, 300),
+    (_shells(300) + ["octopus:light-blue"] * 2, (), (), 10 + 3, 300),
     # R-SCORE-COLLECT: penguins 1..3 -> 1, 3, 5; sailors 2 (or more) -> 5; R-SCORE-MULT:
     # captain +3 per sailor, colony +2 per penguin; a laid unit 1
     (["penguin:purple", "penguin:purple", "penguin:purple", "colony:green"], (), (), 5 + 6, 3),

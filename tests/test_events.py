@@ -255,19 +255,29 @@ def test_value_out_of_range(line, path):
 
 
 @pytest.mark.parametrize("line, path", [
-    ('{"type":"turn_ended","player":4}', "$.player"),
-    ('{"type":"turn_ended","player":-1}', "$.player"),
     ('{"type":"discard_taken","player":0,"pile":2,"card":"crab:black"}', "$.pile"),
     ('{"type":"deck_drawn","player":0,"cards":["crab:black","crab:grey"],"kept":"crab:black",'
      '"discard_pile":-1}', "$.discard_pile"),
     ('{"type":"crabs_played","player":0,"cards":["crab:black","crab:yellow"],"pile":3,"took":null}',
      "$.pile"),
-    ('{"type":"shark_played","player":0,"cards":["shark:black","swimmer:black"],"victim":9,'
-     '"stole":"crab:black"}', "$.victim"),
-    ('{"type":"game_ended","reason":"target","winners":[5],"totals":[1,2]}', "$.winners[0]"),
 ])
-def test_seat_or_pile_beyond_any_game_is_a_decode_error(line, path):
+def test_a_pile_beyond_any_game_is_a_decode_error(line, path):
     assert format_error(line).path == path
+
+
+@pytest.mark.parametrize("line, seat, path", [
+    ('{"type":"turn_ended","player":4}', 4, "$.player"),
+    ('{"type":"turn_ended","player":-1}', -1, "$.player"),
+    ('{"type":"shark_played","player":0,"cards":["shark:black","swimmer:black"],"victim":9,'
+     '"stole":"crab:black"}', 9, "$.victim"),
+    ('{"type":"game_ended","reason":"target","winners":[5],"totals":[1,2,3,4]}', 5,
+     "$.winners[0]"),
+])
+def test_a_seat_beyond_any_game_is_refused_as_one_outside_the_game(line, seat, path):
+    """A seat outside 0..3 is refused by validate, as one outside the game's seats (the
+    same message as a seat 0..3 past the game's last), not by the decoder."""
+    err = validate_error(ev.decode(line), 4)
+    assert (err.reason, err.path) == (f"seat {seat} out of range (this game has seats 0..3)", path)
 
 
 def validate_error(event: ev.Event, n_players: int | None) -> LogFormatError:

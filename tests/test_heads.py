@@ -246,3 +246,22 @@ def test_a_format_2_store_is_migrated_and_keeps_working(tmp_path, games):
         assert _heads(store)[g[0].game_id] == 2
         assert store.con.execute("SELECT count(*) FROM events WHERE game_id = ?",
                                  [g[0].game_id]).fetchone()[0] == 2
+
+
+def test_a_format_2_store_with_a_broken_chain_is_not_migrated(tmp_path, games):
+    """Format 2 goes through format 3's migration, chain check included: a changed event
+    refuses it, leaving the file byte for byte as it was."""
+    path = tmp_path / "old.duckdb"
+    with Store.open(path) as store:
+        import_logs(store, [write_log(tmp_path / "a.jsonl", *games[:3])], jobs=0)
+    _as_format_2(path)
+    gid = sorted(g[0].game_id for g in games[:3])[1]
+    con = duckdb.connect(str(path))
+    con.execute("UPDATE events SET event = event || ' ' WHERE game_id = ? AND seq = 4", [gid])
+    con.close()
+    before = path.read_bytes()
+    last = {g[0].game_id: len(g) for g in games[:3]}[gid]
+    with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 4: game {gid}, "
+                                           f"seq {last}: its hash chain is broken"):
+        Store.open(path)
+    assert path.read_bytes() == before

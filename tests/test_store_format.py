@@ -348,11 +348,12 @@ def test_a_format_3_store_is_migrated_when_opened_for_writing(tmp_path, games):
         assert verify_store(store, quick=True).ok
 
 
-@pytest.mark.parametrize("edit", ["event", "hash", "record"])
+@pytest.mark.parametrize("edit", ["event", "hash", "record", "unrecorded", "no events"])
 def test_a_format_3_store_with_a_broken_chain_is_not_migrated(tmp_path, games, edit):
     """A changed event (or hash) of a format-3 store refuses the migration, which leaves
     the file byte for byte as it was: format 4's links would hash the change anew. So does
-    a write record of no stored event."""
+    a write record of no stored event, events stored after a game's last write, and a
+    write of a game none of whose events is stored."""
     path = tmp_path / "old.duckdb"
     with Store.open(path) as store:
         _several_writes(store, tmp_path, games)
@@ -368,10 +369,16 @@ def test_a_format_3_store_with_a_broken_chain_is_not_migrated(tmp_path, games, e
     elif edit == "hash":
         con.execute("UPDATE commits SET hash = xor(hash, 1) WHERE game_id = ? AND seq = 3", [gid])
         where = f"game {gid}, seq 3: its hash chain is broken"
-    else:
+    elif edit == "record":
         con.execute("INSERT INTO commits SELECT game_id, game, 99, hash FROM commits "
                     "WHERE game_id = ? AND seq = 1", [gid])
         where = f"game {gid}, seq 99: a write is recorded up to it"
+    elif edit == "unrecorded":
+        con.execute("DELETE FROM commits WHERE game_id = ? AND seq = 6", [gid])
+        where = f"game {gid}, seq 6: it is stored, but no write of it is recorded"
+    else:
+        con.execute("INSERT INTO commits VALUES ('g-none', 99, 3, 0)")
+        where = "game g-none, seq 3: a write of it is recorded, but none of its events is stored"
     con.close()
     before = path.read_bytes()
     with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 4: {where}"):

@@ -144,10 +144,12 @@ def test_quick_and_exhaustive_paths_find_the_same_differences(stores, kind, tmp_
 
 
 def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
-    """On an intact store of one write per game, no table goes row by row, no game's chain
-    is computed over the stored bytes and no game is folded by the strict fold."""
+    """On an intact store of one write per game, no table goes row by row (the events
+    table's included), no game's chain is computed over the stored bytes and no game is
+    folded by the strict fold."""
     paths, games = stores
     calls = []
+    monkeypatch.setattr(verify._ChunkRows, "row", lambda *a: calls.append("event rows"))
     monkeypatch.setattr(verify, "_compare_table", lambda *a: calls.append("rows"))
     monkeypatch.setattr(verify, "_links_at", lambda *a: calls.append("chain") or {})
     monkeypatch.setattr(batch, "fold_game", lambda *a: calls.append("fold"))

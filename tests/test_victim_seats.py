@@ -2,8 +2,8 @@
 (``apply``, for an event that skipped ``events.validate``), an import, and an HTTP append
 all refuse it as a LogFormatError, rule LOG-FORMAT (400 ``bad_event`` over HTTP), and
 before any rule of the pair, as validate runs before the rules; with the same reason and
-JSON path as ``events.validate`` (a seat the JSON type refuses, below 0 or above 3, is
-refused by the decoder first on the paths that read text)."""
+JSON path as ``events.validate`` (a seat below 0 or above 3 too: the decoder leaves every
+seat to validate; tests/test_seat_fields.py has every other seat field)."""
 
 from __future__ import annotations
 

@@ -308,8 +308,7 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
-            columns, h = event_columns(gid, number, game.events, game.states, texts=texts,
-                                       compact=True)
+            columns, h = event_columns(gid, number, game.events, game.states, texts=texts)
             sink.add_columns("events", columns)
             sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
             games.append(ChunkGame(gid, first, last, n, rows=True))

@@ -103,17 +103,16 @@ def _seqs(first: int, last: int) -> array:
 
 def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State],
                   *, start: int = 0, prev_hash: int | None = None,
-                  texts: list[bytes] | None = None, compact: bool = False
-                  ) -> tuple[list[Any], int]:
-    """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order, one list each)
+                  texts: list[bytes] | None = None) -> tuple[list[Any], int]:
+    """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order)
     for ``events[start:]`` (seq = index + 1) of the game numbered ``game``, and the chain
     link of the write that stores them (``prev_hash``, the link of the game's previous
     write, which stored events up to ``start``; None: this is the game's first write).
     The ``event`` column holds each event's JSON as UTF-8 bytes, as it is hashed
     (:func:`event_rows` gives rows of strings); ``texts``, if given, is that JSON of each
-    of ``events[start:]`` (:func:`events.encode_each`) already. ``compact``: the
-    ``seq`` and ``game`` columns as C arrays of 32-bit ints (for a
-    :class:`~.arrow_rows.RowSink`: no conversion per value)."""
+    of ``events[start:]`` (:func:`events.encode_each`) already. The ``seq`` and ``game``
+    columns are C arrays of 32-bit ints, the column type (a :class:`~.arrow_rows.RowSink`
+    takes them with no conversion per value), the others lists."""
     new = events[start:] if start else events
     datas = ev.encode_each(new) if texts is None else texts
     h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
@@ -135,14 +134,9 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
             add_turn(f.turn)
         prev = s
     n, tags, end = len(datas), ev.TAGS, len(events)
-    seq: list[int] | array
-    if compact:
-        seq = _seqs(end - n + 1, end)
-        games: list[int] | array = array("i", (game,)) * n
-    else:
-        seq, games = list(range(end - n + 1, end + 1)), [game] * n
-    return ([[game_id] * n, seq, games, rounds, turns, [getattr(e, "player", None) for e in new],
-             [tags[type(e)] for e in new], datas], _INT64.unpack(h)[0])
+    return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
+             [getattr(e, "player", None) for e in new], [tags[type(e)] for e in new], datas],
+            _INT64.unpack(h)[0])
 
 
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,

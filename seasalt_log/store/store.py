@@ -27,7 +27,7 @@ from .game_texts import GameTexts
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
 from .event_table import event_columns as event_columns, event_rows as event_rows
 from .event_table import genesis_hash as genesis_hash
-from .format3 import format3_links, relinked_commits
+from .format3 import Game, checked, format3_links, relinked_commits, stored_games
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_literal
@@ -597,11 +597,13 @@ def _stored_format(con: duckdb.DuckDBPyConnection) -> str | None:
 
 
 def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
-    """Turn a store of format 1 into format 3, inside the caller's transaction: games
-    are numbered in the order they were first written, each game's last chain hash becomes
-    its one ``commits`` row (format 1 kept one per event), the events lose their hash
-    column and their key (``heads`` takes its place). :func:`migrate_v3` follows; the read
-    models are then rebuilt (their version changed too)."""
+    """Turn a store of format 1 into this format, inside the caller's transaction, once
+    its chain is checked at every event (:func:`_check_v1_chain`): games are numbered in
+    the order they were first written, each game's last chain hash becomes its one
+    ``commits`` row (format 1 kept one per event), the events lose their hash column and
+    their key (``heads`` takes its place); :func:`_relink` follows (the chain checked
+    already is not checked again); the read models are then rebuilt (their version changed
+    too)."""
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS events_refuse_{op} ON events")
     _check_v1_chain(con)
@@ -620,7 +622,8 @@ def migrate_v1(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("DROP TABLE events_v1")
     con.execute("DROP TABLE _numbers")
     con.execute(FILL_HEADS)
-    migrate_v3(con, chain_checked=True)     # every event's link checked above
+    # every event's link checked above: the writes made of them are relinked unchecked
+    _relink(con, stored_games(con, SCHEMA_VERSION))
 
 
 def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
@@ -638,17 +641,21 @@ def migrate_v2(con: duckdb.DuckDBPyConnection) -> None:
     migrate_v3(con)
 
 
-def migrate_v3(con: duckdb.DuckDBPyConnection, chain_checked: bool = False) -> None:
-    """Turn a store of format 3 into format 4, inside the caller's transaction: every
-    ``commits`` row's hash, format 3's chain through the write's last event, becomes the
-    write's link by format 4's definition (:mod:`.event_table`), once each game's format-3
-    chain is checked against its rows (:func:`.format3.relinked_commits`; a broken one
-    raises :class:`SeasaltError` and the caller rolls back; ``chain_checked``: the caller,
-    :func:`migrate_v1`, checked it through every event already). The commits table,
-    append-only, is made again with the new hashes, its rows in the order they had."""
+def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
+    """Turn a store of format 3 into format 4, inside the caller's transaction: each
+    game's format-3 chain is checked against its rows (:func:`.format3.checked`; a broken
+    one raises :class:`SeasaltError` and the caller rolls back), then :func:`_relink`."""
+    _relink(con, checked(stored_games(con, SCHEMA_VERSION), SCHEMA_VERSION))
+
+
+def _relink(con: duckdb.DuckDBPyConnection, games: Iterable[Game]) -> None:
+    """Every ``commits`` row's hash, format 3's chain through the write's last event,
+    becomes the write's link by format 4's definition (:mod:`.event_table`), from
+    ``games`` (the store's, :func:`.format3.stored_games`, checked or not as the caller
+    decided). The commits table, append-only, is made again with the new hashes, its rows
+    in the order they had; the store is then of this format."""
     from .arrow_rows import record_batch
-    new = record_batch("commits", relinked_commits(con, SCHEMA_VERSION,
-                                                   chain_checked=chain_checked))
+    new = record_batch("commits", relinked_commits(games, SCHEMA_VERSION))
     for op in ("update", "delete"):
         con.execute(f"DROP TRIGGER IF EXISTS commits_refuse_{op} ON commits")
     con.execute("DROP TABLE commits")
