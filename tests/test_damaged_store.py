@@ -25,7 +25,10 @@ from seasalt_log.verify import verify_store
 from .reliability_helpers import seasalt_argv, valid_games, write_log
 
 runner = CliRunner()
-DAMAGE = ("truncated", "overwritten", "empty", "directory", "not-duckdb", "foreign-wal")
+#: "log" and "csv": a game log or a CSV file given as the store (DuckDB alone would open
+#: either as an in-memory database with a view over it)
+DAMAGE = ("truncated", "overwritten", "empty", "directory", "not-duckdb", "foreign-wal", "log",
+          "csv")
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +54,13 @@ def damage(kind: str, pristine, where: Path) -> Path:
     if kind == "empty":
         db.touch()
         return db
-    if kind == "not-duckdb":
+    if kind in ("not-duckdb", "csv"):
+        db = db.with_suffix(".csv") if kind == "csv" else db
         db.write_text("game_id,players\nsim-1,Ann Ben\n" * 200)
+        return db
+    if kind == "log":
+        db = db.with_suffix(".jsonl")
+        shutil.copy(pristine[1], db)
         return db
     shutil.copy(src, db)
     if kind == "truncated":
@@ -150,7 +158,8 @@ def test_every_command_reports_the_damage_in_one_line(kind, pristine, tmp_path):
 @pytest.mark.parametrize("kind, says", [
     ("truncated", "is damaged"), ("overwritten", "is damaged"), ("empty", "is an empty file"),
     ("directory", "is a directory"), ("not-duckdb", "not a DuckDB database"),
-    ("foreign-wal", "write-ahead log")])
+    ("foreign-wal", "write-ahead log"), ("log", "not a DuckDB database"),
+    ("csv", "not a DuckDB database")])
 def test_the_installed_command_names_the_damage(kind, says, pristine, tmp_path):
     db = damage(kind, pristine, tmp_path)
     for argv in (["games", "--db", str(db)], ["verify", "--db", str(db), "--no-progress"]):
