@@ -123,6 +123,30 @@ def test_validate_against_a_store(tmp_path, log):
     no_traceback(r)
 
 
+def test_a_conflict_says_where_its_game_starts(tmp_path, log):
+    """Another history under a game id met before (stored, or earlier in the same log) is
+    reported like every import error: ``file:line: game id: CONFLICT: ...``."""
+    first = json.loads(log.read_text().splitlines()[0])
+    clash = json.dumps({"type": "game_started", "game_id": first["game_id"],
+                        "players": ["Zed", "Yan"]}) + "\n"
+    both = tmp_path / "both.jsonl"
+    both.write_text(log.read_text() + clash)
+    line = len(log.read_text().splitlines()) + 1
+    gid = first["game_id"]
+    r = run("validate", both)
+    assert r.exit_code == 1
+    assert (f"error: {both}:{line}: game {gid}: CONFLICT: a different history is given "
+            "earlier in this log under this id") in r.output
+    for jobs in ("1", "2"):
+        r = run("import", both, "--db", tmp_path / f"s{jobs}.duckdb", "--jobs", jobs)
+        assert r.exit_code == 1
+        assert (f"error: {both}:{line}: game {gid}: CONFLICT: a different history is stored "
+                "under this id; event seq 1 differs") in r.output
+    r = run("import", "-", "--db", tmp_path / "s1.duckdb", input=clash)
+    assert r.exit_code == 1
+    assert f"error: -:1: game {gid}: CONFLICT: a different history is stored" in r.output
+
+
 def test_games_show_export(tmp_path, log):
     db = tmp_path / "s.duckdb"
     run("import", log, "--db", db)
