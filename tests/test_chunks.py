@@ -467,3 +467,14 @@ def test_an_import_of_a_large_log_starts_its_workers_before_cutting_it(tmp_path,
         got = import_logs(s, [log], jobs=2)
     assert got.new == len(GAMES) and len(cut) >= 3
     assert pools == [0]
+
+
+def test_a_byte_order_mark_keeps_a_chunk_on_the_bulk_path(tmp_path):
+    """A log starting with a UTF-8 byte-order mark is read like the same log without it,
+    its first chunk decoded in bulk still (its games keep their lines as ``texts``)."""
+    from seasalt_log.importers.jsonl import read_games_data
+    data = ev.encode_lines([e for g in GAMES[:3] for e in g])
+    plain = list(read_games_data(data, "a.jsonl"))
+    marked = list(read_games_data(b"\xef\xbb\xbf" + data, "a.jsonl"))
+    assert all(g.texts is not None for g in plain)
+    assert marked == plain

@@ -147,6 +147,39 @@ def test_a_conflict_says_where_its_game_starts(tmp_path, log):
     assert f"error: -:1: game {gid}: CONFLICT: a different history is stored" in r.output
 
 
+BOM = b"\xef\xbb\xbf"      # UTF-8's byte-order mark (U+FEFF), written by hand
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_byte_order_mark_starting_a_log_is_read_past(tmp_path, log, monkeypatch, chunked):
+    """LOG_FORMAT.md: a UTF-8 byte-order mark at the start of a file is ignored (import
+    and validate agree, whatever path reads the log); anywhere else it is an error that
+    names it, at its line."""
+    if chunked:     # small chunks: the log is read in bulk, a chunk at a time
+        from seasalt_log import service
+        monkeypatch.setattr(service, "BATCH_EVENTS", 300)
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(BOM + log.read_bytes())
+    r = run("validate", marked)
+    assert r.exit_code == 0 and "4 new" in r.output, r.output
+    assert run("import", log, "--db", tmp_path / "plain.duckdb").exit_code == 0
+    plain = run("export", "--all", "--db", tmp_path / "plain.duckdb").stdout
+    for name, args, stdin in (("j1", [marked, "--jobs", "1"], None), ("j2", [marked, "--jobs", "2"], None),
+                              ("stdin", ["-"], BOM.decode() + log.read_text())):
+        db = tmp_path / f"{name}.duckdb"
+        r = run("import", *args, "--db", db, input=stdin)
+        assert r.exit_code == 0 and "4 new" in r.output, (name, r.output)
+        assert run("export", "--all", "--db", db).stdout == plain
+    later = tmp_path / "later.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    later.write_bytes(b"\n" + BOM + b"".join(lines))       # line 2, not the start
+    for cmd in (["validate", later], ["import", later, "--db", tmp_path / "x.duckdb"]):
+        r = run(*cmd)
+        assert r.exit_code == 1
+        assert (f"{later}:2: LOG-FORMAT: a UTF-8 byte-order mark is allowed only at the "
+                "start of a log (line 1)") in r.output, r.output
+
+
 def test_games_show_export(tmp_path, log):
     db = tmp_path / "s.duckdb"
     run("import", log, "--db", db)
