@@ -267,6 +267,24 @@ def test_import_of_a_missing_path_creates_no_store(tmp_path, log):
     assert not db.exists()
 
 
+def test_a_directory_without_logs_is_an_error(tmp_path, log):
+    """A directory holding no *.jsonl file (a mistyped one, most likely) fails in one line
+    naming it and what was looked for; no store is made, a store there is left as it was."""
+    empty = tmp_path / "logs"
+    (empty / "sub").mkdir(parents=True)
+    (empty / "notes.txt").write_text("not a log\n")
+    db = tmp_path / "new.duckdb"
+    for cmd in (["import", empty, "--db", db], ["validate", empty]):
+        r = run(*cmd)
+        assert r.exit_code == 1
+        assert r.stderr == f"error: {empty}: LOG-FORMAT: no *.jsonl file in this directory or below it\n"
+    assert not db.exists() and not Path(f"{db}.wal").exists()
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    r = run("import", log, empty, "--db", db)
+    assert r.exit_code == 1 and db.read_bytes() == before
+
+
 def _query_interrupted(*args, **kwargs):
     raise RuntimeError("Query interrupted")     # what DuckDB raises when Ctrl-C lands mid-statement
 

@@ -268,7 +268,8 @@ def _game_id(events: list[ev.Event]) -> str:
 
 
 def iter_paths(paths: Iterable[str | Path]) -> Iterator[str | Path]:
-    """Expand directories recursively (``*.jsonl`` files, sorted); ``-`` passes through."""
+    """Expand directories recursively (``*.jsonl`` files, sorted; a directory with none is
+    a LOG-FORMAT error); ``-`` passes through."""
     for p in paths:
         if str(p) == "-":
             yield "-"
@@ -277,6 +278,9 @@ def iter_paths(paths: Iterable[str | Path]) -> Iterator[str | Path]:
         try:
             if path.is_dir():
                 found = sorted(q for q in path.rglob("*.jsonl") if q.is_file())
+                if not found:           # a mistyped directory, most likely: say so
+                    raise LogFormatError("no *.jsonl file in this directory or below it",
+                                         file=str(p))
             elif path.exists():
                 found = [path]
             else:
