@@ -285,6 +285,65 @@ def test_a_directory_without_logs_is_an_error(tmp_path, log):
     assert r.exit_code == 1 and db.read_bytes() == before
 
 
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])
+@pytest.mark.parametrize("stdin", [False, True])
+def test_a_failed_first_import_leaves_no_store(tmp_path, log, monkeypatch, jobs, stdin):
+    """An import that stores nothing and fails (a bad log; --strict refusing one game)
+    removes the store it made (file and write-ahead log); a store there before is left
+    byte for byte; the good games of a plain import into a new store are kept."""
+    from seasalt_log import service
+    monkeypatch.setattr(service, "BATCH_EVENTS", 300)     # several chunks too
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(log.read_text() + '{"type":"game_started","players":["A","A"]}\n')
+
+    def imp(src, db, *more):
+        if stdin:
+            return run("import", "-", "--db", db, *jobs, *more, input=src.read_text())
+        return run("import", src, "--db", db, *jobs, *more)
+
+    db = tmp_path / "new.duckdb"
+    for src, more in ((bad, []), (bad, ["--strict"]), (mixed, ["--strict"])):
+        r = imp(src, db, *more)
+        assert r.exit_code == 1, r.output
+        assert not db.exists() and not Path(f"{db}.wal").exists(), (src, more)
+    r = imp(mixed, db)
+    assert r.exit_code == 1 and "4 new" in r.output and "1 failed" in r.output
+    assert run("games", "--db", db, "--json").exit_code == 0
+    before = db.read_bytes()
+    other = tmp_path / "other.jsonl"      # a good game not stored yet, and a bad one
+    other.write_text(ev.encode_lines(play_random_game(99, 2)).decode()
+                     + '{"type":"game_started","players":["A","A"]}\n')
+    for src, more in ((bad, []), (bad, ["--strict"]), (other, ["--strict"])):
+        assert imp(src, db, *more).exit_code == 1
+        assert db.read_bytes() == before and not Path(f"{db}.wal").exists(), (src, more)
+
+
+def test_an_interrupted_first_import_leaves_no_empty_store(tmp_path, log, monkeypatch):
+    """Ctrl-C during the first import into a new store: no empty store is left behind;
+    the games committed before it are kept (importing again resumes)."""
+    import seasalt_cli.store_cmds as store_cmds
+    real = store_cmds.import_logs
+
+    def interrupted_before(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def interrupted_after(*args, **kwargs):
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+    db = tmp_path / "new.duckdb"
+    monkeypatch.setattr(store_cmds, "import_logs", interrupted_before)
+    r = run("import", log, "--db", db)
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    assert not db.exists() and not Path(f"{db}.wal").exists()
+    monkeypatch.setattr(store_cmds, "import_logs", interrupted_after)
+    assert run("import", log, "--db", db).exit_code == 130
+    monkeypatch.undo()
+    r = run("import", log, "--db", db)
+    assert r.exit_code == 0 and "4 unchanged" in r.output
+
+
 def _query_interrupted(*args, **kwargs):
     raise RuntimeError("Query interrupted")     # what DuckDB raises when Ctrl-C lands mid-statement
 
