@@ -6,6 +6,7 @@ same outcomes, errors and line numbers (R-FLOW and LOG-FORMAT errors included)."
 from __future__ import annotations
 
 import io
+import json
 from pathlib import Path
 
 import msgspec
@@ -192,13 +193,19 @@ def test_validate_against_a_store_finds_what_an_import_would(tmp_path, monkeypat
         summary = import_logs(None, [log], jobs=2, against=ro)
     assert [o.status for o in summary.games] == ["extended", "unchanged", "failed", "new",
                                                  "new", "new", "new"]
-    assert summary.games[2].rule == "CONFLICT" and "different history" in summary.games[2].error
+    starts = [n for n, text in enumerate(log.read_text().splitlines(), 1)
+              if json.loads(text)["type"] == "game_started"]
+    assert summary.games[2].rule == "CONFLICT"
+    assert summary.games[2].error.startswith(         # located like any import error
+        f"{log}:{starts[2]}: game {GAMES[2][0].game_id}: CONFLICT: a different history is "
+        "stored under this id; event seq 1 differs")
     assert summary.games[0].events == len(game) - len(half)
     assert (tmp_path / "s.duckdb").read_bytes() == before
     with Store.open(tmp_path / "s2.duckdb") as s:       # the import says the same
         import_games(s, [half, GAMES[2], GAMES[3]])
         imported = import_logs(s, [log], jobs=2)
     assert [o.status for o in imported.games] == [o.status for o in summary.games]
+    assert imported.games[2].error == summary.games[2].error
 
 
 def _several_loads_per_transaction(monkeypatch):
@@ -460,3 +467,14 @@ def test_an_import_of_a_large_log_starts_its_workers_before_cutting_it(tmp_path,
         got = import_logs(s, [log], jobs=2)
     assert got.new == len(GAMES) and len(cut) >= 3
     assert pools == [0]
+
+
+def test_a_byte_order_mark_keeps_a_chunk_on_the_bulk_path(tmp_path):
+    """A log starting with a UTF-8 byte-order mark is read like the same log without it,
+    its first chunk decoded in bulk still (its games keep their lines as ``texts``)."""
+    from seasalt_log.importers.jsonl import read_games_data
+    data = ev.encode_lines([e for g in GAMES[:3] for e in g])
+    plain = list(read_games_data(data, "a.jsonl"))
+    marked = list(read_games_data(b"\xef\xbb\xbf" + data, "a.jsonl"))
+    assert all(g.texts is not None for g in plain)
+    assert marked == plain

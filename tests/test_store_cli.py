@@ -123,6 +123,63 @@ def test_validate_against_a_store(tmp_path, log):
     no_traceback(r)
 
 
+def test_a_conflict_says_where_its_game_starts(tmp_path, log):
+    """Another history under a game id met before (stored, or earlier in the same log) is
+    reported like every import error: ``file:line: game id: CONFLICT: ...``."""
+    first = json.loads(log.read_text().splitlines()[0])
+    clash = json.dumps({"type": "game_started", "game_id": first["game_id"],
+                        "players": ["Zed", "Yan"]}) + "\n"
+    both = tmp_path / "both.jsonl"
+    both.write_text(log.read_text() + clash)
+    line = len(log.read_text().splitlines()) + 1
+    gid = first["game_id"]
+    r = run("validate", both)
+    assert r.exit_code == 1
+    assert (f"error: {both}:{line}: game {gid}: CONFLICT: a different history is given "
+            "earlier in this log under this id") in r.output
+    for jobs in ("1", "2"):
+        r = run("import", both, "--db", tmp_path / f"s{jobs}.duckdb", "--jobs", jobs)
+        assert r.exit_code == 1
+        assert (f"error: {both}:{line}: game {gid}: CONFLICT: a different history is stored "
+                "under this id; event seq 1 differs") in r.output
+    r = run("import", "-", "--db", tmp_path / "s1.duckdb", input=clash)
+    assert r.exit_code == 1
+    assert f"error: -:1: game {gid}: CONFLICT: a different history is stored" in r.output
+
+
+BOM = b"\xef\xbb\xbf"      # UTF-8's byte-order mark (U+FEFF), written by hand
+
+
+@pytest.mark.parametrize("chunked", [False, True])
+def test_a_byte_order_mark_starting_a_log_is_read_past(tmp_path, log, monkeypatch, chunked):
+    """LOG_FORMAT.md: a UTF-8 byte-order mark at the start of a file is ignored (import
+    and validate agree, whatever path reads the log); anywhere else it is an error that
+    names it, at its line."""
+    if chunked:     # small chunks: the log is read in bulk, a chunk at a time
+        from seasalt_log import service
+        monkeypatch.setattr(service, "BATCH_EVENTS", 300)
+    marked = tmp_path / "marked.jsonl"
+    marked.write_bytes(BOM + log.read_bytes())
+    r = run("validate", marked)
+    assert r.exit_code == 0 and "4 new" in r.output, r.output
+    assert run("import", log, "--db", tmp_path / "plain.duckdb").exit_code == 0
+    plain = run("export", "--all", "--db", tmp_path / "plain.duckdb").stdout
+    for name, args, stdin in (("j1", [marked, "--jobs", "1"], None), ("j2", [marked, "--jobs", "2"], None),
+                              ("stdin", ["-"], BOM.decode() + log.read_text())):
+        db = tmp_path / f"{name}.duckdb"
+        r = run("import", *args, "--db", db, input=stdin)
+        assert r.exit_code == 0 and "4 new" in r.output, (name, r.output)
+        assert run("export", "--all", "--db", db).stdout == plain
+    later = tmp_path / "later.jsonl"
+    lines = log.read_bytes().splitlines(keepends=True)
+    later.write_bytes(b"\n" + BOM + b"".join(lines))       # line 2, not the start
+    for cmd in (["validate", later], ["import", later, "--db", tmp_path / "x.duckdb"]):
+        r = run(*cmd)
+        assert r.exit_code == 1
+        assert (f"{later}:2: LOG-FORMAT: a UTF-8 byte-order mark is allowed only at the "
+                "start of a log (line 1)") in r.output, r.output
+
+
 def test_games_show_export(tmp_path, log):
     db = tmp_path / "s.duckdb"
     run("import", log, "--db", db)
@@ -208,6 +265,83 @@ def test_import_of_a_missing_path_creates_no_store(tmp_path, log):
     assert r.exit_code == 1
     assert "gmaes.jsonl: LOG-FORMAT: no such file or directory" in r.stderr
     assert not db.exists()
+
+
+def test_a_directory_without_logs_is_an_error(tmp_path, log):
+    """A directory holding no *.jsonl file (a mistyped one, most likely) fails in one line
+    naming it and what was looked for; no store is made, a store there is left as it was."""
+    empty = tmp_path / "logs"
+    (empty / "sub").mkdir(parents=True)
+    (empty / "notes.txt").write_text("not a log\n")
+    db = tmp_path / "new.duckdb"
+    for cmd in (["import", empty, "--db", db], ["validate", empty]):
+        r = run(*cmd)
+        assert r.exit_code == 1
+        assert r.stderr == f"error: {empty}: LOG-FORMAT: no *.jsonl file in this directory or below it\n"
+    assert not db.exists() and not Path(f"{db}.wal").exists()
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    r = run("import", log, empty, "--db", db)
+    assert r.exit_code == 1 and db.read_bytes() == before
+
+
+@pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])
+@pytest.mark.parametrize("stdin", [False, True])
+def test_a_failed_first_import_leaves_no_store(tmp_path, log, monkeypatch, jobs, stdin):
+    """An import that stores nothing and fails (a bad log; --strict refusing one game)
+    removes the store it made (file and write-ahead log); a store there before is left
+    byte for byte; the good games of a plain import into a new store are kept."""
+    from seasalt_log import service
+    monkeypatch.setattr(service, "BATCH_EVENTS", 300)     # several chunks too
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(log.read_text() + '{"type":"game_started","players":["A","A"]}\n')
+
+    def imp(src, db, *more):
+        if stdin:
+            return run("import", "-", "--db", db, *jobs, *more, input=src.read_text())
+        return run("import", src, "--db", db, *jobs, *more)
+
+    db = tmp_path / "new.duckdb"
+    for src, more in ((bad, []), (bad, ["--strict"]), (mixed, ["--strict"])):
+        r = imp(src, db, *more)
+        assert r.exit_code == 1, r.output
+        assert not db.exists() and not Path(f"{db}.wal").exists(), (src, more)
+    r = imp(mixed, db)
+    assert r.exit_code == 1 and "4 new" in r.output and "1 failed" in r.output
+    assert run("games", "--db", db, "--json").exit_code == 0
+    before = db.read_bytes()
+    other = tmp_path / "other.jsonl"      # a good game not stored yet, and a bad one
+    other.write_text(ev.encode_lines(play_random_game(99, 2)).decode()
+                     + '{"type":"game_started","players":["A","A"]}\n')
+    for src, more in ((bad, []), (bad, ["--strict"]), (other, ["--strict"])):
+        assert imp(src, db, *more).exit_code == 1
+        assert db.read_bytes() == before and not Path(f"{db}.wal").exists(), (src, more)
+
+
+def test_an_interrupted_first_import_leaves_no_empty_store(tmp_path, log, monkeypatch):
+    """Ctrl-C during the first import into a new store: no empty store is left behind;
+    the games committed before it are kept (importing again resumes)."""
+    import seasalt_cli.store_cmds as store_cmds
+    real = store_cmds.import_logs
+
+    def interrupted_before(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    def interrupted_after(*args, **kwargs):
+        real(*args, **kwargs)
+        raise KeyboardInterrupt
+    db = tmp_path / "new.duckdb"
+    monkeypatch.setattr(store_cmds, "import_logs", interrupted_before)
+    r = run("import", log, "--db", db)
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    assert not db.exists() and not Path(f"{db}.wal").exists()
+    monkeypatch.setattr(store_cmds, "import_logs", interrupted_after)
+    assert run("import", log, "--db", db).exit_code == 130
+    monkeypatch.undo()
+    r = run("import", log, "--db", db)
+    assert r.exit_code == 0 and "4 unchanged" in r.output
 
 
 def _query_interrupted(*args, **kwargs):

@@ -8,16 +8,18 @@ from pathlib import Path
 
 from typing import Literal
 
+import duckdb
 import typer
 
 from seasalt_log import queries
 from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
                                           rows_result, structs_result)
-from seasalt_log.errors import UsageError
+from seasalt_log.errors import SeasaltError, UsageError
 from seasalt_log.importers.jsonl import iter_paths
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_blocks, import_logs
 from seasalt_log.store import Store
+from seasalt_log.store.store import wal_path
 
 from .app import app, db_path, err, fail, handles_errors, log, print_json, progress_bar
 from .formats import chosen, emit
@@ -60,11 +62,35 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
 
     Each game is stored whole or not at all; importing the same log again changes nothing.
     Large logs are checked by worker processes (--jobs), a few megabytes of games each.
-    Exit code 1 when any game failed (the good ones are stored unless --strict)."""
+    Exit code 1 when any game failed (the good ones are stored unless --strict); a store
+    this import created is removed again when it fails having stored no game."""
     files = list(iter_paths(paths))     # a mistyped path fails here, before a store is made
-    with Store.open(db_path(db)) as store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
-        summary = import_logs(store, files, strict=strict, progress=cb, jobs=jobs)
+    path = db_path(db)
+    made = not path.exists() and not wal_path(path).exists()
+    store = Store.open(path)
+    failed = True       # until the import returns with no game failed
+    try:
+        with store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
+            summary = import_logs(store, files, strict=strict, progress=cb, jobs=jobs)
+        failed = bool(summary.failed)
+    finally:
+        if made and failed:
+            _remove_if_empty(path)
     report_import(summary, as_json, "stored")
+
+
+def _remove_if_empty(path: Path) -> None:
+    """Remove the store a failed import made (its file and write-ahead log) unless it holds
+    a game: the good games of an import without --strict are kept, as are those committed
+    before a Ctrl-C (importing again resumes)."""
+    try:
+        with Store.open(path, read_only=True) as store:
+            if store.heads():
+                return
+    except (SeasaltError, duckdb.Error):
+        pass        # nothing readable in it: nothing to keep
+    for p in (path, wal_path(path)):
+        p.unlink(missing_ok=True)
 
 
 @app.command()

@@ -21,6 +21,11 @@ from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..identifiers import MAX_LINE_BYTES
 
 
+#: A UTF-8 byte-order mark: at the start of a log (line 1) it is read past, as the editors
+#: that write it mean it (LOG_FORMAT.md); anywhere else it is an error that names it.
+BOM = b"\xef\xbb\xbf"
+
+
 class RawGame(Struct):
     """One game as read from a file: its decoded events and their line numbers."""
 
@@ -95,6 +100,8 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
     """:func:`read_games` of a log's lines held in memory (a chunk of a log). A log whose
     every line is its event's canonical JSON (:func:`events.decode_canonical`) is decoded in
     one call, and its games keep their lines as their events' ``texts``."""
+    if first_line == 1 and data.startswith(BOM):
+        data = data[len(BOM):]
     if data and data[-1:] != b"\n":
         data += b"\n"              # the last line of a file without its newline
     canonical = ev.decode_canonical(data)
@@ -127,7 +134,10 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
         except LogFormatError as exc:       # a line too long: the rest is not read
             raise exc.locate(file=name) from None
         try:
-            e = decode(line) if decode is not None else line
+            try:
+                e = decode(line) if decode is not None else line
+            except LogFormatError as exc:
+                e = _past_bom(exc, decode, line, no)
             if type(e) is ev.GameStarted:
                 if game is not None:
                     yield _with_texts(game, texts, first)
@@ -151,6 +161,19 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
                 skipping = True
     if game is not None:
         yield _with_texts(game, texts, first)
+
+
+def _past_bom(exc: LogFormatError, decode: Callable[[bytes], ev.Event] | None, line: Any,
+              no: int) -> ev.Event:
+    """The event of a line that ``decode`` refused with ``exc``: read past a byte-order mark
+    starting line 1; a mark elsewhere is named; any other error is ``exc``. (Only a refused
+    line gets here: the lines read well pay nothing for it.)"""
+    if decode is None or not line.startswith(BOM):
+        raise exc
+    if no != 1:
+        raise LogFormatError("a UTF-8 byte-order mark is allowed only at the start of a log "
+                             "(line 1)") from None
+    return decode(line[len(BOM):])
 
 
 def _with_texts(game: RawGame, texts: list[bytes] | None, first: int) -> RawGame:
@@ -245,7 +268,8 @@ def _game_id(events: list[ev.Event]) -> str:
 
 
 def iter_paths(paths: Iterable[str | Path]) -> Iterator[str | Path]:
-    """Expand directories recursively (``*.jsonl`` files, sorted); ``-`` passes through."""
+    """Expand directories recursively (``*.jsonl`` files, sorted; a directory with none is
+    a LOG-FORMAT error); ``-`` passes through."""
     for p in paths:
         if str(p) == "-":
             yield "-"
@@ -254,6 +278,9 @@ def iter_paths(paths: Iterable[str | Path]) -> Iterator[str | Path]:
         try:
             if path.is_dir():
                 found = sorted(q for q in path.rglob("*.jsonl") if q.is_file())
+                if not found:           # a mistyped directory, most likely: say so
+                    raise LogFormatError("no *.jsonl file in this directory or below it",
+                                         file=str(p))
             elif path.exists():
                 found = [path]
             else:

@@ -11,7 +11,7 @@ from typing import Sequence
 from msgspec import Struct
 
 from .. import events as ev
-from ..errors import SeasaltError
+from ..errors import SeasaltError, Where
 
 
 class GameOutcome(Struct):
@@ -56,12 +56,22 @@ def failed_outcome(exc: SeasaltError, source: str, line: int) -> GameOutcome:
                        rule=getattr(exc, "rule", None))
 
 
-def compare(game_id: str, events: list[bytes], stored_json: list[bytes]) -> tuple[str, str | None]:
-    """("new"/"extended"/"unchanged"/"failed", error) of a game against its stored stream."""
+def conflict(outcome: GameOutcome, reason: str) -> None:
+    """Make ``outcome`` a conflict, its message located like every import error's
+    (``file:line: game id: CONFLICT: reason``, the line where the game starts)."""
+    at = Where()
+    at.locate(file=outcome.source, line=outcome.line or None, game_id=outcome.game_id)
+    outcome.status, outcome.rule = "failed", "CONFLICT"
+    outcome.error = f"{at.where()}: CONFLICT: {reason}"
+
+
+def compare(events: list[bytes], stored_json: list[bytes]) -> tuple[str, str | None]:
+    """("new"/"extended"/"unchanged"/"failed", reason) of a game against its stored stream
+    (the reason is located by :func:`conflict`)."""
     for i, (old, new) in enumerate(zip(stored_json, events)):
         if old != new:
             a, b = _around_difference(old.decode(), new.decode())
-            return "failed", (f"game {game_id}: a different history is stored under this id; "
+            return "failed", ("a different history is stored under this id; "
                               f"event seq {i + 1} differs (stored {a}, log {b})")
     return ("extended", None) if len(events) > len(stored_json) else ("unchanged", None)
 
@@ -108,11 +118,10 @@ def fingerprints(events: Sequence[ev.Event]) -> bytes:
     return bytes(out)
 
 
-def compare_digest(game_id: str, mine: bytes, n: int, prints: bytes) -> tuple[str, str | None]:
+def compare_digest(mine: bytes, n: int, prints: bytes) -> tuple[str, str | None]:
     """:func:`compare` of a game (its :func:`fingerprints`) against one met earlier in the
     same validation, known by its length and fingerprints (validating keeps no events)."""
     k = min(n, len(mine) // 8)
     if k and mine[8 * k - 8:8 * k] != prints[8 * k - 8:8 * k]:
-        return "failed", (f"game {game_id}: a different history is given earlier in this "
-                          "log under this id")
+        return "failed", "a different history is given earlier in this log under this id"
     return ("extended", None) if len(mine) // 8 > n else ("unchanged", None)

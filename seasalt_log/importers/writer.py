@@ -18,7 +18,8 @@ from ..errors import SeasaltError
 from ..store.store import GameWrite, Store, plan_write
 from .chunks import Chunk, ChunkGame, ChunkResult
 from .jsonl import CheckedGame, check_game, read_games
-from .outcomes import GameOutcome, ImportSummary, compare, compare_digest, fingerprints
+from .outcomes import (GameOutcome, ImportSummary, compare, compare_digest, conflict,
+                       fingerprints)
 
 
 class ImportRun:
@@ -104,7 +105,7 @@ class ImportRun:
         else:
             stored = self.heads.get(gid, 0)
         if stored:
-            status, error = compare(gid, ev.encode_each(game.events), store.read_json(gid))
+            status, error = compare(ev.encode_each(game.events), store.read_json(gid))
             if self._settled(outcome, status, error):
                 return
             if prev_hash is None:
@@ -124,7 +125,8 @@ class ImportRun:
         """Record the comparison's verdict; True when nothing is left to write."""
         outcome.status = status
         if status == "failed":
-            outcome.error, outcome.rule = error, "CONFLICT"
+            assert error is not None, "a conflict says what differs"
+            conflict(outcome, error)
         return status in ("failed", "unchanged")
 
     def _write(self, batch: list[tuple[GameWrite, GameOutcome]]) -> SeasaltError | None:
@@ -233,11 +235,11 @@ class ImportRun:
         gid = outcome.game_id
         assert gid is not None, "a game that passed its checks has its id"
         if gid in self.seen:
-            status, error = compare_digest(gid, prints, *self.seen[gid])
+            status, error = compare_digest(prints, *self.seen[gid])
             stored = self.seen[gid][0]
         elif gid in self.heads:
             assert self.against is not None, "the heads are those of the store validated against"
-            status, error = compare(gid, encoded(), self.against.read_json(gid))
+            status, error = compare(encoded(), self.against.read_json(gid))
             stored = self.heads[gid]
         else:
             status, error, stored = "new", None, 0
@@ -371,7 +373,7 @@ class ImportRun:
             self.flush()
         if gid not in self.seen and gid not in self.heads:
             return False
-        status, error = compare(gid, encoded, self._store.read_json(gid))
+        status, error = compare(encoded, self._store.read_json(gid))
         if status == "extended":
             return False
         outcome = GameOutcome(game_id=gid, status=status, source=chunk.source, line=g.first_line)
