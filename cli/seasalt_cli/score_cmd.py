@@ -24,8 +24,9 @@ def score(
     ruleset: Ruleset = RulesetOption,
     event: list[str] = event_option(),
     face_down: list[str] = typer.Option([], "--face-down", metavar="CODE", show_default="none",
-                                        help="A shell placed face down (Coral Reef): it scores "
-                                             "nothing and is left out."),
+                                        help="A shell placed face down (with --event coral-reef, "
+                                             "one at most): it scores nothing and is left "
+                                             "out."),
     as_json: bool = JsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
