@@ -228,3 +228,29 @@ def test_score_face_down_shell_with_the_coral_reef():
         d = json.loads(r.stdout)
         assert (d["card_points"], d["color_bonus"], d["face_down"]) == (0, 1, 1)
         assert d["face_down_cards"] == ["shell:grey"]
+
+
+@pytest.mark.parametrize("args,counts", [
+    (["shell:black"], ["1 card"]),
+    (["shell:black", "shell:grey"], ["2 cards"]),
+    (["shell:black", "--laid", "fish:black,fish:green"], ["3 cards"]),
+    # two swimmers make one pair in hand under the Water Rodeo (R-X-SCORE-DUO); the laid
+    # trio holds one pair (R-X-TRIO); the Coral Reef's shell is left out (R-EV-CORAL-REEF)
+    (["swimmer:black", "swimmer:yellow", "--ruleset", "extra-salt", "--event", "water-rodeo",
+      "--event", "coral-reef", "--laid", "fish:black,fish:green,starfish:yellow",
+      "--face-down", "shell:grey"],
+     ["5 cards", "1 Water Rodeo pair in hand", "1 in a trio",
+      "1 face-down shell left out"]),
+    (["shell:black", "--ruleset", "extra-salt", "--laid", "fish:black,fish:green,starfish:yellow",
+      "--laid", "crab:black,crab:grey,starfish:dark-blue"], ["7 cards", "2 in trios"]),
+])
+def test_score_counts_are_singular_for_one(args, counts):
+    """The table's counts say "1 card", "1 Water Rodeo pair", "1 face-down shell", "1 in a
+    trio", and the plural for any other number."""
+    import re
+    r = run("score", *args)
+    assert r.exit_code == 0, r.output
+    for want in counts:
+        assert re.search(rf"(^|\s){re.escape(want)}(\s|$)", r.stdout, re.M), (want, r.stdout)
+    assert not re.search(r"(^|\s)1 (cards|Water Rodeo pairs|face-down shells)\b|1 in trios|\(s\)",
+                         r.stdout)

@@ -371,6 +371,23 @@ def test_error_statuses_and_nothing_changes(client):
     assert r.status_code == 200, r.text
 
 
+def test_a_round_the_game_lacks_says_how_many_it_has(client):
+    """404 no_such_point names the rounds the game has: "0 rounds", "1 round", "2 rounds"."""
+    game = random_game(57, players=2, game_id="counted")
+    starts = [i for i, e in enumerate(game) if type(e) is ev.RoundStarted]
+    assert len(starts) >= 3
+    record(client, game[:starts[2]])        # rounds 1 and 2 started
+    client.post("/games", content=body(ev.GameStarted(players=NAMES[:2], game_id="counted-0")))
+    client.post("/games", content=body(ev.GameStarted(players=NAMES[:2], game_id="counted-1")))
+    client.post("/games/counted-1/events", content=body(game[1]), headers={"If-Match": '"1"'})
+    for gid, have in (("counted-0", "0 rounds"), ("counted-1", "1 round"), ("counted", "2 rounds")):
+        for path in (f"/games/{gid}/state?round=9", f"/games/{gid}/turns?round=9",
+                     f"/games/{gid}/rounds/9/score"):
+            r = client.get(path)
+            assert r.status_code == 404 and r.json()["error"] == "no_such_point", r.text
+            assert r.json()["detail"] == f"game {gid} has {have}; there is no round 9"
+
+
 def test_token_protects_writes(token_server):
     game = random_game(6, players=2, game_id="guarded")
     with httpx.Client(base_url=token_server, timeout=TIMEOUT) as c:

@@ -480,7 +480,8 @@ def _check_round(gid: str, events, rnd: int | None) -> None:
     """404 unless round ``rnd`` (None: no round asked for) has started in the game."""
     n = _count_rounds(events)
     if rnd is not None and not 1 <= rnd <= n:
-        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+        raise ApiError(404, "no_such_point", f"game {gid} has {n} round{'' if n == 1 else 's'}; "
+                                             f"there is no round {rnd}")
 
 
 async def get_state(request: Request) -> Response:
