@@ -9,10 +9,13 @@ from collections import Counter
 from typing import Any, Sequence
 
 from .cards import KIND, check_counts, parse_card
-from .engine.rulings import RULESETS, Ruleset, rules_for
+from .engine.rulings import EXTRA_SALT, RULESETS, Ruleset, rules_for
 from .errors import UsageError
 from .events import EVENT_CODES
 from .scoring import breakdown, extra_breakdown
+
+#: every card an Extra Salt deck holds, to tell its own cards from mistyped codes
+EXTRA_DECK = frozenset(EXTRA_SALT.cards)
 
 
 def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str = "base",
@@ -25,20 +28,29 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
     mermaids, card_points, color_bonus}``; otherwise the fields of
     :class:`scoring.ExtraBreakdown` with ``ruleset``, ``events`` and ``face_down_cards``.
     Raises :class:`CardCodeError` for an unknown code or more copies than the deck holds
-    (R-CARDS), :class:`UsageError` for a bad pair, trio, ruleset or event."""
+    (R-CARDS), :class:`UsageError` for a bad pair, trio, ruleset or event, and for what needs
+    a ruleset or event not given: a trio or an Extra Salt card without ``extra-salt``
+    (R-X-TRIO, R-X-CARDS-4), a face-down shell without ``coral-reef``, or two of them
+    (R-EV-CORAL-REEF)."""
     if ruleset not in RULESETS:
         raise UsageError(f"--ruleset is base or extra-salt, not {ruleset!r}")
     for name in events:
         if name not in EVENT_CODES:
             raise UsageError(f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}")
-    rules = rules_for(ruleset, "pepper" if events or face_down else None)
+    if face_down and "coral-reef" not in events:
+        raise UsageError(f"--face-down {face_down[0].strip()!r}: a shell is placed face down "
+                         f"only under the Coral Reef: add --event coral-reef (R-EV-CORAL-REEF)")
+    if len(face_down) > 1:
+        raise UsageError(f"--face-down given {len(face_down)} times: one face-down shell per "
+                         f"player per round at most (R-EV-CORAL-REEF)")
+    rules = rules_for(ruleset, "pepper" if events else None)
     deck = Counter(rules.cards)
-    hand = [parse_card(c.strip(), deck) for c in cards]
+    hand = [_card(c, deck, "") for c in cards]
     units = []
     for p in laid:
-        codes = [parse_card(c.strip(), deck) for c in p.split(",")]
-        if len(codes) == 3 and not rules.trios:
+        if p.count(",") == 2 and not rules.trios:
             raise UsageError(f"--laid {p!r}: a trio needs --ruleset extra-salt (R-X-TRIO)")
+        codes = [_card(c, deck, f"--laid {p!r}: ") for c in p.split(",")]
         if len(codes) == 3 and KIND[codes[2]] != "starfish":
             raise UsageError(f"--laid {p!r}: a trio's third card is a starfish (R-X-TRIO)")
         if len(codes) not in (2, 3):
@@ -46,10 +58,11 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
                              f"not {p!r}")
         _check_pair(p, codes[0], codes[1], rules, frozenset(events))
         units.append(tuple(codes))
-    shells = [parse_card(c.strip(), deck) for c in face_down]
+    shells = [c.strip() for c in face_down]
     for c in shells:
-        if KIND[c] != "shell":
+        if KIND.get(c, "shell") != "shell":
             raise UsageError(f"--face-down {c!r}: only a shell is placed face down (R-EV-CORAL-REEF)")
+        _card(c, deck, "--face-down: ")
     check_counts(hand + [c for u in units for c in u] + shells, deck)
     if not rules.extra_scoring:
         b = breakdown(hand, units)
@@ -57,6 +70,17 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
     x = extra_breakdown(hand, units, list(events), face_down=len(shells))
     return {"cards": hand, "laid": units, "ruleset": rules.name, "events": list(events),
             "face_down_cards": shells, **{f: getattr(x, f) for f in x.__struct_fields__}}
+
+
+def _card(code: str, deck: Counter[str], where: str) -> str:
+    """The card ``code`` of ``deck`` (:func:`cards.parse_card`); an Extra Salt card outside an
+    Extra Salt deck is a :class:`UsageError` saying to add ``--ruleset extra-salt``
+    (R-X-CARDS-4)."""
+    code = code.strip()
+    if code not in deck and code in EXTRA_DECK:
+        raise UsageError(f"{where}{code!r} is an Extra Salt card: add --ruleset extra-salt "
+                         f"(R-X-CARDS-4)")
+    return parse_card(code, deck)
 
 
 def _check_pair(text: str, a: str, b: str, rules: Ruleset, effects: frozenset[str]) -> None:

@@ -150,7 +150,7 @@ def test_score_command_extra_salt_and_events():
     d = json.loads(r.stdout)
     assert (d["pairs"], d["cast"], d["card_points"]) == (2, 3, 5)
     r = run("score", "seahorse:white", "shell:grey", "shell:green", "shell:black", "--ruleset",
-            "extra-salt", "--event", "dance-of-the-shells", "--laid",
+            "extra-salt", "--event", "dance-of-the-shells", "--event", "coral-reef", "--laid",
             "fish:black,fish:green,starfish:yellow", "--face-down", "shell:yellow", "--json")
     d = json.loads(r.stdout)
     # 3 shells + the seahorse = 4 shells at 2 each = 8; the laid trio 3; the face-down shell 0
@@ -166,7 +166,7 @@ def test_score_command_extra_salt_and_events():
     r = run("score", "seahorse:white", "sailor:pink", "captain:light-orange", "--ruleset",
             "extra-salt")
     assert r.exit_code == 0 and "sailor" in r.stdout and "8" in r.stdout
-    for args, msg, code in ((["lobster:black"], "unknown card code", 1),
+    for args, msg, code in ((["lobster:blak"], "unknown card code", 1),
                             (["shell:grey", "--laid", "boat:black,boat:yellow,starfish:yellow",
                               "--ruleset", "extra-salt", "--laid",
                               "boat:black,boat:yellow,shell:black"], "starfish", 1),
@@ -187,3 +187,70 @@ def test_score_command_extra_salt_and_events():
                             (["shell:grey", "--ruleset", "extra-pepper"], "--ruleset", 2)):
         r = run("score", *args)
         assert r.exit_code == code and msg in r.output and "Traceback" not in r.output
+
+
+@pytest.mark.parametrize("args,where,rule,fix", [
+    # a face-down shell exists only under the Coral Reef (R-EV-CORAL-REEF)
+    (["shell:black", "--face-down", "shell:grey"], "--face-down 'shell:grey'",
+     "R-EV-CORAL-REEF", "add --event coral-reef"),
+    (["shell:black", "--ruleset", "extra-salt", "--event", "kraken", "--face-down",
+      "shell:grey"], "--face-down 'shell:grey'", "R-EV-CORAL-REEF", "add --event coral-reef"),
+    # a trio exists only in Extra Salt (R-X-TRIO), whose cards a base deck lacks (R-X-CARDS-4)
+    (["shell:black", "--laid", "crab:black,crab:grey,starfish:yellow"],
+     "--laid 'crab:black,crab:grey,starfish:yellow'", "R-X-TRIO", "needs --ruleset extra-salt"),
+    (["shell:black", "--event", "coral-reef", "--laid", "crab:black,lobster:black"],
+     "--laid 'crab:black,lobster:black': 'lobster:black'", "R-X-CARDS-4",
+     "add --ruleset extra-salt"),
+    (["seahorse:white", "shell:black"], "'seahorse:white'", "R-X-CARDS-4",
+     "add --ruleset extra-salt"),
+    (["shell:black", "--event", "coral-reef", "--face-down", "shell:grey", "--face-down",
+      "shell:green"], "--face-down given 2 times", "R-EV-CORAL-REEF", "at most"),
+])
+def test_score_refuses_an_option_without_the_ruleset_or_event_it_needs(args, where, rule, fix):
+    """An option (or card) that only exists under a ruleset or an event is refused without
+    it, in one line naming the option, the rule and what to add, exit code 1 as score's
+    other refused hands (a trio without Extra Salt, a pair that is none)."""
+    r = run("score", *args)
+    assert r.exit_code == 1 and "Traceback" not in r.output
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: ")
+    assert where in r.stderr and rule in r.stderr and fix in r.stderr
+
+
+def test_score_face_down_shell_with_the_coral_reef():
+    """With --event coral-reef the face-down shell is left out (R-EV-CORAL-REEF,
+    R-X-SCORE-COLOUR): shell:black in hand scores no card points (one shell, R-SCORE-COLLECT)
+    and a colour bonus of 1 (R-SCORE-BONUS); the grey shell face down counts nowhere."""
+    import json
+    for ruleset in ("base", "extra-salt"):
+        r = run("score", "shell:black", "--ruleset", ruleset, "--event", "coral-reef",
+                "--face-down", "shell:grey", "--json")
+        assert r.exit_code == 0, r.output
+        d = json.loads(r.stdout)
+        assert (d["card_points"], d["color_bonus"], d["face_down"]) == (0, 1, 1)
+        assert d["face_down_cards"] == ["shell:grey"]
+
+
+@pytest.mark.parametrize("args,counts", [
+    (["shell:black"], ["1 card"]),
+    (["shell:black", "shell:grey"], ["2 cards"]),
+    (["shell:black", "--laid", "fish:black,fish:green"], ["3 cards"]),
+    # two swimmers make one pair in hand under the Water Rodeo (R-X-SCORE-DUO); the laid
+    # trio holds one pair (R-X-TRIO); the Coral Reef's shell is left out (R-EV-CORAL-REEF)
+    (["swimmer:black", "swimmer:yellow", "--ruleset", "extra-salt", "--event", "water-rodeo",
+      "--event", "coral-reef", "--laid", "fish:black,fish:green,starfish:yellow",
+      "--face-down", "shell:grey"],
+     ["5 cards", "1 Water Rodeo pair in hand", "1 in a trio",
+      "1 face-down shell left out"]),
+    (["shell:black", "--ruleset", "extra-salt", "--laid", "fish:black,fish:green,starfish:yellow",
+      "--laid", "crab:black,crab:grey,starfish:dark-blue"], ["7 cards", "2 in trios"]),
+])
+def test_score_counts_are_singular_for_one(args, counts):
+    """The table's counts say "1 card", "1 Water Rodeo pair", "1 face-down shell", "1 in a
+    trio", and the plural for any other number."""
+    import re
+    r = run("score", *args)
+    assert r.exit_code == 0, r.output
+    for want in counts:
+        assert re.search(rf"(^|\s){re.escape(want)}(\s|$)", r.stdout, re.M), (want, r.stdout)
+    assert not re.search(r"(^|\s)1 (cards|Water Rodeo pairs|face-down shells)\b|1 in trios|\(s\)",
+                         r.stdout)

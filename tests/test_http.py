@@ -371,6 +371,56 @@ def test_error_statuses_and_nothing_changes(client):
     assert r.status_code == 200, r.text
 
 
+def test_a_round_the_game_lacks_says_how_many_it_has(client):
+    """404 no_such_point names the rounds the game has: "0 rounds", "1 round", "2 rounds"."""
+    game = random_game(57, players=2, game_id="counted")
+    starts = [i for i, e in enumerate(game) if type(e) is ev.RoundStarted]
+    assert len(starts) >= 3
+    record(client, game[:starts[2]])        # rounds 1 and 2 started
+    client.post("/games", content=body(ev.GameStarted(players=NAMES[:2], game_id="counted-0")))
+    client.post("/games", content=body(ev.GameStarted(players=NAMES[:2], game_id="counted-1")))
+    client.post("/games/counted-1/events", content=body(game[1]), headers={"If-Match": '"1"'})
+    for gid, have in (("counted-0", "0 rounds"), ("counted-1", "1 round"), ("counted", "2 rounds")):
+        for path in (f"/games/{gid}/state?round=9", f"/games/{gid}/turns?round=9",
+                     f"/games/{gid}/rounds/9/score"):
+            r = client.get(path)
+            assert r.status_code == 404 and r.json()["error"] == "no_such_point", r.text
+            assert r.json()["detail"] == f"game {gid} has {have}; there is no round 9"
+
+
+def test_a_point_the_game_lacks_is_404_a_malformed_one_400(client):
+    """A well-formed round, turn or seq the game does not have is 404 no_such_point, alike
+    for /state and /turns; a value that is no integer, or a point asked for in two ways or
+    half, is 400 bad_request."""
+    game = random_game(57, players=2, game_id="pointed")
+    starts = [i for i, e in enumerate(game) if type(e) is ev.RoundStarted]
+    record(client, game[:starts[1]])        # round 1 played out, round 2 not started
+    client.post("/games", content=body(ev.GameStarted(players=NAMES[:2], game_id="pointed-0")))
+    # a round's turns are at most its events: 10,000 is past any, -1 before the first (0)
+    missing = [("pointed", "state", {"round": 1, "turn": 10_000}, "there is no turn 10000"),
+               ("pointed", "state", {"round": 1, "turn": -1}, "there is no turn -1"),
+               ("pointed", "turns", {"round": 1, "turn": 10_000}, "there is no turn 10000"),
+               ("pointed", "turns", {"turn": 10_000}, "there is no turn 10000"),
+               ("pointed", "state", {"round": 2, "turn": 1}, "there is no round 2"),
+               ("pointed", "turns", {"round": 2}, "there is no round 2"),
+               ("pointed", "state", {"seq": 10_000}, "there is no seq 10000"),
+               ("pointed-0", "turns", {}, "no round yet"),
+               ("pointed-0", "turns", {"turn": 1}, "no round yet")]
+    for gid, what, params, words in missing:
+        r = client.get(f"/games/{gid}/{what}", params=params)
+        assert r.status_code == 404 and r.json()["error"] == "no_such_point", (params, r.text)
+        assert words in r.json()["detail"]
+    malformed = [("state", {"round": 1, "turn": "x"}), ("turns", {"turn": "1.5"}),
+                 ("state", {"turn": 1}), ("state", {"seq": 3, "round": 1, "turn": 1}),
+                 ("state", {"seq": 3, "turn": 1})]
+    for what, params in malformed:
+        r = client.get(f"/games/pointed/{what}", params=params)
+        assert r.status_code == 400 and r.json()["error"] == "bad_request", (params, r.text)
+    # the points the game has still answer
+    assert client.get("/games/pointed/state", params={"round": 1, "turn": 1}).status_code == 200
+    assert client.get("/games/pointed/turns", params={"round": 1, "turn": 0}).status_code == 200
+
+
 def test_token_protects_writes(token_server):
     game = random_game(6, players=2, game_id="guarded")
     with httpx.Client(base_url=token_server, timeout=TIMEOUT) as c:

@@ -179,6 +179,20 @@ def test_a_spectator_sees_no_hand_and_no_deck(served):
     assert r.output.count("\n") == 1 and "403" in r.output
 
 
+@pytest.mark.parametrize("args,words", [
+    (["--round", "1", "--turn", "999"], "there is no turn 999"),
+    (["--follow", "--round", "1", "--turn", "999"], "there is no turn 999"),
+    (["--round", "99"], "there is no round 99")])
+def test_a_point_the_game_lacks_is_404_through_url(served, args, words):
+    """replay of a round or turn the game does not have through --url: one line saying
+    what is missing, exit 1; the service answers 404 for it, a well-formed point that does
+    not exist (a turn was a 400)."""
+    _, url, _, _ = served
+    r = _run(["replay", ENDED_GAME, *args, "--url", url, "--token", TOKEN])
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1, r.output
+    assert f"the service at {url} answered 404: " in r.stderr and words in r.stderr
+
+
 def test_a_seat_reads_its_own_view_only(served):
     db, url, local, _ = served
     seat1 = Credentials(TOKEN).for_game(OPEN_GAME, 3)["seat_tokens"][1]

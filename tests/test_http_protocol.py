@@ -155,6 +155,11 @@ def test_openapi_is_valid_and_describes_what_the_handlers_answer(client, ended):
     check("/stats/win-rates", "/stats/{report}")
     check("/health", "/health")
     check("/games/nope", "/games/{game_id}", status="404")
+    # a point the game lacks is a 404, a malformed one a 400, each described
+    check(g + "/state?round=1&turn=10000", "/games/{game_id}/state", status="404")
+    check(g + "/turns?round=1&turn=10000", "/games/{game_id}/turns", status="404")
+    check(g + "/turns?round=99", "/games/{game_id}/turns", status="404")
+    check(g + "/state?turn=1", "/games/{game_id}/state", status="400")
     check(g + "/events", "/games/{game_id}/events", "post", "412",
           content=b'{"type":"turn_ended","player":0}', headers={"If-Match": '"1"'})
     game = random_game(34, players=2, game_id="proto-4")

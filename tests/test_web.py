@@ -101,6 +101,8 @@ def served(tmp_path_factory):
     ("/calculator?crab:black=2", 400, "deck holds only 1 (R-CARDS)"),
     ("/calculator?laid=crab:black", 400, "--laid takes two codes"),
     ("/calculator?laid=fish:black,crab:black", 400, "crab+fish is not a pair"),
+    ("/calculator?shell:black=1&face_down=shell:grey", 400,
+     "add --event coral-reef (R-EV-CORAL-REEF)"),
 ])
 def test_pages_answer_html_with_a_clear_error(served, path, status, words):
     r = httpx.get(served + path)

@@ -24,8 +24,9 @@ def score(
     ruleset: Ruleset = RulesetOption,
     event: list[str] = event_option(),
     face_down: list[str] = typer.Option([], "--face-down", metavar="CODE", show_default="none",
-                                        help="A shell placed face down (Coral Reef): it scores "
-                                             "nothing and is left out."),
+                                        help="A shell placed face down (with --event coral-reef, "
+                                             "one at most): it scores nothing and is left "
+                                             "out."),
     as_json: bool = JsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
@@ -37,7 +38,7 @@ def score(
         return
     hand = result["cards"]
     if "ruleset" not in result:
-        table = Table(title=f"{len(hand) + 2 * len(result['laid'])} cards")
+        table = Table(title=_count(len(hand) + 2 * len(result["laid"]), "card"))
         table.add_column("source")
         table.add_column("points", justify="right")
         for f in ("pairs", "collectors", "multipliers", "mermaids"):
@@ -48,14 +49,15 @@ def score(
         return
     x = SimpleNamespace(**result)
     n = len(hand) + sum(len(u) for u in x.laid)
-    table = Table(title=f"{n} cards ({x.ruleset}"
+    table = Table(title=f"{_count(n, 'card')} ({x.ruleset}"
                         f"{'; events: ' + ', '.join(event) if event else ''})")
     table.add_column("source")
     table.add_column("points", justify="right")
     table.add_column("detail")
-    table.add_row("pairs", str(x.pairs), f"{x.trios} in trios" if x.trios else "")
+    table.add_row("pairs", str(x.pairs),
+                  f"{x.trios} in {'a trio' if x.trios == 1 else 'trios'}" if x.trios else "")
     if x.rodeo_pairs:
-        table.add_row("", "", f"{x.rodeo_pairs} Water Rodeo pair(s) in hand")
+        table.add_row("", "", f"{_count(x.rodeo_pairs, 'Water Rodeo pair')} in hand")
     table.add_row("starfish", str(x.starfish), "")
     table.add_row("collectors", str(x.collectors),
                   f"the seahorse joins the {x.seahorse} cards: +{x.seahorse_points}" if x.seahorse else
@@ -68,5 +70,10 @@ def score(
     if x.tables:
         table.add_row("tables", "", "changed by " + ", ".join(x.tables))
     if x.face_down:
-        table.add_row("face-down", "0", f"{x.face_down} face-down shell left out")
+        table.add_row("face-down", "0", f"{_count(x.face_down, 'face-down shell')} left out")
     out.print(table)
+
+
+def _count(n: int, noun: str) -> str:
+    """``n`` and ``noun``, plural unless ``n`` is 1: "1 card", "2 cards"."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"

@@ -27,7 +27,7 @@ from starlette.routing import Route
 from ..digits import is_digits
 from .. import events as ev
 from .. import queries
-from ..errors import LogFormatError, SeasaltError, StreamConflictError
+from ..errors import LogFormatError, SeasaltError, StreamConflictError, UsageError
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
 from ..narration import log_lines
@@ -476,11 +476,18 @@ def _count_rounds(events) -> int:
     return sum(1 for e in events if type(e) is ev.RoundStarted)
 
 
+def _no_such_point(exc: UsageError) -> ApiError:
+    """404 for a well-formed point the game does not have (the library's message says what
+    it has); a malformed value is a 400 before it gets here."""
+    return ApiError(404, "no_such_point", str(exc))
+
+
 def _check_round(gid: str, events, rnd: int | None) -> None:
     """404 unless round ``rnd`` (None: no round asked for) has started in the game."""
     n = _count_rounds(events)
     if rnd is not None and not 1 <= rnd <= n:
-        raise ApiError(404, "no_such_point", f"game {gid} has {n} round(s); there is no round {rnd}")
+        raise ApiError(404, "no_such_point", f"game {gid} has {n} round{'' if n == 1 else 's'}; "
+                                             f"there is no round {rnd}")
 
 
 async def get_state(request: Request) -> Response:
@@ -503,8 +510,13 @@ async def get_state(request: Request) -> Response:
     if rnd is None and turn is None:
         state = await live.state_at(gid, seq)
     if state is None:
-        state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
-                                        game_id=gid)
+        try:
+            state = await asyncio.to_thread(replay, events, round=rnd, turn=turn, seq=seq,
+                                            game_id=gid)
+        except UsageError as exc:
+            if rnd is None or turn is None or seq is not None:
+                raise                   # seq with round or turn, turn without round: 400
+            raise _no_such_point(exc) from None     # the round exists: a turn it lacks
     view = table_view(state, viewer)
     headers["Seasalt-Position"] = position(view)
     return _json_response(view, headers=headers)
@@ -541,7 +553,10 @@ async def get_turns(request: Request) -> Response:
     headers = _validators(len(events))
     if (fresh := _not_modified(request, headers)) is not None:
         return fresh
-    frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
+    try:
+        frames = await asyncio.to_thread(turn_frames, events, gid, rnd, turn, viewer)
+    except UsageError as exc:           # a turn the round lacks, or no round yet
+        raise _no_such_point(exc) from None
     return _json_response(frames, headers=headers)
 
 

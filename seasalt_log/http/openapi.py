@@ -201,7 +201,10 @@ def spec() -> dict[str, Any]:
                          "round's last event)"),
              _q("turn", "Turn T of the round (0: right after round_started)"),
              _q("seq", "After the N-th event (1 = game_started)"), AS],
-            _ref("TableView"), extra={"404": _err("No such game, or no such point of it")}),
+            _ref("TableView"),
+            extra={"400": _err("A bad parameter (not an integer, a seq with a round or turn, "
+                               "a turn without its round), or an unknown player in `as`"),
+                   "404": _err("No such game, or no such point of it (round, turn or seq)")}),
         "/games/{game_id}/log": _read(
             "The events in words (`seasalt log`), as this reader may see them",
             "One line per event with its seq, round and turn; the table's lines also carry "
@@ -215,7 +218,7 @@ def spec() -> dict[str, Any]:
             [_q("round", "The round (default: the one in play, or the last)"),
              _q("turn", "From this turn on"), AS],
             {"type": "array", "items": _ref("TurnFrame")},
-            extra={"404": _err("No such game or round")}),
+            extra={"404": _err("No such game, round or turn (or no round has started)")}),
         "/games/{game_id}/rounds/{round}/score": _read(
             "A round rescored by today's engine, next to what was stored",
             "As `seasalt rescore --json`. It shows every hand, so a player or a spectator may "
