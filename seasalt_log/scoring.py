@@ -72,12 +72,13 @@ _SHELL, _OCTOPUS, _PENGUIN, _SAILOR = (KIND_INDEX[k] for k in COLLECTOR_POINTS)
 _BASE_TABLES = tuple(map(_padded, COLLECTOR_TABLES))
 
 
-def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
+def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
+           index: dict[str, tuple[int, int]] = CARD_INDEX
            ) -> tuple[list[int], list[int], list[int], int]:
-    """(kinds in hand, kinds in hand and laid pairs, colours of both, pairs laid) as count
-    lists indexed by :data:`KIND_INDEX` and colour order; the input of :func:`score_counts`."""
-    index = CARD_INDEX
-    in_hand = _NO_BASE_KINDS[:]
+    """(kinds in hand, kinds in hand and laid units, colours of both, units laid) as count
+    lists indexed by :data:`KIND_INDEX` and colour order (by ``index``: :data:`CARD_INDEX`,
+    or :data:`X_CARD_INDEX` for every ruleset's cards); the input of :func:`score_counts`."""
+    in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
     colors = _NO_COLORS[:]
     for code in hand:
         k, c = index[code]
@@ -210,18 +211,7 @@ def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Seque
                 last[6] = group
             last[0] = hand
             return last
-    in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
-    colors = _NO_COLORS[:]
-    for code in hand:
-        k, c = index[code]
-        in_hand[k] += 1
-        colors[c] += 1
-    kinds = in_hand[:]
-    for unit in laid:
-        for code in unit:
-            k, c = index[code]
-            kinds[k] += 1
-            colors[c] += 1
+    in_hand, kinds, colors, _ = counts(hand, laid, index)
     return [hand, laid, index, in_hand, kinds, colors, max(colors)]
 
 
