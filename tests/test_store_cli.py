@@ -365,3 +365,24 @@ def test_ctrl_c_inside_a_duckdb_statement_is_an_interruption(tmp_path, log, monk
     monkeypatch.undo()
     assert run("export", "--all", "--db", db).stdout == before
     assert run("verify", "--db", db).exit_code == 0
+
+
+def test_a_failed_first_import_keeps_a_store_another_process_has_opened(tmp_path, monkeypatch):
+    """A first import that fails, when another process has opened the new store by the time
+    it would remove it (the read-only look finds it busy): the store is left, not removed
+    under the other process's writes."""
+    import seasalt_cli.store_cmds as store_cmds
+    from seasalt_log.errors import StoreBusyError
+    real = store_cmds.Store.open.__func__
+
+    def busy_when_read(cls, path, *, read_only=False, create=True):
+        if read_only:
+            raise StoreBusyError(f"the store {path} is busy")
+        return real(cls, path, read_only=read_only, create=create)
+    monkeypatch.setattr(store_cmds.Store, "open", classmethod(busy_when_read))
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("not json\n")
+    db = tmp_path / "new.duckdb"
+    r = run("import", bad, "--db", db)
+    assert r.exit_code == 1, r.output
+    assert db.exists()

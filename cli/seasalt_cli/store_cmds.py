@@ -14,7 +14,7 @@ import typer
 from seasalt_log import queries
 from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
                                           rows_result, structs_result)
-from seasalt_log.errors import SeasaltError, UsageError
+from seasalt_log.errors import SeasaltError, StoreBusyError, UsageError
 from seasalt_log.importers.jsonl import iter_paths
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_blocks, import_logs
@@ -87,6 +87,8 @@ def _remove_if_empty(path: Path) -> None:
         with Store.open(path, read_only=True) as store:
             if store.heads():
                 return
+    except StoreBusyError:
+        return      # another process has opened it since: its writes are not ours to drop
     except (SeasaltError, duckdb.Error):
         pass        # nothing readable in it: nothing to keep
     for p in (path, wal_path(path)):
