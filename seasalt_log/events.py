@@ -11,10 +11,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from functools import lru_cache
 from types import UnionType
-from typing import (Annotated, Any, Iterable, Iterator, Literal, Sequence, Union, cast,
-                    get_args, get_origin)
+from typing import (Annotated, Any, Iterable, Literal, Sequence, Union, cast, get_args,
+                    get_origin, get_type_hints)
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -305,35 +304,11 @@ def seat_spec(hint: Any) -> SeatSpec | None:
         inner = seat_spec(args[0])
         return None if inner is None else ("each", inner)
     if isinstance(hint, type) and issubclass(hint, Struct):
-        fields = {name: spec for name, h in _field_types(hint)
-                  if (spec := seat_spec(h)) is not None}
+        hints = get_type_hints(hint, include_extras=True)
+        fields = {name: spec for name in hint.__struct_fields__
+                  if (spec := seat_spec(hints[name])) is not None}
         return fields or None
     return None
-
-
-_WORD = re.compile(r"[A-Za-z_]\w*")
-
-
-def _field_types(struct: type) -> Iterator[tuple[str, Any]]:
-    """Each field of a Struct of this module with its type, leaving out those whose
-    annotation names neither :data:`Seat` nor a Struct: only the others are evaluated (as
-    :func:`typing.get_type_hints` would, in this module's names): 0.4 ms as the module
-    loads, where evaluating every field takes 2."""
-    names = globals()
-    for name in struct.__struct_fields__:       # type: ignore[attr-defined]
-        text = next(k.__annotations__[name] for k in struct.__mro__
-                    if name in vars(k).get("__annotations__", {}))
-        if not isinstance(text, str):
-            yield name, text
-        elif any(w == "Seat" or (isinstance(o := names.get(w), type) and issubclass(o, Struct))
-                 for w in _WORD.findall(text)):
-            yield name, _evaluated(text)
-
-
-@lru_cache(maxsize=None)
-def _evaluated(annotation: str) -> Any:
-    """An annotation of this module evaluated in its names (once per text: a handful)."""
-    return eval(annotation, globals())      # noqa: S307 (this module's own annotations)
 
 
 #: per event type: its seat fields (name, :func:`seat_spec`) and its per-seat list fields,
