@@ -94,3 +94,28 @@ def test_r_x_view_the_lobster_player_does_not_see_the_new_deck_order():
                             deck=rest + top5[1:]))
     own = seen_by(g, 0)
     assert own["deck"] is None or set(own["deck"]) == {None}
+
+
+@pytest.mark.xfail(strict=True, reason="R-X-VIEW: the Angelfish take is public, but redact() "
+                   "hides its card from every other seat")
+def test_r_x_view_the_angelfish_take_is_public():
+    """R-X-VIEW: "Angelfish take: public (the card was a visible pile top)"."""
+    from .test_pepper import pepper
+    g = pepper("angelfish", discards=("shell:grey", O1),
+               then=[BB, "crab:grey", "octopus:yellow", "fish:black"])
+    g.play(draw(0, BB, "crab:grey", pile=1),
+           ev.AngelfishTaken(player=0, pile=0, card="shell:grey"))
+    assert seen_by(g, 1)["card"] == "shell:grey"
+
+
+@pytest.mark.xfail(strict=True, reason="R-X-VIEW: two sharks are public, but redact() hides "
+                   "the sharks and the pair taken from every other seat, the victim included")
+def test_r_x_view_two_sharks_are_public():
+    """R-X-VIEW: "Two sharks: public": the two sharks laid and the laid pair they take."""
+    from .test_pepper import BY, rodeo_game, sharks
+    from ..scenario import take
+    g = rodeo_game()
+    g.play(take(0, 0, g.pile_top(0)), sharks(0, 1, (BY, BB)))
+    other = seen_by(g, 1)
+    assert list(other["cards"]) == ["shark:black", "shark:green"]
+    assert list(other["pair"]) == [BY, BB]
