@@ -18,10 +18,13 @@ M = "mermaid:white"
 SAILORS = ["sailor:pink", "sailor:orange"]          # 5 (R-SCORE-COLLECT)
 
 
-def holding(cards: list[str], discard: str = "boat:yellow", **kw) -> Game:
+def holding(cards: list[str], discard: str = "boat:yellow", ruleset: str | None = None,
+            events: str | None = None, **kw) -> Game:
     """A 2-player round in which seat 0 is dealt ``cards[:-1]`` and draws ``cards[-1]``
-    (discarding ``discard``); seat 1 is padded to the same size."""
-    g = Game(2).start_round(hands={0: cards[:-1]}, then=[cards[-1], discard], **kw)
+    (discarding ``discard``); seat 1 is padded to the same size. ``kw`` go to
+    :meth:`Game.start_round` (``event``: the table event of a game with ``events``)."""
+    g = Game(2, ruleset=ruleset, events=events).start_round(hands={0: cards[:-1]},
+                                                           then=[cards[-1], discard], **kw)
     g.play(draw(0, cards[-1], discard, pile=0))
     assert sorted(g.hand(0)) == sorted(cards)
     return g
