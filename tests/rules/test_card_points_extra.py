@@ -175,3 +175,21 @@ def test_r_x_score_duo_water_rodeo_with_the_jellyfish():
     assert points(ANCHOR + ["jellyfish:purple", "swimmer:black", "swimmer:yellow",
                             "swimmer:dark-blue"], ruleset=XS, events="pepper",
                   event="water-rodeo") == 11 + 2
+
+
+def test_r_ev_apply_a_held_event_changes_its_holders_points_only():
+    """R-EV-APPLY: Ann holds the Kraken after round 1 (first place, R-EV-AWARD); in round 2
+    (table event: the Sunfish) her 2 octopuses score 2 (Kraken: 1 each), Ben's 3 score 6
+    (the usual table). Ann: octopuses 2 + penguins 5 + colony 2 x 3 = 13; Ben calls STOP
+    with the anchor 11 + octopuses 6 + a single boat 0 = 17."""
+    from .test_pepper import scored_game
+    g = scored_game("kraken")
+    assert g.derived()[1] == ev.EventAwarded(round=1, event="kraken", to=0, discarded=())
+    ann = ["octopus:purple", "octopus:light-blue", "penguin:purple", "penguin:pink",
+           "penguin:light-orange", "colony:green"]
+    ben = ANCHOR + ["octopus:green", "octopus:yellow", "octopus:grey"]
+    g.start_round(hands={0: ann, 1: ben}, then=["boat:black", "fish:black"], event="sunfish")
+    assert g.player == 1
+    g.play(draw(1, "boat:black", "fish:black"), ev.StopCalled(player=1))
+    scored = g.derived()[0]
+    assert scored.card_points == (13, 17)
