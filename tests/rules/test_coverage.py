@@ -1,45 +1,56 @@
-"""Every rule id of RULES.md has at least one scenario test here that cites it (in its name
-or its docstring). The list is transcribed from RULES.md; a new rule needs a new test."""
+"""Every rule id the rule documents (docs/RULES*.md) define has at least one scenario test
+here that cites it (in its name or its docstring).
+
+The ids are read from the documents themselves, not from a list kept here and not through
+the rulebook module: a rule added to the documents without a test fails this file. A
+definition is a bold item (``- **R-TAKE-2.** ...``) or a heading ending in ``(R-...)``.
+The only ids let off are those of headings whose section defines other ids: they name a
+group (R-TAKE is steps R-TAKE-1..4), and their children are cited one by one. A heading
+whose section defines no other id (R-CARDS, R-VIEW, R-X-VIEW, R-EV-CARDS, R-EV-FLOW) is a
+rule and needs its own test.
+"""
 
 from __future__ import annotations
 
 import importlib
-import re
 import inspect
 import pkgutil
+import re
+from pathlib import Path
 
 import pytest
 
 from .. import rules
 
-RULE_IDS = [
-    "R-SETUP-1", "R-SETUP-2", "R-SETUP-3", "R-SETUP-4",
-    "R-TAKE-1", "R-TAKE-2", "R-TAKE-3", "R-TAKE-4",
-    "R-DUO-CRAB", "R-DUO-BOAT", "R-DUO-FISH", "R-DUO-SHARK", "R-DUO-PAIR", "R-DUO-NOEFFECT",
-    "R-END-1", "R-END-2", "R-END-3", "R-MERMAID-WIN",
-    "R-FLOW-PLAYER", "R-FLOW-TAKE", "R-FLOW-ROUND", "R-FLOW-GAME", "R-DRAW",
-    "R-STOP", "R-LAST-1", "R-LAST-2", "R-LAST-3", "R-LAST-4", "R-DECKOUT",
-    "R-GAME-1", "R-GAME-2", "R-GAME-3", "R-VIEW", "R-DERIVED",
-]
-#: RULES_EXTRA.md: the rulesets and Extra Salt (R-X-VIEW is tested with the views)
-EXTRA_SALT_IDS = [
-    "R-X-RULESET-1", "R-X-RULESET-2", "R-X-RULESET-3", "R-X-RULESET-4",
-    "R-X-CARDS-1", "R-X-CARDS-2", "R-X-CARDS-3", "R-X-CARDS-4", "R-X-SETUP",
-    "R-X-PAIRS", "R-X-LOBSTER", "R-X-LOBSTER-NOTCRAB", "R-X-JELLYFISH", "R-X-JELLYFISH-TURN",
-    "R-X-JELLYFISH-SELF", "R-X-JELLYFISH-LAST", "R-X-JELLYFISH-MANY", "R-X-TRIO",
-    "R-X-TRIO-UNIT", "R-X-NOEFFECT", "R-X-SCORE-DUO", "R-X-SCORE-STARFISH",
-    "R-X-SCORE-SEAHORSE", "R-X-SCORE-CAST", "R-X-SCORE-COLOUR", "R-X-SCORE-MERMAIDS",
-    "R-X-DRAW", "R-X-FLOW-FORCED", "R-X-FLOW-EFFECTS",
-]
-#: RULES_EXTRA.md §5: Extra Pepper, the events
-PEPPER_IDS = [
-    "R-EV-CARDS", "R-EV-DECK", "R-EV-ROUND", "R-EV-RESHUFFLE", "R-EV-APPLY", "R-EV-PLACE",
-    "R-EV-AWARD", "R-EV-HOLD", "R-EV-HERMIT-CRAB", "R-EV-SUNFISH", "R-EV-WATER-RODEO",
-    "R-EV-WATER-RODEO-SWIMMERS", "R-EV-WATER-RODEO-SHARKS", "R-EV-DANCE-OF-THE-SHELLS",
-    "R-EV-KRAKEN", "R-EV-TORNADO", "R-EV-DANCE-OF-THE-MERMAIDS", "R-EV-TREASURE-CHEST",
-    "R-EV-DIODON-FISH", "R-EV-ANGELFISH", "R-EV-DOLPHINS", "R-EV-CORAL-REEF", "R-EV-PROTECT",
-    "R-EV-FLOW", "R-EV-VARIANTS",
-]
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+ITEM = re.compile(r"^\s*- \*\*((?:R|LOG)-[A-Z0-9]+(?:-[A-Z0-9]+)*)\.\*\*")
+HEADING = re.compile(r"^(#+) .*\((R-[A-Z0-9]+(?:-[A-Z0-9]+)*)\)\s*$")
+
+
+def definitions() -> list[tuple[str, bool]]:
+    """``(id, is_group)`` for every id the rule documents define, in document order."""
+    found: list[tuple[str, bool]] = []
+    for path in sorted(DOCS.glob("RULES*.md")):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for n, line in enumerate(lines):
+            if m := ITEM.match(line):
+                found.append((m.group(1), False))
+            elif m := HEADING.match(line):
+                level = len(m.group(1))
+                section = []
+                for later in lines[n + 1:]:
+                    h = re.match(r"^(#+) ", later)
+                    if h and len(h.group(1)) <= level:
+                        break
+                    section.append(later)
+                group = any(ITEM.match(s) or HEADING.match(s) for s in section)
+                found.append((m.group(2), group))
+    return found
+
+
+DEFINED = definitions()
+RULE_IDS = [rule for rule, group in DEFINED if not group]
+GROUP_IDS = [rule for rule, group in DEFINED if group]
 
 
 def scenario_tests():
@@ -54,12 +65,25 @@ def scenario_tests():
 TESTS = list(scenario_tests())
 
 
-@pytest.mark.parametrize("rule", RULE_IDS + EXTRA_SALT_IDS + PEPPER_IDS)
-def test_every_rule_has_a_scenario(rule):
+def citing(rule: str) -> list[str]:
     as_name = rule.lower().replace("-", "_") + "_"
     cited = re.compile(re.escape(rule) + r"(?![-\w])")   # R-X-TRIO is not R-X-TRIO-UNIT
-    citing = [name for name, doc in TESTS if as_name in name + "_" or cited.search(doc)]
-    assert citing, f"no scenario test names {rule}"
+    return [name for name, doc in TESTS if as_name in name + "_" or cited.search(doc)]
+
+
+@pytest.mark.parametrize("rule", RULE_IDS)
+def test_every_rule_has_a_scenario(rule):
+    assert citing(rule), f"no scenario test in tests/rules names {rule}"
+
+
+def test_the_documents_were_read():
+    """The parse finds the ids of both kinds of definition, each once, and the known groups."""
+    ids = [rule for rule, _ in DEFINED]
+    assert len(ids) == len(set(ids)), "an id is defined twice"
+    assert {"R-TAKE-2", "LOG-FORMAT", "R-DERIVED", "R-EV-WATER-RODEO-SWIMMERS", "R-CARDS",
+            "R-X-VIEW", "R-SCORE-BONUS"} <= set(RULE_IDS)
+    assert {"R-SETUP", "R-TAKE", "R-TURN", "R-SCORE", "R-LAST", "R-EV", "R-X-FLOW"} <= set(GROUP_IDS)
+    assert len(RULE_IDS) > 90
 
 
 def test_the_scenario_modules_were_found():

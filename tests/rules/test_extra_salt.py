@@ -1,4 +1,4 @@
-"""Extra Salt (RULES_EXTRA §0-§4, §6, §8): the ruleset, its cards and deck, the lobster, the
+"""Extra Salt (RULES.md §9-§13, §15, §17): the ruleset, its cards and deck, the lobster, the
 jellyfish and its forced turns, starfish trios, the deck during a round, and the scoring of a
 round. Expected values are worked from the rules by hand."""
 
@@ -265,7 +265,10 @@ def test_r_x_jellyfish_turn_a_forced_turn_is_one_forced_take():
 def test_r_x_jellyfish_three_players_every_other_player_is_forced():
     """R-X-JELLYFISH: the lock lasts until Ann's next turn: Ben and Cid are both forced."""
     g = jelly_game(3)
-    g.play(forced(1, M), end(1), forced(2, O1), end(2))
+    g.play(forced(1, M), end(1))
+    assert g.refuse(draw(2, O1, O2)).rule == "R-X-JELLYFISH-TURN"     # Cid is locked too
+    g.play(forced(2, O1), end(2))
+    assert g.refuse(forced(0, O2)).rule == "R-X-JELLYFISH-TURN"      # Ann's turn is free
     g.play(draw(0, O2, O3))
 
 
@@ -274,6 +277,7 @@ def test_r_x_jellyfish_self_the_boat_take_stays_normal():
     pair laid after the jellyfish gives a normal take."""
     g = Game(ruleset="extra-salt").start_round(hands={0: [SWB, JP, BB]}, then=[BY, O1, O2, O3])
     g.play(draw(0, BY, O1), jelly(0, SWB, JP), boats(0, BB, BY))
+    assert g.refuse(forced(0, O2)).rule == "R-X-JELLYFISH-TURN"      # no forced take for P
     g.play(draw(0, O2, O3))
 
 
@@ -283,6 +287,7 @@ def test_r_x_jellyfish_many_a_second_pair_changes_nothing():
                                                then=[BB, BY, O1, O2, O3, CG])
     g.play(draw(0, BB, BY), jelly(0, SWB, JP), jelly(0, SWY, JK), end(0))
     g.play(forced(1, O1), end(1), draw(0, O2, O3), end(0))
+    assert g.refuse(forced(1, CG)).rule == "R-X-JELLYFISH-TURN"      # the lock is over
     g.play(draw(1, CG, g.deck[1]))
 
 

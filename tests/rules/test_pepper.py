@@ -1,4 +1,4 @@
-"""Extra Pepper (RULES_EXTRA §5, §8): the event deck, the events in effect, awarding them,
+"""Extra Pepper (RULES.md §14, §17): the event deck, the events in effect, awarding them,
 and each of the 12 events, legal and illegal. Expected values are worked from the rules."""
 
 from __future__ import annotations
@@ -273,6 +273,7 @@ def test_r_ev_protect_the_jellyfish_lock_does_not_force_a_protected_player():
                then=[BB, BY, FB, FG, O2, O3])
     g.play(draw(0, BB, BY), end(0), draw(1, FB, FG), ev.ShellFaceDown(player=1, card=SG), end(1))
     g.play(draw(0, O2, O3), ev.JellyfishPlayed(player=0, cards=(SWB, "jellyfish:pink")), end(0))
+    assert g.refuse(ev.ForcedDrawn(player=1, card=g.deck[0])).rule == "R-X-JELLYFISH-TURN"
     g.play(draw(1, g.deck[0], g.deck[1]))
 
 
@@ -380,7 +381,7 @@ def test_r_derived_event_awarded_only_after_round_scored():
 
 
 def test_r_x_flow_forced_and_r_ev_angelfish_where_they_meet():
-    """R-X-FLOW-FORCED, RULES_EXTRA §8: a forced take never triggers the Angelfish, and an
+    """R-X-FLOW-FORCED, RULES.md §17: a forced take never triggers the Angelfish, and an
     angelfish_taken in a forced turn is R-X-JELLYFISH-TURN."""
     g = pepper("angelfish", ruleset="extra-salt", discards=(SG, O1),
                hands={0: [SWB, "jellyfish:pink"]}, then=[BB, "crab:grey", FB, FG])
