@@ -270,6 +270,8 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
         for key in _PRIVATE_EXTRA_FIELDS:       # fields the expansions add to base events
             if out.get(key) is not None:
                 out[key] = _cards_hidden(out[key])
+    if kind is ev.LobsterPlayed and event.deck:     # the new deck order: nobody's (R-X-VIEW)
+        out["deck"] = [None] * len(event.deck)
     if kind in _MAY_SHOW:
         hands = after.table.hands
         shown = [{"seat": s, "hand": sorted(hands[s])} for s in range(after.n)

@@ -80,8 +80,6 @@ def test_r_x_view_jellyfish_and_trio_events_are_public():
     assert trio["cards"] == [BB, BY] and trio["starfish"] == STY
 
 
-@pytest.mark.xfail(strict=True, reason="R-X-VIEW: nobody sees the new deck order after the "
-                   "lobster, but redact() gives its own player the event's whole `deck`")
 def test_r_x_view_the_lobster_player_does_not_see_the_new_deck_order():
     """R-X-VIEW: "Nobody sees the returned cards' places or the new deck order; the
     lobster's player knows *which* cards went back, not where." (Seeing ``deck`` would tell
