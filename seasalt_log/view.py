@@ -236,7 +236,10 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     The table gets the event itself. Anyone else gets its JSON object with every card they
     could not see replaced by ``null`` (never dropped): the deck order, another player's
     drawn and kept card, the card another player's crab pair took (and its ``index``) or
-    fish pair drew, a card stolen between two other seats. When the event makes hands
+    fish pair drew, a card stolen between two other seats; with the expansions, what
+    R-X-VIEW keeps private (the lobster's cards, and its new deck order from everyone, a
+    forced take, a face-down shell, a swimmers' swap between two other seats, the cards the
+    Dolphins, the Sunfish and the Hermit Crab add). When the event makes hands
     visible to this viewer (a call, a last final turn, a scored round), the object gains
     ``"shown": [{"seat": s, "hand": [...]}, ...]``. ``before``/``after`` are the states
     around the event.
@@ -264,13 +267,23 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     elif type(event) is ev.SharkPlayed:
         if event.stole is not None and not sees_private(viewer, event.player, event.victim):
             out["stole"] = None
-    if kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):
-        out = _cards_hidden(out)        # the expansions' own events: conservatively, every card
+    if kind in _PUBLIC_EXTRA:
+        pass                            # R-X-VIEW: jellyfish, trios, the Angelfish, sharks, events
+    elif type(event) is ev.LobsterPlayed:
+        if not sees_private(viewer, event.player):
+            out["kept"] = None
+            if event.seen is not None:
+                out["seen"] = [None] * len(event.seen)
+    elif type(event) is ev.SwimmersPlayed:     # the two cards swapped: the player and the chosen one
+        if not sees_private(viewer, event.player, event.victim):
+            out["gave"], out["got"] = None, None
+    elif kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):
+        out = _cards_hidden(out)        # a forced take, a face-down shell: every card
     elif not sees_private(viewer, getattr(event, "player", None)):
         for key in _PRIVATE_EXTRA_FIELDS:       # fields the expansions add to base events
             if out.get(key) is not None:
                 out[key] = _cards_hidden(out[key])
-    if kind is ev.LobsterPlayed and event.deck:     # the new deck order: nobody's (R-X-VIEW)
+    if type(event) is ev.LobsterPlayed and event.deck:     # the new deck order: nobody's (R-X-VIEW)
         out["deck"] = [None] * len(event.deck)
     if kind in _MAY_SHOW:
         hands = after.table.hands
@@ -282,6 +295,9 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
 
 
 _BASE_TYPES = frozenset(ev.BASE_TYPES)
+#: the expansions' events that R-X-VIEW makes public, cards and all
+_PUBLIC_EXTRA = frozenset({ev.JellyfishPlayed, ev.StarfishPlayed, ev.AngelfishTaken,
+                           ev.SharksPlayed, ev.EventKept, ev.EventAwarded})
 #: cards the expansions add to base events, seen by the acting player only (R-X-VIEW)
 _PRIVATE_EXTRA_FIELDS = ("dolphins_drew", "also_drew", "takes")
 _CARD_CODES = frozenset(ALL_CODES)
