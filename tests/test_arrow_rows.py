@@ -129,6 +129,63 @@ def test_staged_rows_go_in_as_inserts_of_at_most_a_row_group(monkeypatch):
     assert inserts == [4, 2, 7]
 
 
+def test_small_tables_wait_for_every_and_keep_their_order(monkeypatch):
+    """flush(every=False) inserts only the tables with EARLY_ROWS staged; another table's
+    rows wait, and the rows staged after them append behind them (rowid order)."""
+    monkeypatch.setattr(StagedRows, "EARLY_ROWS", 3)
+    con = duckdb.connect()
+    for t in ("commits", "heads"):
+        con.execute(f"CREATE TABLE {t} (game_id VARCHAR, game INTEGER, seq INTEGER, hash BIGINT)")
+    inserts = []
+    real = arrow_rows.insert
+
+    def insert(c, table, rows):
+        inserts.append((table, rows.num_rows))
+        real(c, table, rows)
+    monkeypatch.setattr(arrow_rows, "insert", insert)
+
+    def part(n, first):
+        return pa.Table.from_batches([record_batch(
+            "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])
+    staged = StagedRows(con)
+    staged.add("commits", part(3, 0))
+    staged.add("heads", part(1, 100))
+    staged.flush(every=False)
+    assert inserts == [("commits", 3)]
+    staged.add("commits", part(1, 3))
+    staged.add("heads", part(1, 101))
+    staged.flush(every=False)             # one commits row, two heads rows: both wait
+    assert inserts == [("commits", 3)]
+    staged.add("heads", part(1, 102))
+    staged.flush(every=False)
+    assert inserts == [("commits", 3), ("heads", 3)]
+    staged.add("heads", part(2, 103))
+    staged.flush()
+    assert inserts[2:] == [("commits", 1), ("heads", 2)]
+    for t, want in (("commits", [0, 1, 2, 3]), ("heads", [100, 101, 102, 103, 104])):
+        assert [r[0] for r in con.execute(f"SELECT game FROM {t} ORDER BY rowid").fetchall()] == want
+
+
+def test_a_write_after_a_load_keeps_each_tables_rows_in_order(tmp_path):
+    """A write in the transaction of a load (a strict import: a game met again) stores
+    its rows after the rows the load staged, in every table."""
+    first = _game_rows("g-1")
+    sink = RowSink(tuple(first))
+    sink.add(first)
+    files = sink.close()
+    events = valid_games(2, seed=5)[1]
+    with Store.open(tmp_path / "s.duckdb") as store:
+        store.begin()
+        store.load(files, ["g-1"])
+        store.finish_loads(every=False)
+        store.write([plan_write("g-2", store.assign("g-2"), events, _states(events))])
+        store.commit()
+        for t in ("games", "commits", "heads", "seats", "events"):
+            ids = [r[0] for r in store.con.execute(
+                f"SELECT game_id FROM {t} ORDER BY rowid").fetchall()]
+            assert ids == sorted(ids) and set(ids) == {"g-1", "g-2"}, t
+
+
 def test_a_rollback_forgets_staged_loads(tmp_path):
     rows = _game_rows("g-9")
     sink = RowSink(tuple(rows), directory=tmp_path, tag="0")

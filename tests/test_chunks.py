@@ -478,3 +478,45 @@ def test_a_byte_order_mark_keeps_a_chunk_on_the_bulk_path(tmp_path):
     marked = list(read_games_data(b"\xef\xbb\xbf" + data, "a.jsonl"))
     assert all(g.texts is not None for g in plain)
     assert marked == plain
+
+
+def test_the_small_tables_of_a_transactions_loads_go_in_at_its_commit(tmp_path, monkeypatch):
+    """Each load inserts the tables with many rows; a small table's rows of all the loads
+    of a transaction go in with one INSERT as it commits (an INSERT costs about the same
+    whatever its size), and every table's rows keep the serial path's order (rowid)."""
+    from seasalt_log.store import arrow_rows
+    from seasalt_log.store.arrow_rows import StagedRows
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        import_games(s, GAMES, source=str(log))
+        rows = _rows_in_order(s)
+    _several_loads_per_transaction(monkeypatch)
+    monkeypatch.setattr(StagedRows, "EARLY_ROWS", 50)     # a game's events, not its games row
+    inserts: dict[str, int] = {}
+    real_insert, real_load, real_commit = arrow_rows.insert, Store.load, Store.commit
+    loads, commits = [0], [0]
+
+    def insert(con, table, got):
+        inserts[table] = inserts.get(table, 0) + 1
+        real_insert(con, table, got)
+
+    def load(self, files, games, skip=()):
+        loads[0] += bool(games)
+        real_load(self, files, games, skip)
+
+    def commit(self):
+        commits[0] += 1
+        real_commit(self)
+    monkeypatch.setattr(arrow_rows, "insert", insert)
+    monkeypatch.setattr(Store, "load", load)
+    monkeypatch.setattr(Store, "commit", commit)
+    with Store.open(tmp_path / "chunks.duckdb") as s:
+        import_logs(s, [log], jobs=1)
+        assert _rows_in_order(s) == rows
+    assert inserts["events"] == loads[0] > commits[0] >= 2
+    assert inserts["games"] == inserts["seats"] == inserts["heads"] == commits[0]
+
+
+def _rows_in_order(store: Store) -> dict[str, list]:
+    tables = [r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+    return {t: store.con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}

@@ -283,7 +283,7 @@ class ImportRun:
                 try:
                     for (_, r), load, skip in zip(batch, loads, skips):
                         store.load(r.files, load, skip)
-                    store.finish_loads()
+                    store.finish_loads(every=False)     # the small tables wait for the commit
                 except (SeasaltError, duckdb.Error) as exc:
                     error = _store_error(exc)
         finally:
@@ -314,11 +314,13 @@ class ImportRun:
         if not self.loaded:
             return
         error = None
-        if not self.strict:
-            try:
+        try:
+            if self.strict:     # the import's one transaction: committed by finish()
+                self._store.finish_loads()
+            else:
                 self._store.commit()
-            except (SeasaltError, duckdb.Error) as exc:
-                error = _store_error(exc)
+        except (SeasaltError, duckdb.Error) as exc:
+            error = _store_error(exc)
         self._end_loads(error)
 
     def _end_loads(self, error: SeasaltError | None) -> None:

@@ -504,8 +504,10 @@ class Store:
         caller's transaction. Returns the number of events appended.
 
         A game whose head is not where its write starts (another writer got there first)
-        raises :class:`StreamConflictError`; the caller rolls back.
+        raises :class:`StreamConflictError`; the caller rolls back. Rows :meth:`load` staged
+        go in first (each table's rows keep their order).
         """
+        self.finish_loads()
         event_rows_all: list[Row] = []
         commit_rows: list[Row] = []
         proj: dict[str, list[Row]] = {t: [] for t in TABLES}
@@ -542,9 +544,10 @@ class Store:
         their rows number them 0, 1, ... and they get new numbers here.
 
         The rows of several loads go in together (see
-        :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` before
-        the files go. An error of the rows, such as a game stored already (its ``heads`` key),
-        comes from this or from :meth:`finish_loads`."""
+        :class:`~seasalt_log.store.arrow_rows.StagedRows`): call :meth:`finish_loads` after
+        each load, or loads; the rows of the small tables wait for :meth:`commit` (a
+        rollback forgets them). An error of the rows, such as a game stored already (its
+        ``heads`` key), comes from this, from :meth:`finish_loads` or from :meth:`commit`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
             self._staged = StagedRows(self.con)
@@ -558,10 +561,12 @@ class Store:
                     self._staged.add("heads", rows.select(["game_id", "seq"]))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
 
-    def finish_loads(self) -> None:
-        """Insert the rows of :meth:`load` still staged."""
+    def finish_loads(self, every: bool = True) -> None:
+        """Insert the rows of :meth:`load` still staged; unless ``every``, only those of
+        the large tables (see :meth:`~seasalt_log.store.arrow_rows.StagedRows.flush`): the
+        others wait for :meth:`commit`, which inserts them before it commits."""
         if self._staged is not None:
-            self._staged.flush()
+            self._staged.flush(every)
 
 
 class GameWrite(msgspec.Struct):
