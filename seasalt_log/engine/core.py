@@ -198,6 +198,9 @@ def _in_turn(s: State, e: Any) -> Flow:
         _expect_no_derived(s)
         raise illegal(s, "R-FLOW-ROUND", "no round is in play (round_started expected)")
     if e.player != f.player:
+        if not 0 <= e.player < s.n:     # a seat of no one: the format's error, as validate's
+            raise ev.seat_out_of_range(e.player, s.n, "$.player", game_id=s.game_id,
+                                       seq=s.seq + 1, round=f.round or None, turn=f.turn or None)
         raise illegal(s, "R-FLOW-PLAYER", f"it is {seat_name(s, f.player)}'s turn, not "
                                           f"{seat_name(s, e.player)}'s")
     return f

@@ -95,9 +95,6 @@ def test_log_format_pepper_fields_need_events(tmp_path):
     assert "g.jsonl:2:" in result.output and "LOG-FORMAT" in result.output
 
 
-@pytest.mark.xfail(strict=True, reason="LOG-FORMAT: engine.apply names R-FLOW-PLAYER for an "
-                   "acting seat out of range (validate() catches it first on the import path, "
-                   "and apply itself gives LOG-FORMAT for a victim seat out of range)")
 def test_log_format_the_engine_names_an_acting_seat_out_of_range():
     """LOG-FORMAT (§8: a seat out of range is a format error, before any rule)."""
     g = Game(2).start_round()
