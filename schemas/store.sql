@@ -310,9 +310,9 @@ COMMENT ON COLUMN event_awards.discarded IS 'those events, in the same order';
 COMMENT ON COLUMN event_awards.kept IS 'event_kept: the event to_seat kept of its two; NULL if it held one';
 COMMENT ON COLUMN event_awards.dropped IS 'event_kept: the other event, discarded';
 
--- One row per seat per scored round of a game scored by RULES_EXTRA §3 (an Extra Salt game or a
--- game with events): the parts of the card points the base tables do not have (R-X-SCORE), as
--- the engine scores them with the seat's events in effect.
+-- One row per seat per scored round of a game scored by RULES.md §9-§18 §3 (an Extra Salt game
+-- or a game with events): the parts of the card points the base tables do not have (R-X-SCORE),
+-- as the engine scores them with the seat's events in effect.
 CREATE TABLE IF NOT EXISTS round_extra (
     game_id         VARCHAR NOT NULL,    -- the game (events.game_id)
     round           SMALLINT NOT NULL,   -- round number, 1, 2, ...
@@ -327,7 +327,7 @@ CREATE TABLE IF NOT EXISTS round_extra (
     tables          VARCHAR[] NOT NULL,  -- events in effect that changed a scoring table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO)
     card_points     SMALLINT NOT NULL    -- the seat's card points (round_scored.card_points)
 );
-COMMENT ON TABLE round_extra IS 'One row per seat per scored round of a game scored by RULES_EXTRA §3 (an Extra Salt game or a game with events): the parts of the card points the base tables do not have (R-X-SCORE), as the engine scores them with the seat''s events in effect.';
+COMMENT ON TABLE round_extra IS 'One row per seat per scored round of a game scored by RULES.md §9-§18 §3 (an Extra Salt game or a game with events): the parts of the card points the base tables do not have (R-X-SCORE), as the engine scores them with the seat''s events in effect.';
 COMMENT ON COLUMN round_extra.game_id IS 'the game (events.game_id)';
 COMMENT ON COLUMN round_extra.round IS 'round number, 1, 2, ...';
 COMMENT ON COLUMN round_extra.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';
@@ -362,7 +362,7 @@ COMMENT ON COLUMN event_outcomes.winners IS 'the seats with the most points this
 COMMENT ON COLUMN event_outcomes.winners_without IS 'the same, with the round rescored by the engine''s scoring after removing the event from every seat''s effects';
 COMMENT ON COLUMN event_outcomes.changes_winner IS 'winners differs from winners_without';
 
--- The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the
+-- The card catalog (RULES.md §1, RULES.md §10), one row per card code; written once by the
 -- migration, not per game.
 CREATE TABLE IF NOT EXISTS cards (
     code       VARCHAR NOT NULL,  -- canonical card code kind:colour
@@ -374,7 +374,7 @@ CREATE TABLE IF NOT EXISTS cards (
     multiplies VARCHAR,           -- multipliers: the kind it counts (R-SCORE-MULT, R-X-SCORE-CAST)
     ruleset    VARCHAR NOT NULL   -- 'base': in every deck (58 cards); 'extra-salt': only in the 66-card deck of that ruleset (R-X-CARDS-1)
 );
-COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card code; written once by the migration, not per game.';
+COMMENT ON TABLE cards IS 'The card catalog (RULES.md §1, RULES.md §10), one row per card code; written once by the migration, not per game.';
 COMMENT ON COLUMN cards.code IS 'canonical card code kind:colour';
 COMMENT ON COLUMN cards.kind IS 'crab, boat, fish, swimmer, shark, shell, octopus, penguin, sailor, lighthouse, shoal, colony, captain, mermaid; Extra Salt: lobster, jellyfish, starfish, seahorse, castofcrabs';
 COMMENT ON COLUMN cards.family IS '''duo'' | ''collector'' | ''multiplier'' | ''mermaid'' | ''special'' (starfish, seahorse)';

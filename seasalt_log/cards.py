@@ -56,7 +56,7 @@ COUNT: dict[str, int] = {f"{k}:{c}": n for (k, c), n in COPIES.items()}
 FULL_DECK: Counter[str] = Counter(COUNT)
 DECK_SIZE = sum(COUNT.values())
 
-#: Extra Salt (RULES_EXTRA §1, R-X-CARDS): kind -> family, and the 8 added cards
+#: Extra Salt (RULES.md §10, R-X-CARDS): kind -> family, and the 8 added cards
 EXTRA_FAMILIES: dict[str, str] = {
     "lobster": "duo", "jellyfish": "duo", "starfish": "special", "seahorse": "special",
     "castofcrabs": "multiplier",
@@ -70,7 +70,7 @@ EXTRA_COPIES: dict[tuple[str, str], int] = {
 }
 EXTRA_CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in EXTRA_COPIES)
 #: every code of every ruleset, base first: what the log decoder accepts (a ruleset then
-#: refuses the codes it does not have, RULES_EXTRA R-X-CARDS-4)
+#: refuses the codes it does not have, RULES.md R-X-CARDS-4)
 ALL_CODES: tuple[str, ...] = CODES + EXTRA_CODES
 KIND.update({f"{k}:{c}": k for k, c in EXTRA_COPIES})
 COLOR.update({f"{k}:{c}": c for k, c in EXTRA_COPIES})

@@ -47,7 +47,7 @@ MAX_META_DEPTH = 32
 #: the rulesets (R-X-RULESET-1) and event settings (R-X-RULESET-2) of ``game_started``
 RULESET_NAMES = ("base", "extra-salt")
 EVENTS_NAMES = ("pepper",)
-#: the 12 event codes of Extra Pepper (RULES_EXTRA §5.1, R-EV-CARDS), in BGA id order
+#: the 12 event codes of Extra Pepper (RULES.md §14.1, R-EV-CARDS), in BGA id order
 EVENT_CODES = ("hermit-crab", "sunfish", "water-rodeo", "dance-of-the-shells", "kraken",
                "tornado", "dance-of-the-mermaids", "treasure-chest", "diodon-fish",
                "angelfish", "dolphins", "coral-reef")
@@ -150,7 +150,7 @@ class LastChanceCalled(Event, tag="last_chance_called", frozen=True):
     player: Seat
 
 
-# ---- Extra Salt (ruleset "extra-salt", LOG_FORMAT_EXTRA)
+# ---- Extra Salt (ruleset "extra-salt", LOG_FORMAT.md)
 
 class LobsterPlayed(Event, tag="lobster_played", frozen=True):
     """R-X-LOBSTER: a crab and the lobster; ``seen`` the top n cards, ``kept`` one of them,
@@ -185,7 +185,7 @@ class StarfishPlayed(Event, tag="starfish_played", frozen=True):
     starfish: Card
 
 
-# ---- Extra Pepper (events "pepper", LOG_FORMAT_EXTRA)
+# ---- Extra Pepper (events "pepper", LOG_FORMAT.md)
 
 class AngelfishTaken(Event, tag="angelfish_taken", frozen=True):
     """R-EV-ANGELFISH: the top card of a pile, taken after a take step."""

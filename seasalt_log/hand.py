@@ -1,6 +1,6 @@
 """A hand scored from card codes as people type them (``seasalt score`` and the web app's
 score calculator): the codes checked against the game's catalog, then the scoring of
-RULES.md §4 (:func:`scoring.breakdown`) or, with Extra Salt or events, of RULES_EXTRA §3
+RULES.md §4 (:func:`scoring.breakdown`) or, with Extra Salt or events, of RULES.md §12
 (:func:`scoring.extra_breakdown`)."""
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def event_name(code: str) -> str:
 
 
 def _describe_extra(event: ev.Event, s: State, viewer: Viewer | int | None, name) -> str | None:
-    """The words for the event types of the expansions (RULES_EXTRA §1-§5), hiding from
+    """The words for the event types of the expansions (RULES.md §10-§14), hiding from
     ``viewer`` what R-X-VIEW hides: the lobster's cards, a forced take, a face-down shell's
     colour, the Hermit Crab, Sunfish and Dolphins cards, and the cards two swimmers swap
     (seen by the two players only). Everything else, the events included, is public."""

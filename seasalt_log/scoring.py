@@ -146,7 +146,7 @@ def mermaid_points(mermaids: int, colors: Sequence[int], largest: int | None = N
 
 def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakdown:
     """Score ``hand`` (card codes) plus ``laid`` (laid-down pairs, each two codes). A holding
-    with Extra Salt cards is scored by RULES_EXTRA §3 without events (see
+    with Extra Salt cards is scored by RULES.md §12 without events (see
     :func:`extra_breakdown`; the starfish count with the pairs), so every reader of a state
     scores an ``extra-salt`` game as the engine does."""
     hand, laid = tuple(hand), tuple(laid)
@@ -271,7 +271,7 @@ def game_winners(totals: Sequence[int], last_points: Sequence[int]) -> list[int]
     return [s for s in tied if last_points[s] == top]
 
 
-# ---------------------------------------------------------------- RULES_EXTRA §3 (R-X-SCORE)
+# ---------------------------------------------------------------- RULES.md §12 (R-X-SCORE)
 
 #: R-X-SCORE-SEAHORSE: the collector kinds the seahorse may join, with their maximum
 SEAHORSE_KINDS: tuple[tuple[str, int], ...] = (("shell", 6), ("octopus", 5), ("penguin", 3),
@@ -290,7 +290,7 @@ CAST = ("castofcrabs", "crab", 1)
 
 
 class ExtraBreakdown(Struct, frozen=True):
-    """A player's card points by source under RULES_EXTRA §3 (R-X-SCORE and the rules under it)."""
+    """A player's card points by source under RULES.md §12 (R-X-SCORE and the rules under it)."""
 
     pairs: int              # laid-down units (duos, trios, taken pairs) and pairs in hand
     rodeo_pairs: int        # of ``pairs``: the hand pairs only the Water Rodeo makes
@@ -379,7 +379,7 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
 
 
 class _EventScoring(NamedTuple):
-    """What the events in effect for a player change in RULES_EXTRA §3, made once per set."""
+    """What the events in effect for a player change in RULES.md §12, made once per set."""
 
     collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order,
     #                                         padded (:func:`_padded`)
@@ -477,7 +477,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
 def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                       n_units: int, effects: frozenset[str] = frozenset(),
                       hand_starfish: bool = True, parts: bool = False) -> int | ExtraParts:
-    """The card points of :func:`score_extra_counts` (RULES_EXTRA §3 on counts), without
+    """The card points of :func:`score_extra_counts` (RULES.md §12 on counts), without
     building the breakdown: the callers that score many holdings (the engine's call check,
     the bots' tries) call this function itself. With ``parts``, the tuple (card points, then
     the sources of :class:`ExtraBreakdown` as :func:`score_extra_counts` reads them, the
@@ -491,7 +491,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
 def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
                              effects: frozenset[str] = frozenset(),
                              hand_starfish: bool = True) -> tuple[int, int]:
-    """(card points, colour bonus) of a holding given as cards by RULES_EXTRA §3, as
+    """(card points, colour bonus) of a holding given as cards by RULES.md §12, as
     :func:`extra_counts` then :func:`extra_points_and_bonus` give them: the holding counted
     (:func:`counted_on`) and scored (:func:`counted_extra_points_and_bonus`)."""
     return counted_extra_points_and_bonus(counted_on(None, hand, laid, X_CARD_INDEX), effects,
@@ -500,7 +500,7 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
 
 def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
                                    hand_starfish: bool) -> tuple[int, int]:
-    """(card points, colour bonus) by RULES_EXTRA §3, with the events ``effects`` in
+    """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in
     effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
     closed turn of an expansion game is scored so."""
     in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]  # R-X-SCORE-COLOUR
@@ -526,7 +526,7 @@ def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_
 def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
                   rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
                   largest: int | None = None, parts: bool = False) -> int | ExtraParts:
-    """RULES_EXTRA §3 on the kinds and colours of a holding as counts, given the hand's
+    """RULES.md §12 on the kinds and colours of a holding as counts, given the hand's
     pairs (:func:`hand_pairs`) and starfish ``held`` (``largest``: the largest colour
     group, if known): :func:`extra_card_points` and :func:`holding_points_and_bonus` score
     through it."""
@@ -563,7 +563,7 @@ def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
                     effects: Iterable[str] = (), face_down: int = 0,
                     hand_starfish: bool = True) -> ExtraBreakdown:
-    """Score a holding by RULES_EXTRA §3: ``hand`` codes, ``laid`` units (pairs of two codes,
+    """Score a holding by RULES.md §12: ``hand`` codes, ``laid`` units (pairs of two codes,
     trios of a pair and a starfish), the event codes in ``effects`` in effect for the
     player (R-EV-APPLY), and ``face_down`` shells, which count for nothing. ``hand_starfish``:
     starfish in hand score with the pairs in hand (R-X-SCORE-STARFISH, Ruling). Scored on
@@ -580,7 +580,7 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
                       effects: Iterable[str] = (), face_down: int = 0
                       ) -> Breakdown | ExtraBreakdown:
     """A player's card points and colour bonus by the game's scoring: RULES.md §4-6, or
-    RULES_EXTRA §3 (R-X-SCORE) with ``effects``, the events in effect for the player
+    RULES.md §12 (R-X-SCORE) with ``effects``, the events in effect for the player
     (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
     views all score a player through this function."""
     if rules.extra_scoring:

@@ -1,4 +1,4 @@
-"""Count the expansion situations (RULES_EXTRA) simulated games went through, from their
+"""Count the expansion situations (RULES.md §9-§18) simulated games went through, from their
 events alone: each game is folded through the engine and every event is looked at with
 the state before it. Test equipment for the realism test, independent of the bots."""
 

@@ -50,7 +50,7 @@ def play_random_game(seed: int, players: int, *, target: int | None = None, call
     None, so some games call at once and others play on to a deck-out). ``on_event`` sees
     ``(before, event, after)`` for every event. Raises ``RuntimeError`` if the game does not
     end within ``max_events`` events. ``ruleset`` and ``events`` are the game's settings
-    (RULES_EXTRA §0); each round's event is drawn from the engine's event deck.
+    (RULES.md §9); each round's event is drawn from the engine's event deck.
     """
     rng = random.Random(seed)
     if call_rate is None:

@@ -349,7 +349,7 @@ def mixed_db(tmp_path) -> Path:
     """Hand-made and random games, one of them stored in two imports (extended), one in progress."""
     games = fx.all_games() + [[e for e in play_random_game(seed, 2 + seed % 3)
                                if type(e) not in ev.DERIVED_TYPES] for seed in range(12)]
-    # the expansions (RULES_EXTRA): every read model has rows, one such game extended
+    # the expansions (RULES.md §9-§18): every read model has rows, one such game extended
     games += [[e for e in play_random_game(100 + seed, 2 + seed % 3, ruleset=ruleset, events=events)
                if type(e) not in ev.DERIVED_TYPES]
               for seed, (ruleset, events) in enumerate((("extra-salt", "pepper"), ("base", "pepper"),

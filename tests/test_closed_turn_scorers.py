@@ -1,7 +1,7 @@
 """The closed turns' one-call scorers (``scoring.points_and_bonus``,
 ``scoring.holding_points_and_bonus``) against the breakdown functions and the Counter oracle
 of tests/extra_scoring_oracle.py, under every set of the events that change the scoring, and
-on holdings worked by hand from RULES.md §4 and RULES_EXTRA §3."""
+on holdings worked by hand from RULES.md §4 and RULES.md §12."""
 
 from __future__ import annotations
 

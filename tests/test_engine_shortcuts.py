@@ -2,7 +2,7 @@
 once per ruleset against ``Ruleset.pair_kinds`` (R-DUO-PAIR, R-X-PAIRS), ``without_all`` against
 removing one card at a time, and the field-by-field ``round_scored`` check against comparing
 with the event ``next_derived`` builds (R-DERIVED), and ``player_points``' reuse of a seat's
-last call against the independent scorer of RULES_EXTRA §3."""
+last call against the independent scorer of RULES.md §12."""
 
 from __future__ import annotations
 
@@ -102,7 +102,7 @@ def test_player_points_as_a_game_runs_equal_the_independent_scorer(ruleset, even
     """engine.player_points answers again from a seat's last call (same objects), and counts
     a take's new hand from the last count lists: asked state after state as the simulator
     asks (the acting seat, then every seat), it gives what the independent scorer of
-    RULES_EXTRA §3 gives for the holding and the events in effect (R-X-SCORE, R-EV-APPLY)."""
+    RULES.md §12 gives for the holding and the events in effect (R-X-SCORE, R-EV-APPLY)."""
     from seasalt_log.engine.core import player_points
     from seasalt_log.sim import simulate
 

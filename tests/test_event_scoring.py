@@ -1,4 +1,4 @@
-"""Scoring outside the engine in games with events (RULES_EXTRA §3, R-EV-APPLY): ``rescore``
+"""Scoring outside the engine in games with events (RULES.md §12, R-EV-APPLY): ``rescore``
 and the ``round_results`` read model score each player with the events in effect for them,
 so they agree with the engine's ``round_scored`` and with tables worked by hand."""
 

@@ -37,7 +37,7 @@ FULL = [
                    totals=(12, 4, 3)),
     ev.GameEnded(reason="target", winners=(0, 2), totals=(40, 12, 40)),
 ]
-# one full example of each Extra Salt / Extra Pepper type and field (LOG_FORMAT_EXTRA)
+# one full example of each Extra Salt / Extra Pepper type and field (LOG_FORMAT.md)
 FULL_EXTRA = [
     ev.GameStarted(players=("Ann", "Ben"), ruleset="extra-salt", events="pepper"),
     ev.RoundStarted(round=1, first_player=0, discards=("shell:grey", "lobster:black"),
@@ -81,7 +81,7 @@ def test_every_event_type_has_a_full_example():
     assert {type(e) for e in FULL} == set(ev.BASE_TYPES)
     assert len(ev.BASE_TYPES) == 13
     assert {type(e) for e in FULL + FULL_EXTRA} == set(ev.EVENT_TYPES)
-    assert len(ev.EVENT_TYPES) == 13 + 4 + 6        # LOG_FORMAT_EXTRA: 4 Extra Salt, 6 events
+    assert len(ev.EVENT_TYPES) == 13 + 4 + 6        # LOG_FORMAT.md: 4 Extra Salt, 6 events
 
 
 @pytest.mark.parametrize("event", FULL + MINIMAL + FULL_EXTRA, ids=lambda e: ev.TAGS[type(e)])

@@ -97,7 +97,7 @@ def test_every_new_card_is_played(games):
 
 
 def test_round_trip_and_derived_recomputed(games):
-    """LOG_FORMAT_EXTRA: encode/decode identity; without derived events the engine adds them
+    """LOG_FORMAT.md: encode/decode identity; without derived events the engine adds them
     back exactly (R-DERIVED); without the deck order every draw is still legal (R-X-DRAW)."""
     for g in games:
         assert [ev.decode(ev.encode(e)) for e in g] == g
@@ -124,7 +124,7 @@ def test_import_validate_export_byte_for_byte(games, tmp_path):
 
 
 def test_an_illegal_extra_salt_line_is_located(games, tmp_path):
-    """RULES_EXTRA §8: file:line: game, round, turn: RULE-ID: reason; exit 1; store unchanged."""
+    """RULES.md §17: file:line: game, round, turn: RULE-ID: reason; exit 1; store unchanged."""
     g = [e for e in games[0] if type(e) not in ev.DERIVED_TYPES]
     i = next(k for k, e in enumerate(g) if type(e) is ev.ForcedDrawn)
     bad = g[:i] + [ev.TurnEnded(player=g[i].player)] + g[i + 1:]
@@ -143,7 +143,7 @@ def test_an_illegal_extra_salt_line_is_located(games, tmp_path):
 
 def test_score_command_extra_salt_and_events():
     """R-X-SCORE via ``seasalt score --ruleset --event --laid A,B,S --face-down``: the
-    worked checks of RULES_EXTRA §3 with their breakdown."""
+    worked checks of RULES.md §12 with their breakdown."""
     import json
     r = run("score", "crab:black", "crab:yellow", "crab:grey", "lobster:black",
             "castofcrabs:green", "--ruleset", "extra-salt", "--json")

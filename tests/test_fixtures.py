@@ -37,7 +37,7 @@ RULE_IDS = [
     "LOG-FORMAT", "R-DERIVED",
 ]
 
-#: RULES_EXTRA.md ids with a fixture (legal or illegal) in the corpus
+#: RULES.md §9-§18 ids with a fixture (legal or illegal) in the corpus
 EXTRA_RULE_IDS = [
     "R-X-RULESET-1", "R-X-CARDS-1", "R-X-CARDS-4", "R-X-SETUP", "R-X-PAIRS", "R-X-LOBSTER",
     "R-X-LOBSTER-NOTCRAB", "R-X-JELLYFISH", "R-X-JELLYFISH-TURN", "R-X-TRIO", "R-X-TRIO-UNIT",
@@ -46,7 +46,7 @@ EXTRA_RULE_IDS = [
     "R-EV-TREASURE-CHEST", "R-EV-DIODON-FISH", "R-EV-ANGELFISH", "R-EV-DOLPHINS",
     "R-EV-CORAL-REEF", "R-EV-PROTECT", "R-EV-FLOW",
 ]
-#: RULES_EXTRA.md rules whose illegal case has an error fixture naming exactly that id
+#: RULES.md §9-§18 rules whose illegal case has an error fixture naming exactly that id
 EXTRA_FORBIDDING = ["R-X-SETUP", "R-X-PAIRS", "R-X-LOBSTER", "R-X-LOBSTER-NOTCRAB",
                     "R-X-JELLYFISH-TURN", "R-X-TRIO", "R-X-NOEFFECT", "R-X-DRAW",
                     "R-EV-ROUND", "R-EV-TREASURE-CHEST", "R-EV-DIODON-FISH", "R-EV-ANGELFISH",

@@ -1,4 +1,4 @@
-"""``seasalt serve`` records and serves expansion games (RULES_EXTRA) as it does base ones:
+"""``seasalt serve`` records and serves expansion games (RULES.md §9-§18) as it does base ones:
 random legal Extra Salt games with Extra Pepper events, recorded over real HTTP one event at
 a time and in batches, the derived events (``round_scored``, ``event_awarded``,
 ``game_ended``) added by the service, and the state, scores and read models read back."""

@@ -360,7 +360,7 @@ def test_points_and_bonus_of_the_worked_rows(hand, laid, expected):
     (["shark:green"], [("swimmer:black", "shark:black")], 1, 2),
     # R-SCORE-MERMAID counts laid cards' colours: dark-blue 2 -> the pair 1 + the mermaid 2
     ([M, "crab:dark-blue"], [("crab:dark-blue", "crab:light-blue")], 1 + 2, 2),
-    # an Extra Salt card: RULES_EXTRA §3 without events (R-X-SCORE-DUO crab+lobster: 1)
+    # an Extra Salt card: RULES.md §12 without events (R-X-SCORE-DUO crab+lobster: 1)
     (["lobster:black", "crab:black"], [], 1, 2),
 ])
 def test_points_and_bonus_read_the_hand_before_the_laid_pairs(hand, laid, points, bonus):

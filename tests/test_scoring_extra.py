@@ -1,4 +1,4 @@
-"""RULES_EXTRA §3 (R-X-SCORE): every worked check of the table, worked by hand, one row each,
+"""RULES.md §12 (R-X-SCORE): every worked check of the table, worked by hand, one row each,
 plus the breakdown's parts (trios, the seahorse's kind, the cast of crabs, Water Rodeo pairs,
 event tables, face-down shells)."""
 
@@ -8,7 +8,7 @@ import pytest
 
 from seasalt_log.scoring import breakdown, extra_breakdown
 
-# (hand, laid units, events in effect, card points) -- RULES_EXTRA §3 "Worked checks"
+# (hand, laid units, events in effect, card points) -- RULES.md §12 "Worked checks"
 WORKED = [
     (["crab:black", "lobster:black"], [], [], 1),
     (["crab:black", "crab:yellow", "crab:grey", "lobster:black", "castofcrabs:green"], [], [], 5),
@@ -132,7 +132,7 @@ def test_the_count_list_scorer_agrees_with_the_counter_oracle():
 
 
 def test_the_oracle_scores_the_worked_checks():
-    """The oracle itself passes RULES_EXTRA §3's worked checks, so agreeing with it means
+    """The oracle itself passes RULES.md §12's worked checks, so agreeing with it means
     something."""
     from . import extra_scoring_oracle as oracle
     for hand, laid, effects, points in WORKED:
@@ -176,7 +176,7 @@ def test_scoring_events_are_the_events_that_change_a_score():
 @pytest.mark.parametrize("hand,laid,effects,points", WORKED)
 def test_a_holding_counted_and_scored_in_one_call_gives_the_worked_checks(hand, laid, effects,
                                                                            points):
-    """``holding_points_and_bonus`` (every closed turn of an expansion game): RULES_EXTRA
+    """``holding_points_and_bonus`` (every closed turn of an expansion game): RULES.md §9-§18
     §3's worked checks, and the colour bonus of the oracle."""
     from seasalt_log.scoring import holding_points_and_bonus
     from . import extra_scoring_oracle as oracle

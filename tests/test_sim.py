@@ -253,7 +253,7 @@ def test_memoised_and_count_points_equal_the_breakdown():
 
 
 def test_count_points_equal_the_extra_breakdown():
-    """Extra Salt holdings, and a card tried and taken back, score as RULES_EXTRA §3 scores
+    """Extra Salt holdings, and a card tried and taken back, score as RULES.md §12 scores
     them without events (scoring.extra_breakdown)."""
     from seasalt_log.scoring import extra_breakdown
     n = 0
@@ -322,7 +322,7 @@ def test_bot_holdings_are_the_views_hand_and_fresh_each_time():
     for s, seat in round_seats(simulate(3, 2, 25, None, "extra-salt", "pepper")):
         view = table_view(s, seat, extra=False)
         want = Holding(s.table.hands[seat], s.table.laid[seat])
-        # scored by RULES_EXTRA §3 exactly when an Extra Salt card is held or laid, or a trio laid
+        # scored by RULES.md §12 exactly when an Extra Salt card is held or laid, or a trio laid
         extra_held = sum(c in EXTRA_CODES for c in s.table.hands[seat])
         extra_laid = any(len(u) == 3 or set(u) & set(EXTRA_CODES) for u in s.table.laid[seat])
         assert want.extra == extra_held + extra_laid

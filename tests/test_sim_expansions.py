@@ -1,4 +1,4 @@
-"""Simulated games of the expansions (RULES_EXTRA): the realism of the bots' games and
+"""Simulated games of the expansions (RULES.md §9-§18): the realism of the bots' games and
 property tests over the shared set of simulated games (tests/conftest.py: 2,000 by default,
 ``SEASALT_SIM_EXPANSION_GAMES`` changes the number, split over Extra Salt without and with
 events and the base cards with events, 2, 3 and 4 players).

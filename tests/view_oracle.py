@@ -92,7 +92,7 @@ def event_cards(e: ev.Event, viewer: int) -> set[str]:
 
 # ---------------------------------------------------------------- the expansions (R-X-VIEW)
 #
-# RULES_EXTRA §7 (docs/RULES.md §16): the lobster's n cards and the card kept are seen by
+# RULES.md §16 (docs/RULES.md §16): the lobster's n cards and the card kept are seen by
 # its player only; jellyfish, trios, locks and who is protected are public; a forced take is
 # seen by its taker only; a face-down shell's colour by its owner only, for the whole round;
 # Hermit Crab takes: piles public, cards private; Sunfish and Dolphins draws private (the

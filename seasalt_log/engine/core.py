@@ -126,7 +126,7 @@ def _format(s: State, reason: str, path: str) -> LogFormatError:
 
 
 def _known_codes(s: State, e: Any) -> None:
-    """R-X-CARDS-4, LOG_FORMAT_EXTRA: the round's cards and its event exist in this game."""
+    """R-X-CARDS-4, LOG_FORMAT.md: the round's cards and its event exist in this game."""
     rules = s.ruleset
     codes = rules.codes
     for name in ("discards", "deck"):
@@ -153,7 +153,7 @@ def _known_event(s: State, e: ev.RoundStarted) -> None:
 
 def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
     """The format error of an event naming a type, field or card code this game's ruleset
-    does not have (R-X-CARDS-4, LOG_FORMAT_EXTRA), or None."""
+    does not have (R-X-CARDS-4, LOG_FORMAT.md), or None."""
     rules = s.ruleset
     tag = ev.TAGS[type(e)]
     if tag not in rules.tags:
@@ -175,7 +175,7 @@ def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
     return None
 
 
-#: the fields LOG_FORMAT_EXTRA adds to base events for games with events
+#: the fields LOG_FORMAT.md adds to base events for games with events
 _PEPPER_FIELDS = ("dolphins_drew", "also_drew", "takes")
 
 
@@ -288,7 +288,7 @@ def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, 
 # ---------------------------------------------------------------- step 1: take a card
 
 def _no_pepper_field(s: State, e: Any, name: str) -> None:
-    """A field of LOG_FORMAT_EXTRA's events in a game without them is a format error."""
+    """A field of LOG_FORMAT.md's events in a game without them is a format error."""
     if s.ruleset.events is None and getattr(e, name) is not None:
         raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
 
@@ -386,7 +386,7 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
 
 # ---------------------------------------------------------------- step 2: duos
 
-#: the rule a pair of the wrong kinds breaks, by event type (RULES_EXTRA §8)
+#: the rule a pair of the wrong kinds breaks, by event type (RULES.md §17)
 _PAIR_RULE = {"lobster_played": "R-X-PAIRS", "jellyfish_played": "R-X-PAIRS"}
 
 
@@ -594,10 +594,10 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
 
 
-# ---------------------------------------------------------------- Extra Salt (RULES_EXTRA §2)
+# ---------------------------------------------------------------- Extra Salt (RULES.md §11)
 
 def _allowed(s: State, e: Any) -> None:
-    """A type this game's ruleset lacks is a format error (LOG_FORMAT_EXTRA)."""
+    """A type this game's ruleset lacks is a format error (LOG_FORMAT.md)."""
     if s.phase != NEW and ev.TAGS[type(e)] not in s.ruleset.tags:
         raise _unknown_in_game(s, e) or _format(s, f"{ev.TAGS[type(e)]} is not an event of "
                                                    "this game", "$")
@@ -712,7 +712,7 @@ def forced_turn(s: State, f: Flow, player: int) -> bool:
     return bool(f.locks & ~(1 << player)) if not s.ruleset.lock_hits_owner else bool(f.locks)
 
 
-# ---------------------------------------------------------------- Extra Pepper (RULES_EXTRA §5)
+# ---------------------------------------------------------------- Extra Pepper (RULES.md §14)
 
 def _angelfish_taken(s: State, e: ev.AngelfishTaken) -> State:
     """R-EV-ANGELFISH: one of the two same-colour pile tops, right after the take step."""
@@ -1145,7 +1145,7 @@ def player_points(s: State, seat: int) -> int:
 
 def player_counts(s: State, seat: int) -> tuple[list[int], list[int], list[int], int, int]:
     """The seat's holding as the count lists of :func:`scoring.extra_counts`, in a game
-    scored by RULES_EXTRA §3 (``Ruleset.extra_scoring``): those :func:`player_points` scored
+    scored by RULES.md §12 (``Ruleset.extra_scoring``): those :func:`player_points` scored
     (read only: they are kept for the next call)."""
     player_points(s, seat)
     counts: tuple[list[int], list[int], list[int], int, int] = _last_points[seat][6]
@@ -1314,7 +1314,7 @@ def apply(state: State, event: ev.Event) -> State:
 def refusal(state: State, event: ev.Event, exc: Exception) -> SeasaltError:
     """The error :func:`apply` raises when ``event``'s rules (:data:`HANDLERS`) raised
     ``exc`` on ``state``: an :class:`IllegalMoveError` as it is, unless the event names a
-    card, field or type the game lacks, a format error (LOG_FORMAT_EXTRA, RULES_EXTRA §8);
+    card, field or type the game lacks, a format error (LOG_FORMAT.md, RULES.md §17);
     an IndexError or KeyError, a seat, pile or card outside the game."""
     if isinstance(exc, IllegalMoveError):
         if state.phase != NEW:

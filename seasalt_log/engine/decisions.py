@@ -245,7 +245,7 @@ def _plays(state: State, effects: frozenset[str], hand: tuple[str, ...]) -> list
         victims: Sequence[int | None] = shark_targets(state) or [None]
         out += [Decision(SHARK, cards=(a, b), victim=v)
                 for a in _distinct(sharks) for b in _distinct(swimmers) for v in victims]
-    if rules.trios:                                             # Extra Salt (RULES_EXTRA §2)
+    if rules.trios:                                             # Extra Salt (RULES.md §11)
         lobsters = by_kind.get("lobster")
         if lobsters and crabs and rules.pair_kinds("lobster_played"):
             out += [Decision(LOBSTER, cards=(c, lobsters[0])) for c in _distinct(crabs)]

@@ -1,4 +1,4 @@
-"""The rulesets as data (RULES.md, RULES_EXTRA.md): one frozen :class:`Ruleset` per game,
+"""The rulesets as data (RULES.md): one frozen :class:`Ruleset` per game,
 chosen by ``game_started.ruleset`` and ``game_started.events``, made once and carried in the
 state. It holds the catalog, the legal pairs and trios, the scoring choice, the thresholds,
 the rule ids an error names, and every ruling (marked **Ruling** in the rules), so that a
@@ -47,7 +47,7 @@ class Ruleset(Struct, frozen=True, dict=True):
     """
 
     name: str = "base"
-    #: R-X-RULESET-2: the event setting (None: no events; "pepper": RULES_EXTRA §5)
+    #: R-X-RULESET-2: the event setting (None: no events; "pepper": RULES.md §14)
     events: str | None = None
     #: R-SETUP-2: target score by player count
     targets: tuple[tuple[int, int], ...] = ((2, 40), (3, 35), (4, 30))
@@ -73,7 +73,7 @@ class Ruleset(Struct, frozen=True, dict=True):
     cards: tuple[str, ...] = tuple(sorted(FULL_DECK.elements()))
     #: the card codes this game knows; any other is a format error (R-X-CARDS-4)
     codes: frozenset[str] = frozenset(CODES)
-    #: the event types (tags) of this game; any other is a format error (LOG_FORMAT_EXTRA)
+    #: the event types (tags) of this game; any other is a format error (LOG_FORMAT.md)
     tags: frozenset[str] = frozenset(ev.TAGS[t] for t in ev.BASE_TYPES)
     #: the rule a bad ``round_started`` deck breaks (R-SETUP-3 / R-X-SETUP)
     setup_rule: str = "R-SETUP-3"
@@ -84,10 +84,10 @@ class Ruleset(Struct, frozen=True, dict=True):
     pairs: PairTable = _BASE_PAIRS
     #: R-X-TRIO: a starfish may join a pair laid down as a trio
     trios: bool = False
-    #: the scoring of RULES_EXTRA §3 (R-X-SCORE) instead of RULES.md §4
+    #: the scoring of RULES.md §12 (R-X-SCORE) instead of RULES.md §4
     extra_scoring: bool = False
 
-    # ---- Extra Salt rulings (RULES_EXTRA §9)
+    # ---- Extra Salt rulings (RULES.md §18)
     #: R-X-LOBSTER: cards the lobster looks at; (Ruling, BGA) all of them when fewer are left
     lobster_sees: int = 5
     #: R-X-JELLYFISH-TURN (Ruling, text not BGA): the mermaid win is checked after a forced turn
@@ -97,7 +97,7 @@ class Ruleset(Struct, frozen=True, dict=True):
     #: R-X-SCORE-STARFISH (Ruling, BGA): starfish in hand score with the pairs in hand
     starfish_in_hand_scores: bool = True
 
-    # ---- Extra Pepper (RULES_EXTRA §5): what an event changes for the players it is in
+    # ---- Extra Pepper (RULES.md §14): what an event changes for the players it is in
     # effect for (R-EV-APPLY), read through the methods below
     #: pair event types legal only under an event: (tag, event code) (R-EV-WATER-RODEO)
     event_pairs: tuple[tuple[str, str], ...] = ()
@@ -178,7 +178,7 @@ EVENT_PLACES: tuple[tuple[str, str], ...] = (
     ("angelfish", "last"), ("dolphins", "last"), ("coral-reef", "last"))
 
 BASE = Ruleset()
-#: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES_EXTRA §1-§4
+#: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES.md §10-§13
 EXTRA_SALT = Ruleset(
     name="extra-salt", cards=tuple(sorted(EXTRA_SALT_DECK.elements())),
     codes=frozenset(CODES + EXTRA_CODES), setup_rule="R-X-SETUP", draw_rule="R-X-DRAW",
@@ -193,7 +193,7 @@ def rules_for(ruleset: str | None, events: str | None = None) -> Ruleset:
     from msgspec.structs import replace
     rules = RULESETS[ruleset or "base"]
     if events is not None:
-        # R-X-SCORE: any game with events scores by RULES_EXTRA §3; R-X-DRAW replaces R-DRAW
+        # R-X-SCORE: any game with events scores by RULES.md §12; R-X-DRAW replaces R-DRAW
         rules = replace(
             rules, events=events, extra_scoring=True, draw_rule="R-X-DRAW",
             tags=rules.tags | {ev.TAGS[t] for t in ev.PEPPER_TYPES},
@@ -211,7 +211,7 @@ def deck_counter(cards: tuple[str, ...]) -> Counter[str]:
     return Counter(cards)
 
 
-#: Every ruling of RULES_EXTRA (§9) and those this project added where the rules are silent,
+#: Every ruling of RULES.md §9-§18 (§9) and those this project added where the rules are silent,
 #: with where it is decided: a field of :class:`Ruleset` (flip it there) or the one function
 #: that implements it.
 RULINGS: tuple[tuple[str, str, str], ...] = (

@@ -92,7 +92,7 @@ class State(Struct, frozen=True, gc=False):
     reason: str | None = None
     flow: Flow = Flow()
     table: Table = Table()
-    # ---- Extra Pepper (RULES_EXTRA §5); empty in a game without events
+    # ---- Extra Pepper (RULES.md §14); empty in a game without events
     #: per seat, the events held (one between rounds, two until event_kept)
     held: tuple[tuple[str, ...], ...] = ()
     #: the event deck as a set (sorted; its order is secret) and the event discard pile

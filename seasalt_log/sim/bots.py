@@ -129,7 +129,7 @@ _DUOS = dc.PAIRS
 
 def expansion_choice(view: TableView, options: Sequence[Decision],
                      rng: random.Random) -> Decision | None:
-    """The choice of the expansions' own steps (RULES_EXTRA), shared by the bots that
+    """The choice of the expansions' own steps (RULES.md §9-§18), shared by the bots that
     plan: the Angelfish take, the card the lobster keeps, the Water Rodeo swap and the
     Hermit Crab takes worth most to the hand, the event kept (at random: the bot cannot
     tell which rounds it will place in). None when ``options`` are none of these."""

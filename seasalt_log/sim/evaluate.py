@@ -35,7 +35,7 @@ class Holding:
 
     The counts cover every kind of every ruleset (:data:`seasalt_log.scoring.X_KINDS`, the
     base kinds first). ``extra`` counts the Extra Salt cards in hand, plus one when a laid
-    unit holds one or is a trio: while it is not zero the holding is scored by RULES_EXTRA §3
+    unit holds one or is a trio: while it is not zero the holding is scored by RULES.md §12
     (events left out), else by RULES.md §4 (the same points for base cards)."""
 
     __slots__ = ("hand", "kinds", "colors", "laid", "trios", "extra")

@@ -1,4 +1,4 @@
-"""Read-model rows of the expansions (RULES_EXTRA): the events in effect per seat and round,
+"""Read-model rows of the expansions (RULES.md §9-§18): the events in effect per seat and round,
 the Extra Salt parts of a round's scoring, and what each event did to a round's winners.
 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.round_breakdowns`,

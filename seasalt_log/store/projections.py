@@ -213,7 +213,7 @@ SCHEMA: tuple[TableDef, ...] = (
                                "one"),
         Col("dropped", "VARCHAR", "event_kept: the other event, discarded"),
     ), ("game_id", "round")),
-    TableDef("round_extra", "One row per seat per scored round of a game scored by RULES_EXTRA "
+    TableDef("round_extra", "One row per seat per scored round of a game scored by RULES.md §9-§18 "
                             "§3 (an Extra Salt game or a game with events): the parts of the "
                             "card points the base tables do not have (R-X-SCORE), as the "
                             "engine scores them with the seat's events in effect.", (
@@ -249,7 +249,7 @@ SCHEMA: tuple[TableDef, ...] = (
     ), ("game_id", "round", "event")),
 )
 
-CARDS = TableDef("cards", "The card catalog (RULES.md §1, RULES_EXTRA §1), one row per card "
+CARDS = TableDef("cards", "The card catalog (RULES.md §1, RULES.md §10), one row per card "
                           "code; written once by the migration, not per game.", (
     Col("code", "VARCHAR NOT NULL", "canonical card code kind:colour"),
     Col("kind", "VARCHAR NOT NULL", "crab, boat, fish, swimmer, shark, shell, octopus, penguin, "
@@ -325,7 +325,7 @@ def _comments_ddl(t: TableDef) -> str:
 
 
 def cards_rows() -> list[tuple]:
-    """The rows of the ``cards`` table: the catalog of RULES.md §1 and RULES_EXTRA §1, as the
+    """The rows of the ``cards`` table: the catalog of RULES.md §1 and RULES.md §10, as the
     engine knows it."""
     partner = {}
     for a, b in DUO_PAIRS.values():
@@ -690,7 +690,7 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
                   final: dict[str, list]) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
-    its ``round_results`` rows and, under RULES_EXTRA §3, its ``round_extra`` and
+    its ``round_results`` rows and, under RULES.md §12, its ``round_extra`` and
     ``event_outcomes`` rows. The seats' breakdowns are those the engine's check of ``e``
     scored (:func:`~seasalt_log.engine.core.round_breakdowns`)."""
     caller = e.caller

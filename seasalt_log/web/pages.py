@@ -440,7 +440,7 @@ def calculator_page(counts: dict[str, int], laid: str, result: dict[str, Any] | 
     elif result is not None:
         fields: tuple[str, ...] = ("pairs", "collectors", "multipliers", "mermaids", "card_points",
                                    "color_bonus")
-        if "trios" in result:                  # the expansions' breakdown (RULES_EXTRA §3)
+        if "trios" in result:                  # the expansions' breakdown (RULES.md §12)
             fields = ("pairs", "rodeo_pairs", "trios", "starfish", "collectors", "seahorse",
                       "seahorse_points", "multipliers", "cast", "mermaids", "card_points",
                       "color_bonus", "face_down")

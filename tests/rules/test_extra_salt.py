@@ -110,7 +110,7 @@ def test_r_x_setup_a_bad_deck_names_r_x_setup():
 
 
 def test_extra_salt_types_are_unknown_in_a_base_game():
-    """LOG_FORMAT_EXTRA: an Extra Salt event type in a base game is a format error."""
+    """LOG_FORMAT.md: an Extra Salt event type in a base game is a format error."""
     g = Game().start_round(hands={0: [SWB, CB]})
     g.play(draw(0, g.deck[0], g.deck[1]))
     assert refuse_format(g, jelly(0, SWB, JP)).path == "$.type"

@@ -62,7 +62,7 @@ def test_r_ev_variants_are_format_errors():
 
 
 def test_event_types_are_unknown_without_events():
-    """LOG_FORMAT_EXTRA: event types and fields in a game without events: format errors."""
+    """LOG_FORMAT.md: event types and fields in a game without events: format errors."""
     g = Game().start_round(discards=(SG, SB), then=[BB, O1])
     g.play(draw(0, BB, O1))
     with pytest.raises(LogFormatError):
