@@ -650,6 +650,10 @@ def test_stats_endpoints(client):
     assert client.get(f"/stats/{name}", params={"players": 3}).status_code == 200
     assert client.get("/stats/no-such-report").status_code == 404
     assert client.get(f"/stats/{name}", params={"colour": "red"}).status_code == 400
+    # a bad player count is named as the query parameter it is, not as a CLI option
+    for bad in ("5", "x"):
+        r = client.get(f"/stats/{name}", params={"players": bad})
+        assert r.status_code == 400 and r.json()["detail"] == f"players must be 2, 3 or 4, not {bad!r}"
 
 
 def test_openapi_describes_every_route(client):
