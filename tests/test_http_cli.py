@@ -155,6 +155,15 @@ def test_each_command_finds_the_service_holding_the_store(served, name):
     assert "is held by `seasalt serve`" in r.stderr and url in r.stderr
 
 
+def test_quiet_keeps_the_note_about_the_service_off_stderr(served):
+    """--quiet: only results and errors; the note that the service answers is neither."""
+    db, url, local, _ = served
+    name = next(iter(COMMANDS))
+    r = _run(["--quiet", *COMMANDS[name], "--db", str(db), "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == local[name] and r.stderr == ""
+
+
 def test_a_spectator_sees_no_hand_and_no_deck(served):
     """Without a credential the service answers as to a spectator (R-VIEW): in round 2
     before any call, no hand and no deck order, and the log never names a drawn card."""
