@@ -56,8 +56,7 @@ def error_for(exc: BaseException) -> ApiError:
                         index=index)
     if isinstance(exc, LogFormatError):
         # ``path`` is within the event; ``index`` says which event of the request it is
-        at = f" (event {index} of the request)" if index is not None else ""
-        return ApiError(400, "bad_event", f"{exc}{at}", rule=exc.rule, reason=exc.reason,
+        return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
                         path=exc.path, index=index)
     if isinstance(exc, StreamConflictError):
         return ApiError(409, "conflict", str(exc), headers={"ETag": etag(exc.found)},
