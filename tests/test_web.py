@@ -107,6 +107,8 @@ def served(tmp_path_factory):
     ("/?status=over", 400, "status must be ended or in_progress, not 'over'"),
     ("/?order=up", 400, "order must be asc or desc, not 'up'"),
     ("/calculator?crab:pink=2", 400, "unknown card code 'crab:pink'"),
+    ("/calculator?colour=2", 400, "unknown parameter 'colour': the calculator takes card codes, "
+                                  "event, face_down, laid, ruleset"),
     ("/calculator?ruleset=pepper", 400, "ruleset must be base or extra-salt, not 'pepper'"),
     ("/calculator?event=kraken&event=squid", 400, "unknown event 'squid'"),
 ])

@@ -293,6 +293,9 @@ def _calculator_input_error(q, ruleset: str, events: list[str]) -> str | None:
     ruleset or event, each refused even before there is a hand to score), or None."""
     for name in q.keys():
         if name not in _CALCULATOR_PARAMS and name not in ALL_CODES:
+            if ":" not in name:
+                return (f"unknown parameter {name!r}: the calculator takes card codes, "
+                        f"{', '.join(sorted(_CALCULATOR_PARAMS))}")
             return str(CardCodeError(name, suggest(name, codes=ALL_CODES)))
     if ruleset not in pages.RULESETS:
         return f"ruleset must be {' or '.join(pages.RULESETS)}, not {ruleset!r}"
