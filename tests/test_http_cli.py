@@ -88,6 +88,9 @@ COMMANDS = {
     "rescore": ["rescore", ENDED_GAME, "--round", "1", "--json"],
     "rescore-text": ["rescore", OPEN_GAME, "--round", "1"],
     "query": ["query", "--format", "csv", "SELECT game_id, events FROM games ORDER BY game_id"],
+    # a DECIMAL keeps its scale through the service's JSON; DOUBLEs stay floats
+    "query-types": ["query", "--format", "csv", "SELECT 1.50::DECIMAL(5,2) AS d, 0.1::DOUBLE AS f, "
+                    "1e16::DOUBLE AS g, [0.5]::DOUBLE[] AS l, 2::BIGINT AS n"],
     "stats": ["stats", "win-rates", "--format", "csv"],
     "stats-player": ["stats", "calls", "--format", "json", "--player", "Ben"],
 }
