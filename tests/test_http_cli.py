@@ -167,6 +167,20 @@ def test_quiet_keeps_the_note_about_the_service_off_stderr(served):
     assert r.stdout == local[name] and r.stderr == ""
 
 
+def test_a_query_cut_at_the_services_row_limit_says_so(served):
+    """POST /query answers 10,000 rows at most: the command prints them and says on stderr
+    that more matched, instead of passing a cut result off as the whole."""
+    db, url, _, _ = served
+    r = _run(["query", "--format", "csv", "SELECT * FROM range(10001)", "--url", url,
+              "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.count("\n") == 1 + 10_000
+    assert "first 10,000 rows" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _run(["query", "--format", "csv", "SELECT * FROM range(10000)", "--url", url,
+              "--token", TOKEN])
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
+
+
 def test_a_spectator_sees_no_hand_and_no_deck(served):
     """Without a credential the service answers as to a spectator (R-VIEW): in round 2
     before any call, no hand and no deck order, and the log never names a drawn card."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -26,6 +27,8 @@ from ..turn_frames import TurnFrame
 from ..view import TableView
 
 TIMEOUT = 60.0
+
+log = logging.getLogger(__name__)
 
 
 def _call(url: str, path: str, token: str | None, body: Any = None,
@@ -158,6 +161,10 @@ def remote_query(url: str, token: str | None, sql: str) -> Result:
     at most the service's row limit comes back)."""
     answer, _ = _call(url, "/query", token, {"sql": sql}, exact=True)
     types = answer["types"]
+    if answer.get("truncated"):
+        log.warning(f"seasalt: the service at {url} sent the first {len(answer['rows']):,} rows "
+                    "only (its row limit); more matched: narrow the query, or run it on the "
+                    "store while the service is stopped")
     return Result(columns=answer["columns"], types=types,
                   rows=[tuple(_typed(r, types)) for r in answer["rows"]])
 
