@@ -108,19 +108,27 @@ def _join(fs: FileSystem, *parts: str) -> str:
     return posixpath.join(*parts) if fs.sep == "/" else os.path.join(*parts)
 
 
-def _event_files(source: str) -> tuple[FileSystem, list[str]]:
+def _event_files(source: str) -> tuple[FileSystem, str, list[str]]:
+    """The archive's file system, its root path and its events files."""
     fs, root = _fs(source)
     if not fs.exists(root):
         raise UsageError(f"archive {source}: no such file or directory")
-    if fs.isdir(_join(fs, root, "events")):
-        root = _join(fs, root, "events")
-    files = [root] if fs.isfile(root) else sorted(fs.glob(_join(fs, root, "**", "*.parquet")))
+    events = _join(fs, root, "events")
+    if not fs.isdir(events):
+        events = root
+    files = [events] if fs.isfile(events) else sorted(fs.glob(_join(fs, events, "**", "*.parquet")))
     if not files:
         raise UsageError(f"archive {source}: no Parquet files of events found")
-    return fs, files
+    return fs, root, files
 
 
-def _prepare_out(out: str, source_files: list[str]) -> tuple[FileSystem, str]:
+def _inside(path: str, parent: str) -> bool:
+    """Whether ``path`` is ``parent`` or lies under it (paths as the file system spells them)."""
+    norm = posixpath.normpath
+    return (norm(path) + "/").startswith(norm(parent).rstrip("/") + "/")
+
+
+def _prepare_out(out: str, source_root: str, source_files: list[str]) -> tuple[FileSystem, str]:
     fs, root = _fs(out)
     if fs.exists(root):
         if not fs.isdir(root):
@@ -129,9 +137,9 @@ def _prepare_out(out: str, source_files: list[str]) -> tuple[FileSystem, str]:
         if fs.ls(root):
             raise UsageError(f"--out {out}: the directory is not empty; give a new or empty "
                              "directory")
-    root_dir = root.rstrip("/") + "/"
-    if any(f.startswith(root_dir) for f in source_files):
-        raise UsageError(f"--out {out}: inside the archive; give a directory outside it")
+    if _inside(root, source_root) or any(_inside(f, root) for f in source_files):
+        raise UsageError(f"--out {out}: inside the archive, or the archive inside it; give a "
+                         "directory outside it")
     return fs, root
 
 
@@ -245,11 +253,11 @@ def run(source: str, out: str, *, rebuild: bool = False, workers: int | None = N
     if workers is not None and workers < 1:
         raise UsageError(f"--workers must be at least 1, not {workers}")
     t0 = time.perf_counter()
-    fs, files = _event_files(source)
+    fs, source_root, files = _event_files(source)
     whole, total = _layout(fs, files)
     if shuffle is None:
         shuffle = not whole
-    ofs, out_root = _prepare_out(out, files)
+    ofs, out_root = _prepare_out(out, source_root, files)
     protocols = ofs.protocol if isinstance(ofs.protocol, tuple) else (ofs.protocol,)
     jobs = dict(rebuild=rebuild, workers=workers, scheduler=scheduler, client=client,
                 shuffle=shuffle, total=total, progress=progress)

@@ -213,6 +213,15 @@ def test_overview(fixture_db):
     assert [r["players"] for r in report(fixture_db, "overview", players=3)] == [3, None]
 
 
+def test_overview_of_an_empty_store_counts_zero(tmp_path):
+    """No games: every count is 0 (the events too), the averages have nothing to divide."""
+    with Store.open(tmp_path / "empty.duckdb"):
+        pass
+    assert report(tmp_path / "empty.duckdb", "overview") == [
+        {"players": None, "games": 0, "ended": 0, "in_progress": 0, "rounds": 0, "turns": 0,
+         "events": 0, "rounds_per_game": None, "turns_per_round": None}]
+
+
 def test_win_rates(fixture_db):
     rows = {(r["players"], r["seat"]): (r["games"], r["wins"], r["win_rate"])
             for r in report(fixture_db, "win-rates")}

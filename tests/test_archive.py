@@ -346,6 +346,11 @@ def test_out_must_be_new_or_empty_and_not_the_store(planted, tmp_path):
         r = runner.invoke(app, ["archive", "check", str(export), "--out", str(target)])
         assert r.exit_code == 1 and words in r.stderr and len(r.stderr.splitlines()) == 1
     assert sorted(p.name for p in busy.iterdir()) == ["keep.txt"]
+    # OUT inside the archive (its results would be read as events by the next job)
+    for inside in (export / "results", export / "events" / "results"):
+        r = runner.invoke(app, ["archive", "check", str(export), "--out", str(inside)])
+        assert r.exit_code == 1 and "inside the archive" in r.stderr, r.stderr
+        assert not inside.exists()
     r = runner.invoke(app, ["archive", "check", str(tmp_path / "none"), "--out", str(tmp_path / "o")])
     assert r.exit_code == 1 and "no such file" in r.stderr
 

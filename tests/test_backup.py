@@ -430,6 +430,48 @@ def test_a_failed_copy_in_the_service_is_one_line_and_writes_nothing(tmp_path, m
     assert_clean_copy(dest)
 
 
+def test_the_service_still_holds_the_store_after_a_backup(tmp_path):
+    """Copying the store must not drop the service's lock on it (a POSIX lock goes with the
+    first close of any descriptor of the file in the process): after `POST /backup` another
+    process still cannot open the store, so no second writer can start beside the service."""
+    from seasalt_log.http.app import create_app
+    from seasalt_log.http.server import ServerThread
+    db = tmp_path / "live.duckdb"
+    probe = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True)"]
+    with ServerThread(create_app(db)) as url:
+        assert subprocess.run(probe, capture_output=True).returncode != 0     # held
+        for n in range(2):
+            result = runner.invoke(app, ["backup", str(tmp_path / f"copy{n}.duckdb"), "--url", url])
+            assert result.exit_code == 0, result.output
+            r = subprocess.run(probe, capture_output=True, text=True)
+            assert r.returncode != 0 and "lock" in r.stderr, "the store was left unlocked"
+        assert httpx.post(url + "/games", json={"type": "game_started", "game_id": "after",
+                                                "players": ["A", "B"]}).status_code == 201
+    assert_clean_copy(tmp_path / "copy1.duckdb")
+
+
+def test_a_direct_backup_holds_the_store_until_it_closes_it(tmp_path, monkeypatch):
+    """`seasalt backup` on the store itself keeps its lock while it checks the copy (it
+    still has the store open for writing, which it closes last)."""
+    import seasalt_log.store.backup as backup_mod
+    db = tmp_path / "store.duckdb"
+    with Store.open(db) as store:
+        import_logs(store, [write_log(tmp_path / "a.jsonl", valid_games(2, seed=53))])
+    probe = [sys.executable, "-c", f"import duckdb; duckdb.connect({str(db)!r}, read_only=True)"]
+    seen = []
+    real = backup_mod.write_copy
+
+    def write_copy(dest, fill, events):
+        result = real(dest, fill, events)          # the copy is written and checked
+        seen.append(subprocess.run(probe, capture_output=True).returncode)
+        return result
+    monkeypatch.setattr(backup_mod, "write_copy", write_copy)
+    result = runner.invoke(app, ["backup", str(tmp_path / "copy.duckdb"), "--db", str(db)])
+    assert result.exit_code == 0, result.output
+    assert seen and seen[0] != 0, "the store was unlocked while the backup still held it open"
+    assert_clean_copy(tmp_path / "copy.duckdb")
+
+
 def test_backup_replaces_an_earlier_copy_but_not_a_file_that_is_no_database(tmp_path):
     """`seasalt backup games.jsonl` (the log given by mistake) is refused and the log kept;
     an earlier backup, or an empty file, is replaced."""

@@ -315,11 +315,11 @@ def test_error_statuses_and_nothing_changes(client):
     bad = body(ins[2]).replace(b'"player":', b'"player":"x","p":')
     d = expect(400, "bad_event", client.post(url, content=b"[%s,%s]" % (body(ins[2]), bad),
                                              headers=ok))
-    assert d["index"] == 1 and d["path"].startswith("$[1]")
+    assert d["index"] == 1 and d["path"] == "$.player" and d["detail"].endswith("at $.player")
     d = expect(400, "bad_event", client.post(
         url, content=b'{"expected_seq":%d,"events":[{"type":"discard_taken","player":0,'
                      b'"pile":0,"card":"crab:pink"}]}' % seq))
-    assert d["path"] == "$.events[0].card" and "crab:pink" in d["reason"]
+    assert d["path"] == "$.card" and d["index"] == 0 and "crab:pink" in d["reason"]
     d = expect(400, "bad_event", client.post(url, content=b'{"type":"turn_ended","player":3}',
                                              headers=ok))
     assert "seat 3" in d["reason"]
@@ -369,6 +369,28 @@ def test_error_statuses_and_nothing_changes(client):
     # and the legal event still goes in afterwards
     r = client.post(url, content=body(ins[2]), headers=ok)
     assert r.status_code == 200, r.text
+
+
+def test_a_malformed_event_in_a_list_is_named_one_way(client):
+    """In a body of several events, a malformed one is named alike whether the decoder or
+    the game's own checks (a seat out of range) find it: ``index`` its place in the
+    request, ``path`` within that event (docs/HTTP.md, "Conventions")."""
+    game = random_game(5, players=3, game_id="listed")
+    ins = inputs(game)
+    assert client.post("/games", content=body(ins[0])).status_code == 201
+    url, ok = "/games/listed/events", {"If-Match": '"1"'}
+    far_seat = b'{"type":"turn_ended","player":7}'          # checked against the game
+    for content in (b'[%s,{"type":"turn_ended","player":"x"}]' % body(ins[1]),  # decoder
+                    b"[%s,%s]" % (body(ins[1]), far_seat),
+                    b'{"events":[%s,%s]}' % (body(ins[1]), far_seat),
+                    b'{"events":[%s,%s]}' % (body(ins[1]), b'{"type":"turn_ended","player":"x"}')):
+        r = client.post(url, content=content, headers=ok)
+        assert r.status_code == 400, r.text
+        d = r.json()
+        assert d["error"] == "bad_event" and d["index"] == 1, d
+        assert d["path"].startswith("$") and not d["path"].startswith(("$[", "$.events")), d
+        assert d["detail"].endswith(f"at {d['path']}"), d
+    assert client.get("/games/listed").json()["seq"] == 1
 
 
 def test_a_round_the_game_lacks_says_how_many_it_has(client):
@@ -628,6 +650,10 @@ def test_stats_endpoints(client):
     assert client.get(f"/stats/{name}", params={"players": 3}).status_code == 200
     assert client.get("/stats/no-such-report").status_code == 404
     assert client.get(f"/stats/{name}", params={"colour": "red"}).status_code == 400
+    # a bad player count is named as the query parameter it is, not as a CLI option
+    for bad in ("5", "x"):
+        r = client.get(f"/stats/{name}", params={"players": bad})
+        assert r.status_code == 400 and r.json()["detail"] == f"players must be 2, 3 or 4, not {bad!r}"
 
 
 def test_openapi_describes_every_route(client):

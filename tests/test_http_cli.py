@@ -88,6 +88,9 @@ COMMANDS = {
     "rescore": ["rescore", ENDED_GAME, "--round", "1", "--json"],
     "rescore-text": ["rescore", OPEN_GAME, "--round", "1"],
     "query": ["query", "--format", "csv", "SELECT game_id, events FROM games ORDER BY game_id"],
+    # a DECIMAL keeps its scale through the service's JSON; DOUBLEs stay floats
+    "query-types": ["query", "--format", "csv", "SELECT 1.50::DECIMAL(5,2) AS d, 0.1::DOUBLE AS f, "
+                    "1e16::DOUBLE AS g, [0.5]::DOUBLE[] AS l, 2::BIGINT AS n"],
     "stats": ["stats", "win-rates", "--format", "csv"],
     "stats-player": ["stats", "calls", "--format", "json", "--player", "Ben"],
 }
@@ -153,6 +156,29 @@ def test_each_command_finds_the_service_holding_the_store(served, name):
     assert r.exit_code == 0, r.output
     assert r.stdout == local[name]
     assert "is held by `seasalt serve`" in r.stderr and url in r.stderr
+
+
+def test_quiet_keeps_the_note_about_the_service_off_stderr(served):
+    """--quiet: only results and errors; the note that the service answers is neither."""
+    db, url, local, _ = served
+    name = next(iter(COMMANDS))
+    r = _run(["--quiet", *COMMANDS[name], "--db", str(db), "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout == local[name] and r.stderr == ""
+
+
+def test_a_query_cut_at_the_services_row_limit_says_so(served):
+    """POST /query answers 10,000 rows at most: the command prints them and says on stderr
+    that more matched, instead of passing a cut result off as the whole."""
+    db, url, _, _ = served
+    r = _run(["query", "--format", "csv", "SELECT * FROM range(10001)", "--url", url,
+              "--token", TOKEN])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.count("\n") == 1 + 10_000
+    assert "first 10,000 rows" in r.stderr and len(r.stderr.strip().splitlines()) == 1, r.stderr
+    r = _run(["query", "--format", "csv", "SELECT * FROM range(10000)", "--url", url,
+              "--token", TOKEN])
+    assert r.exit_code == 0 and r.stderr == "", r.stderr
 
 
 def test_a_spectator_sees_no_hand_and_no_deck(served):

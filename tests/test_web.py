@@ -103,6 +103,14 @@ def served(tmp_path_factory):
     ("/calculator?laid=fish:black,crab:black", 400, "crab+fish is not a pair"),
     ("/calculator?shell:black=1&face_down=shell:grey", 400,
      "add --event coral-reef (R-EV-CORAL-REEF)"),
+    # a bad filter names its parameter and is refused, never silently dropped
+    ("/?status=over", 400, "status must be ended or in_progress, not 'over'"),
+    ("/?order=up", 400, "order must be asc or desc, not 'up'"),
+    ("/calculator?crab:pink=2", 400, "unknown card code 'crab:pink'"),
+    ("/calculator?colour=2", 400, "unknown parameter 'colour': the calculator takes card codes, "
+                                  "event, face_down, laid, ruleset"),
+    ("/calculator?ruleset=pepper", 400, "ruleset must be base or extra-salt, not 'pepper'"),
+    ("/calculator?event=kraken&event=squid", 400, "unknown event 'squid'"),
 ])
 def test_pages_answer_html_with_a_clear_error(served, path, status, words):
     r = httpx.get(served + path)

@@ -9,7 +9,7 @@ from typing import Callable, TypeVar
 
 from seasalt_log.errors import StoreBusyError
 
-from .app import db_path, err
+from .app import db_path, log
 
 T = TypeVar("T")
 
@@ -30,6 +30,6 @@ def local_or_remote(db: Path | None, url: str | None, local: Callable[[Path], T]
         if found is None:
             raise StoreBusyError(f"{exc}; if `seasalt serve` holds it, read through the service "
                                  "with --url URL (or SEASALT_URL)") from None
-    err.print(f"seasalt: {path} is held by `seasalt serve` (pid {found.pid}); asking it at "
-              f"{found.url}", markup=False)
+    log.info(f"seasalt: {path} is held by `seasalt serve` (pid {found.pid}); asking it at "
+             f"{found.url}")
     return remote(found.url)

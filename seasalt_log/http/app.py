@@ -294,7 +294,9 @@ def _if_match(request: Request) -> tuple[bool, int | None]:
     return True, int(m.group(1))
 
 
-def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
+def _decode_event(raw: bytes, index: int | None) -> ev.Event:
+    """One event of a request body; a malformed one raises with ``index`` (its place in the
+    request) and ``path`` within the event, as the engine's checks of it do."""
     try:
         if len(raw) > MAX_LINE_BYTES:       # what a log line may hold, an event may hold
             raise LogFormatError(f"an event may take at most {MAX_LINE_BYTES:,} bytes of "
@@ -303,8 +305,6 @@ def _decode_event(raw: bytes, index: int | None, prefix: str) -> ev.Event:
     except RecursionError:
         raise ApiError(400, "bad_request", "the event is nested too deeply", index=index) from None
     except LogFormatError as exc:
-        if exc.path and prefix != "$":
-            exc.path = prefix + exc.path[1:]
         exc.index = index                      # type: ignore[attr-defined]
         raise
 
@@ -318,17 +318,17 @@ def parse_append(body: bytes) -> tuple[list[ev.Event], int | None, bool]:
     try:
         if head == b"[":
             items = msgspec.json.decode(body, type=list[msgspec.Raw])
-            prefix, expected, given = "$", None, False
+            expected, given = None, False
         elif head == b"{":
             keys = msgspec.json.decode(body, type=dict[str, msgspec.Raw])
             if "type" in keys:
-                return [_decode_event(body, 0, "$")], None, False
+                return [_decode_event(body, 0)], None, False
             if "events" not in keys:
                 raise ApiError(400, "bad_request", "expected an event (an object with a \"type\"), "
                                                    "a list of events, or {\"expected_seq\": N, "
                                                    "\"events\": [...]}")
             wrapper = msgspec.json.decode(body, type=AppendBody)
-            items, prefix = wrapper.events, "$.events"
+            items = wrapper.events
             expected, given = wrapper.expected_seq, wrapper.expected_seq is not None
         else:
             raise ApiError(400, "bad_request", "the body is not a JSON object or array")
@@ -340,7 +340,7 @@ def parse_append(body: bytes) -> tuple[list[ev.Event], int | None, bool]:
         raise ApiError(400, "bad_request", "the body is nested too deeply") from None
     if not items:
         raise ApiError(400, "bad_request", "no events to append")
-    events = [_decode_event(raw, i, f"{prefix}[{i}]") for i, raw in enumerate(items)]
+    events = [_decode_event(raw, i) for i, raw in enumerate(items)]
     return events, expected, given
 
 
@@ -353,7 +353,7 @@ async def post_game(request: Request) -> Response:
     head = body.lstrip()[:1]
     if head != b"{":
         raise ApiError(400, "bad_request", "POST /games takes one game_started object")
-    start = _decode_event(body, 0, "$")
+    start = _decode_event(body, 0)
     if type(start) is not ev.GameStarted:
         raise ApiError(400, "bad_request", f"POST /games takes a game_started event, not "
                                            f"{ev.TAGS[type(start)]}; append it to "

@@ -7,9 +7,11 @@ from __future__ import annotations
 
 import http.client
 import json
+import logging
 import urllib.error
 import urllib.parse
 import urllib.request
+from decimal import Decimal
 from typing import Any
 
 import msgspec
@@ -26,8 +28,13 @@ from ..view import TableView
 
 TIMEOUT = 60.0
 
+log = logging.getLogger(__name__)
 
-def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any, dict]:
+
+def _call(url: str, path: str, token: str | None, body: Any = None,
+          exact: bool = False) -> tuple[Any, dict]:
+    """The JSON answer of ``path`` and its headers; ``exact``: numbers with a fraction as
+    :class:`~decimal.Decimal` (as the service wrote them: a DECIMAL keeps its scale)."""
     check_service_url(url)
     headers = {"Accept": "application/json"}
     data = None
@@ -42,7 +49,7 @@ def _call(url: str, path: str, token: str | None, body: Any = None) -> tuple[Any
         if token and not token.isascii():
             req.headers["Authorization"] = ("Bearer " + token).encode("utf-8").decode("latin-1")
         with urllib.request.urlopen(req, timeout=TIMEOUT) as r:
-            return json.loads(r.read()), dict(r.headers)
+            return json.loads(r.read(), parse_float=Decimal if exact else float), dict(r.headers)
     except urllib.error.HTTPError as exc:
         try:
             problem = json.loads(exc.read())
@@ -130,18 +137,18 @@ def remote_report(url: str, token: str | None, name: str, *, player: str | None 
                   players: int | None = None) -> Result:
     """A named statistics report run by the service (``GET /stats/{name}``, every page)."""
     path = _path("/stats/" + urllib.parse.quote(name, safe=""), player=player, players=players)
-    first, headers = _call(url, path, token)
+    first, headers = _call(url, path, token, exact=True)
     rows = list(first["rows"])
     next_path = _next_link(headers)
     while next_path:
-        page, headers = _call(url, next_path, token)
+        page, headers = _call(url, next_path, token, exact=True)
         rows += page["rows"]
         next_path = _next_link(headers)
     columns, types = first["columns"], first["types"]
     json_cols = [i for i, t in enumerate(types) if t == "JSON"]
     out = []
     for row in rows:
-        cells = [row[c] for c in columns]
+        cells = _typed([row[c] for c in columns], types)
         for i in json_cols:        # a JSON column travels embedded: back to its text
             if cells[i] is not None:
                 cells[i] = json.dumps(cells[i], separators=(",", ":"))
@@ -152,9 +159,30 @@ def remote_report(url: str, token: str | None, name: str, *, player: str | None 
 def remote_query(url: str, token: str | None, sql: str) -> Result:
     """One reading SQL statement run by the service (``POST /query``, the service token;
     at most the service's row limit comes back)."""
-    answer, _ = _call(url, "/query", token, {"sql": sql})
-    return Result(columns=answer["columns"], types=answer["types"],
-                  rows=[tuple(r) for r in answer["rows"]])
+    answer, _ = _call(url, "/query", token, {"sql": sql}, exact=True)
+    types = answer["types"]
+    if answer.get("truncated"):
+        log.warning(f"seasalt: the service at {url} sent the first {len(answer['rows']):,} rows "
+                    "only (its row limit); more matched: narrow the query, or run it on the "
+                    "store while the service is stopped")
+    return Result(columns=answer["columns"], types=types,
+                  rows=[tuple(_typed(r, types)) for r in answer["rows"]])
+
+
+def _typed(cells: list, types: list[str]) -> list:
+    """A row read with ``exact`` as the store gives it: a DECIMAL column's value stays a
+    Decimal (``1.50``), every other number with a fraction is a float again."""
+    return [v if t.startswith("DECIMAL") else _floats(v) for v, t in zip(cells, types)]
+
+
+def _floats(value: Any) -> Any:
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, list):
+        return [_floats(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _floats(v) for k, v in value.items()}
+    return value
 
 
 def remote_summary(url: str, token: str | None, game_id: str) -> GameSummary:

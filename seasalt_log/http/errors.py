@@ -55,6 +55,7 @@ def error_for(exc: BaseException) -> ApiError:
         return ApiError(422, "illegal_move", str(exc), rule=exc.rule, reason=exc.reason,
                         index=index)
     if isinstance(exc, LogFormatError):
+        # ``path`` is within the event; ``index`` says which event of the request it is
         return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
                         path=exc.path, index=index)
     if isinstance(exc, StreamConflictError):

@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 import queue
 import sys
 import threading
@@ -146,6 +147,9 @@ class LiveStore:
         #: held by the planner while it reads the store, and by a backup (a checkpoint
         #: fails while another connection is in a transaction)
         self._reading = threading.Lock()
+        #: a descriptor of the store file that backups read, open until the store closes
+        #: (closing any descriptor of the file drops the process's lock on the store)
+        self._store_fd: int | None = None
         self._writer: asyncio.Future | None = None      # the planner thread's loop, running
         self._committer: asyncio.Future | None = None   # the committer thread's loop
         self._watch: asyncio.Future | None = None       # ends once both threads have ended
@@ -225,6 +229,9 @@ class LiveStore:
         if self.store is not None:
             await loop.run_in_executor(self._write_pool, self.store.close)
             self.store = None
+        if self._store_fd is not None:
+            os.close(self._store_fd)
+            self._store_fd = None
         self._write_pool.shutdown(wait=True)
         self._commit_pool.shutdown(wait=True)
         self._read_pool.shutdown(wait=True)
@@ -506,9 +513,11 @@ class LiveStore:
                     # the planner's last read may hold its transaction open (a result not
                     # read to its end); a checkpoint refuses to run beside it
                     self._plan_store.con.execute("SELECT 1").fetchall()
+                if self._store_fd is None:      # kept open: see copy_while_quiet
+                    self._store_fd = os.open(path, os.O_RDONLY)
                 cur = store.con.cursor()
                 try:
-                    return copy_while_quiet(cur, path, path.resolve().parent)
+                    return copy_while_quiet(cur, path, self._store_fd, path.resolve().parent)
                 finally:
                     cur.close()
         return await asyncio.get_running_loop().run_in_executor(None, copy)

@@ -47,7 +47,7 @@ def run_named_report(store: Store, name: str, params: dict[str, str]) -> dict[st
     players_text = params.get("players") or None
     players = None
     if players_text is not None:
-        if not is_digits(players_text):
+        if not is_digits(players_text) or int(players_text) not in (2, 3, 4):
             raise UsageError(f"players must be 2, 3 or 4, not {players_text!r}")
         players = int(players_text)
     from ..analytics.limits import (QueryMemoryError, QueryTimeoutError, guarded,

@@ -113,6 +113,7 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
     except StoreBusyError as exc:
         raise StoreBusyError(f"{exc}; if `seasalt serve` runs on it, back up through the "
                              "service: seasalt backup DEST --url URL") from None
+    source = os.open(path, os.O_RDONLY)     # closed after the store: see copy_while_quiet
     try:
         try:
             con.execute("CHECKPOINT")
@@ -120,13 +121,19 @@ def backup_store(path: Path, dest: Path) -> BackupResult:
             events = one_value(con, "SELECT count(*) FROM events")
         except duckdb.Error as exc:
             raise store_failure(path, exc) from None
-
-        def copy(sink: BinaryIO) -> None:
-            with open(path, "rb") as src:
-                shutil.copyfileobj(src, sink, _COPY_BUFFER)
-        return write_copy(dest, copy, events)
+        return write_copy(dest, lambda sink: _copy_from(source, sink), events)
     finally:
         con.close()
+        os.close(source)
+
+
+def _copy_from(source: int, sink: BinaryIO) -> None:
+    """Copy the whole file open as descriptor ``source`` to ``sink``, leaving ``source`` open
+    (a process's lock on a file goes with the first close of any descriptor of it)."""
+    offset = 0
+    while chunk := os.pread(source, _COPY_BUFFER, offset):
+        sink.write(chunk)
+        offset += len(chunk)
 
 
 def check_service_url(url: str) -> None:
@@ -178,16 +185,19 @@ def backup_from_service(url: str, dest: Path, *, token: str | None = None,
         return write_copy(dest, fill, int(events))
 
 
-def copy_while_quiet(con: duckdb.DuckDBPyConnection, path: Path, directory: Path) -> tuple[Path, int]:
+def copy_while_quiet(con: duckdb.DuckDBPyConnection, path: Path, source: int,
+                     directory: Path) -> tuple[Path, int]:
     """For a process that holds the store open for writing (the service), with its writes
-    held back by the caller: fold the write-ahead log into the file and copy the file to a
-    new temporary file in ``directory``. Returns (the copy, the number of events)."""
+    held back by the caller: fold the write-ahead log into the file and copy the file, read
+    through ``source`` (a descriptor of it the caller keeps open: closing any descriptor of
+    the file would drop the process's lock on the store), to a new temporary file in
+    ``directory``. Returns (the copy, the number of events)."""
     con.execute("CHECKPOINT")
     events = one_value(con, "SELECT count(*) FROM events")
     fd, tmp = tempfile.mkstemp(prefix=f".{Path(path).name}.backup-", dir=directory)
     try:
-        with os.fdopen(fd, "wb") as sink, open(path, "rb") as src:
-            shutil.copyfileobj(src, sink, _COPY_BUFFER)
+        with os.fdopen(fd, "wb") as sink:
+            _copy_from(source, sink)
     except BaseException:
         os.unlink(tmp)
         raise

@@ -20,8 +20,9 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response, Stream
 from starlette.routing import Route
 
 from .. import queries
-from ..cards import ALL_CODES
-from ..errors import SeasaltError, UnknownGameError
+from ..cards import ALL_CODES, suggest
+from ..errors import CardCodeError, SeasaltError, UnknownGameError
+from ..events import EVENT_CODES
 from ..hand import score_hand
 from ..http.errors import ApiError
 from ..http.stats import report_list, run_named_report
@@ -83,11 +84,14 @@ async def games(request: Request) -> Response:
         raise SeasaltError("players must be 2, 3 or 4")
     status = q.get("status") or None
     if status not in (None, "ended", "in_progress"):
-        raise SeasaltError(f"state must be ended or in_progress, not {status!r}")
+        raise SeasaltError(f"status must be ended or in_progress, not {status!r}")
     sort = q.get("sort") or "id"
     if sort not in pages.GAME_SORTS:
         raise SeasaltError(f"sort must be one of {', '.join(pages.GAME_SORTS)}, not {sort!r}")
-    desc = q.get("order") == "desc"
+    order = q.get("order") or "asc"
+    if order not in ("asc", "desc"):
+        raise SeasaltError(f"order must be asc or desc, not {order!r}")
+    desc = order == "desc"
     page = max(1, _int(request, "page", 1) or 1)
     ruleset = q.get("ruleset") or None
     if ruleset not in (None, *pages.RULESET_FILTERS):
@@ -268,8 +272,8 @@ async def calculator(request: Request) -> Response:
     ruleset = q.get("ruleset") or "base"
     events = [e for e in q.getlist("event") if e]
     face_down = q.get("face_down", "").strip()
-    result = error = None
-    if counts or laid or face_down:
+    result, error = None, _calculator_input_error(q, ruleset, events)
+    if error is None and (counts or laid or face_down):
         try:
             result = score_hand([c for c, n in counts.items() for _ in range(n)], laid.split(),
                                 ruleset=ruleset, events=events, face_down=face_down.split())
@@ -278,6 +282,27 @@ async def calculator(request: Request) -> Response:
     return HTMLResponse(pages.calculator_page(counts, laid, result, error, ruleset=ruleset,
                                               events=events, face_down=face_down),
                         400 if error else 200)
+
+
+#: the calculator's parameters besides the card codes
+_CALCULATOR_PARAMS = frozenset({"laid", "ruleset", "event", "face_down"})
+
+
+def _calculator_input_error(q, ruleset: str, events: list[str]) -> str | None:
+    """What is wrong with the calculator's parameters themselves (an unknown card code,
+    ruleset or event, each refused even before there is a hand to score), or None."""
+    for name in q.keys():
+        if name not in _CALCULATOR_PARAMS and name not in ALL_CODES:
+            if ":" not in name:
+                return (f"unknown parameter {name!r}: the calculator takes card codes, "
+                        f"{', '.join(sorted(_CALCULATOR_PARAMS))}")
+            return str(CardCodeError(name, suggest(name, codes=ALL_CODES)))
+    if ruleset not in pages.RULESETS:
+        return f"ruleset must be {' or '.join(pages.RULESETS)}, not {ruleset!r}"
+    for name in events:
+        if name not in EVENT_CODES:
+            return f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}"
+    return None
 
 
 #: the pages; :func:`seasalt_log.http.app.create_app` adds them to the API's routes

@@ -18,7 +18,7 @@ SELECT
     count(*) FILTER (WHERE status = 'in_progress')        AS in_progress,
     coalesce(sum(r.rounds), 0)::BIGINT                    AS rounds,
     coalesce(sum(r.turns), 0)::BIGINT                     AS turns,
-    sum(events)::BIGINT                                   AS events,
+    coalesce(sum(events), 0)::BIGINT                      AS events,
     round(coalesce(sum(r.rounds), 0) / nullif(count(*), 0), 2)       AS rounds_per_game,
     round(sum(r.turns) / nullif(sum(r.rounds), 0), 2)     AS turns_per_round
 FROM g LEFT JOIN r USING (game_id)
