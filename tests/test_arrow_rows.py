@@ -102,17 +102,8 @@ def test_staged_rows_go_in_as_inserts_of_at_most_a_row_group(monkeypatch):
     monkeypatch.setattr(arrow_rows, "ROW_GROUP_ROWS", 5)
     con = duckdb.connect()
     con.execute("CREATE TABLE commits (game_id VARCHAR, game INTEGER, seq INTEGER, hash BIGINT)")
-    inserts = []
-    real = arrow_rows.insert
-
-    def insert(c, table, rows):
-        inserts.append(rows.num_rows)
-        real(c, table, rows)
-    monkeypatch.setattr(arrow_rows, "insert", insert)
-
-    def part(n, first):
-        return pa.Table.from_batches([record_batch(
-            "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])
+    inserts = _counted_inserts(monkeypatch, sizes_only=True)
+    part = _commit_rows
     staged = StagedRows(con)
     staged.add("commits", part(2, 0))
     staged.add("commits", part(2, 2))
@@ -136,17 +127,8 @@ def test_small_tables_wait_for_every_and_keep_their_order(monkeypatch):
     con = duckdb.connect()
     for t in ("commits", "heads"):
         con.execute(f"CREATE TABLE {t} (game_id VARCHAR, game INTEGER, seq INTEGER, hash BIGINT)")
-    inserts = []
-    real = arrow_rows.insert
-
-    def insert(c, table, rows):
-        inserts.append((table, rows.num_rows))
-        real(c, table, rows)
-    monkeypatch.setattr(arrow_rows, "insert", insert)
-
-    def part(n, first):
-        return pa.Table.from_batches([record_batch(
-            "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])
+    inserts = _counted_inserts(monkeypatch)
+    part = _commit_rows
     staged = StagedRows(con)
     staged.add("commits", part(3, 0))
     staged.add("heads", part(1, 100))
@@ -283,3 +265,21 @@ def test_a_sink_given_c_arrays_gives_the_batches_of_lists(tmp_path):
     got = sink.close()["events"]
     assert got.equals(pa.Table.from_batches([arrow_rows.column_batch("events", lists)]))
     assert all(list(col) == values for col, values in given)
+
+
+def _counted_inserts(monkeypatch, sizes_only: bool = False) -> list:
+    """Every INSERT of :mod:`arrow_rows` from now on, as (table, rows) or as its row count."""
+    inserts: list = []
+    real = arrow_rows.insert
+
+    def insert(c, table, rows):
+        inserts.append(rows.num_rows if sizes_only else (table, rows.num_rows))
+        real(c, table, rows)
+    monkeypatch.setattr(arrow_rows, "insert", insert)
+    return inserts
+
+
+def _commit_rows(n: int, first: int) -> pa.Table:
+    """``n`` commits rows of games ``first``, ``first + 1``, ..."""
+    return pa.Table.from_batches([record_batch(
+        "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])

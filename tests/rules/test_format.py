@@ -14,6 +14,8 @@ from seasalt_log.engine.rulings import rules_for
 from seasalt_log.errors import LogFormatError
 
 from ..scenario import Game, cards_in_play, crabs, draw, end, take
+from ..test_cards import COLOR_TOTALS as COLOUR_TOTALS, KIND_TOTALS as CARDS_COLUMN
+from ..test_cards import TABLE as CARD_TABLE
 
 runner = CliRunner()
 
@@ -104,26 +106,9 @@ def test_log_format_the_engine_names_an_acting_seat_out_of_range():
 
 # ---------------------------------------------------------------- R-CARDS
 
-#: RULES.md §1, the table, transcribed by hand: kind -> {colour: copies}
-TABLE = {
-    "crab": {"dark-blue": 2, "light-blue": 2, "black": 1, "yellow": 2, "green": 1, "grey": 1},
-    "boat": {"dark-blue": 2, "light-blue": 2, "black": 2, "yellow": 2},
-    "fish": {"dark-blue": 2, "light-blue": 1, "black": 2, "yellow": 1, "green": 1},
-    "swimmer": {"dark-blue": 1, "light-blue": 1, "black": 1, "yellow": 1, "light-orange": 1},
-    "shark": {"dark-blue": 1, "light-blue": 1, "black": 1, "green": 1, "purple": 1},
-    "shell": {c: 1 for c in ("dark-blue", "light-blue", "black", "yellow", "green", "grey")},
-    "octopus": {c: 1 for c in ("light-blue", "yellow", "green", "purple", "grey")},
-    "penguin": {c: 1 for c in ("purple", "light-orange", "pink")},
-    "sailor": {"pink": 1, "orange": 1},
-    "lighthouse": {"purple": 1}, "shoal": {"grey": 1}, "colony": {"green": 1},
-    "captain": {"light-orange": 1}, "mermaid": {"white": 4},
-}
-#: the "cards" column and the colour totals line of §1
-CARDS_COLUMN = {"crab": 9, "boat": 8, "fish": 7, "swimmer": 5, "shark": 5, "shell": 6,
-                "octopus": 5, "penguin": 3, "sailor": 2, "lighthouse": 1, "shoal": 1,
-                "colony": 1, "captain": 1, "mermaid": 4}
-COLOUR_TOTALS = {"dark-blue": 9, "light-blue": 9, "black": 8, "yellow": 8, "green": 6,
-                 "white": 4, "purple": 4, "grey": 4, "light-orange": 3, "pink": 2, "orange": 1}
+#: RULES.md §1, the table, transcribed by hand once (tests/test_cards.py): kind -> {colour:
+#: copies}, the "cards" column and the colour totals line
+TABLE = {kind: colours for kind, (_, colours) in CARD_TABLE.items()}
 
 
 def test_r_cards_the_table_adds_up():
