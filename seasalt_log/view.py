@@ -277,6 +277,7 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     elif type(event) is ev.SwimmersPlayed:     # the two cards swapped: the player and the chosen one
         if not sees_private(viewer, event.player, event.victim):
             out["gave"], out["got"] = None, None
+            out["swapped"] = event.gave is not None     # whether a swap took place is public
     elif kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):
         out = _cards_hidden(out)        # a forced take, a face-down shell: every card
     elif not sees_private(viewer, getattr(event, "player", None)):

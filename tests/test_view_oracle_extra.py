@@ -140,8 +140,9 @@ def expected_for(e, seat: int | None) -> dict:
                 want["seen"] = [None] * len(e.seen)
         return want
     if type(e) is ev.SwimmersPlayed:
-        if not mine and seat != e.victim:
+        if not mine and seat != e.victim:       # who was chosen and whether they swapped
             want["gave"] = want["got"] = None
+            want["swapped"] = e.gave is not None
         return want
     if mine:
         return want
@@ -171,6 +172,7 @@ def test_redacted_expansion_events_show_what_r_x_view_allows(games):
     whole event."""
     checked = 0
     kinds = set()
+    swaps: set[bool] = set()
     for _, g in games:
         for i, e in enumerate(g):
             player = getattr(e, "player", None)
@@ -192,7 +194,10 @@ def test_redacted_expansion_events_show_what_r_x_view_allows(games):
                 assert got == want, (type(e).__name__, seat, got, want)
             assert view_mod.redact(e, view_mod.TABLE, before, after) is e
             kinds.add(type(e))
+            if type(e) is ev.SwimmersPlayed:
+                swaps.add(e.gave is not None)
             checked += 1
     assert checked > 50
     assert {ev.LobsterPlayed, ev.SwimmersPlayed, ev.ForcedDrawn, ev.ShellFaceDown,
             *PUBLIC} <= kinds, kinds
+    assert swaps == {True, False}, swaps        # a swap and a pass both met
