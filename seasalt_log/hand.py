@@ -34,9 +34,9 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
     (R-EV-CORAL-REEF)."""
     if ruleset not in RULESETS:
         raise UsageError(f"--ruleset is base or extra-salt, not {ruleset!r}")
-    for name in events:
-        if name not in EVENT_CODES:
-            raise UsageError(f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}")
+    problem = unknown_event(events)
+    if problem is not None:
+        raise UsageError(problem)
     if face_down and "coral-reef" not in events:
         raise UsageError(f"--face-down {face_down[0].strip()!r}: a shell is placed face down "
                          f"only under the Coral Reef: add --event coral-reef (R-EV-CORAL-REEF)")
@@ -70,6 +70,15 @@ def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str =
     x = extra_breakdown(hand, units, list(events), face_down=len(shells))
     return {"cards": hand, "laid": units, "ruleset": rules.name, "events": list(events),
             "face_down_cards": shells, **{f: getattr(x, f) for f in x.__struct_fields__}}
+
+
+def unknown_event(events: Sequence[str]) -> str | None:
+    """What is wrong with the first of ``events`` that is no Extra Pepper event code, or
+    None (the command line and the web calculator say it alike)."""
+    for name in events:
+        if name not in EVENT_CODES:
+            return f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}"
+    return None
 
 
 def _card(code: str, deck: Counter[str], where: str) -> str:

@@ -30,6 +30,12 @@ WAL_SUFFIX = ".wal"
 StorePaths = Iterable["str | Path | None"]
 
 
+def foreign_file(path: str | Path) -> bool:
+    """Whether ``path`` is a regular file with something in it that is not a DuckDB
+    database (a log, a CSV file, ... given where a store or a copy of one belongs)."""
+    return os.path.isfile(path) and os.path.getsize(path) > 0 and not is_duckdb_file(path)
+
+
 def is_duckdb_file(path: str | Path) -> bool:
     """Whether the file at ``path`` is a DuckDB database (its magic bytes; False when it
     cannot be read)."""

@@ -24,7 +24,7 @@ import duckdb
 
 from ..digits import is_digits
 from ..errors import SeasaltError, StoreBusyError
-from ..outputs import fsync_dir, is_duckdb_file
+from ..outputs import foreign_file, fsync_dir
 from .store import Store, connect, store_failure, wal_path
 from .fetch import one_row, one_value
 
@@ -92,7 +92,7 @@ def check_destination(dest: Path, store: StoreIdentity) -> None:
         what = "the store" if target == store.file else "the store's write-ahead log"
         raise SeasaltError(f"refusing to back up onto {dest}: it is a link to {what}; "
                            "choose another file")
-    if real.is_file() and real.stat().st_size and not is_duckdb_file(real):
+    if foreign_file(real):
         raise SeasaltError(f"refusing to back up onto {dest}: it is a file that is not a DuckDB "
                            "database (a backup replaces only an earlier copy); choose another "
                            "file")

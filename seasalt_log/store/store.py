@@ -20,7 +20,7 @@ from ..arrow_text import string_bytes
 from ..engine import State
 from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError,
                       UnknownGameError)
-from ..outputs import is_duckdb_file
+from ..outputs import foreign_file
 from ..replay import replay_stored
 from .appenders import Appenders
 from .game_texts import GameTexts
@@ -93,7 +93,7 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
         raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
     if path.is_dir():
         raise StoreDamagedError(f"the store {path} is a directory, not a DuckDB file")
-    if path.is_file() and path.stat().st_size and not is_duckdb_file(path):
+    if foreign_file(path):
         # DuckDB would open a CSV, JSON or Parquet file as an in-memory database over it
         raise StoreDamagedError(f"the store {path} is not a DuckDB database; it is not a "
                                 "seasalt store")

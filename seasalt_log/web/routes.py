@@ -22,8 +22,7 @@ from starlette.routing import Route
 from .. import queries
 from ..cards import ALL_CODES, suggest
 from ..errors import CardCodeError, SeasaltError, UnknownGameError
-from ..events import EVENT_CODES
-from ..hand import score_hand
+from ..hand import score_hand, unknown_event
 from ..http.errors import ApiError
 from ..http.stats import report_list, run_named_report
 from ..view import Viewer
@@ -299,10 +298,7 @@ def _calculator_input_error(q, ruleset: str, events: list[str]) -> str | None:
             return str(CardCodeError(name, suggest(name, codes=ALL_CODES)))
     if ruleset not in pages.RULESETS:
         return f"ruleset must be {' or '.join(pages.RULESETS)}, not {ruleset!r}"
-    for name in events:
-        if name not in EVENT_CODES:
-            return f"unknown event {name!r}; the events are {', '.join(EVENT_CODES)}"
-    return None
+    return unknown_event(events)
 
 
 #: the pages; :func:`seasalt_log.http.app.create_app` adds them to the API's routes
