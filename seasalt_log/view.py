@@ -125,7 +125,7 @@ class TableView(Struct, frozen=True, gc=False):
     target: int
     viewer: int | None = None
     winners: tuple[int, ...] = ()
-    #: the expansions' public table (RULES.md §11, §5); absent from a base game's view
+    #: the expansions' public table (RULES.md §11, §14); absent from a base game's view
     extra: "ExtraView | UnsetType" = UNSET
 
 

@@ -1,7 +1,7 @@
 """An independent scorer of RULES.md §12 for tests: the project's first, plain version,
 kept as the oracle of :func:`seasalt_log.scoring.extra_breakdown` (which scores on count
 lists). It counts cards by name with ``Counter`` and writes every table out again from
-RULES.md §4 and RULES.md §12 and §5, so it shares no scoring code with the engine."""
+RULES.md §4 and RULES.md §12 and §14, so it shares no scoring code with the engine."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The expansions' read models and ``stats`` reports on small games crafted with the scenario
-helper; every expected row is worked by hand from RULES.md §4 and RULES.md §12, §5."""
+helper; every expected row is worked by hand from RULES.md §4 and RULES.md §12, §14."""
 
 from __future__ import annotations
 
