@@ -1,0 +1,238 @@
+"""Where two rules meet (RULES.md §2-§6 with §9-§16): a whole Extra Salt game scored by
+hand, the end of a round and of a game with the expansions, the events against the base
+rules. Every expected value is worked out by hand in the docstring or comment beside it."""
+
+from __future__ import annotations
+
+from seasalt_log import events as ev
+from seasalt_log.cards import KIND
+
+from ..scenario import Game, catalog_order, draw, end, fish, last_chance, shark, stop, take
+from .test_pepper import hermit, pepper, scored_game
+
+M = "mermaid:white"
+SH = "seahorse:white"
+ANCHOR = ["sailor:pink", "sailor:orange", "captain:light-orange"]      # 5 + 3 x 2 = 11
+XS = "extra-salt"
+#: seven cards worth 0 card points: no pair, no collection, multipliers of nothing
+NOTHING = ["lighthouse:purple", "shoal:grey", "colony:green", "octopus:purple", "crab:grey",
+           "swimmer:yellow", "sailor:pink"]
+
+
+def scored(g: Game) -> ev.RoundScored:
+    (rs, *_) = g.derived()
+    assert type(rs) is ev.RoundScored
+    return rs
+
+
+# ---------------------------------------------------------------- a whole Extra Salt game
+
+def test_r_x_score_and_r_last_4_two_extra_salt_rounds_by_hand():
+    """R-X-SCORE-DUO, R-X-SCORE-STARFISH, R-X-SCORE-SEAHORSE, R-X-SCORE-CAST,
+    R-X-SCORE-COLOUR, R-LAST-4, R-STOP, R-SETUP-4, two rounds of an Extra Salt game.
+
+    Round 1. Ann holds crab:yellow, crab:dark-blue, lobster:black, castofcrabs:green,
+    seahorse, shell:dark-blue, shell:light-blue, mermaid, and draws shell:black. Pairs in
+    hand: min(2 crabs, 1 lobster) + floor(1/2) = 1; cast of crabs +2 (the lobster is no
+    crab); shells 3 = 4, the seahorse as a 4th shell +2; colours white 2, dark-blue 2,
+    black 2, ...: the mermaid 2. Card points 1 + 2 + 6 + 2 = 11, colour bonus 2. She calls
+    LAST CHANCE. Ben's final turn: he keeps starfish:yellow, lays the trio boat:black +
+    boat:yellow + starfish:dark-blue and the pair swimmer:black + jellyfish:pink, keeping
+    octopus:green, octopus:yellow, penguin:pink, starfish:yellow in hand: 2 laid units, the
+    laid starfish 2, the hand starfish has no hand pair (0), octopuses 3, penguin 1: 8;
+    colours yellow 3 (boat, octopus, starfish). Ann 11 >= 8: Ann 11 + 2 = 13, Ben his
+    bonus 3.
+
+    Round 2 (Ben first, the seat after the caller). Ben holds the two sailors, the captain,
+    two mermaids, the seahorse, and keeps boat:dark-blue: sailors 5 (the seahorse has no
+    kind: the sailors are full), captain 6, white 3 (2 mermaids + the seahorse) and one
+    group of 1: mermaids 3 + 1; 15, bonus 3. He calls STOP. Ann: crab:black, crab:green,
+    castofcrabs:green, starfish:light-blue, penguin:purple, colony:green: a crab pair 1, its
+    starfish 2, cast 2, penguin 1, colony 2: 8; green 3. Totals 13 + 8 = 21, 3 + 15 = 18."""
+    g = Game(2, ruleset=XS)
+    g.start_round(hands={0: ["crab:yellow", "crab:dark-blue", "lobster:black", "castofcrabs:green",
+                             SH, "shell:dark-blue", "shell:light-blue", M],
+                         1: ["boat:black", "boat:yellow", "starfish:dark-blue", "jellyfish:pink",
+                             "swimmer:black", "octopus:green", "octopus:yellow", "penguin:pink"]},
+                  then=["shell:black", "fish:green", "starfish:yellow", "crab:black"])
+    g.play(draw(0, "shell:black", "fish:green", pile=0), last_chance(0),
+           draw(1, "starfish:yellow", "crab:black", pile=0),
+           ev.StarfishPlayed(player=1, cards=("boat:black", "boat:yellow"),
+                             starfish="starfish:dark-blue"),
+           ev.JellyfishPlayed(player=1, cards=("swimmer:black", "jellyfish:pink")), end(1))
+    rs = scored(g)
+    assert (rs.ending, rs.caller, rs.caller_won) == ("last_chance", 0, True)
+    assert rs.card_points == (11, 8) and rs.color_bonus == (2, 3)
+    assert rs.points == (13, 3) and rs.totals == (13, 3)
+    g.start_round(hands={1: ANCHOR + [M, M, SH],
+                         0: ["crab:black", "crab:green", "castofcrabs:green", "starfish:light-blue",
+                             "penguin:purple", "colony:green"]},
+                  then=["boat:dark-blue", "fish:black"])
+    assert g.state.flow.round == 2
+    g.play(draw(1, "boat:dark-blue", "fish:black", pile=0), stop(1))
+    rs = scored(g)
+    assert rs.card_points == (8, 15) and rs.color_bonus == (3, 3)
+    assert rs.points == (8, 15) and rs.totals == (21, 18)
+
+
+# ---------------------------------------------------------------- the jellyfish and the round
+
+def test_r_x_jellyfish_the_lock_ends_with_the_round():
+    """R-X-JELLYFISH: the lock lasts until its player's next turn or the end of the round.
+    Ann lays swimmer + jellyfish and calls STOP in the same turn (anchor 11 + the pair 1):
+    round 2 begins with Ben (R-SETUP-4), and his first turn is an ordinary one."""
+    g = Game(2, ruleset=XS).start_round(hands={0: ANCHOR + ["swimmer:black", "jellyfish:pink"]},
+                                        then=["boat:black", "boat:yellow"])
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0),
+           ev.JellyfishPlayed(player=0, cards=("swimmer:black", "jellyfish:pink")), stop(0))
+    assert scored(g).card_points[0] == 12
+    g.start_round()
+    assert g.player == 1 and g.state.flow.step == "take"
+    assert g.refuse(ev.ForcedDrawn(player=1, card=g.deck[0])).rule == "R-X-JELLYFISH-TURN"
+    g.play(draw(1, g.deck[0], g.deck[1]))
+
+
+def test_r_end_3_a_forced_take_of_the_last_card_is_a_deck_out():
+    """R-X-JELLYFISH-TURN, R-END-3, R-SETUP-4: with 4 cards left Ann draws two, her fish pair
+    draws the third and she lays swimmer + jellyfish; Ben's forced take is the last card.
+    His turn ends with an empty deck and no call: a deck-out ended by Ben, so round 2 starts
+    with Ann."""
+    g = Game(2, ruleset=XS).start_round(
+        hands={0: ["swimmer:black", "jellyfish:pink", "fish:black", "fish:yellow"]})
+    g.drain(4, player=0)
+    d = g.deck
+    g.play(draw(0, d[0], d[1], pile=0), fish(0, "fish:black", "fish:yellow", d[2]),
+           ev.JellyfishPlayed(player=0, cards=("swimmer:black", "jellyfish:pink")), end(0))
+    assert g.refuse(take(1, 0, g.pile_top(0))).rule == "R-X-JELLYFISH-TURN"
+    g.play(ev.ForcedDrawn(player=1, card=d[3]), end(1))
+    rs = scored(g)
+    assert rs.ending == "deck_out" and rs.points == (0, 0)
+    assert g.refuse(ev.RoundStarted(round=2, first_player=1, discards=("crab:black", "crab:grey"))
+                    ).rule == "R-SETUP-4"
+    g.start_round(first=0)
+
+
+def test_r_ev_dance_of_the_mermaids_in_a_forced_turn():
+    """R-EV-DANCE-OF-THE-MERMAIDS, R-X-JELLYFISH-TURN (Ruling, text not BGA: the mermaid win
+    is checked after a forced turn): Ben holds two mermaids; Ann's lock forces his turn and
+    its take is a third mermaid: he wins at the end of that turn, the round unscored."""
+    g = pepper("dance-of-the-mermaids", ruleset=XS,
+               hands={0: ["swimmer:black", "jellyfish:pink"], 1: [M, M]},
+               then=["boat:black", "boat:yellow", M, "crab:black"])
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0),
+           ev.JellyfishPlayed(player=0, cards=("swimmer:black", "jellyfish:pink")), end(0),
+           ev.ForcedDrawn(player=1, card=M), end(1))
+    assert g.derived() == [ev.GameEnded(reason="mermaids", winners=(1,), totals=(0, 0))]
+
+
+def test_r_ev_dance_of_the_mermaids_four_win_too():
+    """R-EV-DANCE-OF-THE-MERMAIDS (Ruling, text not BGA: 3 or more, where BoardGameArena
+    tests for exactly 3): Ann holds two mermaids and two fish, keeps a third mermaid from her
+    draw and her fish pair draws the fourth: with 4 at the end of her turn she wins."""
+    g = pepper("dance-of-the-mermaids", hands={0: [M, M, "fish:black", "fish:yellow"]},
+               then=[M, "boat:black", M])
+    g.play(draw(0, M, "boat:black", pile=0), fish(0, "fish:black", "fish:yellow", M))
+    assert g.hand(0).count(M) == 4
+    g.play(end(0))
+    assert g.derived() == [ev.GameEnded(reason="mermaids", winners=(0,), totals=(0, 0))]
+
+
+# ---------------------------------------------------------------- the events at the game's end
+
+def test_r_ev_award_nothing_is_awarded_when_the_game_ends():
+    """R-EV-AWARD ("none of this happens when the game ends"), R-GAME-1: a target of 5, Ann
+    stops with 7 (penguins 5, two pairs), Ben has 0: the game ends after round_scored, with
+    no event_awarded, and Ann wins."""
+    g = Game(2, target=5, events="pepper").start_round(
+        event="kraken", hands={0: ["penguin:purple", "penguin:pink", "penguin:light-orange",
+                                   "crab:black", "crab:yellow", "fish:black", "fish:green"],
+                               1: NOTHING},
+        then=["boat:black", "boat:yellow"])
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0), stop(0))
+    out = g.derived()
+    assert [type(e) for e in out] == [ev.RoundScored, ev.GameEnded]
+    assert out[0].points[0] == 7 and out[1].winners == (0,)
+
+
+# ---------------------------------------------------------------- the events one by one, again
+
+def test_r_ev_dolphins_the_seahorse_discarded_draws():
+    """R-EV-DOLPHINS: the seahorse counts as a collector for the Dolphins: discarding it in
+    a deck draw takes the deck's top card."""
+    g = pepper("dolphins", ruleset=XS, then=["boat:black", SH, "fish:black", "fish:yellow"])
+    assert g.refuse(draw(0, "boat:black", SH, pile=0)).rule == "R-X-NOEFFECT"
+    g.play(ev.DeckDrawn(player=0, cards=("boat:black", SH), kept="boat:black", discard_pile=0,
+                        dolphins_drew="fish:black"))
+    assert g.hand(0) == ("boat:black", "fish:black") and g.pile_top(0) == SH
+
+
+def test_r_ev_dolphins_a_boat_take_discarding_a_collector_draws():
+    """R-EV-DOLPHINS, R-DUO-BOAT: the take a boat pair gives is a two-card deck draw like any
+    other: its discarded octopus makes the Dolphins draw."""
+    g = pepper("dolphins", hands={0: ["boat:black", "boat:yellow"]},
+               then=["crab:black", "fish:black", "crab:yellow", "octopus:green", "fish:yellow"])
+    g.play(draw(0, "crab:black", "fish:black", pile=0),
+           ev.BoatsPlayed(player=0, cards=("boat:black", "boat:yellow")))
+    assert g.refuse(draw(0, "crab:yellow", "octopus:green", pile=1)).rule == "R-X-NOEFFECT"
+    g.play(ev.DeckDrawn(player=0, cards=("crab:yellow", "octopus:green"), kept="crab:yellow",
+                        discard_pile=1, dolphins_drew="fish:yellow"))
+    assert g.hand(0)[-2:] == ("crab:yellow", "fish:yellow")
+
+
+def test_r_ev_dolphins_draw_the_last_card_then_a_deck_out():
+    """R-EV-DOLPHINS, R-END-3: Ann's fish pair on her first turn makes the deck odd (the
+    deck's next cards alternate collector and other, so the filler draws keep the collector
+    and the Dolphins never draw on the way); with 3 cards left she draws two and discards a
+    shell: the Dolphins take the last card. She does not call: a deck-out, ended by Ann."""
+    used = {"fish:black", "fish:yellow", "crab:black", "crab:yellow", "boat:yellow",
+            "boat:black", "shell:grey", "fish:dark-blue", "lighthouse:purple", "shoal:grey"}
+    pool = [c for c in catalog_order() if c not in used and c != M]
+    collectors = [c for c in pool if KIND[c] in ("shell", "octopus", "penguin", "sailor")]
+    others = [c for c in pool if c not in collectors][:len(collectors)]
+    g = pepper("dolphins", hands={0: ["fish:black", "fish:yellow"]},
+               then=["crab:black", "crab:yellow", "boat:yellow",
+                     *(c for pair in zip(others, collectors) for c in pair)],
+               bottom=["boat:black", "shell:grey", "fish:dark-blue"])
+    g.play(draw(0, "crab:black", "crab:yellow", pile=0),
+           fish(0, "fish:black", "fish:yellow", "boat:yellow"), end(0))
+    g.drain(3, player=0)
+    assert g.deck == ("boat:black", "shell:grey", "fish:dark-blue")
+    g.play(ev.DeckDrawn(player=0, cards=("boat:black", "shell:grey"), kept="boat:black",
+                        discard_pile=0, dolphins_drew="fish:dark-blue"), end(0))
+    assert g.deck == () and scored(g).ending == "deck_out" and g.state.flow.ender == 0
+
+
+def test_r_ev_hermit_crab_only_the_pile_that_has_cards():
+    """R-EV-HERMIT-CRAB: Ann takes pile 1's only card; her crab pair then takes one card
+    from pile 0 alone: a take from the empty pile 1 is refused, and leaving pile 0 out
+    breaks R-X-NOEFFECT."""
+    g = pepper("hermit-crab", hands={0: ["crab:black", "crab:yellow"]},
+               discards=("shell:grey", "shell:black"))
+    assert g.player == 0 and g.pile(1) == ("shell:black",)
+    g.play(take(0, 1, "shell:black"))
+    p0 = g.pile(0)
+    assert g.refuse(hermit(0, "crab:black", "crab:yellow", (0, p0[0]), (1, "shell:black"))
+                    ).rule == "R-EV-HERMIT-CRAB"
+    assert g.refuse(hermit(0, "crab:black", "crab:yellow")).rule == "R-X-NOEFFECT"
+    g.play(hermit(0, "crab:black", "crab:yellow", (0, p0[0])))
+    assert g.pile(0) == p0[1:] and g.pile(1) == () and g.hand(0)[-1] == p0[0]
+
+
+def test_r_ev_hermit_crab_not_for_a_lobster_pair_nor_a_trio():
+    """R-EV-HERMIT-CRAB, R-X-LOBSTER-NOTCRAB, R-X-TRIO: under the Hermit Crab a crab with
+    the lobster is still the lobster's pair (crabs_played refused; the lobster sees the top
+    five), and a crab pair in a trio takes nothing."""
+    g = pepper("hermit-crab", ruleset=XS,
+               hands={0: ["crab:black", "lobster:black", "crab:yellow", "crab:green",
+                          "starfish:yellow"]}, then=["boat:black", "boat:yellow"])
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0))
+    piles = g.state.table.piles
+    assert g.refuse(hermit(0, "crab:black", "lobster:black", (0, piles[0][0]),
+                           (1, piles[1][0]))).rule == "R-X-LOBSTER-NOTCRAB"
+    g.play(ev.StarfishPlayed(player=0, cards=("crab:yellow", "crab:green"),
+                             starfish="starfish:yellow"))
+    assert g.state.table.piles == piles
+    top5 = g.deck[:5]
+    g.play(ev.LobsterPlayed(player=0, cards=("crab:black", "lobster:black"), seen=top5,
+                            kept=top5[0], deck=g.deck[5:] + top5[1:]))
+    assert g.state.table.piles == piles and g.hand(0)[-1] == top5[0]
