@@ -236,3 +236,136 @@ def test_r_ev_hermit_crab_not_for_a_lobster_pair_nor_a_trio():
     g.play(ev.LobsterPlayed(player=0, cards=("crab:black", "lobster:black"), seen=top5,
                             kept=top5[0], deck=g.deck[5:] + top5[1:]))
     assert g.state.table.piles == piles and g.hand(0)[-1] == top5[0]
+
+
+# ---------------------------------------------------------------- Water Rodeo, Coral Reef
+
+def test_r_ev_water_rodeo_sharks_a_taken_lobster_pair_scores_for_the_thief():
+    """R-EV-WATER-RODEO-SHARKS, R-X-LOBSTER-NOTCRAB ("a Water Rodeo shark pair can take
+    it"), R-X-SCORE-DUO (taken pairs count 1), R-X-SCORE-CAST (crabs in taken pairs count),
+    R-X-SCORE-COLOUR. Ben lays crab:yellow + lobster:black; Ann's two sharks take it. Ann
+    then holds cast of crabs, the anchor, penguin:purple, boat:dark-blue and has laid the
+    sharks and the taken pair: pairs 2, cast 1 (the one crab), sailors 5, captain 6,
+    penguin 1: 15; colours black 2 (shark, lobster), green 2 (shark, cast): bonus 2."""
+    g = pepper("water-rodeo", ruleset=XS,
+               hands={0: ["shark:black", "shark:green", "castofcrabs:green"] + ANCHOR,
+                      1: ["crab:yellow", "lobster:black"]},
+               then=["penguin:purple", "fish:green", "fish:yellow", "boat:dark-blue"])
+    g.play(draw(0, "penguin:purple", "fish:green", pile=0), end(0),
+           draw(1, "fish:yellow", "boat:dark-blue", pile=0))
+    top5 = g.deck[:5]
+    g.play(ev.LobsterPlayed(player=1, cards=("crab:yellow", "lobster:black"), seen=top5,
+                            kept=top5[0], deck=g.deck[5:] + top5[1:]), end(1))
+    g.play(take(0, 0, "boat:dark-blue"),
+           ev.SharksPlayed(player=0, cards=("shark:black", "shark:green"), victim=1,
+                           pair=("lobster:black", "crab:yellow")))
+    assert g.laid(1) == ()
+    g.play(stop(0))
+    rs = scored(g)
+    assert (rs.card_points[0], rs.color_bonus[0]) == (15, 2)
+
+
+def test_r_ev_coral_reef_the_face_down_shell_is_no_shell_and_no_colour():
+    """R-EV-CORAL-REEF, R-X-SCORE-SEAHORSE, R-X-SCORE-COLOUR: Ann holds the anchor, a
+    mermaid, the seahorse, shell:black, boat:black and keeps fish:black; she lays the shell
+    face down. Face-up she has no shell, so the seahorse has no kind (the sailors are full):
+    0; colours white 2 (mermaid, seahorse), black 2 (boat, fish): the mermaid 2. Card
+    points 11 + 2 = 13, bonus 2 (with the shell counted: seahorse +2, black 3, 16 and 3)."""
+    g = pepper("coral-reef", ruleset=XS,
+               hands={0: ANCHOR + [M, SH, "shell:black", "boat:black"]},
+               then=["fish:black", "crab:yellow"])
+    g.play(draw(0, "fish:black", "crab:yellow", pile=0),
+           ev.ShellFaceDown(player=0, card="shell:black"), stop(0))
+    rs = scored(g)
+    assert (rs.card_points[0], rs.color_bonus[0]) == (13, 2)
+
+
+def test_r_ev_protect_a_held_coral_reef_protects_against_every_attacker():
+    """R-EV-APPLY, R-EV-PROTECT, R-EV-AWARD: Ben, last after round 1 under the Coral Reef,
+    holds it in round 2 (table event: the Tornado). He lays a shell face down; the Coral
+    Reef is not in effect for Ann, yet her shark and swimmer may not choose him."""
+    g = scored_game("coral-reef")
+    assert g.derived()[1].to == 1
+    g.start_round(event="tornado", hands={1: ["shell:grey", "octopus:green"],
+                                          0: ["shark:black", "swimmer:black"]},
+                  then=["boat:black", "boat:yellow", "fish:black", "fish:yellow"])
+    assert g.state.effects(1) == {"tornado", "coral-reef"} and g.state.effects(0) == {"tornado"}
+    assert g.player == 1
+    g.play(draw(1, "boat:black", "boat:yellow", pile=0),
+           ev.ShellFaceDown(player=1, card="shell:grey"), end(1),
+           draw(0, "fish:black", "fish:yellow", pile=0))
+    assert g.refuse(shark(0, "shark:black", "swimmer:black", 1, "octopus:green")
+                    ).rule == "R-EV-PROTECT"
+    g.play(shark(0, "shark:black", "swimmer:black", None, None))
+
+
+def test_r_ev_water_rodeo_swimmers_a_fourth_mermaid_wins_at_its_holders_turn_end():
+    """R-EV-WATER-RODEO-SWIMMERS, R-MERMAID-WIN ("at the end of their turn"): Ann, under
+    the Water Rodeo, gives Ben her mermaid for his octopus: Ben holds four mermaids when
+    Ann's turn ends, which does not win; at the end of his own turn he wins."""
+    g = pepper("water-rodeo",
+               hands={0: ["swimmer:black", "swimmer:yellow", M], 1: [M, M, M, "octopus:green"]},
+               then=["boat:black", "boat:yellow", "fish:black", "fish:yellow"])
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0),
+           ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+                             gave=M, got="octopus:green"), end(0))
+    assert g.hand(1).count(M) == 4 and g.derived() == [] and g.player == 1
+    g.play(draw(1, "fish:black", "fish:yellow", pile=0), end(1))
+    assert g.derived() == [ev.GameEnded(reason="mermaids", winners=(1,), totals=(0, 0))]
+
+
+# ---------------------------------------------------------------- places with three players
+
+THREE = {0: ANCHOR + ["crab:black", "boat:black", "fish:black", "swimmer:black"],      # 11
+         1: ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow",
+             "shell:green", "shell:grey", "penguin:pink"],                              # 10 + 1
+         2: ["colony:green", "octopus:purple", "crab:grey", "swimmer:yellow", "fish:green",
+             "boat:dark-blue"]}                                # 0 (colony of no penguin)
+
+
+def three_players_round(event: str) -> Game:
+    """Cid keeps penguin:light-orange (penguin 1, his colony 2), Ann keeps octopus:yellow
+    (0) and stops: card points 11, 11, 3: Ann and Ben share the highest total, Cid alone is
+    lowest."""
+    g = Game(3, events="pepper").start_round(
+        event=event, hands=THREE,
+        then=["penguin:light-orange", "octopus:light-blue", "octopus:yellow", "crab:dark-blue"])
+    assert g.player == 2
+    g.play(draw(2, "penguin:light-orange", "octopus:light-blue", pile=0), end(2),
+           draw(0, "octopus:yellow", "crab:dark-blue", pile=0), stop(0))
+    return g
+
+
+def test_r_ev_place_a_tie_for_first_gives_the_first_place_event_to_nobody():
+    """R-EV-PLACE, R-EV-AWARD step 2: totals 11, 11, 3: nobody is first, so the Tornado
+    (first place) is discarded."""
+    g = three_players_round("tornado")
+    rs, awarded = g.derived()
+    assert rs.totals == (11, 11, 3)
+    assert awarded == ev.EventAwarded(round=1, event="tornado", to=None, discarded=())
+    assert g.state.event_discards == ("tornado",) and g.state.held == ((), (), ())
+
+
+def test_r_ev_place_the_only_lowest_is_last():
+    """R-EV-PLACE, R-EV-AWARD step 2: totals 11, 11, 3: Cid alone is last and receives the
+    Sunfish (last place)."""
+    g = three_players_round("sunfish")
+    _, awarded = g.derived()
+    assert awarded == ev.EventAwarded(round=1, event="sunfish", to=2, discarded=())
+    assert g.state.held == ((), (), ("sunfish",))
+
+
+def test_r_ev_angelfish_after_the_take_a_boat_pair_gives():
+    """R-EV-ANGELFISH ("the take a boat pair gives" counts), R-DUO-BOAT: Ann's draw puts a
+    crab:grey on pile 0 (pile 1's top is octopus:purple, no take due); her boat pair's draw
+    puts penguin:purple there: both tops purple, the Angelfish take is due before anything
+    else."""
+    g = pepper("angelfish", hands={0: ["boat:black", "boat:yellow"]},
+                discards=("shell:grey", "octopus:purple"),
+                then=["crab:black", "crab:grey", "fish:black", "penguin:purple"])
+    assert g.pile_top(1) == "octopus:purple"
+    g.play(draw(0, "crab:black", "crab:grey", pile=0),
+            ev.BoatsPlayed(player=0, cards=("boat:black", "boat:yellow")),
+            draw(0, "fish:black", "penguin:purple", pile=0))
+    assert g.refuse(end(0)).rule == "R-EV-ANGELFISH"
+    g.play(ev.AngelfishTaken(player=0, pile=1, card="octopus:purple"), end(0))
