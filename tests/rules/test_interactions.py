@@ -369,3 +369,104 @@ def test_r_ev_angelfish_after_the_take_a_boat_pair_gives():
             draw(0, "fish:black", "penguin:purple", pile=0))
     assert g.refuse(end(0)).rule == "R-EV-ANGELFISH"
     g.play(ev.AngelfishTaken(player=0, pile=1, card="octopus:purple"), end(0))
+
+
+# ---------------------------------------------------------------- the last turns of a round
+
+def test_r_last_1_a_boat_pair_in_a_final_turn_gives_its_take():
+    """R-LAST-1 (Ruling: a boat pair laid in a final turn still gives its extra take),
+    R-FLOW-TAKE: after Ann's LAST CHANCE, Ben lays two boats in his final turn: the take
+    comes next (ending the turn is refused), then he ends; the round is scored."""
+    g = Game(2).start_round(hands={0: ANCHOR, 1: ["boat:black", "boat:yellow", "crab:grey"]},
+                            then=["octopus:green", "fish:black", "crab:black", "fish:yellow",
+                                  "octopus:yellow", "crab:yellow"])
+    g.play(draw(0, "octopus:green", "fish:black", pile=0), last_chance(0),
+           draw(1, "crab:black", "fish:yellow", pile=0),
+           ev.BoatsPlayed(player=1, cards=("boat:black", "boat:yellow")))
+    assert g.refuse(end(1)).rule == "R-FLOW-TAKE"
+    g.play(draw(1, "octopus:yellow", "crab:yellow", pile=1), end(1))
+    assert scored(g).ending == "last_chance"
+
+
+def test_r_x_jellyfish_last_a_forced_final_turn_on_an_empty_deck_takes_nothing():
+    """R-X-JELLYFISH-LAST, R-X-JELLYFISH-TURN, R-LAST-2, R-END-3 (Ruling: the call comes
+    first): Ann's draw takes the deck's last two cards; she lays swimmer + jellyfish and
+    calls LAST CHANCE. Ben's final turn is forced on an empty deck: no pile take, a
+    forced_drawn with no card, then the end; the round is scored by LAST CHANCE."""
+    g = Game(2, ruleset=XS).start_round(hands={0: ANCHOR + ["swimmer:black", "jellyfish:pink"]})
+    g.drain(2, player=0)
+    a, b = g.deck
+    g.play(draw(0, a, b, pile=0), ev.JellyfishPlayed(player=0, cards=("swimmer:black",
+                                                                       "jellyfish:pink")),
+           last_chance(0))
+    assert g.deck == () and g.player == 1
+    assert g.refuse(take(1, 0, g.pile_top(0))).rule == "R-X-JELLYFISH-TURN"
+    assert g.refuse(ev.ForcedDrawn(player=1, card=b)).rule == "R-X-JELLYFISH-TURN"
+    g.play(ev.ForcedDrawn(player=1, card=None), end(1))
+    rs = scored(g)
+    assert rs.ending == "last_chance" and rs.caller == 0
+
+
+def test_r_ev_diodon_fish_the_turn_that_empties_the_deck():
+    """R-EV-DIODON-FISH, R-END-3 (Ruling): under the Diodon Fish, Ann, whose draw empties the
+    deck, may not stop it with STOP; LAST CHANCE comes first and the round goes on."""
+    g = pepper("diodon-fish", hands={0: ANCHOR})
+    g.drain(2, player=0)
+    a, b = g.deck
+    g.play(draw(0, a, b, pile=0))
+    assert g.refuse(stop(0)).rule == "R-EV-DIODON-FISH"
+    g.play(last_chance(0))
+    assert g.player == 1 and g.state.flow.due is None
+
+
+def odd_deck(event: str | None, hand: list[str], flip: str) -> Game:
+    """An Extra Salt round (with ``event``, if any, as its table event) whose deck holds one
+    card with Ann to act. On her first turn she turned the deck's size odd: with ``flip``
+    "fish" her fish pair drew one card (R-DUO-FISH), with "lobster" her crab:green + lobster
+    kept one of the top five cards and put four back (R-X-LOBSTER)."""
+    g = Game(2, ruleset=XS, events="pepper" if event else None)
+    pair = ["fish:black", "fish:yellow"] if flip == "fish" else ["crab:green", "lobster:black"]
+    g.start_round(hands={0: pair + hand}, then=["boat:black", "boat:yellow", "crab:black"],
+                  event=event)
+    g.play(draw(0, "boat:black", "boat:yellow", pile=0))
+    if flip == "fish":
+        g.play(fish(0, "fish:black", "fish:yellow", "crab:black"))
+    else:
+        top5 = g.deck[:5]
+        g.play(ev.LobsterPlayed(player=0, cards=("crab:green", "lobster:black"), seen=top5,
+                                kept=top5[0], deck=g.deck[5:] + top5[1:]))
+    g.play(end(0))
+    g.drain(1, player=0)
+    assert len(g.deck) == 1 and g.player == 0
+    return g
+
+
+def test_r_ev_sunfish_one_card_left_draws_one():
+    """R-EV-SUNFISH ("one card if only one is left"), R-END-3: with one card left (the deck
+    turned odd by a lobster, as a Sunfish fish pair draws two) Ann takes
+    a pile's top and her fish pair draws the last card alone; a second card is refused.
+    The deck is empty at her turn's end: a deck-out."""
+    g = odd_deck("sunfish", ["fish:dark-blue", "fish:light-blue"], flip="lobster")
+    last = g.deck[0]
+    g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(ev.FishPlayed(player=0, cards=("fish:dark-blue", "fish:light-blue"),
+                                  drew=last, also_drew="crab:grey")).rule == "R-EV-SUNFISH"
+    g.play(ev.FishPlayed(player=0, cards=("fish:dark-blue", "fish:light-blue"), drew=last))
+    assert g.deck == () and g.hand(0)[-1] == last
+    g.play(end(0))
+    assert scored(g).ending == "deck_out"
+
+
+def test_r_x_lobster_one_card_left_keeps_it():
+    """R-X-LOBSTER (n = 1: the player sees the one card and keeps it; nothing goes back,
+    no new order), R-END-3: the deck is then empty and Ann's turn ends in a deck-out."""
+    g = odd_deck(None, ["crab:grey", "lobster:black"], flip="fish")
+    last = g.deck[0]
+    g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(ev.LobsterPlayed(player=0, cards=("crab:grey", "lobster:black"), seen=None,
+                                     kept=None)).rule == "R-X-NOEFFECT"
+    g.play(ev.LobsterPlayed(player=0, cards=("crab:grey", "lobster:black"), seen=(last,),
+                            kept=last))
+    assert g.deck == () and g.hand(0)[-1] == last
+    g.play(end(0))
+    assert scored(g).ending == "deck_out"
