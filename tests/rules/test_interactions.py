@@ -27,6 +27,31 @@ def scored(g: Game) -> ev.RoundScored:
 
 # ---------------------------------------------------------------- a whole Extra Salt game
 
+def two_extra_salt_rounds() -> Game:
+    """The game of :func:`test_r_x_score_and_r_last_4_two_extra_salt_rounds_by_hand`, played
+    with its derived events (game id ``audit-extra-salt``)."""
+    g = Game(2, ruleset=XS, game_id="audit-extra-salt")
+    g.start_round(hands={0: ["crab:yellow", "crab:dark-blue", "lobster:black", "castofcrabs:green",
+                             SH, "shell:dark-blue", "shell:light-blue", M],
+                         1: ["boat:black", "boat:yellow", "starfish:dark-blue", "jellyfish:pink",
+                             "swimmer:black", "octopus:green", "octopus:yellow", "penguin:pink"]},
+                  then=["shell:black", "fish:green", "starfish:yellow", "crab:black"])
+    g.play(draw(0, "shell:black", "fish:green", pile=0), last_chance(0),
+           draw(1, "starfish:yellow", "crab:black", pile=0),
+           ev.StarfishPlayed(player=1, cards=("boat:black", "boat:yellow"),
+                             starfish="starfish:dark-blue"),
+           ev.JellyfishPlayed(player=1, cards=("swimmer:black", "jellyfish:pink")), end(1))
+    g.derived()
+    g.start_round(hands={1: ANCHOR + [M, M, SH],
+                         0: ["crab:black", "crab:green", "castofcrabs:green", "starfish:light-blue",
+                             "penguin:purple", "colony:green"]},
+                  then=["boat:dark-blue", "fish:black"])
+    assert g.state.flow.round == 2 and g.player == 1
+    g.play(draw(1, "boat:dark-blue", "fish:black", pile=0), stop(1))
+    g.derived()
+    return g
+
+
 def test_r_x_score_and_r_last_4_two_extra_salt_rounds_by_hand():
     """R-X-SCORE-DUO, R-X-SCORE-STARFISH, R-X-SCORE-SEAHORSE, R-X-SCORE-CAST,
     R-X-SCORE-COLOUR, R-LAST-4, R-STOP, R-SETUP-4, two rounds of an Extra Salt game.
@@ -49,30 +74,13 @@ def test_r_x_score_and_r_last_4_two_extra_salt_rounds_by_hand():
     group of 1: mermaids 3 + 1; 15, bonus 3. He calls STOP. Ann: crab:black, crab:green,
     castofcrabs:green, starfish:light-blue, penguin:purple, colony:green: a crab pair 1, its
     starfish 2, cast 2, penguin 1, colony 2: 8; green 3. Totals 13 + 8 = 21, 3 + 15 = 18."""
-    g = Game(2, ruleset=XS)
-    g.start_round(hands={0: ["crab:yellow", "crab:dark-blue", "lobster:black", "castofcrabs:green",
-                             SH, "shell:dark-blue", "shell:light-blue", M],
-                         1: ["boat:black", "boat:yellow", "starfish:dark-blue", "jellyfish:pink",
-                             "swimmer:black", "octopus:green", "octopus:yellow", "penguin:pink"]},
-                  then=["shell:black", "fish:green", "starfish:yellow", "crab:black"])
-    g.play(draw(0, "shell:black", "fish:green", pile=0), last_chance(0),
-           draw(1, "starfish:yellow", "crab:black", pile=0),
-           ev.StarfishPlayed(player=1, cards=("boat:black", "boat:yellow"),
-                             starfish="starfish:dark-blue"),
-           ev.JellyfishPlayed(player=1, cards=("swimmer:black", "jellyfish:pink")), end(1))
-    rs = scored(g)
-    assert (rs.ending, rs.caller, rs.caller_won) == ("last_chance", 0, True)
-    assert rs.card_points == (11, 8) and rs.color_bonus == (2, 3)
-    assert rs.points == (13, 3) and rs.totals == (13, 3)
-    g.start_round(hands={1: ANCHOR + [M, M, SH],
-                         0: ["crab:black", "crab:green", "castofcrabs:green", "starfish:light-blue",
-                             "penguin:purple", "colony:green"]},
-                  then=["boat:dark-blue", "fish:black"])
-    assert g.state.flow.round == 2
-    g.play(draw(1, "boat:dark-blue", "fish:black", pile=0), stop(1))
-    rs = scored(g)
-    assert rs.card_points == (8, 15) and rs.color_bonus == (3, 3)
-    assert rs.points == (8, 15) and rs.totals == (21, 18)
+    first, second = [e for e in two_extra_salt_rounds().events if type(e) is ev.RoundScored]
+    assert (first.ending, first.caller, first.caller_won) == ("last_chance", 0, True)
+    assert first.card_points == (11, 8) and first.color_bonus == (2, 3)
+    assert first.points == (13, 3) and first.totals == (13, 3)
+    assert (second.ending, second.caller) == ("stop", 1)
+    assert second.card_points == (8, 15) and second.color_bonus == (3, 3)
+    assert second.points == (8, 15) and second.totals == (21, 18)
 
 
 # ---------------------------------------------------------------- the jellyfish and the round
