@@ -478,3 +478,57 @@ def test_r_x_lobster_one_card_left_keeps_it():
     assert g.deck == () and g.hand(0)[-1] == last
     g.play(end(0))
     assert scored(g).ending == "deck_out"
+
+
+def test_r_duo_boat_after_the_deck_ran_out_takes_from_a_pile():
+    """R-DUO-BOAT ("either way of step 1"), R-TAKE-1, R-END-3: with two cards left Ann takes
+    a pile's top; her first boat pair's draw takes the last two cards; her second boat pair's
+    take can only be a pile's top (a deck draw is refused). Her turn then ends with an empty
+    deck and no call: a deck-out."""
+    boats = ["boat:black", "boat:black", "boat:yellow", "boat:yellow"]
+    g = Game(2).start_round(hands={0: boats})
+    g.drain(2, player=0)
+    a, b = g.deck
+    g.play(take(0, 0, g.pile_top(0)), ev.BoatsPlayed(player=0, cards=("boat:black", "boat:black")),
+           draw(0, a, b, pile=1), ev.BoatsPlayed(player=0, cards=("boat:yellow", "boat:yellow")))
+    assert g.deck == ()
+    assert g.refuse(draw(0, a)).rule == "R-TAKE-1"
+    assert g.refuse(end(0)).rule == "R-FLOW-TAKE"
+    g.play(take(0, 1, g.pile_top(1)), end(0))
+    assert scored(g).ending == "deck_out"
+
+
+def plain_turn(g: Game, p: int, *middle: ev.Event) -> None:
+    """Seat ``p`` draws the deck's top two cards (keeps the first, the second on pile 0),
+    plays ``middle`` and ends the turn."""
+    g.play(draw(p, g.deck[0], g.deck[1], pile=0), *middle, end(p))
+
+
+def forced_turn(g: Game, p: int) -> None:
+    g.play(ev.ForcedDrawn(player=p, card=g.deck[0]), end(p))
+
+
+def test_r_x_jellyfish_many_two_locks_and_a_protected_player():
+    """R-X-JELLYFISH-MANY, R-X-JELLYFISH-TURN, R-EV-PROTECT, three players under the Coral
+    Reef. Ben places a shell face down. Ann lays swimmer + jellyfish: Ben, protected, plays
+    an ordinary turn and lays his own swimmer + jellyfish. Cid's turn is forced (two locks).
+    Ann's own lock ends as her turn begins, but Ben's holds: forced. Ben's turn begins: his
+    lock ends, Ann's ended before: an ordinary turn."""
+    g = Game(3, ruleset=XS, events="pepper").start_round(
+        event="coral-reef", hands={0: ["swimmer:black", "jellyfish:pink", "octopus:green"],
+                                   1: ["shell:grey", "swimmer:yellow", "jellyfish:purple"],
+                                   2: ["crab:black", "boat:black", "fish:black"]})
+    assert g.player == 0
+    plain_turn(g, 0)
+    plain_turn(g, 1, ev.ShellFaceDown(player=1, card="shell:grey"))
+    plain_turn(g, 2)
+    plain_turn(g, 0, ev.JellyfishPlayed(player=0, cards=("swimmer:black", "jellyfish:pink")))
+    assert g.refuse(ev.ForcedDrawn(player=1, card=g.deck[0])).rule == "R-X-JELLYFISH-TURN"
+    plain_turn(g, 1, ev.JellyfishPlayed(player=1, cards=("swimmer:yellow", "jellyfish:purple")))
+    assert g.refuse(draw(2, g.deck[0], g.deck[1], pile=0)).rule == "R-X-JELLYFISH-TURN"
+    forced_turn(g, 2)
+    assert g.refuse(draw(0, g.deck[0], g.deck[1], pile=0)).rule == "R-X-JELLYFISH-TURN"
+    forced_turn(g, 0)
+    assert g.refuse(ev.ForcedDrawn(player=1, card=g.deck[0])).rule == "R-X-JELLYFISH-TURN"
+    plain_turn(g, 1)
+    plain_turn(g, 2)
