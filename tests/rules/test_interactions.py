@@ -532,3 +532,24 @@ def test_r_x_jellyfish_many_two_locks_and_a_protected_player():
     assert g.refuse(ev.ForcedDrawn(player=1, card=g.deck[0])).rule == "R-X-JELLYFISH-TURN"
     plain_turn(g, 1)
     plain_turn(g, 2)
+
+
+def test_r_last_2_a_forced_final_turn_takes_the_last_card_and_the_round_goes_on():
+    """R-LAST-2 (Ruling: no deck-out in the final turns), R-X-JELLYFISH-LAST, three players:
+    with one card left Ann takes a pile's top, lays swimmer + jellyfish and calls LAST
+    CHANCE. Ben's forced final turn takes the last card: the deck is empty at the end of his
+    turn, but the round goes on; Cid's forced final turn takes nothing; then the round is
+    scored by LAST CHANCE."""
+    g = Game(3, ruleset=XS).start_round(
+        hands={0: ANCHOR + ["swimmer:black", "jellyfish:pink", "fish:black", "fish:yellow"]},
+        then=["crab:black", "crab:yellow", "boat:yellow"])
+    g.play(draw(0, "crab:black", "crab:yellow", pile=0),
+           fish(0, "fish:black", "fish:yellow", "boat:yellow"), end(0))
+    g.drain(1, player=0)
+    last = g.deck[0]
+    g.play(take(0, 0, g.pile_top(0)),
+           ev.JellyfishPlayed(player=0, cards=("swimmer:black", "jellyfish:pink")), last_chance(0),
+           ev.ForcedDrawn(player=1, card=last), end(1))
+    assert g.deck == () and g.derived() == [] and g.player == 2
+    g.play(ev.ForcedDrawn(player=2, card=None), end(2))
+    assert scored(g).ending == "last_chance"
