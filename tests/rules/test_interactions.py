@@ -553,3 +553,64 @@ def test_r_last_2_a_forced_final_turn_takes_the_last_card_and_the_round_goes_on(
     assert g.deck == () and g.derived() == [] and g.player == 2
     g.play(ev.ForcedDrawn(player=2, card=None), end(2))
     assert scored(g).ending == "last_chance"
+
+
+def test_r_game_1_the_tie_break_looks_at_the_tied_players_only():
+    """R-GAME-1, three players, target 20. Round 1, Ann stops: Ann 11 (sailors 5, captain
+    6), Ben 9 (octopuses 6, penguins 3), Cid 0. Round 2, Ben stops: Ben 11 (shells 10,
+    penguin 1), Ann 9, Cid 12 (the anchor 11, a crab pair 1). Totals 20, 20, 12: Ann and
+    Ben tie on the highest total; of the two, Ben scored more in the last round (11 to 9),
+    so Ben wins, although Cid scored most (12) in that round."""
+    g = Game(3, target=20).start_round(
+        hands={0: ANCHOR + ["fish:black", "boat:yellow"],
+               1: ["octopus:light-blue", "octopus:yellow", "octopus:green", "penguin:purple",
+                   "penguin:pink"],
+               2: ["lighthouse:purple", "colony:green", "crab:grey", "swimmer:yellow",
+                   "fish:green"]},
+        then=["shark:black", "crab:yellow"])
+    g.play(draw(0, "shark:black", "crab:yellow", pile=0), stop(0))
+    assert scored(g).points == (11, 9, 0)
+    g.start_round(
+        hands={1: ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow",
+                   "shell:green", "shell:grey"],
+               2: ANCHOR + ["crab:black", "crab:yellow", "boat:black"],
+               0: ["octopus:light-blue", "octopus:yellow", "octopus:green", "penguin:pink",
+                   "penguin:light-orange", "fish:yellow"]},
+        then=["penguin:purple", "fish:dark-blue"])
+    assert g.player == 1
+    g.play(draw(1, "penguin:purple", "fish:dark-blue", pile=0), stop(1))
+    rs, ended = g.derived()
+    assert rs.points == (9, 11, 12) and rs.totals == (20, 20, 12)
+    assert ended == ev.GameEnded(reason="target", winners=(1,), totals=(20, 20, 12))
+
+
+def test_r_ev_treasure_chest_held_counts_with_the_kraken_on_the_table():
+    """R-EV-APPLY (table event and held event together), R-EV-TREASURE-CHEST, R-EV-KRAKEN,
+    R-EV-AWARD. Round 1 under the Treasure Chest: Ann stops with 11 (enough: 10), Ben has
+    0: Ann, first, holds the Treasure Chest. Round 2 under the Kraken: Ann's 3 octopuses
+    and 3 penguins make 3 + 5 = 8 (not 6 + 5 = 11), below the 10 she needs: both calls are
+    refused. Ben, with 4 shells (6) and a crab pair (1), 7, may call: the Treasure Chest is
+    not in effect for him."""
+    g = Game(2, events="pepper").start_round(
+        event="treasure-chest",
+        hands={0: ANCHOR + ["fish:black", "boat:yellow", "shark:black"],
+               1: ["lighthouse:purple", "shoal:grey", "colony:green", "octopus:purple",
+                   "crab:grey", "swimmer:yellow"]},
+        then=["crab:black", "crab:yellow"])
+    g.play(draw(0, "crab:black", "crab:yellow", pile=0), stop(0))
+    rs, awarded = g.derived()
+    assert rs.points == (11, 0) and awarded.to == 0
+    g.start_round(event="kraken",
+                  hands={1: ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow",
+                             "crab:black", "crab:yellow"],
+                         0: ["octopus:light-blue", "octopus:yellow", "octopus:green",
+                             "penguin:purple", "penguin:pink", "penguin:light-orange"]},
+                  then=["fish:yellow", "boat:dark-blue", "boat:light-blue", "fish:light-blue",
+                        "fish:dark-blue", "boat:black"])
+    assert g.state.effects(0) == {"kraken", "treasure-chest"} and g.player == 1
+    g.play(draw(1, "fish:yellow", "boat:dark-blue", pile=0), end(1),
+           draw(0, "boat:light-blue", "fish:light-blue", pile=0))
+    assert g.refuse(stop(0)).rule == "R-EV-TREASURE-CHEST"
+    assert g.refuse(last_chance(0)).rule == "R-EV-TREASURE-CHEST"
+    g.play(end(0), draw(1, "fish:dark-blue", "boat:black", keep="boat:black", pile=0), stop(1))
+    assert scored(g).card_points == (8, 7)
