@@ -5,6 +5,8 @@ the seat that acts, the seat concerned and a third seat, against the rule text."
 
 from __future__ import annotations
 
+import pytest
+
 from seasalt_log import events as ev
 from seasalt_log.view import table_view
 
@@ -105,3 +107,26 @@ def test_r_view_a_stolen_card_is_seen_by_thief_and_victim_only():
            shark(0, "shark:black", "swimmer:black", 1, "octopus:green"))
     assert seen_by(g, 0)["stole"] == seen_by(g, 1)["stole"] == "octopus:green"
     assert seen_by(g, 2)["stole"] is None and seen_by(g, 2)["victim"] == 1
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "R-X-VIEW: Hermit Crab takes are private 'as with R-DUO-CRAB', whose redaction hides "
+    "the index; the redacted takes keep each take's index (Ben's copy shows index 1 in "
+    "pile 1 = [shell:black, octopus:green], which names the shell taken: every pile card "
+    "was discarded in public)"))
+def test_r_x_view_hermit_crab_indexes_are_private():
+    """R-X-VIEW ("Hermit Crab takes: the piles are public, the cards private, as with
+    R-DUO-CRAB"): the positions of the cards taken, given by ``index``, are hidden from
+    the other seats as the base crab pair's ``index`` is; the player keeps them."""
+    g = pepper("hermit-crab", hands={0: ["crab:black", "crab:yellow"]},
+               discards=("shell:grey", "shell:black"), then=["boat:black", "octopus:green"])
+    g.play(draw(0, "boat:black", "octopus:green", pile=1))
+    p0 = g.pile(0)
+    assert g.pile(1) == ("shell:black", "octopus:green")
+    g.play(ev.CrabsPlayed(player=0, cards=("crab:black", "crab:yellow"), pile=None, took=None,
+                          takes=(ev.HermitTake(pile=0, card=p0[0], index=len(p0) - 1),
+                                 ev.HermitTake(pile=1, card="shell:black", index=1))))
+    assert [t["index"] for t in seen_by(g, 0)["takes"]] == [len(p0) - 1, 1]
+    other = seen_by(g, 1)
+    assert [(t["pile"], t["card"], t.get("index")) for t in other["takes"]] == [
+        (0, None, None), (1, None, None)]
