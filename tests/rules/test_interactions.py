@@ -614,3 +614,24 @@ def test_r_ev_treasure_chest_held_counts_with_the_kraken_on_the_table():
     assert g.refuse(last_chance(0)).rule == "R-EV-TREASURE-CHEST"
     g.play(end(0), draw(1, "fish:dark-blue", "boat:black", keep="boat:black", pile=0), stop(1))
     assert scored(g).card_points == (8, 7)
+
+
+def test_r_ev_dance_of_the_mermaids_held_counts_for_its_holder_only():
+    """R-EV-APPLY, R-EV-DANCE-OF-THE-MERMAIDS, R-MERMAID-WIN: Ben, last after round 1 under
+    the Dance of the Mermaids, holds it in round 2 (table event: the Kraken). Ann, for whom
+    the Dance is not in effect, holds three mermaids at the end of her turn: no win. In
+    another round 2, Ben keeps a third mermaid: he wins at the end of his turn."""
+    def round_two(hands, then):
+        g = scored_game("dance-of-the-mermaids")
+        assert g.derived()[1].to == 1
+        g.start_round(event="kraken", hands=hands, then=then)
+        assert g.player == 1 and "dance-of-the-mermaids" not in g.state.effects(0)
+        return g
+    g = round_two({1: ["crab:black", "boat:black"], 0: [M, M]},
+                  ["fish:black", "fish:yellow", M, "octopus:green"])
+    g.play(draw(1, "fish:black", "fish:yellow", pile=0), end(1),
+           draw(0, M, "octopus:green", pile=0), end(0))
+    assert g.hand(0).count(M) == 3 and g.derived() == [] and g.player == 1
+    g = round_two({1: [M, M], 0: ["crab:black", "boat:black"]}, [M, "octopus:green"])
+    g.play(draw(1, M, "octopus:green", pile=0), end(1))
+    assert g.derived() == [ev.GameEnded(reason="mermaids", winners=(1,), totals=g.state.totals)]
