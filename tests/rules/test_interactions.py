@@ -14,7 +14,8 @@ M = "mermaid:white"
 SH = "seahorse:white"
 ANCHOR = ["sailor:pink", "sailor:orange", "captain:light-orange"]      # 5 + 3 x 2 = 11
 XS = "extra-salt"
-#: seven cards worth 0 card points: no pair, no collection, multipliers of nothing
+#: seven cards worth 0 card points (1 under the Kraken: the octopus): no pair, no
+#: collection, multipliers of nothing
 NOTHING = ["lighthouse:purple", "shoal:grey", "colony:green", "octopus:purple", "crab:grey",
            "swimmer:yellow", "sailor:pink"]
 
@@ -149,8 +150,8 @@ def test_r_ev_dance_of_the_mermaids_four_win_too():
 
 def test_r_ev_award_nothing_is_awarded_when_the_game_ends():
     """R-EV-AWARD ("none of this happens when the game ends"), R-GAME-1: a target of 5, Ann
-    stops with 7 (penguins 5, two pairs), Ben has 0: the game ends after round_scored, with
-    no event_awarded, and Ann wins."""
+    stops with 7 (penguins 5, two pairs), Ben has 1 (his one octopus, under the Kraken): the
+    game ends after round_scored, with no event_awarded, and Ann wins."""
     g = Game(2, target=5, events="pepper").start_round(
         event="kraken", hands={0: ["penguin:purple", "penguin:pink", "penguin:light-orange",
                                    "crab:black", "crab:yellow", "fish:black", "fish:green"],
@@ -159,7 +160,7 @@ def test_r_ev_award_nothing_is_awarded_when_the_game_ends():
     g.play(draw(0, "boat:black", "boat:yellow", pile=0), stop(0))
     out = g.derived()
     assert [type(e) for e in out] == [ev.RoundScored, ev.GameEnded]
-    assert out[0].points[0] == 7 and out[1].winners == (0,)
+    assert out[0].points == (7, 1) and out[1].winners == (0,)
 
 
 # ---------------------------------------------------------------- the events one by one, again
