@@ -93,3 +93,31 @@ def test_rescore_two_extra_salt_rounds_by_hand(tmp_path):
     assert ben["breakdown"] == dict(pairs=0, collectors=5, multipliers=6, mermaids=4,
                                     card_points=15, color_bonus=3)
     assert (ann["points"], ann["total"], ben["points"], ben["total"]) == (8, 21, 15, 18)
+
+
+def test_rescore_counts_a_held_event(tmp_path):
+    """R-EV-APPLY through ``seasalt rescore``: Ann, first after round 1 under the Kraken,
+    holds it in round 2 (table event: the Sunfish). Her three octopuses score 1 each: 3,
+    not 6, although the Kraken is taken from her right after that round (R-EV-AWARD step 1:
+    totals 7 + 3 = 10 against 1 + 10 = 11, Ben is first). Ben's six shells score 10."""
+    from .rules.test_pepper import scored_game
+    from .scenario import draw, stop
+    g = scored_game("kraken")
+    assert g.derived()[1].to == 0
+    g.start_round(event="sunfish",
+                  hands={1: ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow",
+                             "shell:green", "shell:grey"],
+                         0: ["octopus:light-blue", "octopus:yellow", "octopus:grey",
+                             "boat:dark-blue", "fish:dark-blue", "swimmer:dark-blue"]},
+                  then=["boat:light-blue", "fish:light-blue"])
+    g.play(draw(1, "boat:light-blue", "fish:light-blue", pile=0), stop(1))
+    assert [type(e) for e in g.derived()] == [ev.RoundScored, ev.EventAwarded]
+    log, db = tmp_path / "game.jsonl", tmp_path / "store.duckdb"
+    log.write_bytes(ev.encode_lines(g.events))
+    run("import", str(log), "--db", str(db))
+    two = json.loads(run("rescore", "scenario", "-r", "2", "--format", "json",
+                         "--db", str(db)).stdout)
+    ann, ben = two["players"]
+    assert (ann["breakdown"]["collectors"], ann["breakdown"]["card_points"]) == (3, 3)
+    assert (ben["breakdown"]["collectors"], ben["points"]) == (10, 10)
+    assert (ann["total"], ben["total"]) == (10, 11)
