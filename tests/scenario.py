@@ -27,9 +27,9 @@ from seasalt_log.engine.state import ANGEL
 from seasalt_log.errors import IllegalMoveError
 
 MERMAID = "mermaid:white"
-#: the kinds that pad a deal, in this order (see Game.start_round)
-#: the cards whose discard in a deck draw makes the Dolphins draw (R-EV-DOLPHINS)
+#: the kinds whose discard in a deck draw makes the Dolphins draw (R-EV-DOLPHINS)
 DOLPHIN_KINDS = frozenset({"shell", "octopus", "penguin", "sailor", "seahorse"})
+#: the kinds that pad a deal, in this order (see Game.start_round)
 PAD_ORDER = ("shell", "octopus", "lighthouse", "shoal", "penguin", "sailor", "colony",
              "captain", "shark", "swimmer", "crab", "boat", "fish", "mermaid")
 
@@ -193,6 +193,8 @@ class Game:
         (e.g. ``[2, 2, 1]``), and then the next seat in that order is to act; any other shape
         is padded: every seat is filled up to the largest hand with cards from
         :data:`PAD_ORDER`, and ``first`` is to act. Then the deck continues with ``then``.
+        A deal turn after which the Angelfish take is due (R-EV-ANGELFISH) takes it, as
+        :meth:`drain` does.
         """
         hands = {p: list(c) for p, c in (hands or {}).items()}
         s = self.state
@@ -246,10 +248,10 @@ class Game:
         shortest mix of the two, planned again after every turn. When the Angelfish take is
         due (R-EV-ANGELFISH) the turn takes it (the top of the longer pile); under the
         Dolphins (R-EV-DOLPHINS) a draw keeps a collector rather than discard it, and when it
-        must discard one it draws the Dolphins' card. A deck draw
-        removes two cards, so a difference of odd size needs a fish pair first; with
-        ``piles_empty`` every turn is forced (the draws empty the deck, the takes the piles),
-        so ``player`` then depends on the deal."""
+        must discard one it draws the Dolphins' card. A deck draw removes two cards, so a
+        difference of odd size needs a fish pair first; with ``piles_empty`` every turn is
+        forced (the draws empty the deck, the takes the piles), so ``player`` then depends on
+        the deal."""
         if leave < 1:
             raise ValueError("drain leaves at least one card; play the last draw yourself")
         while plan := self._plan(leave, player, piles_empty):
@@ -261,17 +263,16 @@ class Game:
                 a, b = t.deck[0], t.deck[1]
                 keep = b if (a == MERMAID and b != MERMAID) else a
                 dolphins = "dolphins" in s.effects(p)
-                if dolphins and KIND[a if keep == b else b] in DOLPHIN_KINDS:
+                if dolphins and KIND[b if keep == a else a] in DOLPHIN_KINDS:
                     keep = b if keep == a else a        # keep the collector if one goes
                 if keep == MERMAID and mermaids >= 3:
                     raise AssertionError("drain would deal a fourth mermaid")
                 empty = [i for i in (0, 1) if not t.piles[i]]
                 pile = empty[0] if len(empty) == 1 else 0
-                e = draw(p, a, b, keep=keep, pile=pile)
-                if dolphins and KIND[a if keep == b else b] in DOLPHIN_KINDS and len(t.deck) > 2:
-                    e = ev.DeckDrawn(player=p, cards=e.cards, kept=keep, discard_pile=pile,
-                                     dolphins_drew=t.deck[2])           # R-EV-DOLPHINS
-                self.play(e)
+                gone = b if keep == a else a
+                self.play(ev.DeckDrawn(player=p, cards=(a, b), kept=keep, discard_pile=pile,
+                                       dolphins_drew=t.deck[2] if dolphins and len(t.deck) > 2
+                                       and KIND[gone] in DOLPHIN_KINDS else None))
             else:
                 options = [i for i in (0, 1) if t.piles[i]
                            and (t.piles[i][-1] != MERMAID or mermaids < 3)]
