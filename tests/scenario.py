@@ -23,9 +23,12 @@ from seasalt_log import events as ev
 from seasalt_log.cards import ALL_CODES, COUNT, FULL_DECK, KIND
 from seasalt_log.engine import State, apply, next_derived
 from seasalt_log.engine.rulings import rules_for
+from seasalt_log.engine.state import ANGEL
 from seasalt_log.errors import IllegalMoveError
 
 MERMAID = "mermaid:white"
+#: the kinds whose discard in a deck draw makes the Dolphins draw (R-EV-DOLPHINS)
+DOLPHIN_KINDS = frozenset({"shell", "octopus", "penguin", "sailor", "seahorse"})
 #: the kinds that pad a deal, in this order (see Game.start_round)
 PAD_ORDER = ("shell", "octopus", "lighthouse", "shoal", "penguin", "sailor", "colony",
              "captain", "shark", "swimmer", "crab", "boat", "fish", "mermaid")
@@ -190,6 +193,8 @@ class Game:
         (e.g. ``[2, 2, 1]``), and then the next seat in that order is to act; any other shape
         is padded: every seat is filled up to the largest hand with cards from
         :data:`PAD_ORDER`, and ``first`` is to act. Then the deck continues with ``then``.
+        A deal turn after which the Angelfish take is due (R-EV-ANGELFISH) takes it, as
+        :meth:`drain` does.
         """
         hands = {p: list(c) for p, c in (hands or {}).items()}
         s = self.state
@@ -228,7 +233,9 @@ class Game:
                                   discards=(discards[0], discards[1]),
                                   deck=deck if ordered else None, event=event))
         for p, want, filler in plan:
-            self.play(draw(p, want, filler, keep=want, pile=0), end(p))
+            self.play(draw(p, want, filler, keep=want, pile=0))
+            self._angelfish_if_due()
+            self.play(end(p))
         return self
 
     def drain(self, leave: int, player: int | None = None, piles_empty: bool = False) -> "Game":
@@ -238,29 +245,56 @@ class Game:
 
         A filler turn is either a deck draw (keep one card, discard the other) or the take of
         a pile's top; a search over (deck size, cards on the piles, seat to act) picks the
-        shortest mix of the two. A deck draw removes two cards, so a difference of odd size
-        needs a fish pair first; with ``piles_empty`` every turn is forced (the draws empty the
-        deck, the takes the piles), so ``player`` then depends on the deal."""
+        shortest mix of the two, planned again after every turn. When the Angelfish take is
+        due (R-EV-ANGELFISH) the turn takes it (the top of the longer pile); under the
+        Dolphins (R-EV-DOLPHINS) a draw keeps a collector rather than discard it, and when it
+        must discard one it draws the Dolphins' card. A deck draw removes two cards, so a
+        difference of odd size needs a fish pair first; with ``piles_empty`` every turn is
+        forced (the draws empty the deck, the takes the piles), so ``player`` then depends on
+        the deal."""
         if leave < 1:
             raise ValueError("drain leaves at least one card; play the last draw yourself")
-        for kind in self._plan(leave, player, piles_empty):
+        while plan := self._plan(leave, player, piles_empty):
+            # planned again after every turn: an Angelfish take (below) changes the piles
             s = self.state
             p, t = s.flow.player, s.table
             mermaids = t.hands[p].count(MERMAID)
-            if kind == "draw":
+            if plan[0] == "draw":
                 a, b = t.deck[0], t.deck[1]
                 keep = b if (a == MERMAID and b != MERMAID) else a
+                dolphins = "dolphins" in s.effects(p)
+                if dolphins and KIND[b if keep == a else a] in DOLPHIN_KINDS:
+                    keep = b if keep == a else a        # keep the collector if one goes
                 if keep == MERMAID and mermaids >= 3:
                     raise AssertionError("drain would deal a fourth mermaid")
                 empty = [i for i in (0, 1) if not t.piles[i]]
                 pile = empty[0] if len(empty) == 1 else 0
-                self.play(draw(p, a, b, keep=keep, pile=pile), end(p))
+                gone = b if keep == a else a
+                self.play(ev.DeckDrawn(player=p, cards=(a, b), kept=keep, discard_pile=pile,
+                                       dolphins_drew=t.deck[2] if dolphins and len(t.deck) > 2
+                                       and KIND[gone] in DOLPHIN_KINDS else None))
             else:
                 options = [i for i in (0, 1) if t.piles[i]
                            and (t.piles[i][-1] != MERMAID or mermaids < 3)]
                 i = max(options, key=lambda i: len(t.piles[i]))
-                self.play(take(p, i, t.piles[i][-1]), end(p))
+                self.play(take(p, i, t.piles[i][-1]))
+            self._angelfish_if_due()
+            self.play(end(p))
         return self
+
+    def _angelfish_if_due(self) -> None:
+        """Take the Angelfish's card when it is due (R-EV-ANGELFISH): the top of the longer
+        pile, never a fourth mermaid."""
+        s = self.state
+        if s.flow.step != ANGEL:
+            return
+        p, piles = s.flow.player, s.table.piles
+        mermaids = s.table.hands[p].count(MERMAID)
+        options = [i for i in (0, 1) if piles[i][-1] != MERMAID or mermaids < 3]
+        if not options:
+            raise AssertionError("the Angelfish take would deal a fourth mermaid")
+        i = max(options, key=lambda i: len(piles[i]))
+        self.play(ev.AngelfishTaken(player=p, pile=i, card=piles[i][-1]))
 
     def _plan(self, leave: int, player: int | None, piles_empty: bool) -> list[str]:
         t, n = self.state.table, self.n
