@@ -236,7 +236,8 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     The table gets the event itself. Anyone else gets its JSON object with every card they
     could not see replaced by ``null`` (never dropped): the deck order, another player's
     drawn and kept card, the card another player's crab pair took (and its ``index``) or
-    fish pair drew, a card stolen between two other seats; with the expansions, what
+    fish pair drew, a card stolen between two other seats, the card points and colour
+    bonus of a hand the round's end does not show (a deck-out); with the expansions, what
     R-X-VIEW keeps private (the lobster's cards, and its new deck order from everyone, a
     forced take, a face-down shell, a swimmers' swap between two other seats, the cards the
     Dolphins, the Sunfish and the Hermit Crab add). When the event makes hands
@@ -267,6 +268,10 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     elif type(event) is ev.SharkPlayed:
         if event.stole is not None and not sees_private(viewer, event.player, event.victim):
             out["stole"] = None
+    elif type(event) is ev.RoundScored:     # a hand's points tell of it: hidden as it is
+        hidden = [s for s in range(after.n) if not sees_hand(after, viewer, s)]  # (R-DECKOUT)
+        for key in ("card_points", "color_bonus"):
+            out[key] = [None if s in hidden else v for s, v in enumerate(out[key])]
     if kind in _PUBLIC_EXTRA:
         pass                            # R-X-VIEW: jellyfish, trios, the Angelfish, sharks, events
     elif type(event) is ev.LobsterPlayed:
@@ -284,6 +289,9 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
         for key in _PRIVATE_EXTRA_FIELDS:       # fields the expansions add to base events
             if out.get(key) is not None:
                 out[key] = _cards_hidden(out[key])
+        for take in out.get("takes") or ():    # a Hermit Crab take's place names its card
+            if take.get("index") is not None:   # (R-X-VIEW, as R-DUO-CRAB's index)
+                take["index"] = None
     if type(event) is ev.LobsterPlayed and event.deck:     # the new deck order: nobody's (R-X-VIEW)
         out["deck"] = [None] * len(event.deck)
     if kind in _MAY_SHOW:

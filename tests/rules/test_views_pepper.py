@@ -5,8 +5,6 @@ the seat that acts, the seat concerned and a third seat, against the rule text."
 
 from __future__ import annotations
 
-import pytest
-
 from seasalt_log import events as ev
 from seasalt_log.view import table_view
 
@@ -109,11 +107,6 @@ def test_r_view_a_stolen_card_is_seen_by_thief_and_victim_only():
     assert seen_by(g, 2)["stole"] is None and seen_by(g, 2)["victim"] == 1
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "R-X-VIEW: Hermit Crab takes are private 'as with R-DUO-CRAB', whose redaction hides "
-    "the index; the redacted takes keep each take's index (Ben's copy shows index 1 in "
-    "pile 1 = [shell:black, octopus:green], which names the shell taken: every pile card "
-    "was discarded in public)"))
 def test_r_x_view_hermit_crab_indexes_are_private():
     """R-X-VIEW ("Hermit Crab takes: the piles are public, the cards private, as with
     R-DUO-CRAB"): the positions of the cards taken, given by ``index``, are hidden from

@@ -3,19 +3,12 @@ and R-DECKOUT): the redacted ``round_scored`` against the hands each seat may se
 
 from __future__ import annotations
 
-import pytest
-
 from seasalt_log.view import table_view
 
 from .test_end import deck_out
 from .test_views_extra import seen_by
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "R-VIEW/R-DECKOUT: after a deck-out no hand is revealed, so a seat may not learn another "
-    "seat's card points or colour bonus (its own table view hides them: card_points None); "
-    "the redacted round_scored of a deck-out still gives every seat's card_points and "
-    "color_bonus (Ben's copy shows Ann's 8 and 2)"))
 def test_r_view_a_deck_out_reveals_no_card_points():
     """R-VIEW ("another player's hand is hidden ... until it is revealed"; a replay shows
     only what the player could know), R-DECKOUT (nobody scores, nobody reveals): Ben's copy
