@@ -91,6 +91,9 @@ COMMANDS = {
     # a DECIMAL keeps its scale through the service's JSON; DOUBLEs stay floats
     "query-types": ["query", "--format", "csv", "SELECT 1.50::DECIMAL(5,2) AS d, 0.1::DOUBLE AS f, "
                     "1e16::DOUBLE AS g, [0.5]::DOUBLE[] AS l, 2::BIGINT AS n"],
+    # a JSON column travels as JSON values and is printed as its text again
+    "query-json": ["query", "--format", "csv", "SELECT json_object('a', [1, 2.5], 'b', 'é', "
+                   "'c', NULL) AS j, NULL::JSON AS n, '[0.1]'::JSON AS l"],
     "stats": ["stats", "win-rates", "--format", "csv"],
     "stats-player": ["stats", "calls", "--format", "json", "--player", "Ben"],
 }
