@@ -268,6 +268,18 @@ def test_pages_follow_their_link_headers(served):
     assert r.status_code == 400
 
 
+def test_serving_a_served_store_names_the_service(served):
+    """A second `seasalt serve` of a store a service holds: one line naming the store, the
+    service's process and URL, and what to do; nothing else starts."""
+    db, url, _, _ = served
+    pid = json.loads(discovery_path(db).read_text())["pid"]
+    r = _run(["serve", "--db", str(db), "--port", str(_free_port())])
+    assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+    assert (f"error: the store {db} is already served by `seasalt serve` (process {pid}) at "
+            f"{url}: use that service, or stop it") in r.output
+    assert json.loads(discovery_path(db).read_text())["pid"] == pid
+
+
 def test_a_busy_store_without_a_service_names_url(tmp_path):
     """Another process holds the store and no live service announced itself (a stale
     discovery file of a process that is gone is ignored): one line naming --url."""
@@ -288,6 +300,12 @@ def test_a_busy_store_without_a_service_names_url(tmp_path):
             assert r.exit_code == 1, r.output
             assert r.output.count("\n") == 1, r.output
             assert "busy" in r.output and "--url" in r.output
+            assert f"held by process {holder.pid} (" in r.output, r.output
+        # the service cannot have it either: one line naming the process that holds it
+        r = _run(["serve", "--db", str(db), "--port", str(_free_port())])
+        assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+        assert r.output.startswith(f"error: the store {db} is busy: process {holder.pid} (")
+        assert "stop that process, or wait for it to finish" in r.output
         # a live process that does not answer at the URL (a reused pid) is no service either
         discovery_path(db).write_text(json.dumps({"url": f"http://127.0.0.1:{_free_port()}",
                                                   "pid": os.getpid()}))

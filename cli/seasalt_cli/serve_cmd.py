@@ -7,8 +7,11 @@ from pathlib import Path
 
 import typer
 
+from seasalt_log.errors import StoreBusyError
+
 from .app import app, db_path, fail, handles_errors, log
 from .options import TOKEN_ENV, DbOption
+from .remote import held_by
 
 
 #: the service's defaults as --help shows them (the web stack is imported only by `serve`
@@ -77,7 +80,10 @@ def serve(
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
     limits_from()                 # a bad SEASALT_QUERY_TIMEOUT / _MEMORY fails here, in one line
     path = db_path(db)
-    Store.open(path).close()      # a busy or broken store fails here, with a clear message
+    try:
+        Store.open(path).close()  # a busy or broken store fails here, with a clear message
+    except StoreBusyError:
+        fail(_busy(path))
     app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,
                       host=host, allowed_hosts=tuple(allowed_host),
                       cors_origins=tuple(cors_origin), public_after_end=public_after_end,
@@ -101,3 +107,18 @@ def serve(
     if not server.started:
         fail(f"could not start the service on {host}:{port} (see the message above)")
     log.info("seasalt: stopped; every append is stored")
+
+
+def _busy(path: Path) -> str:
+    """Why the service cannot have store ``path`` and what to do: a service already serves
+    it (use that one), or another process holds it (named where DuckDB says which)."""
+    from seasalt_log.http.discovery import find
+    found = find(path)
+    if found is not None:
+        return (f"the store {path} is already served by `seasalt serve` (process {found.pid}) "
+                f"at {found.url}: use that service, or stop it (Ctrl-C in its terminal, or "
+                f"kill {found.pid}) before serving the store again")
+    holder = held_by(path) or "another process"
+    return (f"the store {path} is busy: {holder} has it open, and the service must be its "
+            "only user; stop that process, or wait for it to finish, then start the service "
+            "again")
