@@ -328,3 +328,23 @@ def test_a_malformed_url_is_a_one_line_error(tmp_path, url, args):
     assert len(lines) == 1 and lines[0].startswith("error: ") and "unexpected" not in lines[0], lines
     assert url in lines[0]
     assert not (tmp_path / "copy.duckdb").exists()
+
+
+def test_a_service_that_cannot_start_leaves_no_new_store(tmp_path):
+    """`seasalt serve --db NEW` on a port in use: exit 1, and the store it made on the way
+    is removed again (as a failed first import's is); a store there before is kept."""
+    db = tmp_path / "new.duckdb"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        r = subprocess.run([*RUN, "serve", "--db", str(db), "--port", port],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and f"could not start the service on 127.0.0.1:{port}" in r.stderr
+        assert not db.exists() and not Path(f"{db}.wal").exists()
+        assert _run(["simulate", "--games", "1", "--players", "2", "--seed", "3",
+                     "--db", str(db)]).exit_code == 0
+        before = db.read_bytes()
+        r = subprocess.run([*RUN, "serve", "--db", str(db), "--port", port],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and db.read_bytes() == before

@@ -493,3 +493,32 @@ def test_a_bots_generator_seeded_at_its_first_draw_draws_as_its_stream():
         assert lazy.random() == plain.random()
     assert lazy.choice("abcdef") == plain.choice("abcdef")
     assert BotRandom(7, 3, "bot0").random() != BotRandom(7, 3, "bot1").random()
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SimulationError("a bot is stuck")])
+def test_a_failed_first_simulate_into_a_new_store_leaves_no_store(tmp_path, monkeypatch, stop):
+    """simulate --db NEW: a run stopped before any game was committed (Ctrl-C, a bot that
+    fails) removes the store it made, as a failed first import does; a store there before
+    is left as it was."""
+    import seasalt_cli.sim_cmd as sim_cmd
+    real = sim_cmd.simulate_games
+
+    def stopped_after(n):
+        def games(*args, **kwargs):
+            for i, game in enumerate(real(*args, **kwargs)):
+                if i == n:
+                    raise stop
+                yield game
+        return games
+    db = tmp_path / "new.duckdb"
+    for n in (0, 2):
+        monkeypatch.setattr(sim_cmd, "simulate_games", stopped_after(n))
+        r = run("simulate", "--games", "3", "--players", "2", "--seed", "5", "--db", db)
+        assert r.exit_code in (1, 130) and r.stderr.count("\n") == 1, r.output
+        assert not db.exists() and not (tmp_path / "new.duckdb.wal").exists(), n
+    monkeypatch.undo()
+    assert run("simulate", "--games", "3", "--players", "2", "--seed", "5", "--db", db).exit_code == 0
+    before = db.read_bytes()
+    monkeypatch.setattr(sim_cmd, "simulate_games", stopped_after(1))
+    assert run("simulate", "--games", "3", "--players", "2", "--seed", "6", "--db", db).exit_code
+    assert db.read_bytes() == before and not (tmp_path / "new.duckdb.wal").exists()

@@ -22,7 +22,7 @@ from .app import app, db_path, handles_errors, log, print_json, progress_bar
 from .formats import chosen, emit
 from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
                       bots_option, out_option)
-from .store_cmds import report_import
+from .store_cmds import first_write, report_import
 
 #: runs shorter than this many games get no progress bar
 PROGRESS_FROM = 200
@@ -77,9 +77,12 @@ def simulate(
         check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
         if db is not None:
-            with Store.open(db) as store:
-                summary = import_games(store, _ticking(
-                    simulate_games(games, players, seed, names, *settings), tick), source="simulate")
+            with first_write(db) as outcome:     # a failed first write leaves no empty store
+                with Store.open(db) as store:
+                    summary = import_games(store, _ticking(
+                        simulate_games(games, players, seed, names, *settings), tick),
+                        source="simulate")
+                outcome.failed = bool(summary.failed)
             report_import(summary, as_json, "stored")
         elif out_file is None:
             _write(sys.stdout.buffer, games, players, seed, names, tick, settings)
