@@ -438,6 +438,13 @@ def test_cli_tournament_table_and_json():
     assert data["players"] == 2 and data["games"] == 6
     assert {x["strategy"] for x in data["results"]} == {"greedy", "random"}
     assert sum(x["wins"] for x in data["results"]) == pytest.approx(6)
+    # the head counts the games the mermaids won (three may do with Dance of the Mermaids)
+    n = data["mermaid_wins"]
+    table = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random",
+                "--format", "table")
+    head = table.stdout.splitlines()[0]
+    assert head.startswith("6 games, 2 players, seed 3 (fair share 50.0%); ")
+    assert head.endswith(f"; {n} game{'s' if n != 1 else ''} won by the mermaids"), head
 
 
 def test_bot_holdings_turn_by_turn_equal_fresh_counts():

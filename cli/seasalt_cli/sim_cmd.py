@@ -90,7 +90,7 @@ def simulate(
         else:
             with atomic_file(out_file, [db_path(None)], what="--out") as fh:
                 _write(fh, games, players, seed, names, tick, settings)
-            log.info(f"{games} game{'s' if games != 1 else ''} written to {out_file}")
+            log.info(f"{_games(games)} written to {out_file}")
 
 
 def _write(stream, games, players, seed, names, tick, settings) -> None:
@@ -133,6 +133,10 @@ def tournament(
     table = rows_result(["strategy", "seats", "wins", "win_rate", "points_per_round",
                          "last_chance_won", "last_chance_calls"], rows)
     emit(table, chosen(fmt, as_json), document=result,
-         head=lambda: f"{result.games} games, {players} players, seed {seed} (fair share "
+         head=lambda: f"{_games(result.games)}, {players} players, seed {seed} (fair share "
                       f"{result.fair_share:.1%}); {result.mean_rounds:.2f} rounds per game; "
-                      f"{result.mermaid_wins} four-mermaid wins\n")
+                      f"{_games(result.mermaid_wins)} won by the mermaids\n")
+
+
+def _games(n: int) -> str:
+    return f"{n} game{'s' if n != 1 else ''}"
