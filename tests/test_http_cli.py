@@ -348,3 +348,22 @@ def test_a_service_that_cannot_start_leaves_no_new_store(tmp_path):
         r = subprocess.run([*RUN, "serve", "--db", str(db), "--port", port],
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 1 and db.read_bytes() == before
+
+
+@pytest.mark.parametrize("origin, fixed", [
+    ("table.example", "https://table.example"), ("https://Table.Example", "https://table.example"),
+    ("https://table.example/", "https://table.example"),
+    ("https://table.example:443", "https://table.example"),
+    ("http://table.example:8080/app", "http://table.example:8080"),
+    ("not an origin", None)])
+def test_serve_refuses_a_cors_origin_no_browser_sends(tmp_path, origin, fixed):
+    """A browser's Origin is compared with --cors-origin as it is: one written otherwise
+    (no scheme, capitals, a path, a default port) would never match and leave CORS off
+    without a word. Refused in one line naming the origin to give; no store is made."""
+    db = tmp_path / "s.duckdb"
+    r = _run(["serve", "--db", str(db), "--port", str(_free_port()), "--cors-origin", origin])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert f"--cors-origin {origin!r} is not an origin as a browser sends it" in r.stderr
+    assert (f"give {fixed}, or * for any" if fixed else
+            "give one such as https://table.example, or * for any") in r.stderr
+    assert not db.exists()

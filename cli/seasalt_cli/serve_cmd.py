@@ -71,6 +71,7 @@ def serve(
     cleanly: every answered append is committed. The API is described in docs/HTTP.md and
     at /openapi.json."""
     from seasalt_log.analytics.limits import limits_from
+    from seasalt_log.http.access import origin_problem
     from seasalt_log.http.app import DEFAULT_MAX_BODY, create_app
     from seasalt_log.http.discovery import withdraw
     from seasalt_log.http.server import is_loopback, make_server
@@ -80,6 +81,9 @@ def serve(
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could "
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
     limits_from()                 # a bad SEASALT_QUERY_TIMEOUT / _MEMORY fails here, in one line
+    for origin in cors_origin:    # one that no browser sends would leave CORS off unsaid
+        if (problem := origin_problem(origin)) is not None:
+            raise typer.BadParameter(f"--cors-origin {problem}")
     path = db_path(db)
     with first_write(path) as outcome:    # a service that never started leaves no new store
         try:
