@@ -447,6 +447,18 @@ def test_cli_tournament_table_and_json():
     assert head.endswith(f"; {n} game{'s' if n != 1 else ''} won by the mermaids"), head
 
 
+def test_cli_tournament_says_when_it_plays_more_games_than_asked():
+    """Two strategies at two seats: 2 lineups (A-B, B-A), so 5 games asked are 6 played;
+    CSV has no head line, so stderr says it. A whole number of cycles says nothing."""
+    r = run("tournament", "-n", 5, "-p", 2, "-s", 1, "--bots", "greedy,random")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == ("seasalt: 5 games asked, 6 played: whole cycles of the 2 lineups, so "
+                        "every strategy sits in every seat equally often\n")
+    assert [line.split(",")[1] for line in r.stdout.splitlines()[1:]] == ["6", "6"]
+    r = run("tournament", "-n", 6, "-p", 2, "-s", 1, "--bots", "greedy,random")
+    assert r.exit_code == 0 and r.stderr == ""
+
+
 def test_bot_holdings_turn_by_turn_equal_fresh_counts():
     """A seat's holding is made from its last one and the card kept when the hand is that
     hand and one card more (bots._added): seen seat by seat as the game runs, every holding

@@ -10,7 +10,8 @@ import typer
 from seasalt_log import events as ev
 from seasalt_log.sim import DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
-from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
+from seasalt_log.sim.tournament import (DEFAULT_STRATEGIES, games_played, lineups,
+                                        tournament as run_tournament)
 
 from seasalt_log.analytics.output import rows_result
 from seasalt_log.errors import UsageError
@@ -123,7 +124,12 @@ def tournament(
     sits in every seat equally often. A win shared by k players counts 1/k."""
     names = bots
     check_args(players, names, games, least=1)
-    with progress_bar("playing", enabled=games >= PROGRESS_FROM, total=games) as tick:
+    seatings = len(lineups(names or DEFAULT_STRATEGIES, players))
+    played = games_played(games, seatings)
+    if played != games:         # said on stderr too: CSV and JSON Lines have no head line
+        log.info(f"seasalt: {_games(games)} asked, {played} played: whole cycles of the "
+                 f"{seatings} lineups, so every strategy sits in every seat equally often")
+    with progress_bar("playing", enabled=played >= PROGRESS_FROM, total=played) as tick:
         rules, setting = _settings(ruleset, events)
         result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
                                 events=setting)
