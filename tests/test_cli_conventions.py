@@ -285,6 +285,15 @@ def test_stats_refuses_a_report_with_list():
     assert "give win-rates or --list, not both" in r.stderr
 
 
+@pytest.mark.parametrize("args", [("--player", "Ann"), ("--players", "3"),
+                                  ("--list", "--player", "Ann")])
+def test_stats_refuses_a_filter_without_a_report(args):
+    r = run("stats", *args)
+    assert r.exit_code == 2 and r.stderr.startswith("error: ") and r.stderr.count("\n") == 1
+    assert f"{args[-2]} filters a report: give a REPORT with it" in r.stderr
+    assert r.stdout == ""
+
+
 # ------------------------------------------------------------------ point 9: before / after
 
 @pytest.fixture(scope="module")

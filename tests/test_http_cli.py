@@ -91,6 +91,9 @@ COMMANDS = {
     # a DECIMAL keeps its scale through the service's JSON; DOUBLEs stay floats
     "query-types": ["query", "--format", "csv", "SELECT 1.50::DECIMAL(5,2) AS d, 0.1::DOUBLE AS f, "
                     "1e16::DOUBLE AS g, [0.5]::DOUBLE[] AS l, 2::BIGINT AS n"],
+    # a JSON column travels as JSON values and is printed as its text again
+    "query-json": ["query", "--format", "csv", "SELECT json_object('a', [1, 2.5], 'b', 'é', "
+                   "'c', NULL) AS j, NULL::JSON AS n, '[0.1]'::JSON AS l"],
     "stats": ["stats", "win-rates", "--format", "csv"],
     "stats-player": ["stats", "calls", "--format", "json", "--player", "Ben"],
 }
@@ -265,6 +268,18 @@ def test_pages_follow_their_link_headers(served):
     assert r.status_code == 400
 
 
+def test_serving_a_served_store_names_the_service(served):
+    """A second `seasalt serve` of a store a service holds: one line naming the store, the
+    service's process and URL, and what to do; nothing else starts."""
+    db, url, _, _ = served
+    pid = json.loads(discovery_path(db).read_text())["pid"]
+    r = _run(["serve", "--db", str(db), "--port", str(_free_port())])
+    assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+    assert (f"error: the store {db} is already served by `seasalt serve` (process {pid}) at "
+            f"{url}: use that service, or stop it") in r.output
+    assert json.loads(discovery_path(db).read_text())["pid"] == pid
+
+
 def test_a_busy_store_without_a_service_names_url(tmp_path):
     """Another process holds the store and no live service announced itself (a stale
     discovery file of a process that is gone is ignored): one line naming --url."""
@@ -285,6 +300,12 @@ def test_a_busy_store_without_a_service_names_url(tmp_path):
             assert r.exit_code == 1, r.output
             assert r.output.count("\n") == 1, r.output
             assert "busy" in r.output and "--url" in r.output
+            assert f"held by process {holder.pid} (" in r.output, r.output
+        # the service cannot have it either: one line naming the process that holds it
+        r = _run(["serve", "--db", str(db), "--port", str(_free_port())])
+        assert r.exit_code == 1 and r.output.count("\n") == 1, r.output
+        assert r.output.startswith(f"error: the store {db} is busy: process {holder.pid} (")
+        assert "stop that process, or wait for it to finish" in r.output
         # a live process that does not answer at the URL (a reused pid) is no service either
         discovery_path(db).write_text(json.dumps({"url": f"http://127.0.0.1:{_free_port()}",
                                                   "pid": os.getpid()}))
@@ -307,3 +328,42 @@ def test_a_malformed_url_is_a_one_line_error(tmp_path, url, args):
     assert len(lines) == 1 and lines[0].startswith("error: ") and "unexpected" not in lines[0], lines
     assert url in lines[0]
     assert not (tmp_path / "copy.duckdb").exists()
+
+
+def test_a_service_that_cannot_start_leaves_no_new_store(tmp_path):
+    """`seasalt serve --db NEW` on a port in use: exit 1, and the store it made on the way
+    is removed again (as a failed first import's is); a store there before is kept."""
+    db = tmp_path / "new.duckdb"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        r = subprocess.run([*RUN, "serve", "--db", str(db), "--port", port],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and f"could not start the service on 127.0.0.1:{port}" in r.stderr
+        assert not db.exists() and not Path(f"{db}.wal").exists()
+        assert _run(["simulate", "--games", "1", "--players", "2", "--seed", "3",
+                     "--db", str(db)]).exit_code == 0
+        before = db.read_bytes()
+        r = subprocess.run([*RUN, "serve", "--db", str(db), "--port", port],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 1 and db.read_bytes() == before
+
+
+@pytest.mark.parametrize("origin, fixed", [
+    ("table.example", "https://table.example"), ("https://Table.Example", "https://table.example"),
+    ("https://table.example/", "https://table.example"),
+    ("https://table.example:443", "https://table.example"),
+    ("http://table.example:8080/app", "http://table.example:8080"),
+    ("not an origin", None)])
+def test_serve_refuses_a_cors_origin_no_browser_sends(tmp_path, origin, fixed):
+    """A browser's Origin is compared with --cors-origin as it is: one written otherwise
+    (no scheme, capitals, a path, a default port) would never match and leave CORS off
+    without a word. Refused in one line naming the origin to give; no store is made."""
+    db = tmp_path / "s.duckdb"
+    r = _run(["serve", "--db", str(db), "--port", str(_free_port()), "--cors-origin", origin])
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert f"--cors-origin {origin!r} is not an origin as a browser sends it" in r.stderr
+    assert (f"give {fixed}, or * for any" if fixed else
+            "give one such as https://table.example, or * for any") in r.stderr
+    assert not db.exists()

@@ -199,6 +199,10 @@ def test_query_endpoint_reads_only_for_the_table(tmp_path):
 
         r = q("SELECT count(*) AS n FROM games")
         assert r.status_code == 200 and r.json()["rows"] == [[1]], r.text
+        # a JSON column's cells are JSON values, not strings holding JSON (docs/HTTP.md)
+        r = q("""SELECT '{"a": [1, 2.5], "b": "é"}'::JSON AS j, NULL::JSON AS n, 'x' AS s""")
+        assert r.json()["types"] == ["JSON", "JSON", "VARCHAR"], r.text
+        assert r.json()["rows"] == [[{"a": [1, 2.5], "b": "é"}, None, "x"]], r.text
         assert q("SELECT 1", JSON).status_code == 401
         for bad in ("DELETE FROM games", "SELECT * FROM read_text('/etc/hostname')",
                     "COPY games TO 'out.csv'", "SELECT 1; SELECT 2"):

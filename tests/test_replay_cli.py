@@ -107,6 +107,26 @@ def test_replay_follow(db):
     assert frames[-1]["state"]["phase"] == "ended"
 
 
+def test_replay_follow_of_a_round_with_no_turn_yet_shows_its_start(tmp_path):
+    """A live game between two rounds: --follow of the round just started has no turn to
+    walk; it shows the table at the round's start (and says so on stderr), not nothing."""
+    lines = DEMO.strip().replace('"game_id":"demo"', '"game_id":"open"').splitlines()
+    cut = next(i for i, line in enumerate(lines) if '"round":2' in line) + 1
+    log = tmp_path / "open.jsonl"
+    log.write_text("\n".join(lines[:cut]) + "\n")
+    assert run("import", log, "--db", tmp_path / "s.duckdb").exit_code == 0
+    for more in ([], ["--round", 2], ["--round", 2, "--turn", 0], ["--as", "Ann"]):
+        r = run("replay", "open", "--follow", *more, "--db", tmp_path / "s.duckdb")
+        assert r.exit_code == 0, (more, r.output)
+        # seq 18: the 16 lines of round 1, the round_scored the import adds, round_started
+        assert r.stdout.startswith("Game open: round 2, before turn 1 (seq 18)\n"), r.stdout
+        assert "Ben to play: take a card" in r.stdout
+        assert "Pile 0: top octopus:yellow (1 card)" in r.stdout
+        assert r.stderr == "seasalt: round 2 of game open has no turn played yet; the table now:\n"
+    r = run("replay", "open", "--follow", "--json", "--db", tmp_path / "s.duckdb")
+    assert r.exit_code == 0 and json.loads(r.stdout) == []
+
+
 def test_replay_of_a_game_without_id(db):
     gid = anon_id()
     r = run("replay", gid, "--round", 1, "--db", db)

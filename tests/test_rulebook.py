@@ -165,6 +165,12 @@ def test_where_names_the_documents_it_reads():
     assert all(Path(p).is_file() for p in paths)
 
 
+def test_where_with_an_id_is_refused():
+    r = run("R-TAKE-2", "--where")
+    assert r.exit_code == 2 and r.stdout == "", r.output
+    assert "--where prints where the documents are: give R-TAKE-2 or --where, not both" in r.stderr
+
+
 def test_the_wheel_carries_the_documents_where_the_rulebook_looks():
     config = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     included = config["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]

@@ -438,6 +438,25 @@ def test_cli_tournament_table_and_json():
     assert data["players"] == 2 and data["games"] == 6
     assert {x["strategy"] for x in data["results"]} == {"greedy", "random"}
     assert sum(x["wins"] for x in data["results"]) == pytest.approx(6)
+    # the head counts the games the mermaids won (three may do with Dance of the Mermaids)
+    n = data["mermaid_wins"]
+    table = run("tournament", "-n", 6, "-p", 2, "-s", 3, "--bots", "greedy,random",
+                "--format", "table")
+    head = table.stdout.splitlines()[0]
+    assert head.startswith("6 games, 2 players, seed 3 (fair share 50.0%); ")
+    assert head.endswith(f"; {n} game{'s' if n != 1 else ''} won by the mermaids"), head
+
+
+def test_cli_tournament_says_when_it_plays_more_games_than_asked():
+    """Two strategies at two seats: 2 lineups (A-B, B-A), so 5 games asked are 6 played;
+    CSV has no head line, so stderr says it. A whole number of cycles says nothing."""
+    r = run("tournament", "-n", 5, "-p", 2, "-s", 1, "--bots", "greedy,random")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == ("seasalt: 5 games asked, 6 played: whole cycles of the 2 lineups, so "
+                        "every strategy sits in every seat equally often\n")
+    assert [line.split(",")[1] for line in r.stdout.splitlines()[1:]] == ["6", "6"]
+    r = run("tournament", "-n", 6, "-p", 2, "-s", 1, "--bots", "greedy,random")
+    assert r.exit_code == 0 and r.stderr == ""
 
 
 def test_bot_holdings_turn_by_turn_equal_fresh_counts():
@@ -493,3 +512,32 @@ def test_a_bots_generator_seeded_at_its_first_draw_draws_as_its_stream():
         assert lazy.random() == plain.random()
     assert lazy.choice("abcdef") == plain.choice("abcdef")
     assert BotRandom(7, 3, "bot0").random() != BotRandom(7, 3, "bot1").random()
+
+
+@pytest.mark.parametrize("stop", [KeyboardInterrupt, SimulationError("a bot is stuck")])
+def test_a_failed_first_simulate_into_a_new_store_leaves_no_store(tmp_path, monkeypatch, stop):
+    """simulate --db NEW: a run stopped before any game was committed (Ctrl-C, a bot that
+    fails) removes the store it made, as a failed first import does; a store there before
+    is left as it was."""
+    import seasalt_cli.sim_cmd as sim_cmd
+    real = sim_cmd.simulate_games
+
+    def stopped_after(n):
+        def games(*args, **kwargs):
+            for i, game in enumerate(real(*args, **kwargs)):
+                if i == n:
+                    raise stop
+                yield game
+        return games
+    db = tmp_path / "new.duckdb"
+    for n in (0, 2):
+        monkeypatch.setattr(sim_cmd, "simulate_games", stopped_after(n))
+        r = run("simulate", "--games", "3", "--players", "2", "--seed", "5", "--db", db)
+        assert r.exit_code in (1, 130) and r.stderr.count("\n") == 1, r.output
+        assert not db.exists() and not (tmp_path / "new.duckdb.wal").exists(), n
+    monkeypatch.undo()
+    assert run("simulate", "--games", "3", "--players", "2", "--seed", "5", "--db", db).exit_code == 0
+    before = db.read_bytes()
+    monkeypatch.setattr(sim_cmd, "simulate_games", stopped_after(1))
+    assert run("simulate", "--games", "3", "--players", "2", "--seed", "6", "--db", db).exit_code
+    assert db.read_bytes() == before and not (tmp_path / "new.duckdb.wal").exists()

@@ -111,12 +111,27 @@ def served(tmp_path_factory):
                                   "event, face_down, laid, ruleset"),
     ("/calculator?ruleset=pepper", 400, "ruleset must be base or extra-salt, not 'pepper'"),
     ("/calculator?event=kraken&event=squid", 400, "unknown event 'squid'"),
+    # the same rules as the API's: no page 0, no other digits than 0-9, no unknown filter
+    ("/?page=0", 400, "page must be at least 1, not '0'"),
+    ("/?page=-1", 400, "page must be a whole number, not '-1'"),
+    ("/?players=\u00b2", 400, "players must be a whole number, not '\u00b2'"),
+    ("/reports/calls?colour=red", 400, "unknown filter 'colour'; reports take player, players"),
+    ("/reports/calls?colour=&players=", 400, "unknown filter 'colour'"),
 ])
 def test_pages_answer_html_with_a_clear_error(served, path, status, words):
     r = httpx.get(served + path)
     assert r.status_code == status
     assert r.headers["content-type"].startswith("text/html")
     assert words in html.unescape(r.text)
+
+
+@pytest.mark.parametrize("path", ["/?page=0", "/play/nope", "/reports/nope"])
+def test_an_error_page_is_small(served, path):
+    """An error page draws no card: it carries neither the viewer script nor the symbols."""
+    r = httpx.get(served + path)
+    assert r.status_code >= 400
+    assert "<script" not in r.text and "<symbol" not in r.text
+    assert len(r.content) < 8_000
 
 
 def test_games_sorted_and_filtered(served):

@@ -139,6 +139,10 @@ def stats(
     if list_ and report is not None:
         raise typer.BadParameter(f"--list lists every report: give {report} or --list, not both")
     if list_ or report is None:
+        for given, option in ((player, "--player"), (players, "--players")):
+            if given is not None:       # a filter with no report to filter: never dropped
+                raise typer.BadParameter(f"{option} filters a report: give a REPORT with it "
+                                         "(seasalt stats --list lists them)")
         rows = [(r.name, r.description) for r in list_reports()]
         save_or_emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
              fmt, output, db_path(db), limit)

@@ -25,7 +25,7 @@ from seasalt_log.turn_frames import TurnFrame, turn_frames
 from seasalt_log.view import TableView, table_view
 from seasalt_log.analytics.output import rows_result, structs_result
 
-from .app import app, handles_errors, print_json
+from .app import app, handles_errors, log, print_json
 from .formats import chosen, emit
 from .options import (DbOption, Format, GameArg, JsonOption, ReadTokenOption, TextFormatOption,
                       UrlOption)
@@ -103,15 +103,22 @@ def replay_cmd(
     if follow and fmt in ("csv", "jsonl"):
         raise UsageError(f"--follow prints text or one JSON document, not --format {fmt}")
 
+    # --follow of a round with no turn played yet (a live game between two rounds) shows
+    # the table at the round's start instead of nothing
+    start = {"round": round, "turn": 0 if round is not None else None, "seq": None}
+
     def local(path):
         if follow:
             events = load_events(path, game)
-            return turn_frames(events, game, round, turn, _viewer(events, as_player, game))
+            frames = turn_frames(events, game, round, turn, _viewer(events, as_player, game))
+            if frames or fmt != TEXT:
+                return frames
         # a point of a stored game: only the round that holds it is decoded and folded
         with Store.open(path, read_only=True) as store:
             texts = store.read_texts(game)
         viewer = _viewer([ev.decode(texts[0])], as_player, game)
-        state = rp.replay_stored(texts, round=round, turn=turn, seq=seq, game_id=game)
+        at = start if follow else {"round": round, "turn": turn, "seq": seq}
+        state = rp.replay_stored(texts, **at, game_id=game)
         if fmt != TEXT:
             return table_view(state, viewer), None
         before = (rp.replay_stored(texts, seq=state.seq - 1, game_id=game) if state.seq > 1
@@ -122,21 +129,26 @@ def replay_cmd(
     def remote(u):
         from seasalt_log.http import client
         if follow:
-            return client.remote_turns(u, token, game, round=round, turn=turn, who=as_player)
-        view = client.remote_state(u, token, game, round=round, turn=turn, seq=seq,
-                                   who=as_player)
+            frames = client.remote_turns(u, token, game, round=round, turn=turn, who=as_player)
+            if frames or fmt != TEXT:
+                return frames
+        at = start if follow else {"round": round, "turn": turn, "seq": seq}
+        view = client.remote_state(u, token, game, **at, who=as_player)
         if fmt != TEXT:
             return view, None
         line = client.remote_log(u, token, game, who=as_player, after=view.seq - 1, limit=1)
         return view, line[0].text if line else None
 
     answer = local_or_remote(db, url, local, remote)
-    if follow:
+    if isinstance(answer, list):
         _print_frames(answer, fmt == "json")
     elif fmt != TEXT:
         view = answer[0]
         emit(structs_result(view.seats, SEAT_COLUMNS), fmt, document=view)
     else:
+        if follow:
+            what = f"round {answer[0].round}" if answer[0].round else "the game"
+            log.info(f"seasalt: {what} of game {game} has no turn played yet; the table now:")
         _print_view(*answer)
 
 

@@ -22,6 +22,9 @@ def rules(
 
     RULES.md and LOG_FORMAT.md are installed with the package: seasalt rules --where."""
     if where:
+        if rule_id is not None:         # never dropped silently (as stats REPORT --list)
+            raise typer.BadParameter(f"--where prints where the documents are: give "
+                                     f"{rule_id} or --where, not both")
         for name in rulebook.DOCUMENTS:
             typer.echo(rulebook.document_path(name))
         return

@@ -7,8 +7,12 @@ from pathlib import Path
 
 import typer
 
+from seasalt_log.errors import StoreBusyError
+
 from .app import app, db_path, fail, handles_errors, log
 from .options import TOKEN_ENV, DbOption
+from .remote import held_by
+from .store_cmds import first_write
 
 
 #: the service's defaults as --help shows them (the web stack is imported only by `serve`
@@ -67,6 +71,7 @@ def serve(
     cleanly: every answered append is committed. The API is described in docs/HTTP.md and
     at /openapi.json."""
     from seasalt_log.analytics.limits import limits_from
+    from seasalt_log.http.access import origin_problem
     from seasalt_log.http.app import DEFAULT_MAX_BODY, create_app
     from seasalt_log.http.discovery import withdraw
     from seasalt_log.http.server import is_loopback, make_server
@@ -76,28 +81,51 @@ def serve(
         fail(f"refusing to listen on {host} without a token: anyone who can reach it could "
              "write games. Pass --token (or set SEASALT_TOKEN), or listen on 127.0.0.1.", 2)
     limits_from()                 # a bad SEASALT_QUERY_TIMEOUT / _MEMORY fails here, in one line
+    for origin in cors_origin:    # one that no browser sends would leave CORS off unsaid
+        if (problem := origin_problem(origin)) is not None:
+            raise typer.BadParameter(f"--cors-origin {problem}")
     path = db_path(db)
-    Store.open(path).close()      # a busy or broken store fails here, with a clear message
-    app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,
-                      host=host, allowed_hosts=tuple(allowed_host),
-                      cors_origins=tuple(cors_origin), public_after_end=public_after_end,
-                      rate_limit=rate_limit,
-                      **({"live_games": live_games} if live_games else {}))
-    level = "debug" if log.isEnabledFor(logging.DEBUG) else "info" if log.isEnabledFor(
-        logging.INFO) else "warning"            # --verbose / plain / --quiet
-    server = make_server(app_, host, port, log_level=level, access_log=access_log,
-                         header_timeout=header_timeout, max_connections=max_connections)
-    server.announce_store = path      # STORE.serve.json: reading commands find the service
-    shown = f"[{host}]" if ":" in host else host
-    server.on_started = lambda: log.info(
-        f"seasalt: serving {path} on http://{shown}:{port} "
-        f"({'writes need the token' if token else 'no token: writes are open'}); Ctrl-C stops")
-    try:
-        server.run()
-    except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
-        server.started = False
-    finally:
-        withdraw(path)
-    if not server.started:
-        fail(f"could not start the service on {host}:{port} (see the message above)")
+    with first_write(path) as outcome:    # a service that never started leaves no new store
+        try:
+            Store.open(path).close()  # a busy or broken store fails here, with a clear message
+        except StoreBusyError:
+            fail(_busy(path))
+        app_ = create_app(path, token=token, max_body=max_body or DEFAULT_MAX_BODY,
+                          host=host, allowed_hosts=tuple(allowed_host),
+                          cors_origins=tuple(cors_origin), public_after_end=public_after_end,
+                          rate_limit=rate_limit,
+                          **({"live_games": live_games} if live_games else {}))
+        level = "debug" if log.isEnabledFor(logging.DEBUG) else "info" if log.isEnabledFor(
+            logging.INFO) else "warning"            # --verbose / plain / --quiet
+        server = make_server(app_, host, port, log_level=level, access_log=access_log,
+                             header_timeout=header_timeout, max_connections=max_connections)
+        server.announce_store = path      # STORE.serve.json: reading commands find the service
+        shown = f"[{host}]" if ":" in host else host
+        server.on_started = lambda: log.info(
+            f"seasalt: serving {path} on http://{shown}:{port} "
+            f"({'writes need the token' if token else 'no token: writes are open'}); Ctrl-C stops")
+        try:
+            server.run()
+        except SystemExit:          # uvicorn's way of saying it could not start (port in use, ...)
+            server.started = False
+        finally:
+            withdraw(path)
+        outcome.failed = not server.started
+        if not server.started:
+            fail(f"could not start the service on {host}:{port} (see the message above)")
     log.info("seasalt: stopped; every append is stored")
+
+
+def _busy(path: Path) -> str:
+    """Why the service cannot have store ``path`` and what to do: a service already serves
+    it (use that one), or another process holds it (named where DuckDB says which)."""
+    from seasalt_log.http.discovery import find
+    found = find(path)
+    if found is not None:
+        return (f"the store {path} is already served by `seasalt serve` (process {found.pid}) "
+                f"at {found.url}: use that service, or stop it (Ctrl-C in its terminal, or "
+                f"kill {found.pid}) before serving the store again")
+    holder = held_by(path) or "another process"
+    return (f"the store {path} is busy: {holder} has it open, and the service must be its "
+            "only user; stop that process, or wait for it to finish, then start the service "
+            "again")

@@ -10,7 +10,8 @@ import typer
 from seasalt_log import events as ev
 from seasalt_log.sim import DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
-from seasalt_log.sim.tournament import DEFAULT_STRATEGIES, tournament as run_tournament
+from seasalt_log.sim.tournament import (DEFAULT_STRATEGIES, games_played, lineups,
+                                        tournament as run_tournament)
 
 from seasalt_log.analytics.output import rows_result
 from seasalt_log.errors import UsageError
@@ -22,7 +23,7 @@ from .app import app, db_path, handles_errors, log, print_json, progress_bar
 from .formats import chosen, emit
 from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
                       bots_option, out_option)
-from .store_cmds import report_import
+from .store_cmds import first_write, report_import
 
 #: runs shorter than this many games get no progress bar
 PROGRESS_FROM = 200
@@ -77,9 +78,12 @@ def simulate(
         check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
         if db is not None:
-            with Store.open(db) as store:
-                summary = import_games(store, _ticking(
-                    simulate_games(games, players, seed, names, *settings), tick), source="simulate")
+            with first_write(db) as outcome:     # a failed first write leaves no empty store
+                with Store.open(db) as store:
+                    summary = import_games(store, _ticking(
+                        simulate_games(games, players, seed, names, *settings), tick),
+                        source="simulate")
+                outcome.failed = bool(summary.failed)
             report_import(summary, as_json, "stored")
         elif out_file is None:
             _write(sys.stdout.buffer, games, players, seed, names, tick, settings)
@@ -87,7 +91,7 @@ def simulate(
         else:
             with atomic_file(out_file, [db_path(None)], what="--out") as fh:
                 _write(fh, games, players, seed, names, tick, settings)
-            log.info(f"{games} game{'s' if games != 1 else ''} written to {out_file}")
+            log.info(f"{_games(games)} written to {out_file}")
 
 
 def _write(stream, games, players, seed, names, tick, settings) -> None:
@@ -120,7 +124,12 @@ def tournament(
     sits in every seat equally often. A win shared by k players counts 1/k."""
     names = bots
     check_args(players, names, games, least=1)
-    with progress_bar("playing", enabled=games >= PROGRESS_FROM, total=games) as tick:
+    seatings = len(lineups(names or DEFAULT_STRATEGIES, players))
+    played = games_played(games, seatings)
+    if played != games:         # said on stderr too: CSV and JSON Lines have no head line
+        log.info(f"seasalt: {_games(games)} asked, {played} played: whole cycles of the "
+                 f"{seatings} lineups, so every strategy sits in every seat equally often")
+    with progress_bar("playing", enabled=played >= PROGRESS_FROM, total=played) as tick:
         rules, setting = _settings(ruleset, events)
         result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
                                 events=setting)
@@ -130,6 +139,10 @@ def tournament(
     table = rows_result(["strategy", "seats", "wins", "win_rate", "points_per_round",
                          "last_chance_won", "last_chance_calls"], rows)
     emit(table, chosen(fmt, as_json), document=result,
-         head=lambda: f"{result.games} games, {players} players, seed {seed} (fair share "
+         head=lambda: f"{_games(result.games)}, {players} players, seed {seed} (fair share "
                       f"{result.fair_share:.1%}); {result.mean_rounds:.2f} rounds per game; "
-                      f"{result.mermaid_wins} four-mermaid wins\n")
+                      f"{_games(result.mermaid_wins)} won by the mermaids\n")
+
+
+def _games(n: int) -> str:
+    return f"{n} game{'s' if n != 1 else ''}"

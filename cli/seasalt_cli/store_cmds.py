@@ -6,7 +6,7 @@ import contextlib
 import sys
 from pathlib import Path
 
-from typing import Literal
+from typing import Iterator, Literal
 
 import duckdb
 import typer
@@ -65,18 +65,33 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
     Exit code 1 when any game failed (the good ones are stored unless --strict); a store
     this import created is removed again when it fails having stored no game."""
     files = list(iter_paths(paths))     # a mistyped path fails here, before a store is made
-    path = db_path(db)
-    made = not path.exists() and not wal_path(path).exists()
-    store = Store.open(path)
-    failed = True       # until the import returns with no game failed
-    try:
-        with store, progress_bar("checking", unit="bytes", enabled=progress) as cb:
+    with first_write(db_path(db)) as outcome:
+        with (Store.open(db_path(db)) as store,
+              progress_bar("checking", unit="bytes", enabled=progress) as cb):
             summary = import_logs(store, files, strict=strict, progress=cb, jobs=jobs)
-        failed = bool(summary.failed)
-    finally:
-        if made and failed:
-            _remove_if_empty(path)
+        outcome.failed = bool(summary.failed)
     report_import(summary, as_json, "stored")
+
+
+class WriteOutcome:
+    """Whether a write into a store failed (see :func:`first_write`)."""
+
+    failed = True       # until the write says otherwise
+
+
+@contextlib.contextmanager
+def first_write(path: Path) -> Iterator[WriteOutcome]:
+    """Around a command's write into store ``path`` (the store opened and closed inside):
+    when there was no store there before and the write fails (an exception, or
+    ``outcome.failed`` left true) having stored no game, the store it made is removed
+    again (:func:`_remove_if_empty`); a store there before is never touched."""
+    made = not path.exists() and not wal_path(path).exists()
+    outcome = WriteOutcome()
+    try:
+        yield outcome
+    finally:
+        if made and outcome.failed:
+            _remove_if_empty(path)
 
 
 def _remove_if_empty(path: Path) -> None:

@@ -16,7 +16,7 @@ import io
 import unicodedata
 import uuid
 from pathlib import Path
-from typing import IO, Any, Iterable
+from typing import IO, Any, Iterable, Sequence
 
 import duckdb
 import msgspec
@@ -91,7 +91,7 @@ def rows_result(columns: list[str], rows: list[tuple]) -> Result:
     """A :class:`Result` of rows built in Python: each column's type is read from its
     values (lists and structs become JSON columns, so JSON output keeps their structure)."""
     types = [_type_of(r[i] for r in rows) for i in range(len(columns))]
-    json_cols = [i for i, t in enumerate(types) if t == "JSON"]
+    json_cols = json_cells(types)
     if json_cols:
         rows = [tuple(_json.encode(v).decode() if i in json_cols and v is not None else v
                       for i, v in enumerate(r)) for r in rows]
@@ -129,9 +129,9 @@ def _enc_hook(value: Any) -> Any:
 _json = msgspec.json.Encoder(enc_hook=_enc_hook, decimal_format="number")
 
 
-def _json_cells(result: Result) -> list[int]:
+def json_cells(types: Sequence[str]) -> list[int]:
     """Indexes of the JSON-typed columns (their text is embedded as JSON, not as a string)."""
-    return [i for i, t in enumerate(result.types) if t == "JSON"]
+    return [i for i, t in enumerate(types) if t == "JSON"]
 
 
 def _raw_json(row: tuple, cells: list[int]) -> tuple:
@@ -144,10 +144,16 @@ def _raw_json(row: tuple, cells: list[int]) -> tuple:
     return tuple(out)
 
 
+def embedded_json(rows: Iterable[tuple], types: Sequence[str]) -> list[tuple]:
+    """``rows`` with each JSON-typed cell's text as a ``msgspec.Raw``, so that encoding
+    them writes the value (an object, a list) instead of a string holding its JSON."""
+    cells = json_cells(types)
+    return [_raw_json(r, cells) for r in rows]
+
+
 def json_rows(result: Result) -> list[dict[str, Any]]:
     """The rows as JSON-ready dicts (JSON columns as embedded JSON)."""
-    cells = _json_cells(result)
-    return [dict(zip(result.columns, _raw_json(r, cells))) for r in result.rows]
+    return [dict(zip(result.columns, r)) for r in embedded_json(result.rows, result.types)]
 
 
 def write_json(result: Result, out: IO[str]) -> None:

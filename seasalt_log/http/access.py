@@ -16,6 +16,7 @@ import hashlib
 import hmac
 import ipaddress
 import secrets
+import re
 import time
 from typing import Iterable
 
@@ -148,3 +149,29 @@ class RateLimit:
             self.buckets.clear()            # a flood of addresses: start afresh, stay small
         self.buckets[client] = (tokens - 1.0, now)
         return 0.0
+
+
+#: an origin as a browser sends it: scheme://host[:port], lower case, nothing after
+_ORIGIN = re.compile(r"([a-z][a-z0-9+.-]*)://(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::([0-9]{1,5}))?")
+_DEFAULT_PORTS = {"http": "80", "https": "443"}
+
+
+def _sent_as(origin: str) -> bool:
+    found = _ORIGIN.fullmatch(origin)
+    return found is not None and _DEFAULT_PORTS.get(found.group(1)) != found.group(3)
+
+
+def origin_problem(origin: str) -> str | None:
+    """What keeps ``origin`` (a ``--cors-origin``) from ever matching a browser's
+    ``Origin`` header, which is compared with it as it is, or None (``*``: any origin)."""
+    if origin == "*" or _sent_as(origin):
+        return None
+    scheme, _, rest = origin.rpartition("://") if "://" in origin else ("https", "", origin)
+    host = rest.split("/", 1)[0].lower()
+    port = host.rpartition(":")[2] if not host.endswith("]") else ""
+    if port and port == _DEFAULT_PORTS.get(scheme.lower()):
+        host = host[:-len(port) - 1]
+    fixed = f"{scheme.lower()}://{host}"
+    hint = (f"give {fixed}" if _sent_as(fixed) else "give one such as https://table.example")
+    return (f"{origin!r} is not an origin as a browser sends it (scheme://host[:port] in "
+            f"lower case, without a path or the scheme's default port): {hint}, or * for any")

@@ -145,15 +145,8 @@ def remote_report(url: str, token: str | None, name: str, *, player: str | None 
         rows += page["rows"]
         next_path = _next_link(headers)
     columns, types = first["columns"], first["types"]
-    json_cols = [i for i, t in enumerate(types) if t == "JSON"]
-    out = []
-    for row in rows:
-        cells = _typed([row[c] for c in columns], types)
-        for i in json_cols:        # a JSON column travels embedded: back to its text
-            if cells[i] is not None:
-                cells[i] = json.dumps(cells[i], separators=(",", ":"))
-        out.append(tuple(cells))
-    return Result(columns=columns, types=types, rows=out)
+    return Result(columns=columns, types=types,
+                  rows=[_typed([row[c] for c in columns], types) for row in rows])
 
 
 def remote_query(url: str, token: str | None, sql: str) -> Result:
@@ -166,13 +159,17 @@ def remote_query(url: str, token: str | None, sql: str) -> Result:
                     "only (its row limit); more matched: narrow the query, or run it on the "
                     "store while the service is stopped")
     return Result(columns=answer["columns"], types=types,
-                  rows=[tuple(_typed(r, types)) for r in answer["rows"]])
+                  rows=[_typed(r, types) for r in answer["rows"]])
 
 
-def _typed(cells: list, types: list[str]) -> list:
+def _typed(cells: list, types: list[str]) -> tuple:
     """A row read with ``exact`` as the store gives it: a DECIMAL column's value stays a
-    Decimal (``1.50``), every other number with a fraction is a float again."""
-    return [v if t.startswith("DECIMAL") else _floats(v) for v, t in zip(cells, types)]
+    Decimal (``1.50``), every other number with a fraction is a float again, and a JSON
+    column's value, which travels embedded, is its text again."""
+    return tuple(v if t.startswith("DECIMAL") or v is None
+                 else json.dumps(_floats(v), separators=(",", ":"), ensure_ascii=False)
+                 if t == "JSON"
+                 else _floats(v) for v, t in zip(cells, types))
 
 
 def _floats(value: Any) -> Any:

@@ -1,5 +1,6 @@
 """``POST /query``: one reading SQL statement on the service's reader connection, for the
-table (the service token), with a time and a row limit.
+table (the service token), with a time and a row limit. A JSON-typed column's cells come
+back as JSON values (as ``GET /stats`` and ``seasalt query --format json`` give them).
 
 The same checks as ``seasalt query`` (seasalt_log.analytics.query): one reading statement,
 parsed by DuckDB before it runs, in a read-only transaction; the service turns off file
@@ -14,7 +15,7 @@ import threading
 import duckdb
 import msgspec
 
-from ..analytics.output import one_line
+from ..analytics.output import embedded_json, one_line
 from ..analytics.query import QueryError, QueryRefusedError, check_sql
 from ..store import Store
 from .bodies import QueryResult
@@ -53,5 +54,5 @@ def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
         raise QueryError(f"SQL: {one_line(str(exc))}") from None
     finally:
         timer.cancel()
-    return QueryResult(columns=columns, types=types, rows=rows[:max_rows],
+    return QueryResult(columns=columns, types=types, rows=embedded_json(rows[:max_rows], types),
                        truncated=len(rows) > max_rows)

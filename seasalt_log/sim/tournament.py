@@ -62,6 +62,12 @@ def lineups(strategies: Sequence[str], players: int) -> list[tuple[str, ...]]:
     return [t for t in product(strategies, repeat=players) if set(t) == need]
 
 
+def games_played(games: int, seatings: int) -> int:
+    """The games a tournament asked for ``games`` plays: whole cycles of its ``seatings``
+    lineups (:func:`lineups`), so every strategy sits in every seat equally often."""
+    return -(-games // seatings) * seatings
+
+
 def tournament(games: int, players: int, seed: int,
                strategies: Sequence[str] | None = None,
                progress: Callable[[int], None] | None = None,
@@ -76,8 +82,7 @@ def tournament(games: int, players: int, seed: int,
     names = tuple(dict.fromkeys(check_args(players, strategies or DEFAULT_STRATEGIES, games, 1,
                                            ruleset, events)))
     seatings = lineups(names, players)
-    cycles = -(-games // len(seatings))
-    total = cycles * len(seatings)
+    total = games_played(games, len(seatings))
     seats = dict.fromkeys(names, 0)
     wins = dict.fromkeys(names, 0.0)
     points = dict.fromkeys(names, 0)

@@ -73,10 +73,12 @@ def sprite() -> str:
 NAV = (("/", "Games"), ("/reports", "Statistics"), ("/calculator", "Score calculator"))
 
 
-def layout(title: str, body: str, *, nav: bool = True) -> str:
-    """A whole page: ``body`` inside the site's header, with the stylesheet, the card
-    symbols and the viewer script inline (no other request is needed)."""
+def layout(title: str, body: str, *, nav: bool = True, viewer: bool = True) -> str:
+    """A whole page: ``body`` inside the site's header, with the stylesheet and, unless
+    ``viewer`` is false (an error page, which draws no card), the card symbols and the
+    viewer script inline (no other request is needed)."""
     links = "".join(f'<a href="{href}">{escape(text)}</a>' for href, text in NAV) if nav else ""
+    script = f"<script>{_static('viewer.js')}</script>" if viewer else ""
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width,initial-scale=1"><link rel="icon" href="data:,">'
@@ -84,8 +86,7 @@ def layout(title: str, body: str, *, nav: bool = True) -> str:
         '<body><a class="skip" href="#main">Skip to content</a>'
         '<header class="top"><strong>seasalt</strong>'
         f'<nav aria-label="Site">{links}</nav></header>'
-        f'{sprite()}<main id="main">{body}</main>'
-        f"<script>{_static('viewer.js')}</script></body></html>")
+        f'{sprite() if viewer else ""}<main id="main">{body}</main>{script}</body></html>')
 
 
 def _json_script(data: Any) -> str:

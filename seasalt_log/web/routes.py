@@ -21,10 +21,11 @@ from starlette.routing import Route
 
 from .. import queries
 from ..cards import ALL_CODES, suggest
+from ..digits import is_digits
 from ..errors import CardCodeError, SeasaltError, UnknownGameError
 from ..hand import score_hand, unknown_event
 from ..http.errors import ApiError
-from ..http.stats import report_list, run_named_report
+from ..http.stats import FILTERS, report_list, run_named_report
 from ..view import Viewer
 from . import pages
 from .timeline import frame_set
@@ -40,7 +41,7 @@ def _error_page(status: int, message: str, gid: str | None = None) -> HTMLRespon
         path = pages.escape(_game_path(gid))
         body += (f'<p><a href="{path}">The game as your credential shows it</a> · '
                  f'<a href="{path}?token=">Forget this game\'s token</a></p>')
-    return HTMLResponse(pages.layout(title, body), status)
+    return HTMLResponse(pages.layout(title, body, viewer=False), status)
 
 
 def _page(handler):
@@ -59,12 +60,17 @@ def _page(handler):
     return wrapped
 
 
-def _int(request: Request, name: str, default: int | None = None) -> int | None:
+def _int(request: Request, name: str, default: int | None = None, *,
+         minimum: int = 0) -> int | None:
+    """Query parameter ``name`` as a whole number of at least ``minimum`` (``default`` when
+    absent or empty); anything else is refused as the API refuses it, never read as another."""
     raw = request.query_params.get(name)
-    if raw in (None, ""):
+    if raw is None or raw == "":
         return default
-    if not raw.isdigit():
-        raise SeasaltError(f"{name} must be a whole number, not {raw!r}")
+    if not is_digits(raw):
+        raise SeasaltError(f"{name} must be a whole number, not {raw[:40]!r}")
+    if int(raw) < minimum:
+        raise SeasaltError(f"{name} must be at least {minimum}, not {raw!r}")
     return int(raw)
 
 
@@ -91,7 +97,7 @@ async def games(request: Request) -> Response:
     if order not in ("asc", "desc"):
         raise SeasaltError(f"order must be asc or desc, not {order!r}")
     desc = order == "desc"
-    page = max(1, _int(request, "page", 1) or 1)
+    page = _int(request, "page", 1, minimum=1) or 1
     ruleset = q.get("ruleset") or None
     if ruleset not in (None, *pages.RULESET_FILTERS):
         raise SeasaltError(f"ruleset must be one of {', '.join(pages.RULESET_FILTERS)}, "
@@ -251,7 +257,8 @@ async def reports(request: Request) -> Response:
 async def report(request: Request) -> Response:
     """GET /reports/{name}?player=NAME&players=N: one report, its chart and filters."""
     name = request.path_params["name"]
-    params = {k: v for k, v in request.query_params.items() if k in ("player", "players") and v}
+    # an empty filter (the form's "any") is no filter; an unknown one is refused by the report
+    params = {k: v for k, v in request.query_params.items() if v or k not in FILTERS}
     live = request.app.state.live
     result = await live.read(lambda s: run_named_report(s, name, params))
     return HTMLResponse(pages.report_page(result, params.get("player"), params.get("players"),
