@@ -1090,10 +1090,6 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
     breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
     counted on from the seat's last call (:func:`scoring.counted_on`)."""
-    last = _last_scored.get(seat)
-    if last is not None and last[0] is s:
-        b = last[1]
-        return b.card_points, b.color_bonus
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     counted = _per_thread.counted
