@@ -1060,8 +1060,8 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
-#: seat -> (state, its breakdown) last scored by :func:`player_breakdown` (a view, then the
-#: same state's points; states are immutable and kept here, so the same object is the same
+#: seat -> (state, its breakdown) last scored by :func:`player_breakdown` (the same state's
+#: seat asked for again; states are immutable and kept here, so the same object is the same
 #: state). A round's end has its own memo, :func:`round_breakdowns`.
 _last_scored: dict[int, tuple[State, Breakdown | ExtraBreakdown]] = {}
 
