@@ -366,9 +366,8 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
-    for i, e in enumerate(events):
-        if type(e) is GameStarted:
-            events[i] = _meta_kept(e)
+    for i in _starts(events):
+        events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     lines = data.split(b"\n")
     # the same number of lines as events and the same bytes: each line is one event's JSON
     if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
@@ -548,6 +547,19 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     except LogFormatError:
         return None
     return starts
+
+
+def _starts(events: Sequence[Event]) -> list[int]:
+    """The indexes of the ``game_started`` events of ``events`` (found in C: list.index)."""
+    types = list(map(type, events))
+    found: list[int] = []
+    i = -1
+    try:
+        while True:
+            i = types.index(GameStarted, i + 1)
+            found.append(i)
+    except ValueError:
+        return found
 
 
 def _depth(value: Any, limit: int) -> int:

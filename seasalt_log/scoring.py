@@ -482,10 +482,7 @@ def extra_card_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequ
     the bots' tries) call this function itself. With ``parts``, the tuple (card points, then
     the sources of :class:`ExtraBreakdown` as :func:`score_extra_counts` reads them, the
     colour bonus left out)."""
-    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)    # R-X-SCORE-DUO
-    return _extra_points(kinds, colors, n_units, in_pairs, rodeo_pairs, in_hand[_STARFISH],
-                         scoring, hand_starfish, None, parts)
+    return _extra_points(in_hand, kinds, colors, n_units, effects, hand_starfish, None, parts)
 
 
 def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
@@ -503,34 +500,34 @@ def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
     """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in
     effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
     closed turn of an expansion game is scored so."""
-    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]  # R-X-SCORE-COLOUR
-    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)
-    return (_extra_points(kinds, colors, len(held[1]), in_pairs, rodeo_pairs,
-                          in_hand[_STARFISH], scoring, hand_starfish, bonus),
+    bonus = held[6]                                                 # R-X-SCORE-COLOUR
+    return (_extra_points(held[3], held[4], held[5], len(held[1]), effects, hand_starfish,
+                          bonus),
             bonus)
 
 
 @overload
-def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
-                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                  n_units: int, effects: frozenset[str], hand_starfish: bool,
                   largest: int | None = ..., parts: Literal[False] = ...) -> int: ...
 
 
 @overload
-def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
-                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                  n_units: int, effects: frozenset[str], hand_starfish: bool,
                   largest: int | None, parts: bool) -> int | ExtraParts: ...
 
 
-def _extra_points(kinds: Sequence[int], colors: Sequence[int], n_units: int, in_pairs: int,
-                  rodeo_pairs: int, held: int, scoring: _EventScoring, hand_starfish: bool,
+def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                  n_units: int, effects: frozenset[str], hand_starfish: bool,
                   largest: int | None = None, parts: bool = False) -> int | ExtraParts:
-    """RULES.md §12 on the kinds and colours of a holding as counts, given the hand's
-    pairs (:func:`hand_pairs`) and starfish ``held`` (``largest``: the largest colour
-    group, if known): :func:`extra_card_points` and :func:`holding_points_and_bonus` score
-    through it."""
-    collect, seahorse_kinds, _, tornado, changed = scoring
+    """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
+    ``effects`` in effect (``largest``: the largest colour group, if known):
+    :func:`extra_card_points` and :func:`counted_extra_points_and_bonus` score through it."""
+    collect, seahorse_kinds, rodeo, tornado, changed = (
+        _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO
+    held = in_hand[_STARFISH]
     pairs = n_units + in_pairs
     starfish = kinds[_STARFISH]
     if starfish:                                                    # R-X-SCORE-STARFISH

@@ -936,15 +936,41 @@ def _event_kept(s: State, e: ev.EventKept) -> State:
 # ---------------------------------------------------------------- step 3: end the turn
 
 def _turn_ended(s: State, e: ev.TurnEnded) -> State:
+    """The turn ends without a call (R-FLOW): a mermaid win, else the next turn, a final
+    turn's end or the round's deck-out. (A call ends its turn in :func:`_end_turn`.)"""
     f = s.flow
-    if s.phase == ROUND and e.player == f.player:
-        if f.step == PLAY and not f.due:        # the common case: what _take_done lets by
-            return _end_turn(s, None)
-        if f.step == FORCED_DONE:
+    mermaid_check = True
+    if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
+        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE:
             # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
-            return _end_turn(s, None, s.ruleset.mermaid_win_after_forced_turn)
-    _take_done(s, e)
-    return _end_turn(s, None)
+            mermaid_check = s.ruleset.mermaid_win_after_forced_turn
+        else:
+            _take_done(s, e)                    # raises the error due
+    t = s.table
+    player = f.player
+    if mermaid_check and MERMAID in t.hands[player]:
+        won = _mermaid_win(s, None)
+        if won is not None:
+            return won
+    seq = s.seq + 1
+    if f.call != "last_chance":                 # no final turns: most turns
+        if not t.deck:                                                      # R-END-3
+            return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
+                                                    ending="deck_out"))
+        # the deck has cards, so the next turn begins with its take
+        player += 1
+        if player == len(t.hands):
+            player = 0
+        if f.locks:
+            return _next_turn(s, f, player, seq)
+        return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=TAKE))
+    # LAST CHANCE called before: a final turn ends
+    left = f.final_left[1:]
+    f = replace(f, revealed=f.revealed | (1 << player), final_left=left)       # R-LAST-3
+    if not left or (s.ruleset.deck_out_in_final_turns and not t.deck):
+        return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
+                                                ending="last_chance"))
+    return _next_turn(s, f, left[0], seq)
 
 
 def _called(s: State, e: Any) -> State:
@@ -975,45 +1001,36 @@ def _called(s: State, e: Any) -> State:
     return _end_turn(s, call)
 
 
-def _end_turn(s: State, call: str | None, mermaid_check: bool = True) -> State:
-    """The turn's last event: mermaid win, then the call, final turns or deck-out."""
-    f, t = s.flow, s.table
+def _end_turn(s: State, call: str) -> State:
+    """The turn's end by a call: mermaid win, else the call (R-STOP, R-LAST-1)."""
+    f = s.flow
     player = f.player
+    if MERMAID in s.table.hands[player]:
+        won = _mermaid_win(s, call)
+        if won is not None:
+            return won
     seq = s.seq + 1
-    hand = t.hands[player]
-    if (mermaid_check and MERMAID in hand                               # R-MERMAID-WIN
-            and hand.count(MERMAID) >= s.ruleset.fewest_mermaids_to_win
-            and _mermaids_win(s, player)):
-        # a call that ends the turn still reveals the caller's hand (R-END-2)
-        shown = f.revealed | (1 << player) if call is not None else f.revealed
-        return replace(s, seq=seq, flow=replace(f, due="game_ended", mermaid_winner=player,
-                                                revealed=shown))
-    n = len(t.hands)
-    if call is None and f.call != "last_chance":       # no call, no final turns: most turns
-        if not t.deck:                                                      # R-END-3
-            return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
-                                                    ending="deck_out"))
-        # the deck has cards, so the next turn begins with its take
-        player += 1
-        if f.locks:
-            return _next_turn(s, f, player if player < n else 0, seq)
-        return replace(s, seq=seq, flow=replace(f, player=player if player < n else 0,
-                                                turn=f.turn + 1, step=TAKE))
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
                                                 due="round_scored", ending="stop"))
-    if call == "last_chance":                                               # R-LAST-1
-        left = _seats_after(player, n)
-        f = replace(f, caller=player, call=call, revealed=f.revealed | (1 << player),
-                    final_left=left)
-        return _next_turn(s, f, left[0], seq)
-    # no call now, LAST CHANCE called before: a final turn ends
-    left = f.final_left[1:]
-    f = replace(f, revealed=f.revealed | (1 << player), final_left=left)       # R-LAST-3
-    if not left or (s.ruleset.deck_out_in_final_turns and not t.deck):
-        return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
-                                                ending="last_chance"))
+    left = _seats_after(player, len(s.table.hands))                         # R-LAST-1
+    f = replace(f, caller=player, call=call, revealed=f.revealed | (1 << player),
+                final_left=left)
     return _next_turn(s, f, left[0], seq)
+
+
+def _mermaid_win(s: State, call: str | None) -> State | None:
+    """R-MERMAID-WIN at the end of the turn in play (``call``: the call that ends it, if
+    any): the state after it if the player's mermaids win, else None."""
+    f = s.flow
+    player = f.player
+    if (s.table.hands[player].count(MERMAID) >= s.ruleset.fewest_mermaids_to_win
+            and _mermaids_win(s, player)):
+        # a call that ends the turn still reveals the caller's hand (R-END-2)
+        shown = f.revealed | (1 << player) if call is not None else f.revealed
+        return replace(s, seq=s.seq + 1, flow=replace(f, due="game_ended",
+                                                      mermaid_winner=player, revealed=shown))
+    return None
 
 
 def _mermaids_win(s: State, seat: int) -> bool:
@@ -1043,8 +1060,8 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
 
 # ---------------------------------------------------------------- scoring a player
 
-#: seat -> (state, its breakdown) last scored by :func:`player_breakdown` (a view, then the
-#: same state's points; states are immutable and kept here, so the same object is the same
+#: seat -> (state, its breakdown) last scored by :func:`player_breakdown` (the same state's
+#: seat asked for again; states are immutable and kept here, so the same object is the same
 #: state). A round's end has its own memo, :func:`round_breakdowns`.
 _last_scored: dict[int, tuple[State, Breakdown | ExtraBreakdown]] = {}
 
@@ -1073,10 +1090,6 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
     breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
     counted on from the seat's last call (:func:`scoring.counted_on`)."""
-    last = _last_scored.get(seat)
-    if last is not None and last[0] is s:
-        b = last[1]
-        return b.card_points, b.color_bonus
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     counted = _per_thread.counted

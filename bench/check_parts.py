@@ -1,0 +1,120 @@
+"""Where an import's check spends its time, stage by stage: CPU ns per event of reading
+(decoding and the format checks), the rules engine, the read models (and, within them, the
+closed turns' points), and the events table's columns, over a sample of a log's games.
+
+    python bench/check_parts.py LOG                 # every 4th game of LOG
+    python bench/check_parts.py LOG --every 1 --by-type
+
+The stages are those of ``importers.chunks.check_chunk`` (which also turns the rows into
+Arrow tables: not timed here). Each figure is the best of ``--repeat`` runs of process CPU
+time, the garbage collector off (the import's checking thread runs so); ``--by-type``: the
+engine's CPU ns per event of each type, and its share of all the events. For instruction
+counts, run it under ``valgrind --tool=callgrind`` (``PYTHONHASHSEED=0``) with
+``--stage`` naming one stage, once with ``--stage none`` for the start-up to subtract.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from seasalt_log.engine import State  # noqa: E402
+from seasalt_log.engine import core  # noqa: E402
+from seasalt_log.engine.core import HANDLERS, player_points_and_bonus  # noqa: E402
+from seasalt_log.importers.jsonl import check_game, read_games_data  # noqa: E402
+from seasalt_log.store import projections  # noqa: E402
+from seasalt_log.store.event_table import event_columns  # noqa: E402
+
+STAGES = ("read", "check", "project", "columns")
+
+
+def sample(log: Path, every: int) -> bytes:
+    """Every ``every``-th game of ``log`` (whole lines, cut at its game starts)."""
+    games: list[list[bytes]] = []
+    for line in log.read_bytes().split(b"\n"):
+        if not line.strip():
+            continue
+        if b'"type":"game_started"' in line or not games:
+            games.append([])
+        games[-1].append(line)
+    return b"".join(b"\n".join(g) + b"\n" for g in games[::every])
+
+
+def best(run: Callable[[], Any], repeat: int) -> float:
+    """The least process CPU seconds of ``repeat`` calls of ``run``."""
+    times = []
+    for _ in range(repeat):
+        core._per_thread.counted.clear()
+        t = time.process_time()
+        run()
+        times.append(time.process_time() - t)
+    return min(times)
+
+
+def _apply_each(pairs: list[tuple[State, Any]]) -> None:
+    """Each event's rules on the state before it (the states made are dropped at once)."""
+    for s, e in pairs:
+        HANDLERS[type(e)](s, e)
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("log", type=Path)
+    ap.add_argument("--every", type=int, default=4, help="check every n-th game (default 4)")
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--by-type", action="store_true")
+    ap.add_argument("--stage", choices=(*STAGES, "none"),
+                    help="run that stage once, untimed (for callgrind)")
+    a = ap.parse_args(argv)
+    data = sample(a.log, a.every)
+    gc.disable()
+    raws = list(read_games_data(data, str(a.log)))
+    games = [check_game(r) for r in raws]
+    n = sum(len(g.events) for g in games)
+    runs: dict[str, Callable[[], Any]] = {
+        "read": lambda: list(read_games_data(data, str(a.log))),
+        "check": lambda: [check_game(r) for r in raws],
+        "project": lambda: [projections.project(g.game_id, g.events, g.states) for g in games],
+        "columns": lambda: [event_columns(g.game_id, i, g.events, g.states, texts=r.texts)
+                            for i, (g, r) in enumerate(zip(games, raws))],
+    }
+    if a.stage is not None:
+        if a.stage != "none":
+            runs[a.stage]()
+        return
+    print(f"{len(games)} games, {n:,} events (derived included)")
+    for name, run in runs.items():
+        print(f"{name:>8} {best(run, a.repeat) * 1e9 / n:7.0f} ns/event")
+    # the closed turns' points, scored as the read models score them (the turn's seat
+    # after its last event; a round's last turn is scored with the round's end)
+    closed = [(s, g.states[i - 1].flow.player) for g in games
+              for i, (e, s) in enumerate(zip(g.events, g.states))
+              if type(e) in projections._ENDED and s.flow.due != "round_scored"]
+    t = best(lambda: [player_points_and_bonus(s, seat) for s, seat in closed], a.repeat)
+    print(f"{'  of project: closed turns points':>8} {t * 1e9 / n:.0f} ns/event "
+          f"({t * 1e9 / len(closed):.0f} ns per closed turn, {len(closed):,} turns)")
+    if a.by_type:
+        cases: dict[str, list[tuple[State, Any]]] = {}
+        for g in games:
+            before = State()
+            for e, s in zip(g.events, g.states):
+                cases.setdefault(type(e).__name__, []).append((before, e))
+                before = s
+        rows = []
+        for name, pairs in cases.items():
+            t = best(lambda: _apply_each(pairs), a.repeat)
+            rows.append((t, name, len(pairs)))
+        print("the engine's handlers, by event type:")
+        for t, name, k in sorted(rows, reverse=True):
+            print(f"{name:>18} {k:7,d} events {t * 1e9 / k:7.0f} ns each "
+                  f"{t * 1e9 / n:5.0f} ns per event of all")
+
+
+if __name__ == "__main__":
+    main()
