@@ -54,8 +54,12 @@ def render_state(view: TableView) -> str:
     names = [seat.name for seat in view.seats]
     lines = []
     lines.append(f"Game {view.game_id or '?'}: {position(view)} (seq {view.seq})")
+    # the table sees every hand; a spectator (no seat either) sees none in play
+    spectator = view.viewer is None and any(seat.hand is None for seat in view.seats)
     if view.viewer is not None:
         lines.append(f"As seen by {names[view.viewer]} (seat {view.viewer})")
+    elif spectator:
+        lines.append("As seen by a spectator")
     lines.append(_status(view))
     if view.call:
         assert view.caller is not None, "a call has its caller"
@@ -72,8 +76,8 @@ def render_state(view: TableView) -> str:
         if view.deck:
             nxt = ", ".join(view.deck[:4]) + (", ..." if len(view.deck) > 4 else "")
             deck += f" (next: {nxt})"
-        elif view.viewer is None and view.deck_size:
-            deck += " (order not recorded)"
+        elif view.viewer is None and not spectator and view.deck_size:
+            deck += " (order not recorded)"     # the table's view: the log has no order
         lines.append(deck)
         for p in view.piles:
             size = f"{p.size} card{'s' if p.size != 1 else ''}"
