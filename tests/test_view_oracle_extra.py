@@ -57,6 +57,11 @@ def _first(games, t, where=lambda e: True):
     raise AssertionError(f"no {t.__name__}")
 
 
+def _first_look(games):
+    """The first game with two swimmers that chose a player, up to that event."""
+    return _first(games, ev.SwimmersPlayed, lambda e: e.victim is not None)
+
+
 def test_a_leaked_face_down_shell_is_caught(games, monkeypatch):
     """R-EV-CORAL-REEF, R-X-VIEW: showing another player's face-down shell fails the check."""
     name, g = _first(games, ev.ShellFaceDown)
@@ -75,6 +80,45 @@ def test_a_leaked_private_card_in_the_log_is_caught(games, monkeypatch, t):
     monkeypatch.setattr(narration, "describe", lambda e, s, viewer=None:
                         real(e, s, None if type(e) is t else viewer))
     with pytest.raises(AssertionError, match="the line"):
+        check_views(g, name)
+
+
+def test_a_leaked_look_at_a_hand_is_caught(games, monkeypatch):
+    """R-X-VIEW: the chosen player's hand sent to every seat, not only to the swimmers'
+    player, fails the check."""
+    name, g = _first_look(games)
+    monkeypatch.setattr(view_mod, "looked_at", lambda e, viewer, before: tuple(
+        sorted(before.table.hands[e.victim])) if e.victim is not None else None)
+    with pytest.raises(AssertionError, match="the redacted event names|looked_at"):
+        check_views(g, name)
+
+
+def test_a_look_at_a_hand_left_out_is_caught(games, monkeypatch):
+    """R-X-VIEW ("the player sees the chosen player's whole hand"): a player's copy of the
+    swimmers without the hand fails the check."""
+    name, g = _first_look(games)
+    monkeypatch.setattr(view_mod, "looked_at", lambda e, viewer, before: None)
+    with pytest.raises(AssertionError, match="looked_at"):
+        check_views(g, name)
+
+
+def test_a_look_folded_as_a_reveal_is_caught(games, monkeypatch):
+    """A look is not a reveal (R-LAST-3 alone reveals in a round): a view that goes on
+    showing the swimmers' player the chosen hand fails the check."""
+    name, g = _first_look(games)
+    e = g[-1]
+    real = view_mod.table_view
+
+    def table_view(state, viewer=None, **kw):
+        view = real(state, viewer, **kw)
+        if viewer != e.player or state.seq < len(g):
+            return view
+        seats = list(view.seats)
+        seats[e.victim] = real(state).seats[e.victim]
+        return replace(view, seats=tuple(seats))
+
+    monkeypatch.setattr(view_mod, "table_view", table_view)
+    with pytest.raises(AssertionError, match="RULES.md §7 allows"):
         check_views(g, name)
 
 
