@@ -242,7 +242,9 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
     forced take, a face-down shell, a swimmers' swap between two other seats, the cards the
     Dolphins, the Sunfish and the Hermit Crab add). When the event makes hands
     visible to this viewer (a call, a last final turn, a scored round), the object gains
-    ``"shown": [{"seat": s, "hand": [...]}, ...]``. ``before``/``after`` are the states
+    ``"shown": [{"seat": s, "hand": [...]}, ...]``; the swimmers' player's copy of
+    ``swimmers_played`` gains ``"looked_at": {"seat": s, "hand": [...]}``, the hand looked
+    at (:func:`looked_at`), which is not a reveal. ``before``/``after`` are the states
     around the event.
     """
     if viewer.role == "table":
@@ -283,6 +285,9 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
         if not sees_private(viewer, event.player, event.victim):
             out["gave"], out["got"] = None, None
             out["swapped"] = event.gave is not None     # whether a swap took place is public
+        hand = looked_at(event, viewer, before)
+        if hand is not None:
+            out["looked_at"] = {"seat": event.victim, "hand": list(hand)}
     elif kind not in _BASE_TYPES and not sees_private(viewer, getattr(event, "player", None)):
         out = _cards_hidden(out)        # a forced take, a face-down shell: every card
     elif not sees_private(viewer, getattr(event, "player", None)):
@@ -301,6 +306,19 @@ def redact(event: ev.Event, viewer: Viewer, before: State, after: State) -> ev.E
         if shown:
             out["shown"] = shown
     return out
+
+
+def looked_at(event: ev.SwimmersPlayed, viewer: Viewer, before: State
+              ) -> tuple[str, ...] | None:
+    """The chosen player's whole hand (sorted) as the player of two swimmers saw it when
+    choosing, before the swap (R-EV-WATER-RODEO-SWIMMERS step 2; R-X-VIEW: "the player sees
+    the chosen player's whole hand"), or None when ``viewer`` did not see it: the chosen
+    player, the others, a spectator, and everyone when nobody was chosen. ``before`` is the
+    state before the event. A look, not a reveal: the hand stays hidden in the player's
+    :func:`table_view` (R-LAST-3 alone reveals a hand during the round)."""
+    if event.victim is None or not sees_private(viewer, event.player):
+        return None
+    return tuple(sorted(before.table.hands[event.victim]))
 
 
 _BASE_TYPES = frozenset(ev.BASE_TYPES)

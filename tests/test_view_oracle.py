@@ -87,10 +87,37 @@ def check_views(events: list[ev.Event], name: str) -> int:
                 assert not leaked, f"{where}: the view names {sorted(leaked)}"
             line = narration.describe(e, before, viewer)
             leaked = (codes_in(line) - oracle.event_cards(e, viewer)
-                      - oracle.extra_private_cards(e, viewer))
+                      - oracle.extra_private_cards(e, viewer) - set(glimpse(e, before, viewer)))
             assert not leaked, f"{where}: the line {line!r} names {sorted(leaked)}"
+            check_redacted(e, before, s, viewer, shown, where)
             checks += 1
     return checks
+
+
+def glimpse(e: ev.Event, before: State, viewer: int) -> list[str]:
+    """The hand ``viewer`` looks at during ``e`` (the oracle's seat, its true cards before
+    the event, sorted), or nothing."""
+    looked = oracle.looks_at(e, viewer)
+    return sorted(before.table.hands[looked]) if looked is not None else []
+
+
+def check_redacted(e: ev.Event, before: State, after: State, viewer: int,
+                   shown: frozenset[int], where: str) -> None:
+    """The event as the HTTP service sends it to ``viewer`` names only the cards the oracle
+    lets that seat learn from it, and the hands it sees once the event is over; the
+    swimmers' player alone gets the hand looked at, the true one before the swap
+    (R-X-VIEW). ``shown``: the seats revealed after the event."""
+    got = view_mod.redact(e, view_mod.seat_viewer(viewer), before, after)
+    looked = oracle.looks_at(e, viewer)
+    seen = glimpse(e, before, viewer)
+    hands = after.table.hands
+    open_hands = {c for p in oracle.hands_visible_to(shown, viewer) if hands for c in hands[p]}
+    leaked = (codes_in(msgspec.json.encode(got).decode()) - oracle.event_cards(e, viewer)
+              - oracle.extra_private_cards(e, viewer) - open_hands - set(seen))
+    assert not leaked, f"{where}: the redacted event names {sorted(leaked)}"
+    want = None if looked is None else {"seat": looked, "hand": seen}
+    assert got.get("looked_at") == want, \
+        f"{where}: looked_at {got.get('looked_at')!r}, R-X-VIEW gives {want!r}"
 
 
 # ---------------------------------------------------------------- the games

@@ -48,12 +48,18 @@ def test_views_of_expansion_games_agree_with_the_oracle(games):
     assert sum(check_views(g, name) for name, g in games) > 1000
 
 
-def _first(games, t):
+def _first(games, t, where=lambda e: True):
+    """The first game with an event of type ``t`` (for which ``where`` holds), up to it."""
     for name, g in games:
         for i, e in enumerate(g):
-            if type(e) is t:
+            if type(e) is t and where(e):
                 return name, g[:i + 1]
     raise AssertionError(f"no {t.__name__}")
+
+
+def _first_look(games):
+    """The first game with two swimmers that chose a player, up to that event."""
+    return _first(games, ev.SwimmersPlayed, lambda e: e.victim is not None)
 
 
 def test_a_leaked_face_down_shell_is_caught(games, monkeypatch):
@@ -74,6 +80,45 @@ def test_a_leaked_private_card_in_the_log_is_caught(games, monkeypatch, t):
     monkeypatch.setattr(narration, "describe", lambda e, s, viewer=None:
                         real(e, s, None if type(e) is t else viewer))
     with pytest.raises(AssertionError, match="the line"):
+        check_views(g, name)
+
+
+def test_a_leaked_look_at_a_hand_is_caught(games, monkeypatch):
+    """R-X-VIEW: the chosen player's hand sent to every seat, not only to the swimmers'
+    player, fails the check."""
+    name, g = _first_look(games)
+    monkeypatch.setattr(view_mod, "looked_at", lambda e, viewer, before: tuple(
+        sorted(before.table.hands[e.victim])) if e.victim is not None else None)
+    with pytest.raises(AssertionError, match="the redacted event names|looked_at"):
+        check_views(g, name)
+
+
+def test_a_look_at_a_hand_left_out_is_caught(games, monkeypatch):
+    """R-X-VIEW ("the player sees the chosen player's whole hand"): a player's copy of the
+    swimmers without the hand fails the check."""
+    name, g = _first_look(games)
+    monkeypatch.setattr(view_mod, "looked_at", lambda e, viewer, before: None)
+    with pytest.raises(AssertionError, match="looked_at"):
+        check_views(g, name)
+
+
+def test_a_look_folded_as_a_reveal_is_caught(games, monkeypatch):
+    """A look is not a reveal (R-LAST-3 alone reveals in a round): a view that goes on
+    showing the swimmers' player the chosen hand fails the check."""
+    name, g = _first_look(games)
+    e = g[-1]
+    real = view_mod.table_view
+
+    def table_view(state, viewer=None, **kw):
+        view = real(state, viewer, **kw)
+        if viewer != e.player or state.seq < len(g):
+            return view
+        seats = list(view.seats)
+        seats[e.victim] = real(state).seats[e.victim]
+        return replace(view, seats=tuple(seats))
+
+    monkeypatch.setattr(view_mod, "table_view", table_view)
+    with pytest.raises(AssertionError, match="RULES.md §7 allows"):
         check_views(g, name)
 
 
@@ -120,14 +165,18 @@ PUBLIC = (ev.JellyfishPlayed, ev.StarfishPlayed, ev.AngelfishTaken, ev.SharksPla
           ev.EventKept, ev.EventAwarded)
 
 
-def expected_for(e, seat: int | None) -> dict:
+def expected_for(e, seat: int | None, before) -> dict:
     """The event's JSON as the reader ``seat`` (None: a spectator) may see it, from
     R-X-VIEW's text alone: public events whole; the lobster's laid pair public, the cards
     seen and kept its player's only, the new deck order nobody's; a swimmers' swap the
-    player's and the chosen player's; a forced take and a face-down shell their player's;
-    the cards the Dolphins, the Sunfish and the Hermit Crab add to base events the
-    player's."""
+    player's and the chosen player's, the chosen player's whole hand the player's alone
+    (``looked_at``, the hand in ``before``, the state before the event); a forced take and
+    a face-down shell their player's; the cards the Dolphins, the Sunfish and the Hermit
+    Crab add to base events the player's."""
     want = json.loads(ev.encode(e))
+    looked = oracle.looks_at(e, seat)
+    if looked is not None:
+        want["looked_at"] = {"seat": looked, "hand": sorted(before.table.hands[looked])}
     mine = seat == getattr(e, "player", None)
     if type(e) in PUBLIC:
         return want
@@ -173,6 +222,7 @@ def test_redacted_expansion_events_show_what_r_x_view_allows(games):
     checked = 0
     kinds = set()
     swaps: set[bool] = set()
+    looks = 0
     for _, g in games:
         for i, e in enumerate(g):
             player = getattr(e, "player", None)
@@ -186,7 +236,7 @@ def test_redacted_expansion_events_show_what_r_x_view_allows(games):
             readers = [(None, view_mod.SPECTATOR)] + [(s, view_mod.seat_viewer(s)) for s in range(n)]
             for seat, viewer in readers:
                 got = view_mod.redact(e, viewer, before, after)
-                want = expected_for(e, seat)
+                want = expected_for(e, seat, before)
                 got = {k: v for k, v in json.loads(json.dumps(got)).items() if k != "shown"}
                 if type(e) in ev.BASE_TYPES:        # only the expansions' fields asked here
                     got = {f: got.get(f) for f in ("dolphins_drew", "also_drew", "takes")}
@@ -196,8 +246,10 @@ def test_redacted_expansion_events_show_what_r_x_view_allows(games):
             kinds.add(type(e))
             if type(e) is ev.SwimmersPlayed:
                 swaps.add(e.gave is not None)
+                looks += e.victim is not None
             checked += 1
     assert checked > 50
     assert {ev.LobsterPlayed, ev.SwimmersPlayed, ev.ForcedDrawn, ev.ShellFaceDown,
             *PUBLIC} <= kinds, kinds
     assert swaps == {True, False}, swaps        # a swap and a pass both met
+    assert looks > 0

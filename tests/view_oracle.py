@@ -97,7 +97,13 @@ def event_cards(e: ev.Event, viewer: int) -> set[str]:
 # seen by its taker only; a face-down shell's colour by its owner only, for the whole round;
 # Hermit Crab takes: piles public, cards private; Sunfish and Dolphins draws private (the
 # discard that triggers the Dolphins is public); the Angelfish take is public; two swimmers:
-# the swapped cards are seen by the two players only; two sharks are public; events public.
+# the player sees the chosen player's whole hand, the swapped cards are seen by the two
+# players only, the others see who was chosen and whether a swap took place; two sharks are
+# public; events public.
+#
+# R-EV-WATER-RODEO-SWIMMERS: the player "looks at" the chosen hand (step 2) before the swap
+# (step 3). No rule reveals that hand (R-LAST-3 is the only reveal in the round): the look
+# is a moment of the event, so ``shown_hands`` leaves it out.
 
 def extra_event_cards(e: ev.Event, viewer: int) -> set[str]:
     """The card codes ``viewer`` may learn from an event of the expansions (R-X-VIEW), and
@@ -120,6 +126,16 @@ def extra_event_cards(e: ev.Event, viewer: int) -> set[str]:
         sees = viewer in (e.player, e.victim)
         return set(e.cards) | ({e.gave, e.got} - {None} if sees else set())
     return set()
+
+
+def looks_at(e: ev.Event, viewer: int | None) -> int | None:
+    """The seat whose whole hand ``viewer`` (None: a spectator) looks at during the event,
+    as it is before the event (R-X-VIEW, R-EV-WATER-RODEO-SWIMMERS steps 2 and 3): the
+    player of two swimmers looks at the chosen player's hand; nobody else does, and nobody
+    when no player was chosen."""
+    if type(e) is ev.SwimmersPlayed and e.victim is not None and viewer == e.player:
+        return e.victim
+    return None
 
 
 def extra_private_cards(e: ev.Event, viewer: int) -> set[str]:

@@ -5,8 +5,12 @@ the seat that acts, the seat concerned and a third seat, against the rule text."
 
 from __future__ import annotations
 
+import json
+
 from seasalt_log import events as ev
-from seasalt_log.view import table_view
+from seasalt_log.view import SPECTATOR, TABLE, redact, table_view
+
+from ..scenario import states_after
 
 from ..scenario import Game, draw, shark, stop
 from .test_pepper import hermit, pepper
@@ -70,10 +74,10 @@ def test_r_x_view_sunfish_and_dolphins_draws_are_private():
     assert other["cards"] == [None, "octopus:green"] and other["kept"] is None
 
 
-def test_r_x_view_two_swimmers_with_three_players():
-    """R-X-VIEW ("the two cards swapped are seen by both; the others see who was chosen and
-    whether a swap took place, but not the cards"), R-EV-WATER-RODEO-SWIMMERS: Ann swaps her
-    octopus for Ben's penguin; Cid sees Ben chosen and a swap, no card."""
+def swimmers_game() -> Game:
+    """Three players under the Water Rodeo: Ann (seat 0) holds two swimmers and an octopus,
+    Ben a penguin, a crab and a boat, Cid two shells and a fish; Ann draws and keeps a boat,
+    then is to lay her swimmers."""
     g = Game(3, events="pepper").start_round(
         event="water-rodeo",
         hands={0: ["swimmer:black", "swimmer:yellow", "octopus:green"],
@@ -81,8 +85,20 @@ def test_r_x_view_two_swimmers_with_three_players():
                2: ["shell:grey", "shell:black", "fish:green"]},
         then=["boat:black", "boat:yellow"])
     assert g.player == 0
-    g.play(draw(0, "boat:black", "boat:yellow", pile=0),
-           ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+    return g.play(draw(0, "boat:black", "boat:yellow", pile=0))
+
+
+def seen_by_spectator(g: Game) -> dict:
+    states = states_after(g.events)
+    return redact(g.events[-1], SPECTATOR, states[-2], states[-1])
+
+
+def test_r_x_view_two_swimmers_with_three_players():
+    """R-X-VIEW ("the two cards swapped are seen by both; the others see who was chosen and
+    whether a swap took place, but not the cards"), R-EV-WATER-RODEO-SWIMMERS: Ann swaps her
+    octopus for Ben's penguin; Cid sees Ben chosen and a swap, no card."""
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
                              gave="octopus:green", got="penguin:purple"))
     for seat in (0, 1):
         seen = seen_by(g, seat)
@@ -92,6 +108,48 @@ def test_r_x_view_two_swimmers_with_three_players():
     assert (cid["gave"], cid["got"]) == (None, None)
     assert list(cid["cards"]) == ["swimmer:black", "swimmer:yellow"]
     assert table_view(g.state, 2).seats[1].hand is None
+
+
+def test_r_x_view_two_swimmers_the_player_sees_the_chosen_hand():
+    """R-X-VIEW ("the player sees the chosen player's whole hand"), R-EV-WATER-RODEO-SWIMMERS
+    step 2 (the look comes before the swap): Ann's copy of the event names Ben's whole hand
+    as it was when she chose him, the penguin she then takes included and the octopus she
+    gives not. Ben (his own hand), Cid and a spectator get no such member; the table gets
+    the event itself. A look is not a reveal (R-LAST-3): Ann's table view still hides Ben's
+    hand, and nothing is ``shown``."""
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+                             gave="octopus:green", got="penguin:purple"))
+    ann = seen_by(g, 0)
+    assert ann["looked_at"] == {"seat": 1,
+                                "hand": ["boat:dark-blue", "crab:grey", "penguin:purple"]}
+    assert "shown" not in ann
+    for other in (seen_by(g, 1), seen_by(g, 2), seen_by_spectator(g)):
+        assert "looked_at" not in other and "shown" not in other
+    for other in (seen_by(g, 2), seen_by_spectator(g)):     # no card of Ben's hand at all
+        text = json.dumps(other)
+        assert not [c for c in ("boat:dark-blue", "crab:grey", "penguin:purple") if c in text]
+    states = states_after(g.events)
+    assert redact(g.events[-1], TABLE, states[-2], states[-1]) is g.events[-1]
+    view = table_view(g.state, 0)
+    assert view.seats[1].hand is None and view.seats[1].hand_size == 3
+    assert view.seats[2].hand is None
+
+
+def test_r_x_view_two_swimmers_a_pass_still_shows_the_hand_to_the_player():
+    """R-X-VIEW, R-EV-WATER-RODEO-SWIMMERS ("the player looks at that player's whole hand",
+    then "swaps ... or passes"): Ann looks at Cid's hand and passes; her copy names Cid's
+    three cards; Cid's copy, Ben's and a spectator's do not, and Ben sees that no swap took
+    place."""
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=2,
+                             gave=None, got=None))
+    assert seen_by(g, 0)["looked_at"] == {"seat": 2,
+                                          "hand": ["fish:green", "shell:black", "shell:grey"]}
+    for other in (seen_by(g, 1), seen_by(g, 2), seen_by_spectator(g)):
+        assert "looked_at" not in other and other["victim"] == 2
+    assert seen_by(g, 1)["swapped"] is False
+    assert table_view(g.state, 0).seats[2].hand is None
 
 
 def test_r_view_a_stolen_card_is_seen_by_thief_and_victim_only():
