@@ -16,7 +16,7 @@ from . import events as ev
 from .engine import RULESETS, State, boats_give_take
 from .replay import stream_steps
 from .scoring import last_chance_outcome
-from .view import Viewer, as_viewer, sees_private
+from .view import Viewer, as_viewer, looked_at, sees_private
 
 __all__ = ["LogLine", "describe", "event_name", "log_lines", "per_seat", "and_list", "CALLS"]
 
@@ -192,6 +192,12 @@ def _describe_extra(event: ev.Event, s: State, viewer: Viewer | int | None, name
         if event.victim is None:
             return f"{head}; no hand could be looked at"
         victim = name(event.victim)
+        hand = looked_at(event, as_viewer(viewer), s)     # R-X-VIEW: the player sees it
+        if hand:
+            head = f"{head}, looked at {victim}'s hand ({', '.join(hand)})"
+            if event.gave is None:
+                return f"{head} and swapped nothing"
+            return f"{head} and swapped {event.gave} for {event.got}"
         if event.gave is None:
             return f"{head}, looked at {victim}'s hand and swapped nothing"
         if _sees(viewer, event.player, event.victim):

@@ -10,9 +10,9 @@ import json
 from seasalt_log import events as ev
 from seasalt_log.view import SPECTATOR, TABLE, redact, table_view
 
-from ..scenario import states_after
+from seasalt_log.narration import describe
 
-from ..scenario import Game, draw, shark, stop
+from ..scenario import Game, draw, shark, states_after, stop
 from .test_pepper import hermit, pepper
 from .test_views_extra import seen_by
 
@@ -134,6 +134,22 @@ def test_r_x_view_two_swimmers_the_player_sees_the_chosen_hand():
     view = table_view(g.state, 0)
     assert view.seats[1].hand is None and view.seats[1].hand_size == 3
     assert view.seats[2].hand is None
+
+
+def test_r_x_view_the_log_in_words_names_the_looked_at_hand_to_the_player_alone():
+    """R-X-VIEW: the player's words of the swap (``seasalt log --as``, ``replay --as``, the
+    web frames) name the chosen hand as she saw it; the chosen player's and a third
+    player's do not (Cid learns neither the hand nor the cards swapped)."""
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+                             gave="octopus:green", got="penguin:purple"))
+    before = states_after(g.events)[-2]
+    ann = describe(g.events[-1], before, 0)
+    assert "(boat:dark-blue, crab:grey, penguin:purple)" in ann
+    assert "swapped octopus:green for penguin:purple" in ann
+    for seat in (1, 2):
+        assert "boat:dark-blue" not in describe(g.events[-1], before, seat)
+    assert "penguin:purple" not in describe(g.events[-1], before, 2)
 
 
 def test_r_x_view_two_swimmers_a_pass_still_shows_the_hand_to_the_player():
