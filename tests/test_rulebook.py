@@ -17,8 +17,9 @@ from seasalt_log import rulebook
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 #: a rule id, written here rather than imported from the module under test; not the stem
-#: of a pattern such as ``R-X-…``, ``R-DUO-*`` or ``R-EV-<NAME>``
-ID = re.compile(r"\b(?:R|LOG)-[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b(?!-[…*<])")
+#: of a pattern such as ``R-X-…``, ``R-DUO-*``, ``R-X-SCORE-*`` or ``R-EV-<NAME>`` (nor a
+#: shorter part of one: an id is never followed by another ``-`` part)
+ID = re.compile(r"\b(?:R|LOG)-[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*\b(?!-[A-Z0-9…*<])")
 
 #: The ids of the Extra Salt and Extra Pepper rules (R-X-..., R-EV-...), transcribed from
 #: the expansions' rule texts, so they are covered before the engine raises any of them.
