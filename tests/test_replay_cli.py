@@ -93,6 +93,23 @@ def test_replay_as_a_player_hides_the_others_hand(db):
     assert codes_in(r.stdout) == {"fish:black", "shell:grey", "boat:yellow"}
 
 
+def test_replay_and_log_as_a_spectator_show_no_hand(db):
+    """R-VIEW: a spectator (``--as spectator``, as the service reads a reader without a
+    seat) sees neither player's hand nor Ben's or Ann's private draws: only the public
+    cards, the pile tops; the words say whose view it is."""
+    r = run("replay", "demo", "--round", 1, "--turn", 3, "--as", "spectator", "--db", db)
+    assert r.exit_code == 0, r.output
+    assert "As seen by a spectator" in r.stdout
+    assert r.stdout.count("hidden") == 2 and "order not recorded" not in r.stdout
+    assert codes_in(r.stdout) == {"fish:black", "shell:grey"}      # the two pile tops
+    r = run("replay", "demo", "--round", 1, "--turn", 3, "--as", "spectator", "--json", "--db", db)
+    view = json.loads(r.stdout)
+    assert view["viewer"] is None and all(s["hand"] is None for s in view["seats"])
+    log = run("log", "demo", "--as", "spectator", "--db", db)
+    assert log.exit_code == 0, log.output
+    assert "octopus:grey" not in log.stdout and "sailor:pink" not in log.stdout
+
+
 def test_replay_follow(db):
     r = run("replay", "demo", "--round", 1, "--follow", "--as", "ann", "--db", db)
     assert r.exit_code == 0, r.output

@@ -22,7 +22,7 @@ from seasalt_log.engine import State, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.turn_frames import TurnFrame, turn_frames
-from seasalt_log.view import TableView, table_view
+from seasalt_log.view import SPECTATOR, TableView, Viewer, table_view
 from seasalt_log.analytics.output import rows_result, structs_result
 
 from .app import app, handles_errors, log, print_json
@@ -37,7 +37,8 @@ TEXT = "table"
 SEAT_COLUMNS = ["seat", "name", "hand_size", "hand", "laid", "revealed", "card_points", "total"]
 
 AsOption = typer.Option(None, "--as", metavar="PLAYER", show_default=False,
-                        help="Show only what this player (name or seat number) could see.")
+                        help="Show only what this player (name or seat number) could see; "
+                             "'spectator': what someone without a seat could see.")
 
 
 def load_events(path: Path, game: str) -> list[ev.Event]:
@@ -46,10 +47,13 @@ def load_events(path: Path, game: str) -> list[ev.Event]:
         return store.read_events(game)
 
 
-def _viewer(events: list[ev.Event], who: str | None, game: str) -> int | None:
-    """The seat ``--as`` names (None: every seat shown), from the game's first event."""
+def _viewer(events: list[ev.Event], who: str | None, game: str) -> Viewer | int | None:
+    """The seat ``--as`` names, or a spectator (None: every seat shown), from the game's
+    first event; ``spectator`` is a spectator as the service reads it (docs/HTTP.md)."""
     if who is None:
         return None
+    if who == "spectator":
+        return SPECTATOR
     start = apply(State(), events[0])
     if start.game_id is None:
         from msgspec.structs import replace
