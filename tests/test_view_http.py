@@ -81,3 +81,20 @@ def test_the_swimmers_player_state_keeps_the_hand_hidden(client):
         view = read(client, "/games/scenario/state", "Ann", seq=seq).json()
         assert view["viewer"] == 0
         assert view["seats"][1]["hand"] is None and view["seats"][1]["hand_size"] == 3
+
+
+def test_the_redacted_swimmers_copies_match_the_published_schema(client):
+    """docs/HTTP.md's OpenAPI document describes a redacted event's members: Ann's copy
+    (``looked_at``) and Cid's (``swapped``) validate against ``RedactedEvent``, and a
+    ``looked_at`` without its hand would not."""
+    jsonschema = pytest.importorskip("jsonschema")
+    c, _ = client
+    schema = c.get("/openapi.json").json()["components"]["schemas"]["RedactedEvent"]
+    ann, cid = swimmers_as(client, "Ann"), swimmers_as(client, "Cid")
+    assert cid["swapped"] is True
+    for copy in (ann, cid):
+        jsonschema.validate(copy, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**ann, "looked_at": {"seat": 1}}, schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**cid, "swapped": "yes"}, schema)

@@ -102,14 +102,20 @@ def spec() -> dict[str, Any]:
                  "discriminator": {"propertyName": "type"}}
     components["AnyEvent"] = any_event
     components["Event"] = any_event            # a log line's event is any event
+    _seat_hand = {"type": "object", "required": ["seat", "hand"], "properties": {
+        "seat": {"type": "integer"}, "hand": {"type": "array", "items": {"type": "string"}}}}
     components["RedactedEvent"] = {
         "description": "An event as a player or a spectator may see it (LOG_FORMAT.md, "
                        "\"Redacted events\"): each card the reader did not see is null in "
-                       "its place; `shown` lists the hands shown to the reader by this event.",
+                       "its place; `shown` lists the hands shown to the reader by this event; "
+                       "the others' copy of `swimmers_played` says whether a swap took place "
+                       "(`swapped`), the player's names the hand the player looked at "
+                       "(`looked_at`).",
         "type": "object", "required": ["type"], "properties": {
             "type": {"type": "string"},
-            "shown": {"type": "array", "items": {"type": "object", "properties": {
-                "seat": {"type": "integer"}, "hand": {"type": "array"}}}}}}
+            "shown": {"type": "array", "items": _seat_hand},
+            "swapped": {"type": "boolean"},
+            "looked_at": _seat_hand}}
     append_body = {"oneOf": [_ref("AnyEvent"), {"type": "array", "items": _ref("AnyEvent"),
                                                 "minItems": 1}, _ref("AppendRequest")]}
     write_errors = {
