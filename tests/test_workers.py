@@ -4,6 +4,8 @@ does, breaking a script without an ``if __name__ == "__main__"`` guard)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import subprocess
 import sys
@@ -56,6 +58,65 @@ def test_an_error_in_a_worker_is_raised_with_its_message():
         with Pool(2) as pool:
             for _ in pool.map(_fails, range(10)):
                 pass
+
+
+@contextlib.contextmanager
+def _offset_here(k: int):
+    """The local slot's setting: the offset set in this process, and undone at the end."""
+    _set_offset(k)
+    try:
+        yield
+    finally:
+        _set_offset(0)
+
+
+def test_a_local_slot_checks_items_in_this_process_in_turn_with_the_workers():
+    """With ``local``, one of the jobs is a thread of this process (within its setting):
+    it takes item 0, then one item per two rounds of the worker processes; the results
+    come back in order, the setting is undone at the end."""
+    for jobs, ours in ((2, {0, 3, 6, 9, 12, 15, 18}), (3, {0, 5, 10, 15})):
+        with Pool(jobs, _set_offset, (100,), ahead=2, local=lambda: _offset_here(100)) as pool:
+            got = list(pool.map(_shifted, range(20)))
+            assert len(pool.procs) == jobs - 1
+        assert [item for item, _ in got] == list(range(20))
+        assert [r for _, (r, _) in got] == [100 + i for i in range(20)]
+        assert {i for i, (_, pid) in got if pid == os.getpid()} == ours
+        assert len({pid for _, (_, pid) in got}) == jobs
+        assert _offset == 0
+
+
+def test_an_error_in_the_local_slot_is_raised_as_it_is():
+    """The local thread's exception comes back itself (not a WorkerError's message); an
+    OSError (a full TMPDIR) as one line naming the temporary directory."""
+    with pytest.raises(SeasaltError, match="item 3 is bad") as caught:
+        with Pool(2, local=contextlib.nullcontext) as pool:
+            list(pool.map(_fails, range(10)))
+    assert type(caught.value) is SeasaltError
+    with pytest.raises(SeasaltError, match="cannot write temporary files.*No space left"):
+        with Pool(2, local=contextlib.nullcontext) as pool:
+            list(pool.map(_full_disk, range(3)))
+
+
+def _full_disk(x: int) -> int:
+    if x == 0:                  # the local slot's item
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return x
+
+
+def test_a_stopped_map_stops_the_local_slot_after_its_item_in_hand():
+    """The caller stops taking results (Ctrl-C, a failure): the pool closes at once, the
+    local thread after the item in hand, and the items waiting for it are never run."""
+    ran: list[int] = []
+
+    def slow(x: int) -> int:
+        ran.append(x)
+        time.sleep(0.05)
+        return x
+    with pytest.raises(KeyboardInterrupt):
+        with Pool(1, local=contextlib.nullcontext, ahead=6) as pool:
+            for item, _ in pool.map(slow, range(6)):
+                raise KeyboardInterrupt
+    assert ran and len(ran) < 6 and not pool.local.thread.is_alive()
 
 
 def test_a_worker_that_dies_is_reported():

@@ -16,6 +16,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO, Generator, Iterable, Iterator
@@ -390,11 +391,14 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3, in_thread: bool = True, expect: int = 0
                  ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
-    """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
-    processes once there are ``parallel_from`` chunks (starting them costs more than a
-    small import), else in this process. At most :data:`AHEAD` chunks per worker, and
-    :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
-    while the importer loads a batch.
+    """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs``
+    workers once there are ``parallel_from`` chunks (starting them costs more than a small
+    import), else in this process. The workers are ``jobs`` - 1 processes (their rows
+    handed over in Arrow files) and a thread of this process (its rows kept in memory),
+    which checks the first chunk while the processes start and then one chunk in two
+    rounds of theirs (this process loads every chunk too; see :class:`workers.Pool`). At
+    most :data:`AHEAD` chunks per worker, and :data:`AHEAD_BYTES` of log in all, wait in
+    memory: enough to keep the workers busy while the importer loads a batch.
 
     Checked in this process for an import, the chunks are checked by a thread, one chunk
     ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked
@@ -405,13 +409,14 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     ``parallel_from`` on, the workers start before the first chunks are cut."""
     chunks = iter(chunks)
     with ExitStack() as stack:
-        def pool() -> workers.Pool:
-            return stack.enter_context(workers.Pool(jobs, _init, (setup,), ahead=AHEAD))
-        started = pool() if jobs > 1 and expect >= parallel_from else None
+        pool = (stack.enter_context(_pool(jobs, setup)) if jobs > 1 and expect >= parallel_from
+                else None)
         head = list(islice(chunks, parallel_from))
-        if started is not None or (jobs > 1 and len(head) >= parallel_from):
-            yield from (started or pool()).map(check_chunk, chain(head, chunks),
-                                               weight=_size, budget=AHEAD_BYTES)
+        if pool is None and jobs > 1 and len(head) >= parallel_from:
+            pool = stack.enter_context(_pool(jobs, setup))
+        if pool is not None:
+            yield from pool.map(check_chunk, chain(head, chunks), weight=_size,
+                                budget=AHEAD_BYTES)
             return
     if setup.out_dir is not None and in_thread:
         checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
@@ -421,18 +426,30 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     yield from checked
 
 
-def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
-    """:func:`check_chunks` in this process: the rows are handed over in memory."""
+def _pool(jobs: int, setup: WorkerSetup) -> workers.Pool:
+    """``jobs`` - 1 worker processes and a thread of this process (rows in memory)."""
+    return workers.Pool(jobs, _init, (setup,), ahead=AHEAD, local=partial(_in_memory, setup))
+
+
+@contextmanager
+def _in_memory(setup: WorkerSetup) -> Iterator[None]:
+    """:func:`check_chunk` set up in this process: its rows are handed over in memory."""
     _init(msgspec.structs.replace(setup, in_memory=True))
     try:
+        yield
+    finally:
+        _close()
+
+
+def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """:func:`check_chunks` in this process: the rows are handed over in memory."""
+    with _in_memory(setup):
         for c in chunks:
             try:
                 result = check_chunk(c)
             except OSError as exc:      # its files, as in a worker: TMPDIR full
                 raise workers.scratch_failure(exc) from None
             yield c, result
-    finally:
-        _close()
 
 
 #: the last chunk checked in this process is cut into pieces halving down to about this
