@@ -80,7 +80,6 @@ class Pool:
         self.ahead = ahead
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        self.local = _Local(local) if local is not None else None
         self.procs = [subprocess.Popen([sys.executable, "-m", "seasalt_log.workers"], env=env,
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
                       for _ in range(jobs - (local is not None))]
@@ -95,6 +94,7 @@ class Pool:
             inbox.put((initializer, initargs))
         #: the slots items go to, in turn (0: the local thread, if any: once in two rounds)
         self.turns = list(range(len(self.procs)))
+        self.local = _Local(local) if local is not None else None
         if self.local is not None:
             self.inboxes.insert(0, self.local.inbox)
             self.outboxes.insert(0, self.local.outbox)
