@@ -69,10 +69,8 @@ class Pool:
     collector would only walk again and again). Use it as a context manager.
 
     With ``local`` (a context manager factory: the setting of a thread, see :class:`_Local`),
-    one of the ``jobs`` is a thread of this process instead: it takes the first item at
-    once, while the processes start, and its results are not pickled. It takes one item
-    per two rounds of the processes (with one process: items 0, 3, 6, ...), as the caller
-    works on every result too (an import loads them) in this process."""
+    one of the ``jobs`` is a thread of this process instead, the first in turn: it takes
+    the first item at once, while the processes start, and its results are not pickled."""
 
     def __init__(self, jobs: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple = (), ahead: int = 4,
@@ -92,19 +90,16 @@ class Pool:
                 t.start()
                 self.threads.append(t)
             inbox.put((initializer, initargs))
-        #: the slots items go to, in turn (0: the local thread, if any: once in two rounds)
-        self.turns = list(range(len(self.procs)))
         self.local = _Local(local) if local is not None else None
         if self.local is not None:
             self.inboxes.insert(0, self.local.inbox)
             self.outboxes.insert(0, self.local.outbox)
-            self.turns = [0, *(1 + w for w in self.turns * 2)]
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
             weight: Callable[[Any], int] | None = None, budget: int = 0
             ) -> Iterator[tuple[Any, Any]]:
         """``(item, fn(item))`` for each item, in order; the items go to the workers in
-        turn (item k to worker k mod jobs, but see ``local``), at most ``ahead`` items per
+        turn (item k to worker k mod jobs; the local thread, if any, is worker 0), at most ``ahead`` items per
         worker waiting (and with ``weight``, items of at most
         ``budget`` in all, beyond the oldest). A failure in a worker raises here."""
         pending: deque = deque()
@@ -112,7 +107,7 @@ class Pool:
         self._load = 0
         for k, item in enumerate(items):
             w = weight(item) if weight is not None else 0
-            slot = self.turns[k % len(self.turns)]
+            slot = k % jobs
             self.inboxes[slot].put((fn, item))
             pending.append((item, slot, w))
             self._load += w

@@ -401,9 +401,9 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
 
     An input expected to make at most :data:`LOCAL_CHUNKS` chunks per job has ``jobs`` - 1
     worker processes and a thread of this process (its rows kept in memory), which checks
-    the first chunk while the processes start and then one chunk in two rounds of theirs
-    (see :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an
-    import of a second or two. A larger one keeps its ``jobs`` processes: this process
+    the first chunk while the processes start and then takes its turn with them (see
+    :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an import
+    of a second or two (while this process loads a chunk, DuckDB lets its thread check). A larger one keeps its ``jobs`` processes: this process
     loads every chunk, which leaves it no room for a full share of the checks. At
     most :data:`AHEAD` chunks per worker, and :data:`AHEAD_BYTES` of log in all, wait in
     memory: enough to keep the workers busy while the importer loads a batch.
