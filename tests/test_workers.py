@@ -119,9 +119,11 @@ def test_a_stopped_map_stops_the_local_slot_after_its_item_in_hand():
     assert ran and len(ran) < 6 and not pool.local.thread.is_alive()
 
 
-def test_a_worker_that_dies_is_reported():
-    with pytest.raises(WorkerError, match="stopped unexpectedly"):
-        with Pool(2) as pool:
+@pytest.mark.parametrize("local", [None, contextlib.nullcontext])
+def test_a_worker_that_dies_is_reported(local):
+    """Item 2 goes to a worker process, beside a local thread or not."""
+    with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 3\)"):
+        with Pool(2 if local is None else 3, local=local) as pool:
             list(pool.map(_dies, range(10)))
 
 
