@@ -98,10 +98,10 @@ class Pool:
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
             weight: Callable[[Any], int] | None = None, budget: int = 0
             ) -> Iterator[tuple[Any, Any]]:
-        """``(item, fn(item))`` for each item, in order; the items go to the workers in
-        turn (item k to worker k mod jobs; the local thread, if any, is worker 0), at most ``ahead`` items per
-        worker waiting (and with ``weight``, items of at most
-        ``budget`` in all, beyond the oldest). A failure in a worker raises here."""
+        """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs
+        (the local thread, if any, is worker 0), at most ``ahead`` items per worker waiting
+        (and with ``weight``, items of at most ``budget`` in all, beyond the oldest). A
+        failure in a worker raises here."""
         pending: deque = deque()
         jobs = len(self.inboxes)
         self._load = 0
@@ -168,16 +168,19 @@ class _Local:
         self.thread.start()
 
     def _serve(self, setting: Callable[[], contextlib.AbstractContextManager]) -> None:
-        with setting():
-            while not self.stop.is_set() and (task := self.inbox.get()) is not None:
-                fn, arg = task
-                try:
-                    out = ("ok", fn(arg))
-                except OSError as exc:      # its files, as in a worker: TMPDIR full
-                    out = ("raise", scratch_failure(exc))
-                except BaseException as exc:
-                    out = ("raise", exc)
-                self.outbox.put(out)
+        try:
+            with setting():
+                while not self.stop.is_set() and (task := self.inbox.get()) is not None:
+                    fn, arg = task
+                    try:
+                        out = ("ok", fn(arg))
+                    except OSError as exc:      # its files, as in a worker: TMPDIR full
+                        out = ("raise", scratch_failure(exc))
+                    except BaseException as exc:
+                        out = ("raise", exc)
+                    self.outbox.put(out)
+        except BaseException as exc:            # the setting failed: said for its next item
+            self.outbox.put(("raise", exc))
 
     def close(self) -> None:
         """Stop after the task in hand (the tasks waiting are dropped)."""

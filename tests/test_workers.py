@@ -97,6 +97,19 @@ def test_an_error_in_the_local_slot_is_raised_as_it_is():
             list(pool.map(_full_disk, range(3)))
 
 
+@contextlib.contextmanager
+def _broken_setting():
+    raise SeasaltError("no setting")
+    yield
+
+
+def test_a_local_slot_whose_setting_fails_raises_it_for_its_item():
+    """The local thread's setting fails: its first item raises that (nothing waits forever)."""
+    with pytest.raises(SeasaltError, match="no setting"):
+        with Pool(2, local=_broken_setting) as pool:
+            list(pool.map(_shifted, range(4)))
+
+
 def _full_disk(x: int) -> int:
     if x == 0:                  # the local slot's item
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
