@@ -45,8 +45,9 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
 
     Each game is stored whole or not at all, with its read-model rows, in one transaction
     (new games a chunk of the logs at a time, see :mod:`seasalt_log.importers.chunks`);
-    with ``strict`` nothing is stored unless every game is good. ``jobs``: worker
-    processes that check the games of a large import (default: one per CPU).
+    with ``strict`` nothing is stored unless every game is good. ``jobs``: how many check
+    the games of a large import at once, ``jobs`` - 1 worker processes and a thread of this
+    process (default: one per CPU; 1: the thread alone).
 
     Memory stays bounded whatever the size of the logs (see
     :class:`~seasalt_log.importers.writer.ImportRun`), and DuckDB's own cache is capped at

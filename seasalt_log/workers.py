@@ -66,16 +66,21 @@ def scratch_failure(exc: Exception, where: str | None = None) -> SeasaltError:
 class Pool:
     """``jobs`` worker processes that run ``initializer(*initargs)`` first (with the cyclic
     garbage collector off: folding games makes many small acyclic objects, which the
-    collector would only walk again and again). Use it as a context manager."""
+    collector would only walk again and again). Use it as a context manager.
+
+    With ``local`` (a context manager factory: the setting of a thread, see :class:`_Local`),
+    one of the ``jobs`` is a thread of this process instead, the first in turn: it takes
+    the first item at once, while the processes start, and its results are not pickled."""
 
     def __init__(self, jobs: int, initializer: Callable[..., None] | None = None,
-                 initargs: tuple = (), ahead: int = 4):
+                 initargs: tuple = (), ahead: int = 4,
+                 local: Callable[[], contextlib.AbstractContextManager] | None = None):
         self.ahead = ahead
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         self.procs = [subprocess.Popen([sys.executable, "-m", "seasalt_log.workers"], env=env,
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-                      for _ in range(jobs)]
+                      for _ in range(jobs - (local is not None))]
         self.inboxes: list[queue.Queue] = [queue.Queue(maxsize=ahead) for _ in self.procs]
         self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
         self.threads = []
@@ -85,20 +90,26 @@ class Pool:
                 t.start()
                 self.threads.append(t)
             inbox.put((initializer, initargs))
+        self.local = _Local(local) if local is not None else None
+        if self.local is not None:
+            self.inboxes.insert(0, self.local.inbox)
+            self.outboxes.insert(0, self.local.outbox)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
             weight: Callable[[Any], int] | None = None, budget: int = 0
             ) -> Iterator[tuple[Any, Any]]:
-        """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs,
-        at most ``ahead`` items per worker waiting (and with ``weight``, items of at most
-        ``budget`` in all, beyond the oldest). A failure in a worker raises here."""
+        """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs
+        (the local thread, if any, is worker 0), at most ``ahead`` items per worker waiting
+        (and with ``weight``, items of at most ``budget`` in all, beyond the oldest). A
+        failure in a worker raises here."""
         pending: deque = deque()
-        jobs = len(self.procs)
+        jobs = len(self.inboxes)
         self._load = 0
         for k, item in enumerate(items):
             w = weight(item) if weight is not None else 0
-            self.inboxes[k % jobs].put((fn, item))
-            pending.append((item, k % jobs, w))
+            slot = k % jobs
+            self.inboxes[slot].put((fn, item))
+            pending.append((item, slot, w))
             self._load += w
             while len(pending) > jobs * self.ahead or (len(pending) > 1 and self._load > budget
                                                        and weight is not None):
@@ -112,11 +123,16 @@ class Pool:
         kind, value = self.outboxes[w].get()
         if kind == "ok":
             return item, value
+        if kind == "raise":                     # the local thread's exception
+            raise value
+        proc = self.procs[w - (self.local is not None)]
         raise WorkerError(value if kind == "error" else
-                          f"a worker process stopped unexpectedly (exit code {self.procs[w].wait()})")
+                          f"a worker process stopped unexpectedly (exit code {proc.wait()})")
 
     def close(self, *, kill: bool = False) -> None:
-        for proc, inbox in zip(self.procs, self.inboxes):
+        if self.local is not None:
+            self.local.close()
+        for proc, inbox in zip(self.procs, self.inboxes[self.local is not None:]):
             if kill:
                 proc.kill()
                 with contextlib.suppress(queue.Full):
@@ -133,6 +149,45 @@ class Pool:
 
     def __exit__(self, exc_type, *_) -> None:
         self.close(kill=exc_type is not None)
+
+
+class _Local:
+    """The slot of a :class:`Pool` that is a thread of this process: it runs the tasks of
+    its inbox as a worker process would, within ``setting()`` (a context manager: the
+    worker's initializer, undone at the end), with :func:`quick_switches` while it runs
+    (so that this process's other threads get Python's lock back quickly). A task's
+    exception is handed back as it is (an OSError as :func:`scratch_failure`)."""
+
+    def __init__(self, setting: Callable[[], contextlib.AbstractContextManager]):
+        self.inbox: queue.Queue = queue.Queue()
+        self.outbox: queue.Queue = queue.Queue()
+        self.stop = threading.Event()
+        self.switches = quick_switches()
+        self.switches.__enter__()
+        self.thread = threading.Thread(target=self._serve, args=(setting,), daemon=True)
+        self.thread.start()
+
+    def _serve(self, setting: Callable[[], contextlib.AbstractContextManager]) -> None:
+        try:
+            with setting():
+                while not self.stop.is_set() and (task := self.inbox.get()) is not None:
+                    fn, arg = task
+                    try:
+                        out = ("ok", fn(arg))
+                    except OSError as exc:      # its files, as in a worker: TMPDIR full
+                        out = ("raise", scratch_failure(exc))
+                    except BaseException as exc:
+                        out = ("raise", exc)
+                    self.outbox.put(out)
+        except BaseException as exc:            # the setting failed: said for its next item
+            self.outbox.put(("raise", exc))
+
+    def close(self) -> None:
+        """Stop after the task in hand (the tasks waiting are dropped)."""
+        self.stop.set()
+        self.inbox.put(None)
+        self.thread.join()
+        self.switches.__exit__(None, None, None)
 
 
 #: Python's thread switch interval while :func:`ahead_in_thread` runs (its default is 5 ms)

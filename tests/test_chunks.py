@@ -306,7 +306,9 @@ def test_one_worker_checks_a_files_chunks_in_a_thread_and_standard_inputs_in_the
 def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_path, monkeypatch):
     """Checked in the importer's process, a chunk's rows stay Arrow tables (no file written,
     then read back) and are let go once loaded; worker processes write one Arrow file per
-    table, removed once loaded. Both store what the one-game-at-a-time path stores."""
+    table, removed once loaded. With two jobs and a log of at most 4 chunks per job, one
+    worker process and a thread of the importer's process check the chunks in turn, the
+    thread the first one; a larger log, two worker processes. All store what the one-game-at-a-time path stores."""
     import pyarrow as pa
 
     from seasalt_log.importers.writer import ImportRun
@@ -317,9 +319,11 @@ def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_pa
         rows = table_rows(s)
     _through_workers(monkeypatch, 300)
     real_add, real_file, seen, files = ImportRun.add_chunk, arrow_rows.ipc.new_file, [], []
+    indexes: list[int] = []
 
     def add_chunk(self, chunk, result):
         seen.append(dict(result.files))
+        indexes.append(chunk.index)
         real_add(self, chunk, result)
         assert result.files == {}               # loaded: nothing of them kept
     monkeypatch.setattr(ImportRun, "add_chunk", add_chunk)
@@ -330,13 +334,21 @@ def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_pa
         assert table_rows(s) == rows
     assert len(seen) > 2 and not files
     assert all(isinstance(v, pa.Table) for f in seen for v in f.values()) and seen[0]["events"]
-    seen.clear()
-    with Store.open(tmp_path / "two.duckdb") as s:
-        import_logs(s, [log], jobs=2)
-        assert table_rows(s) == rows
-    paths = [v for f in seen for v in f.values()]
-    assert len(seen) > 2 and paths and all(isinstance(v, str) for v in paths)
-    assert not any(Path(p).exists() for p in paths)
+    for parts, local in ((6, True), (12, False)):   # chunks expected: up to 4 per job or more
+        seen.clear()
+        indexes.clear()
+        monkeypatch.setattr(service, "chunk_size", lambda total, jobs: total // parts)
+        with Store.open(tmp_path / f"two-{parts}.duckdb") as s:
+            import_logs(s, [log], jobs=2)
+            assert table_rows(s) == rows
+        assert indexes == list(range(len(seen))) and len(seen) > 3
+        here = [f for k, f in enumerate(seen) if local and k % 2 == 0]
+        there = [f for k, f in enumerate(seen) if not (local and k % 2 == 0)]
+        assert all(isinstance(v, pa.Table) for f in here for v in f.values())
+        assert (here[0]["events"] is not None) if local else not here
+        paths = [v for f in there for v in f.values()]
+        assert paths and all(isinstance(v, str) for v in paths) and not files  # (written there)
+        assert not any(Path(p).exists() for p in paths)
 
 
 @pytest.mark.parametrize("smallest", [1, 3_000, 10_000, 10**9])

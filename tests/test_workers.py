@@ -4,6 +4,8 @@ does, breaking a script without an ``if __name__ == "__main__"`` guard)."""
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import os
 import subprocess
 import sys
@@ -58,9 +60,83 @@ def test_an_error_in_a_worker_is_raised_with_its_message():
                 pass
 
 
-def test_a_worker_that_dies_is_reported():
-    with pytest.raises(WorkerError, match="stopped unexpectedly"):
-        with Pool(2) as pool:
+@contextlib.contextmanager
+def _offset_here(k: int):
+    """The local slot's setting: the offset set in this process, and undone at the end."""
+    _set_offset(k)
+    try:
+        yield
+    finally:
+        _set_offset(0)
+
+
+def test_a_local_slot_checks_items_in_this_process_in_turn_with_the_workers():
+    """With ``local``, one of the jobs is a thread of this process (within its setting):
+    it takes item 0, then its turn with the worker processes; the results come back in
+    order, the setting is undone at the end."""
+    for jobs, ours in ((2, set(range(0, 20, 2))), (3, set(range(0, 20, 3)))):
+        with Pool(jobs, _set_offset, (100,), ahead=2, local=lambda: _offset_here(100)) as pool:
+            got = list(pool.map(_shifted, range(20)))
+            assert len(pool.procs) == jobs - 1
+        assert [item for item, _ in got] == list(range(20))
+        assert [r for _, (r, _) in got] == [100 + i for i in range(20)]
+        assert {i for i, (_, pid) in got if pid == os.getpid()} == ours
+        assert len({pid for _, (_, pid) in got}) == jobs
+        assert _offset == 0
+
+
+def test_an_error_in_the_local_slot_is_raised_as_it_is():
+    """The local thread's exception comes back itself (not a WorkerError's message); an
+    OSError (a full TMPDIR) as one line naming the temporary directory."""
+    with pytest.raises(SeasaltError, match="item 3 is bad") as caught:
+        with Pool(2, local=contextlib.nullcontext) as pool:
+            list(pool.map(_fails, [0, 1, 3, 4]))       # item 2 (3): the local slot's
+    assert type(caught.value) is SeasaltError
+    with pytest.raises(SeasaltError, match="cannot write temporary files.*No space left"):
+        with Pool(2, local=contextlib.nullcontext) as pool:
+            list(pool.map(_full_disk, range(3)))
+
+
+@contextlib.contextmanager
+def _broken_setting():
+    raise SeasaltError("no setting")
+    yield
+
+
+def test_a_local_slot_whose_setting_fails_raises_it_for_its_item():
+    """The local thread's setting fails: its first item raises that (nothing waits forever)."""
+    with pytest.raises(SeasaltError, match="no setting"):
+        with Pool(2, local=_broken_setting) as pool:
+            list(pool.map(_shifted, range(4)))
+
+
+def _full_disk(x: int) -> int:
+    if x == 0:                  # the local slot's item
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return x
+
+
+def test_a_stopped_map_stops_the_local_slot_after_its_item_in_hand():
+    """The caller stops taking results (Ctrl-C, a failure): the pool closes at once, the
+    local thread after the item in hand, and the items waiting for it are never run."""
+    ran: list[int] = []
+
+    def slow(x: int) -> int:
+        ran.append(x)
+        time.sleep(0.05)
+        return x
+    with pytest.raises(KeyboardInterrupt):
+        with Pool(1, local=contextlib.nullcontext, ahead=6) as pool:
+            for item, _ in pool.map(slow, range(6)):
+                raise KeyboardInterrupt
+    assert ran and len(ran) < 6 and not pool.local.thread.is_alive()
+
+
+@pytest.mark.parametrize("local", [None, contextlib.nullcontext])
+def test_a_worker_that_dies_is_reported(local):
+    """Item 2 goes to a worker process, beside a local thread or not."""
+    with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 3\)"):
+        with Pool(2 if local is None else 3, local=local) as pool:
             list(pool.map(_dies, range(10)))
 
 

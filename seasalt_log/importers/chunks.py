@@ -1,12 +1,13 @@
 """Large imports in parallel: logs cut into chunks of whole games, each checked (and turned
-into store rows) by a worker process.
+into store rows) by a worker process or a thread of the importing process.
 
 :func:`split` cuts a log into :class:`Chunk` s at ``game_started`` lines only, so that every
 game lies within one chunk and a chunk reads exactly like the same lines of the whole file.
-:func:`check_chunk` (run in a worker, or in this process for a small import) reads, checks
-and projects the chunk's games and leaves the rows of every store table in Arrow files;
-the importer (:mod:`seasalt_log.importers.writer`) decides per game what to store and loads
-the files (the rows of several chunks per INSERT).
+:func:`check_chunk` (run in a worker process, or in a thread of this process: for a small
+import, and beside the worker processes of a large one) reads, checks and projects the
+chunk's games and leaves the rows of every store table in Arrow files (in this process:
+Arrow tables in memory); the importer (:mod:`seasalt_log.importers.writer`) decides per
+game what to store and loads the rows (those of several chunks per INSERT).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ import shutil
 import sys
 import tempfile
 from contextlib import ExitStack, contextmanager
+from functools import partial
 from itertools import chain, islice
 from pathlib import Path
 from typing import BinaryIO, Generator, Iterable, Iterator
@@ -39,6 +41,9 @@ CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after th
 AHEAD = 6                      # chunks per worker process checked ahead of the importer
 AHEAD_BYTES = 64 << 20         # ... and the bytes of log they may hold in all (a chunk can
                                # be as large as a game: MAX_GAME_BYTES)
+#: an input expected to make at most this many chunks per job has one of its workers in
+#: the importer's process (see :func:`check_chunks`)
+LOCAL_CHUNKS = 4
 
 
 class Cut(Struct):
@@ -391,27 +396,37 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3, in_thread: bool = True, expect: int = 0
                  ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
     """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
-    processes once there are ``parallel_from`` chunks (starting them costs more than a
-    small import), else in this process. At most :data:`AHEAD` chunks per worker, and
-    :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy
-    while the importer loads a batch.
+    processes (their rows handed over in Arrow files) once there are ``parallel_from``
+    chunks (starting them costs more than a small import), else in this process.
 
-    Checked in this process for an import, the chunks are checked by a thread, one chunk
-    ahead of the importer: DuckDB inserts the rows of a chunk while the next one is checked
-    (unless not ``in_thread``: chunks read from a stream that may wait for its input, such
-    as standard input, where a stopped import must not wait for the thread's read).
+    An input expected to make at most :data:`LOCAL_CHUNKS` chunks per job has ``jobs`` - 1
+    worker processes and a thread of this process (its rows kept in memory), which checks
+    the first chunk while the processes start and then takes its turn with them (see
+    :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an import
+    of a second or two (while this process loads a chunk, DuckDB lets its thread check). A larger one keeps its ``jobs`` processes: this process
+    loads every chunk, which leaves it no room for a full share of the checks. At
+    most :data:`AHEAD` chunks per worker, and :data:`AHEAD_BYTES` of log in all, wait in
+    memory: enough to keep the workers busy while the importer loads a batch.
+
+    Checked in this process alone for an import, the chunks are checked by a thread, one
+    chunk ahead of the importer: DuckDB inserts the rows of a chunk while the next one is
+    checked (unless not ``in_thread``: chunks read from a stream that may wait for its
+    input, such as standard input, where a stopped import must not wait for the thread's
+    read; beside worker processes the thread never reads the stream).
 
     ``expect``: about how many chunks the input makes (its size says so): from
     ``parallel_from`` on, the workers start before the first chunks are cut."""
     chunks = iter(chunks)
+    early = jobs > 1 and expect >= parallel_from     # large, its size says: start at once
+    local = 0 < expect <= LOCAL_CHUNKS * jobs
     with ExitStack() as stack:
-        def pool() -> workers.Pool:
-            return stack.enter_context(workers.Pool(jobs, _init, (setup,), ahead=AHEAD))
-        started = pool() if jobs > 1 and expect >= parallel_from else None
-        head = list(islice(chunks, parallel_from))
-        if started is not None or (jobs > 1 and len(head) >= parallel_from):
-            yield from (started or pool()).map(check_chunk, chain(head, chunks),
-                                               weight=_size, budget=AHEAD_BYTES)
+        pool = stack.enter_context(_pool(jobs, setup, local)) if early else None
+        head = list(islice(chunks, parallel_from))      # (cut while the workers start)
+        if pool is None and jobs > 1 and len(head) >= parallel_from:
+            pool = stack.enter_context(_pool(jobs, setup, local))
+        if pool is not None:
+            yield from pool.map(check_chunk, chain(head, chunks), weight=_size,
+                                budget=AHEAD_BYTES)
             return
     if setup.out_dir is not None and in_thread:
         checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
@@ -421,18 +436,32 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     yield from checked
 
 
-def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
-    """:func:`check_chunks` in this process: the rows are handed over in memory."""
+def _pool(jobs: int, setup: WorkerSetup, local: bool) -> workers.Pool:
+    """``jobs`` worker processes, or (``local``) ``jobs`` - 1 and a thread of this process
+    (its rows in memory)."""
+    return workers.Pool(jobs, _init, (setup,), ahead=AHEAD,
+                        local=partial(_in_memory, setup) if local else None)
+
+
+@contextmanager
+def _in_memory(setup: WorkerSetup) -> Iterator[None]:
+    """:func:`check_chunk` set up in this process: its rows are handed over in memory."""
     _init(msgspec.structs.replace(setup, in_memory=True))
     try:
+        yield
+    finally:
+        _close()
+
+
+def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[Chunk, ChunkResult]]:
+    """:func:`check_chunks` in this process: the rows are handed over in memory."""
+    with _in_memory(setup):
         for c in chunks:
             try:
                 result = check_chunk(c)
             except OSError as exc:      # its files, as in a worker: TMPDIR full
                 raise workers.scratch_failure(exc) from None
             yield c, result
-    finally:
-        _close()
 
 
 #: the last chunk checked in this process is cut into pieces halving down to about this
