@@ -61,7 +61,8 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
     """Check logs with the engine and store their games (new, or extending a stored game).
 
     Each game is stored whole or not at all; importing the same log again changes nothing.
-    Large logs are checked by worker processes (--jobs), a few megabytes of games each.
+    Large logs are checked in parallel (--jobs: worker processes, and for a log of a few
+    chunks a thread of this process beside them), a few megabytes of games each.
     Exit code 1 when any game failed (the good ones are stored unless --strict); a store
     this import created is removed again when it fails having stored no game."""
     files = list(iter_paths(paths))     # a mistyped path fails here, before a store is made
