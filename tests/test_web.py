@@ -134,6 +134,30 @@ def test_an_error_page_is_small(served, path):
     assert len(r.content) < 8_000
 
 
+@pytest.mark.parametrize("query, games, pages", [
+    ({"page": 99}, 9, 3), ({"page": 4, "players": 3}, 3, 1), ({"page": 2, "player": "Nobody"}, 0, 1)])
+def test_a_page_past_the_last_says_so_and_links_the_last(served, monkeypatch, query, games, pages):
+    """The games list, 4 a page: a page past the last is 404 and says there is no such page
+    (never an empty "page 99 of 3"), linking the last page with the same filters; that
+    link opens the last page, with the games left over (9 = 4 + 4 + 1)."""
+    from seasalt_log.web import pages as web_pages
+    monkeypatch.setattr(web_pages, "PAGE_SIZE", 4)
+    r = httpx.get(served + "/", params=query)
+    assert r.status_code == 404
+    text = html.unescape(r.text)
+    assert f"No page {query['page']}: {games} game(s) fill {pages} page(s)." in text
+    assert "page 99 of" not in text and 'id="games"' not in text
+    (link,) = re.findall(r'<a href="([^"]*)" rel="last">The last page \((\d+)\)</a>', text)
+    assert link[1] == str(pages)
+    last = httpx.get(served + link[0])
+    assert last.status_code == 200
+    assert f"{games} game(s); page {pages} of {pages}" in html.unescape(last.text)
+    assert last.text.count('href="/play/') == (games - 4 * (pages - 1) if games else 0)
+    for k, v in query.items():
+        if k != "page":
+            assert f"{k}={v}" in link[0]
+
+
 def test_games_sorted_and_filtered(served):
     r = httpx.get(served + "/", params={"sort": "events", "order": "desc", "status": "ended"})
     ids = [line.split(">")[1].split("<")[0] for line in r.text.split('href="/play/')[1:]]
