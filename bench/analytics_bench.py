@@ -5,8 +5,9 @@ simulated games.
     python bench/analytics_bench.py run [--jobs N]           # time the reports and a rebuild
 
 ``build`` simulates the games in chunks (JSON Lines under ``bench/.data/logs/``, one chunk per
-seed, player counts 2, 3, 4 in turn) and stores them with ``seasalt import``; files and games
-already there are kept, so an interrupted build resumes. ``bench/.data/`` is not versioned.
+seed, player counts 2, 3, 4 in turn) and stores them with ``seasalt import`` into
+``bench/.data/analytics.duckdb`` (``$SEASALT_BENCH_DATA/`` when set); files and games already
+there are kept, so an interrupted build resumes. ``bench/.data/`` is not versioned.
 """
 
 from __future__ import annotations
@@ -21,9 +22,11 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
-DATA = HERE / ".data"
-LOGS = DATA / "logs"
-DB = DATA / "analytics.duckdb"
+sys.path.insert(0, str(HERE))
+from bench_data import DATA, LOGS as SHARED, part  # noqa: E402
+
+LOGS = SHARED / "logs"
+DB = DATA / "analytics.duckdb"             # $SEASALT_BENCH_DATA/analytics.duckdb when set
 CHUNK = 5_000                      # games per log file
 BOTS = ("random", "greedy")
 
@@ -37,7 +40,7 @@ def _simulate_chunk(k: int) -> str:
     from seasalt_log import events as ev
     from seasalt_log.sim import simulate
     path = _chunk_path(k)
-    tmp = path.with_suffix(".part")
+    tmp = part(path)
     with open(tmp, "wb") as fh:
         for game in simulate(CHUNK, 2 + k % 3, seed=1000 + k, bots=BOTS):
             fh.write(ev.encode_lines(game))

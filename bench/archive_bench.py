@@ -3,8 +3,8 @@
     python bench/archive_bench.py [--games 10000] [--workers 2]
 
 Simulated games (a third each of 2, 3 and 4 players, default bots) are imported once into
-``bench/.data/archive-<games>.duckdb`` and exported with ``seasalt export --parquet`` (each
-game whole in one file). Then:
+``bench/.data/archive-<games>.duckdb`` (``$SEASALT_BENCH_DATA/`` when set) and exported with
+``seasalt export --parquet`` (each game whole in one file). Then:
 
 - the per-core rate: :func:`seasalt_log.store.batch.fold_partition` over the events of one
   export file in this process, events per CPU-second (check only), and where that CPU
@@ -32,7 +32,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
-DATA = ROOT / "bench" / ".data"
+from bench_data import DATA  # noqa: E402  (a run's files: $SEASALT_BENCH_DATA, else bench/.data)
 
 
 def build(games: int) -> tuple[Path, Path]:
@@ -42,7 +42,6 @@ def build(games: int) -> tuple[Path, Path]:
     from seasalt_log.service import import_logs
     from seasalt_log.sim import simulate
     from seasalt_log.store import Store
-    DATA.mkdir(parents=True, exist_ok=True)
     db, export = DATA / f"archive-{games}.duckdb", DATA / f"archive-{games}-export"
     if not db.exists():
         log = DATA / f"archive-{games}.jsonl"

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-DATA = ROOT / "bench" / ".data"
+from bench_data import DATA, LOGS, part  # noqa: E402
 
 CHILD = r"""
 import sys, time
@@ -56,20 +56,20 @@ print(summary.new, summary.failed, summary.events_stored)
 def make_log(size_mb: int, base_games: int) -> Path:
     """A log of about ``size_mb`` MB: ``base_games`` simulated games (2, 3 and 4 players),
     repeated under new ids (``<id>-r<k>``) until the size is reached."""
-    path = DATA / f"large-{size_mb}mb.jsonl"
+    path = LOGS / f"large-{size_mb}mb.jsonl"
     if path.exists():
         return path
     from msgspec.structs import replace
 
     from seasalt_log import events as ev
     from seasalt_log.sim import simulate
-    DATA.mkdir(parents=True, exist_ok=True)
+    LOGS.mkdir(parents=True, exist_ok=True)
     base = []
     for players in (2, 3, 4):
         for g in simulate(base_games // 3 + 1, players, seed=100 + players):
             base.append((g[0], ev.encode_lines(g[1:])))
     target = size_mb * 1_000_000
-    tmp = path.with_suffix(".tmp")
+    tmp = part(path)
     written = 0
     with open(tmp, "wb") as fh:
         k = 0

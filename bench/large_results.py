@@ -3,10 +3,10 @@
     python bench/large_results.py [--games 100000] [--base 2000] [--cache DIR] [--only WORD]
                                   [--verify]
 
-Builds the store once in ``--cache`` (default ``~/.cache/seasalt-bench``, outside the
-repository): ``--base`` simulated 3-player games, each written again under new game ids
-(``big-<copy>-<i>``) until the log holds ``--games`` games, imported with ``seasalt
-import``. Then times each command below as a whole process (wall and CPU seconds, the
+Builds the store once in ``--cache`` (default ``$SEASALT_BENCH_DATA`` when set, else
+``~/.cache/seasalt-bench``, outside the repository): ``--base`` simulated 3-player games,
+each written again under new game ids (``big-<copy>-<i>``) until the log holds ``--games``
+games, imported with ``seasalt import``. Then times each command below as a whole process (wall and CPU seconds, the
 output thrown away) and prints Markdown rows for bench/RESULTS.md ("Large results").
 For figures to quote, time one command several times as a whole process and take the median.
 """
@@ -49,6 +49,8 @@ COMMANDS = [
     ("verify --quick --jobs 2 (seqs, chain, writes, heads, numbers, row counts)",
      ["verify", "--quick", "--jobs", "2", "--no-progress"]),
 ]
+#: where the store is built (``--cache``): $SEASALT_BENCH_DATA when set (bench_data.py)
+CACHE = Path(os.environ.get("SEASALT_BENCH_DATA") or Path.home() / ".cache" / "seasalt-bench")
 #: ``--verify``: also the whole-store check, in two worker processes (it folds every event
 #: through the engine again: the slowest of these by far)
 VERIFY = ("verify --jobs 2 (every game)", ["verify", "--jobs", "2", "--no-progress"])
@@ -94,7 +96,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--games", type=int, default=100_000)
     ap.add_argument("--base", type=int, default=2000)
-    ap.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "seasalt-bench")
+    ap.add_argument("--cache", type=Path, default=CACHE)
     ap.add_argument("--only", metavar="WORD", help="Only the commands whose name holds WORD.")
     ap.add_argument("--verify", action="store_true", help="Also time `seasalt verify`.")
     a = ap.parse_args()

@@ -4,7 +4,8 @@
     python bench/store_bench.py --games 1000 --ruleset extra-salt --events pepper
 
 Simulated games (mixed 2/3/4 players, default bots) are generated once into
-``bench/.data/`` and reused. Then, in one process:
+``bench/.data/`` and reused; the store is written to ``$SEASALT_BENCH_DATA`` when set, else
+beside them (bench_data.py). Then, in one process:
 
 - import: ``service.import_logs`` of the whole log into a fresh store, end to end
   (read, decode, engine checks, derived events, projections, writes; worker processes
@@ -35,11 +36,10 @@ from typing import Iterator
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench_data import DATA, LOGS, part  # noqa: E402,F401  (DATA: the other scripts' too)
 from seasalt_log import events as ev  # noqa: E402
 from seasalt_log.service import import_logs  # noqa: E402
 from seasalt_log.store import Store  # noqa: E402
-
-DATA = ROOT / "bench" / ".data"
 
 
 def corpus(games: int, ruleset: str | None = None, events: str | None = None) -> Path:
@@ -47,11 +47,11 @@ def corpus(games: int, ruleset: str | None = None, events: str | None = None) ->
     ``ruleset`` and ``events`` settings (None: the base game)."""
     from seasalt_log.sim import simulate
     tag = "".join(f"-{x}" for x in (ruleset, events) if x)
-    path = DATA / f"sim{tag}-{games}.jsonl"
+    path = LOGS / f"sim{tag}-{games}.jsonl"
     if path.exists():
         return path
-    DATA.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(".tmp")
+    LOGS.mkdir(parents=True, exist_ok=True)
+    tmp = part(path)
     with open(tmp, "wb") as fh:
         for players in (2, 3, 4):
             n = games // 3 + (1 if players == 2 else 0) * (games % 3)

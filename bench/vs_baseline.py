@@ -41,7 +41,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 BENCH = Path(__file__).resolve().parent
-DATA = BENCH / ".data"
+from bench_data import DATA  # noqa: E402  (the stores: $SEASALT_BENCH_DATA, else bench/.data)
 SETTINGS = {"base": (None, None), "extra": ("extra-salt", "pepper")}
 
 

@@ -134,6 +134,30 @@ def test_an_error_page_is_small(served, path):
     assert len(r.content) < 8_000
 
 
+@pytest.mark.parametrize("query, games, pages", [
+    ({"page": 99}, 9, 3), ({"page": 4, "players": 3}, 3, 1), ({"page": 2, "player": "Nobody"}, 0, 1)])
+def test_a_page_past_the_last_says_so_and_links_the_last(served, monkeypatch, query, games, pages):
+    """The games list, 4 a page: a page past the last is 404 and says there is no such page
+    (never an empty "page 99 of 3"), linking the last page with the same filters; that
+    link opens the last page, with the games left over (9 = 4 + 4 + 1)."""
+    from seasalt_log.web import pages as web_pages
+    monkeypatch.setattr(web_pages, "PAGE_SIZE", 4)
+    r = httpx.get(served + "/", params=query)
+    assert r.status_code == 404
+    text = html.unescape(r.text)
+    assert f"No page {query['page']}: {games} game(s) fill {pages} page(s)." in text
+    assert "page 99 of" not in text and 'id="games"' not in text
+    (link,) = re.findall(r'<a href="([^"]*)" rel="last">The last page \((\d+)\)</a>', text)
+    assert link[1] == str(pages)
+    last = httpx.get(served + link[0])
+    assert last.status_code == 200
+    assert f"{games} game(s); page {pages} of {pages}" in html.unescape(last.text)
+    assert last.text.count('href="/play/') == (games - 4 * (pages - 1) if games else 0)
+    for k, v in query.items():
+        if k != "page":
+            assert f"{k}={v}" in link[0]
+
+
 def test_games_sorted_and_filtered(served):
     r = httpx.get(served + "/", params={"sort": "events", "order": "desc", "status": "ended"})
     ids = [line.split(">")[1].split("<")[0] for line in r.text.split('href="/play/')[1:]]
@@ -353,3 +377,77 @@ def test_a_frame_set_extended_event_by_event_equals_one_made_at_once(game):
             assert fs.frames == whole and fs.changes == deltas(whole)
             assert fs.reports == round_reports(game, viewer, game_id=gid,
                                                last_frames=last_frame_of_rounds(whole))
+
+
+# ---------------------------------------------------------------- the swimmers' look (R-X-VIEW)
+
+#: Ben's whole hand when Ann's two swimmers choose him, sorted: as R-EV-WATER-RODEO-SWIMMERS
+#: step 2 has her look at it, before the swap (the penguin she takes in, her octopus not)
+BEN = ["boat:dark-blue", "crab:grey", "penguin:purple"]
+
+
+def swimmers_events() -> list[ev.Event]:
+    """tests/rules/test_views_pepper.py's three-player Water Rodeo round: Ann swaps her
+    octopus for Ben's penguin, then ends her turn."""
+    from .rules.test_views_pepper import swimmers_game
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+                             gave="octopus:green", got="penguin:purple"),
+           ev.TurnEnded(player=0))
+    return g.events
+
+
+def test_the_swimmers_player_frame_holds_the_hand_looked_at():
+    """R-X-VIEW ("the player sees the chosen player's whole hand"): Ann's frame of her
+    swimmers names Ben's hand as she looked at it, the seat beside it; Ben's hand stays
+    hidden in that frame's table, and her next frame has no look (a look is not a reveal,
+    R-LAST-3). Ben's, Cid's, a spectator's and the table's frames have none, and Cid's and
+    the spectator's frame holds no card of Ben's hand. Sent as changes, the next frame
+    clears it."""
+    events = swimmers_events()
+    k = next(i for i, e in enumerate(events) if isinstance(e, ev.SwimmersPlayed))
+    assert k == len(events) - 2
+    ann = frames(events, 0)
+    assert plain(ann[k]["looked_at"]) == {"seat": 1, "hand": BEN}
+    assert ann[k]["seats"][1]["hand"] is None and ann[k]["seats"][1]["hand_size"] == 3
+    assert [f["seq"] for f in ann if f["looked_at"] is not None] == [k + 1]
+    assert ann[k + 1]["seats"][1]["hand"] is None
+    for viewer in (1, 2, SPECTATOR_VIEW, None):
+        assert [f["seq"] for f in frames(events, viewer) if f["looked_at"] is not None] == []
+    for viewer in (2, SPECTATOR_VIEW):
+        text = json.dumps(frames(events, viewer)[k])
+        assert [c for c in BEN if c in text] == []
+    changes = deltas(ann)
+    assert plain(changes[k]["looked_at"]) == {"seat": 1, "hand": BEN}
+    assert "looked_at" in changes[k + 1] and changes[k + 1]["looked_at"] is None
+    assert plain(expand(changes)) == plain(ann)
+
+
+def test_the_swimmers_look_on_the_pages_of_each_reader(tmp_path):
+    """The same game recorded through the service: the page Ann's seat token opens carries
+    the look in that frame alone; Ben's, Cid's and a spectator's pages carry none, and
+    Cid's and the spectator's no card of Ben's hand; no page holds a card its reader could
+    not see (by the oracle, tests/web_oracle.py, which knows of the look)."""
+    events = swimmers_events()
+    k = len(events) - 2
+    with ServerThread(create_app(tmp_path / "s.duckdb", keepalive=0.5, token="svc")) as url:
+        tokens, stored = feed_live(url, events, len(events), "rodeo", token="svc")
+        assert len(stored) == len(events)
+
+        def page_frames(token):
+            headers = {"Authorization": "Bearer " + token} if token else {}
+            r = httpx.get(f"{url}/play/rodeo", headers=headers)
+            assert r.status_code == 200
+            return r.text, _frames_of(r.text)
+
+        text, ann = page_frames(tokens["seat_tokens"][0])
+        assert leaked(text, stored, 0) == set()
+        assert [(f["seq"], f["looked_at"]) for f in ann if f.get("looked_at")] == [
+            (k + 1, {"seat": 1, "hand": BEN})]
+        for seat, token in ((1, tokens["seat_tokens"][1]), (2, tokens["seat_tokens"][2]),
+                            (SPECTATOR, None)):
+            text, fr = page_frames(token)
+            assert [f["seq"] for f in fr if f.get("looked_at")] == []
+            if seat != 1:
+                assert leaked(text, stored, seat) == set()
+                assert [c for c in BEN if c in json.dumps(fr[k])] == []

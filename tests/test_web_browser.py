@@ -556,3 +556,56 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
                                  ".startsWith('The game has ended.')", timeout=10000)
         assert p.page.is_visible("#live a")
         p.close()
+
+
+# what the page draws of a look (R-X-VIEW): per seat, the cards marked as looked at
+READ_LOOKED = """() => Array.from(document.querySelectorAll('#table section.seat')).map(s => {
+  const l = s.querySelector('[data-looked-at]');
+  return l === null ? null : Array.from(l.querySelectorAll('.card')).map(c => c.dataset.code || null);
+})"""
+
+
+def test_the_swimmers_player_alone_sees_the_hand_looked_at(world, browser):
+    """R-X-VIEW ("the player sees the chosen player's whole hand"), R-EV-WATER-RODEO-SWIMMERS
+    step 2: on Ann's page, at her two swimmers, Ben's whole hand as she looked at it
+    (before the swap) is drawn face up beside Ben's seat, while Ben's hand itself stays face
+    down (a look is not a reveal); the next event's table hides it again, and going back
+    shows it again. Ben's, Cid's and a spectator's pages at the same event draw no look,
+    and Cid's and the spectator's no card of Ben's hand."""
+    from .rules.test_views_pepper import swimmers_game
+    g = swimmers_game()
+    g.play(ev.SwimmersPlayed(player=0, cards=("swimmer:black", "swimmer:yellow"), victim=1,
+                             gave="octopus:green", got="penguin:purple"),
+           ev.TurnEnded(player=0))
+    ben = ["boat:dark-blue", "crab:grey", "penguin:purple"]       # sorted, before the swap
+    seq = len(g.events) - 1                                       # the swimmers_played
+    tokens, stored = feed_live(world["url"], g.events, len(g.events), "rodeo-look")
+    states = [st.after for st in steps(stored)]
+    shown = shown_after(stored)
+    base = f"{world['url']}/play/rodeo-look"
+    ann = Page(browser)
+    ann.page.goto(f"{base}?token={tokens['seat_tokens'][0]}")
+    ann.page.goto(f"{base}#seq={seq}")
+    check_equal(ann.page, states[seq - 1], seq, 0, shown[seq - 1], {})
+    assert ann.page.evaluate(READ_LOOKED) == [None, ben, None]
+    assert "looked at" in ann.page.text_content('#table section.seat[data-seat="1"] .looked')
+    ann.shot("game-swimmers-look-desktop")
+    ann.page.keyboard.press("ArrowRight")
+    check_equal(ann.page, states[seq], seq + 1, 0, shown[seq], {})
+    assert ann.page.evaluate(READ_LOOKED) == [None, None, None]
+    ann.page.keyboard.press("ArrowLeft")
+    assert ann.page.evaluate(READ_LOOKED) == [None, ben, None]
+    ann.close()
+    for seat, token in ((1, tokens["seat_tokens"][1]), (2, tokens["seat_tokens"][2]),
+                        (SPECTATOR, None)):
+        p = Page(browser)
+        if token:
+            p.page.goto(f"{base}?token={token}")
+        p.page.goto(f"{base}#seq={seq}")
+        check_equal(p.page, states[seq - 1], seq, seat, shown[seq - 1], {})
+        assert p.page.evaluate(READ_LOOKED) == [None, None, None], seat
+        if seat != 1:
+            codes = p.page.evaluate("Array.from(document.querySelectorAll('#table [data-code]'))"
+                                    ".map(c => c.dataset.code)")
+            assert [c for c in ben if c in codes] == [], seat
+        p.close()

@@ -10,7 +10,7 @@ from seasalt_log.cards import ALL_CODES
 from seasalt_log.replay import steps
 
 from .view_oracle import (event_cards, extra_private_cards, face_down_shells, hands_visible_to,
-                          shown_hands)
+                          looks_at, shown_hands)
 
 
 #: the viewer who holds no seat (a spectator), for the functions below that take a seat
@@ -71,14 +71,18 @@ def codes_in(text: str) -> set[str]:
 def knowable_cards(events, viewer: int) -> set[str]:
     """Every card code ``viewer`` (a seat, or :data:`SPECTATOR`) may have learnt by the
     end of ``events``, by the oracle of tests/view_oracle.py: what each event shows them
-    (RULES.md §7, R-X-VIEW), their own hand and face-down shell, and every hand shown.
-    The hands are read from the engine's state (``State.table``), not from any view."""
+    (RULES.md §7, R-X-VIEW), their own hand and face-down shell, every hand shown, and the
+    hand their two swimmers looked at (as it was before the event). The hands are read from
+    the engine's state (``State.table``), not from any view."""
     known: set[str] = set()
     shown = shown_after(events)
     shells = list(face_down_shells(events))
     for i, st in enumerate(steps(events)):
         e = st.event
         known |= event_cards(e, viewer) | extra_private_cards(e, viewer)
+        looked = looks_at(e, viewer)
+        if looked is not None:
+            known |= set(st.before.table.hands[looked])
         hands = st.after.table.hands
         for s in hands_visible_to(shown[i], viewer):
             if 0 <= s < len(hands):

@@ -123,6 +123,11 @@ GAME_SORTS = {"id": "game id", "rounds": "rounds played", "events": "events", "s
 PAGE_SIZE = 50
 
 
+def page_count(total: int) -> int:
+    """How many pages of :data:`PAGE_SIZE` games ``total`` games fill (one when none)."""
+    return max(1, -(-total // PAGE_SIZE))
+
+
 #: the games list's ruleset filter: a ruleset, or whether the events were played
 RULESET_FILTERS = {"base": "base cards", "extra-salt": "Extra Salt cards",
                    "pepper": "with events (Extra Pepper)", "no-events": "without events"}
@@ -161,10 +166,15 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
                      g.rounds_played, g.events,
                      escape(g.status.replace("_", " ")), escape(winners),
                      escape(" ".join(map(str, g.totals)))))
-    pages = max(1, -(-total // PAGE_SIZE))
+    pages = page_count(total)
     params = {k: v for k, v in (("player", player), ("players", players), ("status", status),
                                 ("ruleset", ruleset), ("sort", sort),
                                 ("order", "desc" if desc else None)) if v}
+    if page > pages:           # past the end: say so and link the last page, not an empty one
+        last = escape(urlencode({**params, "page": pages}))
+        return layout("Games", f'<h1>Games</h1>{form}<p class="err" role="alert">No page {page}: '
+                      f'{total} game(s) fill {pages} page(s). <a href="/?{last}" rel="last">'
+                      f"The last page ({pages})</a></p>")
     nav = []
     if page > 1:
         nav.append(f'<a href="/?{escape(urlencode({**params, "page": page - 1}))}" rel="prev">Previous page</a>')

@@ -81,7 +81,8 @@ def _rulesets(store) -> dict[str, tuple[str, str]]:
 
 
 async def games(request: Request) -> Response:
-    """GET /: the stored games, filtered, sorted and paged."""
+    """GET /: the stored games, filtered, sorted and paged (a page past the last: 404, a
+    page that says so and links the last one)."""
     q = request.query_params
     player = q.get("player") or None
     players = _int(request, "players")
@@ -118,7 +119,7 @@ async def games(request: Request) -> Response:
     html = pages.games_page(rows[start:start + pages.PAGE_SIZE], player=player, players=players,
                             status=status, sort=sort, desc=desc, page=page, total=len(rows),
                             ruleset=ruleset, rules=rules)
-    return HTMLResponse(html)
+    return HTMLResponse(html, 404 if page > pages.page_count(len(rows)) else 200)
 
 
 #: how many (game, viewer) frame sets an app keeps

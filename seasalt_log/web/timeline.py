@@ -2,7 +2,9 @@
 
 A frame is the :class:`~seasalt_log.view.TableView` after one event (as the viewer may see
 it, RULES.md §7) with the event told in words (:func:`seasalt_log.narration.describe`, as the
-viewer saw it). The deck order and the cards under the pile tops are left out: the viewer
+viewer saw it) and ``looked_at``: the hand the Water Rodeo swimmers' player looked at during
+that event, in that player's frame of it (:func:`seasalt_log.view.looked_at`; a look, not a
+reveal: the next frame hides the hand again), else None. The deck order and the cards under the pile tops are left out: the viewer
 shows the deck size and the tops. Round reports are :func:`seasalt_log.rescore.rescore`'s,
 cut down in a player's view to what that player saw at the end of the round.
 """
@@ -20,7 +22,7 @@ from ..errors import UsageError
 from ..narration import describe
 from ..replay import steps
 from ..rescore import rescore
-from ..view import Viewer, as_viewer, table_view
+from ..view import Viewer, as_viewer, looked_at, table_view
 
 _to = msgspec.to_builtins
 
@@ -34,7 +36,13 @@ def frame(state: State, event: ev.Event, before: State, seq: int, rnd: int, turn
     for pile in view["piles"]:
         pile.pop("cards", None)
     view.update(seq=seq, round=rnd, turn=turn, type=ev.TAGS[type(event)],
-                text=describe(event, before, viewer))
+                text=describe(event, before, viewer), looked_at=None)
+    if type(event) is ev.SwimmersPlayed:
+        who = as_viewer(viewer)
+        # the table sees every hand already: as in its events, nothing is looked at
+        hand = looked_at(event, who, before) if who.role == "seat" else None
+        if hand is not None:
+            view["looked_at"] = {"seat": event.victim, "hand": list(hand)}
     return view
 
 

@@ -57,7 +57,18 @@
       el("h3", {text: head}),
       f.extra ? extraSeat(f.extra, seat.seat) : null,
       el("div", {"class": "muted", text: "hand: " + seat.hand_size + " card(s)" + (seat.hand ? "" : " (hidden)")}),
-      hand, seat.laid.length ? el("div", {"class": "muted", text: "laid down:"}) : null, laid]);
+      hand, lookedAt(f, seat), seat.laid.length ? el("div", {"class": "muted", text: "laid down:"}) : null, laid]);
+  }
+
+  // the hand the swimmers' player looked at, in that player's frame of the event only
+  // (R-X-VIEW): shown beside the chosen seat, face up; a look, not a reveal
+  function lookedAt(f, seat) {
+    var l = f.looked_at;
+    if (!l || l.seat !== seat.seat) return null;
+    return el("div", {"class": "looked", "data-looked-at": l.hand.join(" "),
+      "aria-label": "the hand you looked at (" + seat.name + "'s)"}, [
+      el("div", {text: "looked at by you (only you saw it), before any swap:"})
+    ].concat(l.hand.map(function (c) { return card(c, "looked-card"); })));
   }
 
   // the expansions (R-X-VIEW): events held and in effect, locks, protection, a face-down shell
