@@ -623,3 +623,249 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
         if delta:
             notes.append(f"{code}: {what}, {delta:+d} card points")
     return tuple(notes)
+
+
+# ---------------------------------------------------------------- a seat's closed turns
+
+#: the per-part record of a seat's holding that :func:`seat_points_and_bonus` keeps:
+#: [hand, laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest
+#: colour group, the points that do not depend on the colours (pairs, laid ones included,
+#: collectors, multipliers)]
+_HAND, _LAID, _INDEX, _IN_HAND, _KINDS, _COLORS, _BONUS, _FIXED = range(8)
+
+
+def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+                          laid: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
+    """(card points, colour bonus) by R-SCORE of a seat's holding, as
+    :func:`points_and_bonus` gives them (every closed turn of a base game is scored so).
+
+    ``counted``: seat -> the record of the seat's holding last scored here, scored on in
+    place when ``laid`` is the same tuple and the hand is its hand and one card more (a
+    turn's take; the engine's states share a seat's tuples until they change): only the
+    parts that card changes are scored again. Else the holding is counted and scored anew.
+    A KeyError: a card :data:`CARD_INDEX` does not number (the record is dropped)."""
+    held = counted.get(seat)
+    if held is not None and held[1] is laid and held[2] is CARD_INDEX:
+        old = held[0]
+        n = len(old)
+        if len(hand) == n + 1 and hand[:n] == old:
+            try:
+                k, c = CARD_INDEX[hand[n]]
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors = held[3], held[4], held[5]
+            fixed = held[7]
+            h = in_hand[k] + 1
+            in_hand[k] = h
+            m = kinds[k] + 1
+            kinds[k] = m
+            # the parts the card changes (R-SCORE-DUO, R-SCORE-COLLECT, R-SCORE-MULT)
+            if k <= _SHARK:                         # crab, boat, fish, swimmer, shark
+                if k <= _FISH:
+                    if not h & 1:
+                        fixed += 1
+                    if k == _BOAT:
+                        fixed += kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
+                    elif k == _FISH:
+                        fixed += kinds[_SHOAL] * _SHOAL_PER
+                elif h <= in_hand[_SWIMMER if k == _SHARK else _SHARK]:
+                    fixed += 1
+            elif k <= _SAILOR:                      # shell, octopus, penguin, sailor
+                if m > _MOST:
+                    fixed = _fixed_points(in_hand, kinds, len(laid))
+                else:
+                    table = _BASE_TABLES[k - _SHELL]
+                    fixed += table[m] - table[m - 1]
+                    if k == _PENGUIN:
+                        fixed += kinds[_COLONY] * _COLONY_PER
+                    elif k == _SAILOR:
+                        fixed += kinds[_CAPTAIN] * _CAPTAIN_PER
+            elif k == _LIGHTHOUSE:
+                fixed += kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
+            elif k == _SHOAL:
+                fixed += kinds[_SHOAL_OF] * _SHOAL_PER
+            elif k == _COLONY:
+                fixed += kinds[_COLONY_OF] * _COLONY_PER
+            elif k == _CAPTAIN:
+                fixed += kinds[_CAPTAIN_OF] * _CAPTAIN_PER
+            held[7] = fixed
+            group = colors[c] + 1
+            colors[c] = group
+            bonus = held[6]
+            if group > bonus:
+                held[6] = bonus = group
+            held[0] = hand
+        elif hand is old:
+            in_hand, kinds, colors, bonus, fixed = held[3], held[4], held[5], held[6], held[7]
+        else:
+            held = None
+    else:
+        held = None
+    if held is None:                        # counted anew (as :func:`counts` counts)
+        index = CARD_INDEX
+        in_hand = _NO_BASE_KINDS[:]
+        colors = _NO_COLORS[:]
+        try:
+            for code in hand:
+                k, c = index[code]
+                in_hand[k] += 1
+                colors[c] += 1
+            kinds = in_hand[:]
+            for unit in laid:
+                for code in unit:
+                    k, c = index[code]
+                    kinds[k] += 1
+                    colors[c] += 1
+        except KeyError:
+            counted.pop(seat, None)
+            raise
+        bonus = max(colors)
+        sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]       # R-SCORE-DUO
+        shells, octopuses, penguins, sailors = _BASE_TABLES
+        try:                                                        # R-SCORE-COLLECT
+            fixed = (shells[kinds[_SHELL]] + octopuses[kinds[_OCTOPUS]]
+                     + penguins[kinds[_PENGUIN]] + sailors[kinds[_SAILOR]])
+        except IndexError:                  # more of a kind than every deck holds
+            fixed = _sets(kinds, _BASE_TABLES)[0]
+        fixed += (len(laid) + in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+                  + (sharks if sharks < swimmers else swimmers)
+                  + kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER  # R-SCORE-MULT
+                  + kinds[_SHOAL] * kinds[_SHOAL_OF] * _SHOAL_PER
+                  + kinds[_COLONY] * kinds[_COLONY_OF] * _COLONY_PER
+                  + kinds[_CAPTAIN] * kinds[_CAPTAIN_OF] * _CAPTAIN_PER)
+        counted[seat] = [hand, laid, CARD_INDEX, in_hand, kinds, colors, bonus, fixed]
+    mermaids = kinds[_MERMAID]                                      # R-SCORE-MERMAID
+    if mermaids:
+        return fixed + (bonus if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])), bonus
+    return fixed, bonus
+
+
+def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> int:
+    """The points of a base holding as counts that do not depend on the colours: pairs
+    (laid ones included), collectors and multipliers."""
+    collectors, multipliers = _sets(kinds, _BASE_TABLES)
+    return n_laid + _pairs_in_hand(in_hand) + collectors + multipliers
+
+
+#: what a card of each kind of :data:`X_KINDS` changes in :func:`seat_extra_points_and_bonus`'s
+#: parts: the pairs in hand and the starfish (R-X-SCORE-DUO, R-X-SCORE-STARFISH), and the
+#: collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
+#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST)
+_X_DUO_INPUT = tuple(k in ("crab", "lobster", "boat", "fish", "swimmer", "shark", "jellyfish",
+                           "starfish") for k in X_KINDS)
+_X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, *(of for of, _ in MULTIPLIERS.values()),
+                           "seahorse", CAST[0], CAST[1]) for k in X_KINDS)
+
+
+def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
+                                hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
+                                effects: frozenset[str], hand_starfish: bool
+                                ) -> tuple[int, int]:
+    """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in effect,
+    of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
+    of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
+    the parts a card taken changes scored again, with the same events."""
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    held = counted.get(seat)
+    if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
+        old = held[0]
+        n = len(old)
+        if len(hand) == n + 1 and hand[:n] == old:
+            try:
+                k, c = X_CARD_INDEX[hand[n]]
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors = held[3], held[4], held[5]
+            in_hand[k] += 1
+            kinds[k] += 1
+            group = colors[c] + 1
+            colors[c] = group
+            bonus = held[6]
+            if group > bonus:
+                held[6] = bonus = group
+            held[0] = hand
+            if held[9] is scoring and held[10] is hand_starfish:
+                duo, sets = held[7], held[8]
+                if _X_DUO_INPUT[k]:
+                    held[7] = duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo,
+                                              hand_starfish)
+                if _X_SET_INPUT[k]:
+                    held[8] = sets = _set_part(kinds, scoring)
+            else:
+                held = None
+        elif hand is old:
+            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
+            if held[9] is scoring and held[10] is hand_starfish:
+                duo, sets = held[7], held[8]
+            else:
+                held = None
+        else:
+            in_hand = held = None
+    else:
+        in_hand = held = None
+    if held is None:
+        if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
+            index = X_CARD_INDEX
+            in_hand = _NO_KINDS[:]
+            colors = _NO_COLORS[:]
+            try:
+                for code in hand:
+                    k, c = index[code]
+                    in_hand[k] += 1
+                    colors[c] += 1
+                kinds = in_hand[:]
+                for unit in laid:
+                    for code in unit:
+                        k, c = index[code]
+                        kinds[k] += 1
+                        colors[c] += 1
+            except KeyError:
+                counted.pop(seat, None)
+                raise
+            bonus = max(colors)
+        duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo, hand_starfish)
+        sets = _set_part(kinds, scoring)
+        counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
+                         scoring, hand_starfish]
+    mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
+    if mermaids and not scoring.tornado:
+        return (duo + sets + (bonus if mermaids == 1
+                              else sum(sorted(colors, reverse=True)[:mermaids])), bonus)
+    return duo + sets, bonus
+
+
+def _duo_part(in_hand: Sequence[int], kinds: Sequence[int], n_units: int, rodeo: bool,
+              hand_starfish: bool) -> int:
+    """The pairs (laid units 1 each, R-X-SCORE-DUO) and the starfish (R-X-SCORE-STARFISH)
+    of a holding as counts, as :func:`_extra_points` scores them."""
+    pairs = hand_pairs(in_hand, rodeo)[0]
+    starfish = kinds[_STARFISH]
+    if starfish:
+        held = in_hand[_STARFISH]
+        starfish = 2 * (starfish - held)
+        if hand_starfish and held:
+            starfish += 2 * (held if held < pairs else pairs)
+    return n_units + pairs + starfish
+
+
+def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
+    """The collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT,
+    R-SCORE-MULT, R-X-SCORE-SEAHORSE, R-X-SCORE-CAST) of a holding's kinds as counts, as
+    :func:`_extra_points` scores them."""
+    collectors, multipliers = _sets(kinds, scoring.collect)
+    points = collectors + multipliers
+    if kinds[_SEAHORSE]:                    # ties: the first kind, as _extra_points
+        best = None
+        for _, k, most, table in scoring.seahorse:
+            n = kinds[k]
+            if 0 < n < most:
+                gain = table[n + 1] - table[n]
+                if best is None or gain > best:
+                    best = gain
+        if best is not None:
+            points += best
+    if kinds[_CASTS]:
+        points += kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER
+    return points

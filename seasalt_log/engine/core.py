@@ -15,10 +15,10 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
-from ..scoring import (CARD_INDEX, X_CARD_INDEX, Breakdown, ExtraBreakdown, card_points,
-                       counted_extra_points_and_bonus, counted_on, counted_points_and_bonus,
-                       counts_with, extra_card_points, extra_counts, game_winners,
-                       holding_breakdown, points_and_bonus, round_points, scoring_effects)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
+                       extra_counts, game_winners,
+                       holding_breakdown, points_and_bonus, round_points, scoring_effects,
+                       seat_extra_points_and_bonus, seat_points_and_bonus)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1095,13 +1095,11 @@ def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     counted = _per_thread.counted
     if not rules.extra_scoring:
         try:
-            held = counted[seat] = counted_on(counted.get(seat), hand, laid, CARD_INDEX)
+            return seat_points_and_bonus(counted, seat, hand, laid)
         except KeyError:                    # Extra Salt cards: scored by breakdown
-            counted.pop(seat, None)
             return points_and_bonus(hand, laid)
-        return counted_points_and_bonus(held)
-    held = counted[seat] = counted_on(counted.get(seat), hand, laid, X_CARD_INDEX)
-    return counted_extra_points_and_bonus(held, s.effects(seat), rules.starfish_in_hand_scores)
+    return seat_extra_points_and_bonus(counted, seat, hand, laid, s.effects(seat),
+                                       rules.starfish_in_hand_scores)
 
 
 class _PerThread(threading.local):
