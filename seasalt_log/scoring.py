@@ -70,6 +70,9 @@ _SHELL, _OCTOPUS, _PENGUIN, _SAILOR = (KIND_INDEX[k] for k in COLLECTOR_POINTS)
     (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = (
         (KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
 _BASE_TABLES = tuple(map(_padded, COLLECTOR_TABLES))
+# the closed turns' scorers (:func:`seat_points_and_bonus`) tell the kinds by these ranges
+assert (_CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _SHELL, _OCTOPUS, _PENGUIN, _SAILOR,
+        _MERMAID) == (*range(9), len(KINDS) - 1)
 
 
 def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -662,33 +665,18 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
             kinds[k] = m
             # the parts the card changes (R-SCORE-DUO, R-SCORE-COLLECT, R-SCORE-MULT)
             if k <= _SHARK:                         # crab, boat, fish, swimmer, shark
-                if k <= _FISH:
+                if k <= _FISH:                      # R-SCORE-DUO
                     if not h & 1:
                         fixed += 1
-                    if k == _BOAT:
-                        fixed += kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
-                    elif k == _FISH:
-                        fixed += kinds[_SHOAL] * _SHOAL_PER
+                    if k:                           # boat, fish: R-SCORE-MULT
+                        fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
                 elif h <= in_hand[_SWIMMER if k == _SHARK else _SHARK]:
                     fixed += 1
-            elif k <= _SAILOR:                      # shell, octopus, penguin, sailor
-                if m > _MOST:
+            elif k != _MERMAID:
+                try:
+                    fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                except IndexError:                  # past the padded tables
                     fixed = _fixed_points(in_hand, kinds, len(laid))
-                else:
-                    table = _BASE_TABLES[k - _SHELL]
-                    fixed += table[m] - table[m - 1]
-                    if k == _PENGUIN:
-                        fixed += kinds[_COLONY] * _COLONY_PER
-                    elif k == _SAILOR:
-                        fixed += kinds[_CAPTAIN] * _CAPTAIN_PER
-            elif k == _LIGHTHOUSE:
-                fixed += kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
-            elif k == _SHOAL:
-                fixed += kinds[_SHOAL_OF] * _SHOAL_PER
-            elif k == _COLONY:
-                fixed += kinds[_COLONY_OF] * _COLONY_PER
-            elif k == _CAPTAIN:
-                fixed += kinds[_CAPTAIN_OF] * _CAPTAIN_PER
             held[7] = fixed
             group = colors[c] + 1
             colors[c] = group
@@ -741,6 +729,34 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     return fixed, bonus
 
 
+def _sets_gain(k: int, m: int, kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]
+               ) -> int:
+    """What one card more of the kind ``k`` (``m`` of them now, counted in ``kinds``) adds
+    to the collectors (R-SCORE-COLLECT by ``tables``, as :func:`_sets` reads them) and the
+    multipliers (R-SCORE-MULT). An IndexError: past the padded tables (:func:`_padded`)."""
+    if k == _BOAT:
+        return kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
+    if k == _FISH:
+        return kinds[_SHOAL] * _SHOAL_PER
+    if _SHELL <= k <= _SAILOR:
+        table = tables[k - _SHELL]
+        gain = table[m] - table[m - 1]
+        if k == _PENGUIN:
+            gain += kinds[_COLONY] * _COLONY_PER
+        elif k == _SAILOR:
+            gain += kinds[_CAPTAIN] * _CAPTAIN_PER
+        return gain
+    if k == _LIGHTHOUSE:
+        return kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
+    if k == _SHOAL:
+        return kinds[_SHOAL_OF] * _SHOAL_PER
+    if k == _COLONY:
+        return kinds[_COLONY_OF] * _COLONY_PER
+    if k == _CAPTAIN:
+        return kinds[_CAPTAIN_OF] * _CAPTAIN_PER
+    return 0
+
+
 def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> int:
     """The points of a base holding as counts that do not depend on the colours: pairs
     (laid ones included), collectors and multipliers."""
@@ -754,8 +770,8 @@ def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> 
 #: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST)
 _X_DUO_INPUT = tuple(k in ("crab", "lobster", "boat", "fish", "swimmer", "shark", "jellyfish",
                            "starfish") for k in X_KINDS)
-_X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, *(of for of, _ in MULTIPLIERS.values()),
-                           "seahorse", CAST[0], CAST[1]) for k in X_KINDS)
+_X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, "boat", "fish", "seahorse", *CAST[:2])
+                     for k in X_KINDS)
 
 
 def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
@@ -787,18 +803,29 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                 held[6] = bonus = group
             held[0] = hand
             if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets = held[7], held[8]
+                duo, sets, seahorse = held[7], held[8], held[11]
                 if _X_DUO_INPUT[k]:
                     held[7] = duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo,
                                               hand_starfish)
-                if _X_SET_INPUT[k]:
-                    held[8] = sets = _set_part(kinds, scoring)
+                if k == _CRAB:                                      # R-X-SCORE-CAST
+                    held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
+                elif k == _CASTS:
+                    held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
+                elif _X_SET_INPUT[k]:
+                    if k != _SEAHORSE:
+                        try:
+                            sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+                        except IndexError:          # past the padded tables
+                            sets = _set_part(kinds, scoring)
+                        held[8] = sets
+                    if kinds[_SEAHORSE] and not _BOAT <= k <= _FISH:
+                        held[11] = seahorse = _seahorse_part(kinds, scoring)
             else:
                 held = None
         elif hand is old:
             in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
             if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets = held[7], held[8]
+                duo, sets, seahorse = held[7], held[8], held[11]
             else:
                 held = None
         else:
@@ -827,13 +854,15 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
             bonus = max(colors)
         duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo, hand_starfish)
         sets = _set_part(kinds, scoring)
+        seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
         counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
-                         scoring, hand_starfish]
+                         scoring, hand_starfish, seahorse]
     mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
     if mermaids and not scoring.tornado:
-        return (duo + sets + (bonus if mermaids == 1
-                              else sum(sorted(colors, reverse=True)[:mermaids])), bonus)
-    return duo + sets, bonus
+        return (duo + sets + seahorse + (bonus if mermaids == 1
+                                         else sum(sorted(colors, reverse=True)[:mermaids])),
+                bonus)
+    return duo + sets + seahorse, bonus
 
 
 def _duo_part(in_hand: Sequence[int], kinds: Sequence[int], n_units: int, rodeo: bool,
@@ -851,21 +880,20 @@ def _duo_part(in_hand: Sequence[int], kinds: Sequence[int], n_units: int, rodeo:
 
 
 def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
-    """The collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT,
-    R-SCORE-MULT, R-X-SCORE-SEAHORSE, R-X-SCORE-CAST) of a holding's kinds as counts, as
-    :func:`_extra_points` scores them."""
+    """The collectors, multipliers and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
+    R-X-SCORE-CAST) of a holding's kinds as counts, as :func:`_extra_points` scores them."""
     collectors, multipliers = _sets(kinds, scoring.collect)
-    points = collectors + multipliers
-    if kinds[_SEAHORSE]:                    # ties: the first kind, as _extra_points
-        best = None
-        for _, k, most, table in scoring.seahorse:
-            n = kinds[k]
-            if 0 < n < most:
-                gain = table[n + 1] - table[n]
-                if best is None or gain > best:
-                    best = gain
-        if best is not None:
-            points += best
-    if kinds[_CASTS]:
-        points += kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER
-    return points
+    return collectors + multipliers + kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER
+
+
+def _seahorse_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
+    """What the seahorse adds (R-X-SCORE-SEAHORSE) to a holding's kinds as counts holding
+    one, as :func:`_extra_points` scores it."""
+    best = 0
+    for _, k, most, table in scoring.seahorse:
+        n = kinds[k]
+        if 0 < n < most:
+            gain = table[n + 1] - table[n]
+            if gain > best:
+                best = gain
+    return best
