@@ -805,8 +805,17 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
             if held[9] is scoring and held[10] is hand_starfish:
                 duo, sets, seahorse = held[7], held[8], held[11]
                 if _X_DUO_INPUT[k]:
-                    held[7] = duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo,
-                                              hand_starfish)
+                    in_pairs = held[12]
+                    if k == _BOAT or k == _FISH:            # pairs of their own
+                        if not in_hand[k] & 1:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
+                    else:
+                        if k != _STARFISH:
+                            held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+                        held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                  hand_starfish)
                 if k == _CRAB:                                      # R-X-SCORE-CAST
                     held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
                 elif k == _CASTS:
@@ -852,11 +861,12 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                 counted.pop(seat, None)
                 raise
             bonus = max(colors)
-        duo = _duo_part(in_hand, kinds, len(laid), scoring.rodeo, hand_starfish)
+        in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+        duo = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
         sets = _set_part(kinds, scoring)
         seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
         counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
-                         scoring, hand_starfish, seahorse]
+                         scoring, hand_starfish, seahorse, in_pairs]
     mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
     if mermaids and not scoring.tornado:
         return (duo + sets + seahorse + (bonus if mermaids == 1
@@ -865,18 +875,18 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
     return duo + sets + seahorse, bonus
 
 
-def _duo_part(in_hand: Sequence[int], kinds: Sequence[int], n_units: int, rodeo: bool,
+def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,
               hand_starfish: bool) -> int:
-    """The pairs (laid units 1 each, R-X-SCORE-DUO) and the starfish (R-X-SCORE-STARFISH)
-    of a holding as counts, as :func:`_extra_points` scores them."""
-    pairs = hand_pairs(in_hand, rodeo)[0]
+    """The pairs (laid units 1 each, and ``in_pairs`` in hand: R-X-SCORE-DUO,
+    :func:`hand_pairs`) and the starfish (R-X-SCORE-STARFISH) of a holding as counts, as
+    :func:`_extra_points` scores them."""
     starfish = kinds[_STARFISH]
     if starfish:
         held = in_hand[_STARFISH]
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
-            starfish += 2 * (held if held < pairs else pairs)
-    return n_units + pairs + starfish
+            starfish += 2 * (held if held < in_pairs else in_pairs)
+    return n_units + in_pairs + starfish
 
 
 def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
