@@ -178,7 +178,7 @@ def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) ->
 
 def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
     """(card points, colour bonus) by R-SCORE of a holding counted by :func:`counted_on`
-    with :data:`CARD_INDEX`. Every closed turn of a base game is scored so."""
+    with :data:`CARD_INDEX` (a seat's closed turns: :func:`seat_points_and_bonus`)."""
     in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]     # R-SCORE-BONUS
     collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
@@ -501,8 +501,8 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
 def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
                                    hand_starfish: bool) -> tuple[int, int]:
     """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in
-    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
-    closed turn of an expansion game is scored so."""
+    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX` (a seat's
+    closed turns: :func:`seat_extra_points_and_bonus`)."""
     bonus = held[6]                                                 # R-X-SCORE-COLOUR
     return (_extra_points(held[3], held[4], held[5], len(held[1]), effects, hand_starfish,
                           bonus),

@@ -1089,7 +1089,8 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
     breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
-    counted on from the seat's last call (:func:`scoring.counted_on`)."""
+    scored on from the seat's last call (:func:`scoring.seat_points_and_bonus`,
+    :func:`scoring.seat_extra_points_and_bonus`)."""
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     counted = _per_thread.counted
@@ -1108,8 +1109,8 @@ class _PerThread(threading.local):
     checking thread beside its loader, the service's requests) must not share."""
 
     def __init__(self) -> None:
-        #: seat -> the holding last counted for it (:func:`scoring.counted_on`; its tuples
-        #: are kept there, so compared by identity)
+        #: seat -> the holding last scored for it (:func:`scoring.seat_points_and_bonus`;
+        #: its tuples are kept there, so compared by identity)
         self.counted: dict[int, list[Any]] = {}
 
 
