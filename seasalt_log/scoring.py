@@ -70,6 +70,9 @@ _SHELL, _OCTOPUS, _PENGUIN, _SAILOR = (KIND_INDEX[k] for k in COLLECTOR_POINTS)
     (_COLONY, _COLONY_OF, _COLONY_PER), (_CAPTAIN, _CAPTAIN_OF, _CAPTAIN_PER) = (
         (KIND_INDEX[m], KIND_INDEX[k], per) for m, (k, per) in MULTIPLIERS.items())
 _BASE_TABLES = tuple(map(_padded, COLLECTOR_TABLES))
+# the closed turns' scorers (:func:`seat_points_and_bonus`) tell the kinds by these ranges
+assert (_CRAB, _BOAT, _FISH, _SWIMMER, _SHARK, _SHELL, _OCTOPUS, _PENGUIN, _SAILOR,
+        _MERMAID) == (*range(9), len(KINDS) - 1)
 
 
 def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -175,7 +178,7 @@ def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) ->
 
 def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
     """(card points, colour bonus) by R-SCORE of a holding counted by :func:`counted_on`
-    with :data:`CARD_INDEX`. Every closed turn of a base game is scored so."""
+    with :data:`CARD_INDEX` (a seat's closed turns: :func:`seat_points_and_bonus`)."""
     in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]     # R-SCORE-BONUS
     collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
@@ -498,8 +501,8 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
 def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
                                    hand_starfish: bool) -> tuple[int, int]:
     """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in
-    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX`. Every
-    closed turn of an expansion game is scored so."""
+    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX` (a seat's
+    closed turns: :func:`seat_extra_points_and_bonus`)."""
     bonus = held[6]                                                 # R-X-SCORE-COLOUR
     return (_extra_points(held[3], held[4], held[5], len(held[1]), effects, hand_starfish,
                           bonus),
@@ -623,3 +626,284 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
         if delta:
             notes.append(f"{code}: {what}, {delta:+d} card points")
     return tuple(notes)
+
+
+# ---------------------------------------------------------------- a seat's closed turns
+
+#: the per-part record of a seat's holding that :func:`seat_points_and_bonus` keeps:
+#: [hand, laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest
+#: colour group, the points that do not depend on the colours (pairs, laid ones included,
+#: collectors, multipliers)]
+_HAND, _LAID, _INDEX, _IN_HAND, _KINDS, _COLORS, _BONUS, _FIXED = range(8)
+
+
+def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+                          laid: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
+    """(card points, colour bonus) by R-SCORE of a seat's holding, as
+    :func:`points_and_bonus` gives them (every closed turn of a base game is scored so).
+
+    ``counted``: seat -> the record of the seat's holding last scored here, scored on in
+    place when ``laid`` is the same tuple and the hand is its hand and one card more (a
+    turn's take; the engine's states share a seat's tuples until they change): only the
+    parts that card changes are scored again. Else the holding is counted and scored anew.
+    A KeyError: a card :data:`CARD_INDEX` does not number (the record is dropped)."""
+    held = counted.get(seat)
+    if held is not None and held[1] is laid and held[2] is CARD_INDEX:
+        old = held[0]
+        n = len(old)
+        if len(hand) == n + 1 and hand[:n] == old:
+            try:
+                k, c = CARD_INDEX[hand[n]]
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors = held[3], held[4], held[5]
+            fixed = held[7]
+            h = in_hand[k] + 1
+            in_hand[k] = h
+            m = kinds[k] + 1
+            kinds[k] = m
+            # the parts the card changes (R-SCORE-DUO, R-SCORE-COLLECT, R-SCORE-MULT)
+            if k <= _SHARK:                         # crab, boat, fish, swimmer, shark
+                if k <= _FISH:                      # R-SCORE-DUO
+                    if not h & 1:
+                        fixed += 1
+                    if k:                           # boat, fish: R-SCORE-MULT
+                        fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                elif h <= in_hand[_SWIMMER if k == _SHARK else _SHARK]:
+                    fixed += 1
+            elif k != _MERMAID:
+                try:
+                    fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                except IndexError:                  # past the padded tables
+                    fixed = _fixed_points(in_hand, kinds, len(laid))
+            held[7] = fixed
+            group = colors[c] + 1
+            colors[c] = group
+            bonus = held[6]
+            if group > bonus:
+                held[6] = bonus = group
+            held[0] = hand
+        elif hand is old:
+            in_hand, kinds, colors, bonus, fixed = held[3], held[4], held[5], held[6], held[7]
+        else:
+            held = None
+    else:
+        held = None
+    if held is None:                        # counted anew (as :func:`counts` counts)
+        index = CARD_INDEX
+        in_hand = _NO_BASE_KINDS[:]
+        colors = _NO_COLORS[:]
+        try:
+            for code in hand:
+                k, c = index[code]
+                in_hand[k] += 1
+                colors[c] += 1
+            kinds = in_hand[:]
+            for unit in laid:
+                for code in unit:
+                    k, c = index[code]
+                    kinds[k] += 1
+                    colors[c] += 1
+        except KeyError:
+            counted.pop(seat, None)
+            raise
+        bonus = max(colors)
+        sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]       # R-SCORE-DUO
+        shells, octopuses, penguins, sailors = _BASE_TABLES
+        try:                                                        # R-SCORE-COLLECT
+            fixed = (shells[kinds[_SHELL]] + octopuses[kinds[_OCTOPUS]]
+                     + penguins[kinds[_PENGUIN]] + sailors[kinds[_SAILOR]])
+        except IndexError:                  # more of a kind than every deck holds
+            fixed = _sets(kinds, _BASE_TABLES)[0]
+        fixed += (len(laid) + in_hand[_CRAB] // 2 + in_hand[_BOAT] // 2 + in_hand[_FISH] // 2
+                  + (sharks if sharks < swimmers else swimmers)
+                  + kinds[_LIGHTHOUSE] * kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER  # R-SCORE-MULT
+                  + kinds[_SHOAL] * kinds[_SHOAL_OF] * _SHOAL_PER
+                  + kinds[_COLONY] * kinds[_COLONY_OF] * _COLONY_PER
+                  + kinds[_CAPTAIN] * kinds[_CAPTAIN_OF] * _CAPTAIN_PER)
+        counted[seat] = [hand, laid, CARD_INDEX, in_hand, kinds, colors, bonus, fixed]
+    mermaids = kinds[_MERMAID]                                      # R-SCORE-MERMAID
+    if mermaids:
+        return fixed + (bonus if mermaids == 1 else sum(sorted(colors, reverse=True)[:mermaids])), bonus
+    return fixed, bonus
+
+
+def _sets_gain(k: int, m: int, kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]
+               ) -> int:
+    """What one card more of the kind ``k`` (``m`` of them now, counted in ``kinds``) adds
+    to the collectors (R-SCORE-COLLECT by ``tables``, as :func:`_sets` reads them) and the
+    multipliers (R-SCORE-MULT). An IndexError: past the padded tables (:func:`_padded`)."""
+    if k == _BOAT:
+        return kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
+    if k == _FISH:
+        return kinds[_SHOAL] * _SHOAL_PER
+    if _SHELL <= k <= _SAILOR:
+        table = tables[k - _SHELL]
+        gain = table[m] - table[m - 1]
+        if k == _PENGUIN:
+            gain += kinds[_COLONY] * _COLONY_PER
+        elif k == _SAILOR:
+            gain += kinds[_CAPTAIN] * _CAPTAIN_PER
+        return gain
+    if k == _LIGHTHOUSE:
+        return kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
+    if k == _SHOAL:
+        return kinds[_SHOAL_OF] * _SHOAL_PER
+    if k == _COLONY:
+        return kinds[_COLONY_OF] * _COLONY_PER
+    if k == _CAPTAIN:
+        return kinds[_CAPTAIN_OF] * _CAPTAIN_PER
+    return 0
+
+
+def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> int:
+    """The points of a base holding as counts that do not depend on the colours: pairs
+    (laid ones included), collectors and multipliers."""
+    collectors, multipliers = _sets(kinds, _BASE_TABLES)
+    return n_laid + _pairs_in_hand(in_hand) + collectors + multipliers
+
+
+#: what a card of each kind of :data:`X_KINDS` changes in :func:`seat_extra_points_and_bonus`'s
+#: parts: the pairs in hand and the starfish (R-X-SCORE-DUO, R-X-SCORE-STARFISH), and the
+#: collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
+#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST)
+_X_DUO_INPUT = tuple(k in ("crab", "lobster", "boat", "fish", "swimmer", "shark", "jellyfish",
+                           "starfish") for k in X_KINDS)
+_X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, "boat", "fish", "seahorse", *CAST[:2])
+                     for k in X_KINDS)
+
+
+def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
+                                hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
+                                effects: frozenset[str], hand_starfish: bool
+                                ) -> tuple[int, int]:
+    """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in effect,
+    of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
+    of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
+    the parts a card taken changes scored again, with the same events."""
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    held = counted.get(seat)
+    if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
+        old = held[0]
+        n = len(old)
+        if len(hand) == n + 1 and hand[:n] == old:
+            try:
+                k, c = X_CARD_INDEX[hand[n]]
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors = held[3], held[4], held[5]
+            in_hand[k] += 1
+            kinds[k] += 1
+            group = colors[c] + 1
+            colors[c] = group
+            bonus = held[6]
+            if group > bonus:
+                held[6] = bonus = group
+            held[0] = hand
+            if held[9] is scoring and held[10] is hand_starfish:
+                duo, sets, seahorse = held[7], held[8], held[11]
+                if _X_DUO_INPUT[k]:
+                    in_pairs = held[12]
+                    if k == _BOAT or k == _FISH:            # pairs of their own
+                        if not in_hand[k] & 1:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
+                    else:
+                        if k != _STARFISH:
+                            held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+                        held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                  hand_starfish)
+                if k == _CRAB:                                      # R-X-SCORE-CAST
+                    held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
+                elif k == _CASTS:
+                    held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
+                elif _X_SET_INPUT[k]:
+                    if k != _SEAHORSE:
+                        try:
+                            sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+                        except IndexError:          # past the padded tables
+                            sets = _set_part(kinds, scoring)
+                        held[8] = sets
+                    if kinds[_SEAHORSE] and not _BOAT <= k <= _FISH:
+                        held[11] = seahorse = _seahorse_part(kinds, scoring)
+            else:
+                held = None
+        elif hand is old:
+            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
+            if held[9] is scoring and held[10] is hand_starfish:
+                duo, sets, seahorse = held[7], held[8], held[11]
+            else:
+                held = None
+        else:
+            in_hand = held = None
+    else:
+        in_hand = held = None
+    if held is None:
+        if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
+            index = X_CARD_INDEX
+            in_hand = _NO_KINDS[:]
+            colors = _NO_COLORS[:]
+            try:
+                for code in hand:
+                    k, c = index[code]
+                    in_hand[k] += 1
+                    colors[c] += 1
+                kinds = in_hand[:]
+                for unit in laid:
+                    for code in unit:
+                        k, c = index[code]
+                        kinds[k] += 1
+                        colors[c] += 1
+            except KeyError:
+                counted.pop(seat, None)
+                raise
+            bonus = max(colors)
+        in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+        duo = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
+        sets = _set_part(kinds, scoring)
+        seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
+        counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
+                         scoring, hand_starfish, seahorse, in_pairs]
+    mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
+    if mermaids and not scoring.tornado:
+        return (duo + sets + seahorse + (bonus if mermaids == 1
+                                         else sum(sorted(colors, reverse=True)[:mermaids])),
+                bonus)
+    return duo + sets + seahorse, bonus
+
+
+def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,
+              hand_starfish: bool) -> int:
+    """The pairs (laid units 1 each, and ``in_pairs`` in hand: R-X-SCORE-DUO,
+    :func:`hand_pairs`) and the starfish (R-X-SCORE-STARFISH) of a holding as counts, as
+    :func:`_extra_points` scores them."""
+    starfish = kinds[_STARFISH]
+    if starfish:
+        held = in_hand[_STARFISH]
+        starfish = 2 * (starfish - held)
+        if hand_starfish and held:
+            starfish += 2 * (held if held < in_pairs else in_pairs)
+    return n_units + in_pairs + starfish
+
+
+def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
+    """The collectors, multipliers and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
+    R-X-SCORE-CAST) of a holding's kinds as counts, as :func:`_extra_points` scores them."""
+    collectors, multipliers = _sets(kinds, scoring.collect)
+    return collectors + multipliers + kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER
+
+
+def _seahorse_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
+    """What the seahorse adds (R-X-SCORE-SEAHORSE) to a holding's kinds as counts holding
+    one, as :func:`_extra_points` scores it."""
+    best = 0
+    for _, k, most, table in scoring.seahorse:
+        n = kinds[k]
+        if 0 < n < most:
+            gain = table[n + 1] - table[n]
+            if gain > best:
+                best = gain
+    return best

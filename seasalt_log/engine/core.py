@@ -15,10 +15,10 @@ from msgspec.structs import replace
 from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
-from ..scoring import (CARD_INDEX, X_CARD_INDEX, Breakdown, ExtraBreakdown, card_points,
-                       counted_extra_points_and_bonus, counted_on, counted_points_and_bonus,
-                       counts_with, extra_card_points, extra_counts, game_winners,
-                       holding_breakdown, points_and_bonus, round_points, scoring_effects)
+from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
+                       extra_counts, game_winners,
+                       holding_breakdown, points_and_bonus, round_points, scoring_effects,
+                       seat_extra_points_and_bonus, seat_points_and_bonus)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1089,19 +1089,18 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
     """(card points, colour bonus) of :func:`player_breakdown`, without building the
     breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
-    counted on from the seat's last call (:func:`scoring.counted_on`)."""
+    scored on from the seat's last call (:func:`scoring.seat_points_and_bonus`,
+    :func:`scoring.seat_extra_points_and_bonus`)."""
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     counted = _per_thread.counted
     if not rules.extra_scoring:
         try:
-            held = counted[seat] = counted_on(counted.get(seat), hand, laid, CARD_INDEX)
+            return seat_points_and_bonus(counted, seat, hand, laid)
         except KeyError:                    # Extra Salt cards: scored by breakdown
-            counted.pop(seat, None)
             return points_and_bonus(hand, laid)
-        return counted_points_and_bonus(held)
-    held = counted[seat] = counted_on(counted.get(seat), hand, laid, X_CARD_INDEX)
-    return counted_extra_points_and_bonus(held, s.effects(seat), rules.starfish_in_hand_scores)
+    return seat_extra_points_and_bonus(counted, seat, hand, laid, s.effects(seat),
+                                       rules.starfish_in_hand_scores)
 
 
 class _PerThread(threading.local):
@@ -1110,8 +1109,8 @@ class _PerThread(threading.local):
     checking thread beside its loader, the service's requests) must not share."""
 
     def __init__(self) -> None:
-        #: seat -> the holding last counted for it (:func:`scoring.counted_on`; its tuples
-        #: are kept there, so compared by identity)
+        #: seat -> the holding last scored for it (:func:`scoring.seat_points_and_bonus`;
+        #: its tuples are kept there, so compared by identity)
         self.counted: dict[int, list[Any]] = {}
 
 

@@ -1,0 +1,145 @@
+"""A seat's closed turns scored on from its last score (``scoring.seat_points_and_bonus``,
+``scoring.seat_extra_points_and_bonus``): after random sequences of closed turns (a card
+taken, pairs and trios laid, a card stolen, the events in effect changed, a new game on
+the same seat, in a base game or an Extra Salt one), every score is the full scorer's
+(``breakdown``) and, for Extra Salt, the Counter oracle's of tests/extra_scoring_oracle.py."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from seasalt_log.cards import CODES, EXTRA_CODES, KIND
+from seasalt_log.events import EVENT_CODES
+from seasalt_log.scoring import (breakdown, points_and_bonus, seat_extra_points_and_bonus,
+                                 seat_points_and_bonus)
+
+from . import extra_scoring_oracle as oracle
+
+ALL = CODES + EXTRA_CODES
+#: kind -> its codes (every ruleset's)
+CODES_OF: dict[str, list[str]] = {}
+for _code in ALL:
+    CODES_OF.setdefault(KIND[_code], []).append(_code)
+BASE_KINDS = sorted({KIND[c] for c in CODES})
+_step = st.one_of(
+    st.tuples(st.just("take"), st.integers(0, 10 ** 6)),
+    st.tuples(st.just("take"), st.integers(0, 10 ** 6)),
+    st.tuples(st.just("take"), st.integers(0, 10 ** 6)),
+    st.tuples(st.just("lay"), st.integers(2, 3)),               # a pair, or a trio
+    st.tuples(st.just("steal"), st.integers(0, 10 ** 6)),
+    st.tuples(st.just("same"), st.just(0)),                     # scored again unchanged
+    st.tuples(st.just("events"), st.sets(st.sampled_from(EVENT_CODES), max_size=3)),
+    st.tuples(st.just("starfish"), st.booleans()),
+    st.tuples(st.just("new game"), st.booleans()),
+)
+
+
+def _want(extra: bool, hand, laid, effects, hand_starfish) -> tuple[int, int]:
+    if not extra:
+        b = breakdown(hand, laid)
+        assert points_and_bonus(hand, laid) == (b.card_points, b.color_bonus)
+        return b.card_points, b.color_bonus
+    o = oracle.extra_breakdown(hand, laid, effects, 0, hand_starfish)
+    return o["card_points"], o["color_bonus"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(steps=st.lists(st.tuples(st.integers(0, 1), _step), min_size=5, max_size=80),
+       extra=st.lists(st.booleans(), min_size=3, max_size=3),
+       palette=st.lists(st.sampled_from(sorted(CODES_OF)), min_size=1, max_size=6))
+@example(steps=[(0, ("take", 0)), (0, ("take", 1))], extra=[False] * 3,
+         palette=["lighthouse", "boat"])
+def test_closed_turns_scored_on_give_the_full_scorers_points(steps, extra, palette):
+    """The cards taken are of a few kinds (``palette``), so the kinds that score together
+    meet often."""
+    _play(steps, extra, palette)
+
+
+def test_long_random_sequences_give_the_full_scorers_points():
+    """3,000 seeded random sequences of 40 closed turns on 2 seats, of 2-6 kinds each."""
+    import random
+    rng = random.Random(18)
+    kinds = sorted(CODES_OF)
+    for _ in range(3000):
+        palette = rng.sample(kinds, rng.randint(2, 6))
+        steps = []
+        for _ in range(40):
+            what = rng.choice(("take",) * 5 + ("lay", "steal", "same", "events", "starfish",
+                                                "new game"))
+            arg: object = rng.randrange(10 ** 6)
+            if what == "lay":
+                arg = rng.choice((2, 3))
+            elif what == "events":
+                arg = set(rng.sample(EVENT_CODES, rng.randint(0, 3)))
+            elif what in ("starfish", "new game"):
+                arg = rng.random() < 0.5
+            steps.append((rng.randint(0, 1), (what, arg)))
+        _play(steps, [rng.random() < 0.5 for _ in range(3)], palette)
+
+
+def _play(steps, extra, palette):
+    counted: dict = {}          # one thread's records, shared by the seats and both scorers
+    base_palette = [k for k in palette if k in BASE_KINDS] or BASE_KINDS
+    seats = [[(), (), frozenset(), True] for _ in range(3)]
+    for seat, (what, arg) in steps:
+        hand, laid, effects, hand_starfish = seats[seat]
+        kinds = palette if extra[seat] else base_palette
+        if what == "take":                  # the engine's take: the hand and one card more
+            codes = [c for c in CODES_OF[kinds[arg % len(kinds)]]
+                     if extra[seat] or c in CODES]
+            hand = hand + (codes[arg // len(kinds) % len(codes)],)
+        elif what == "lay" and len(hand) >= arg:
+            laid = laid + (hand[:arg],)
+            hand = hand[arg:]
+        elif what == "steal" and hand:
+            i = arg % len(hand)
+            hand = hand[:i] + hand[i + 1:]
+        elif what == "events":
+            effects = frozenset(arg)
+        elif what == "starfish":
+            hand_starfish = arg
+        elif what == "new game":
+            hand, laid, effects = (), (), frozenset()
+            extra[seat] = arg
+        seats[seat] = [hand, laid, effects, hand_starfish]
+        if extra[seat]:
+            got = seat_extra_points_and_bonus(counted, seat, hand, laid, effects,
+                                              hand_starfish)
+        else:
+            got = seat_points_and_bonus(counted, seat, hand, laid)
+        assert got == _want(extra[seat], hand, laid, effects, hand_starfish), (
+            seat, what, hand, laid, effects, hand_starfish)
+
+
+@pytest.mark.parametrize("kind", ["shell", "octopus", "penguin", "sailor"])
+def test_more_of_a_collector_than_every_deck_holds_taken_one_by_one(kind):
+    """Past the padded collector tables (R-SCORE-COLLECT: that many cards or more score the
+    table's last score), with the multiplier counting every card (R-SCORE-MULT)."""
+    code = next(c for c in CODES if c.startswith(kind + ":"))
+    multiplier = {"shell": "mermaid:white", "octopus": "mermaid:white",
+                  "penguin": "colony:green", "sailor": "captain:light-orange"}[kind]
+    counted: dict = {}
+    xcounted: dict = {}
+    hand: tuple[str, ...] = (multiplier,)
+    for _ in range(160):
+        hand = hand + (code,)
+        b = breakdown(hand)
+        assert seat_points_and_bonus(counted, 0, hand, ()) == (b.card_points, b.color_bonus)
+        o = oracle.extra_breakdown(hand, (), frozenset({"dance-of-the-shells", "kraken"}), 0,
+                                   True)
+        assert seat_extra_points_and_bonus(
+            xcounted, 0, hand, (), frozenset({"dance-of-the-shells", "kraken"}), True) == (
+            o["card_points"], o["color_bonus"])
+
+
+def test_a_card_the_base_game_lacks_drops_the_seats_record():
+    """A base record met by an Extra Salt card: a KeyError (the engine then scores the
+    holding by the breakdown), the record dropped, and the next score counted anew."""
+    counted: dict = {}
+    assert seat_points_and_bonus(counted, 0, ("crab:black",), ()) == (0, 1)
+    with pytest.raises(KeyError):
+        seat_points_and_bonus(counted, 0, ("crab:black", "lobster:black"), ())
+    assert 0 not in counted
+    assert seat_points_and_bonus(counted, 0, ("crab:black", "crab:yellow"), ()) == (1, 1)
