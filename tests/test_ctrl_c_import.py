@@ -1,0 +1,172 @@
+"""Ctrl-C at any step of `seasalt import` (and `validate`, `simulate --db`, `rebuild`):
+exit code 130 with one line, ``error: interrupted``, and the store as docs/RELIABILITY.md
+promises (a store the import made: removed, having no game; a store there before: its games
+and rows as they were, or with whole transactions more)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import events as ev
+from seasalt_log.store.store import Store
+
+from .randomplay import play_random_game
+
+runner = CliRunner()
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def logs(tmp_path_factory) -> tuple[Path, Path]:
+    """A log of six games, and one of its first two (for a store there before)."""
+    base = tmp_path_factory.mktemp("logs")
+    games = [play_random_game(seed, 2 + seed % 3) for seed in range(6)]
+    paths = base / "all.jsonl", base / "first.jsonl"
+    for path, some in zip(paths, (games, games[:2])):
+        path.write_bytes(b"".join(ev.encode_lines(g) for g in some))
+    return paths
+
+
+def _stopped_mid_statement(store: Store) -> None:
+    """What DuckDB does when Ctrl-C lands while it runs a statement: the statement fails,
+    which leaves the transaction aborted, and says "Query interrupted"."""
+    with contextlib.suppress(duckdb.Error):
+        store.con.execute("SELECT CAST('x' AS INTEGER)")
+    raise RuntimeError("Query interrupted")
+
+
+def _stopped_between_statements(store: Store) -> None:
+    raise KeyboardInterrupt
+
+
+STEPS = {   # the step stopped: a Store method, and how
+    "insert": ("finish_loads", _stopped_mid_statement),
+    "commit": ("commit", _stopped_mid_statement),
+    "load": ("load", _stopped_between_statements),
+}
+
+
+def _interrupt(monkeypatch, step: str) -> None:
+    name, stop = STEPS[step]
+    monkeypatch.setattr(Store, name, lambda self, *a, **k: stop(self))
+
+
+def _state(db: Path) -> tuple[str, str]:
+    return run("export", "--all", "--db", db).stdout, run("games", "--db", db, "--limit", "0",
+                                                          "--format", "csv").stdout
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize("step", list(STEPS))
+@pytest.mark.parametrize("existing", [False, True], ids=["new store", "existing store"])
+def test_ctrl_c_at_each_step_of_an_import(tmp_path, logs, monkeypatch, step, jobs, existing):
+    every, first = logs
+    db = tmp_path / "s.duckdb"
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    if existing:
+        assert run("import", first, "--db", db).exit_code == 0
+        before = _state(db)
+    _interrupt(monkeypatch, step)
+    r = run("import", every, "--db", db, "--jobs", jobs)
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    assert r.stdout == ""
+    monkeypatch.undo()
+    assert not list((tmp_path / "tmp").iterdir())     # no scratch directory left
+    if not existing:
+        assert not db.exists() and not Path(f"{db}.wal").exists()
+        return
+    assert _state(db) == before
+    assert run("verify", "--db", db).exit_code == 0
+    r = run("import", every, "--db", db)                   # importing again completes it
+    assert r.exit_code == 0 and "4 new, 0 extended, 2 unchanged" in r.stderr
+
+
+@pytest.mark.parametrize("step", ["insert", "commit"])
+def test_ctrl_c_mid_statement_of_a_library_import(tmp_path, logs, monkeypatch, step):
+    """The library's import raises what stopped it, and leaves the store usable at once."""
+    from seasalt_log.service import import_logs
+    every, first = logs
+    with Store.open(tmp_path / "s.duckdb") as store:
+        import_logs(store, [first], jobs=1)
+        with monkeypatch.context() as m:
+            _interrupt(m, step)
+            with pytest.raises(RuntimeError, match="Query interrupted"):
+                import_logs(store, [every], jobs=1)
+        assert len(store.heads()) == 2
+        assert import_logs(store, [every], jobs=1).new == 4
+
+
+def test_a_store_failure_after_ctrl_c_is_still_an_interruption(tmp_path, logs, monkeypatch):
+    """When a DuckDB error follows Ctrl-C during the cleanup (its cause in the chain), the
+    command ends as interrupted, not as a damaged store."""
+    import seasalt_cli.store_cmds as store_cmds
+
+    def stopped(*args, **kwargs):
+        try:
+            raise KeyboardInterrupt
+        finally:
+            raise duckdb.TransactionException(
+                "TransactionContext Error: Current transaction is aborted (please ROLLBACK)")
+    monkeypatch.setattr(store_cmds, "import_logs", stopped)
+    db = tmp_path / "s.duckdb"
+    r = run("import", logs[0], "--db", db)
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    assert not db.exists()
+
+
+# ------------------------------------------------------------ real signals, a short sweep
+
+@pytest.fixture(scope="module")
+def big_log(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "sim.jsonl"
+    exe = Path(sys.executable).with_name("seasalt")
+    subprocess.run([str(exe), "simulate", "-n", "150", "-p", "3", "-s", "5", "--out", str(path)],
+                   check=True)
+    return path
+
+
+def test_sigint_at_a_sweep_of_moments(tmp_path, big_log):
+    """SIGINT sent to `seasalt import` at moments spread over the whole import: each run
+    ends with the import done (exit 0) or interrupted (130, one line), and a new store is
+    either removed or holds whole transactions that verify."""
+    exe = Path(sys.executable).with_name("seasalt")
+    start = time.perf_counter()
+    subprocess.run([str(exe), "import", str(big_log), "--db", str(tmp_path / "t.duckdb")],
+                   check=True, capture_output=True)
+    took = time.perf_counter() - start
+    steps = 8
+    for i in range(steps):
+        db = tmp_path / f"s{i}.duckdb"
+        env = dict(os.environ, TMPDIR=str(tmp_path / f"tmp{i}"))
+        os.mkdir(env["TMPDIR"])
+        proc = subprocess.Popen([str(exe), "import", str(big_log), "--db", str(db),
+                                 "--jobs", str(1 + i % 2)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                                # a shell starts a background job with SIGINT ignored
+                                preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        time.sleep(0.3 + took * i / steps)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+        assert (proc.returncode, err) == (130, "error: interrupted\n") or (
+            proc.returncode == 0 and "150 new" in err), (i, proc.returncode, err)
+        assert not os.listdir(env["TMPDIR"]), i
+        if db.exists():
+            assert run("verify", "--db", db).exit_code == 0, i
+        else:
+            assert not Path(f"{db}.wal").exists()
