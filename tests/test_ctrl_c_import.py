@@ -170,3 +170,49 @@ def test_sigint_at_a_sweep_of_moments(tmp_path, big_log):
             assert run("verify", "--db", db).exit_code == 0, i
         else:
             assert not Path(f"{db}.wal").exists()
+
+
+def _sigint() -> None:
+    """Ctrl-C for real: Python runs its handler right after this call."""
+    os.kill(os.getpid(), signal.SIGINT)
+    for _ in range(100):    # the handler raises here, if it does
+        time.sleep(0.001)
+
+
+@pytest.mark.skipif(signal.getsignal(signal.SIGINT) is not signal.default_int_handler,
+                    reason="SIGINT is not Python's here (ignored in a background job)")
+@pytest.mark.parametrize("existing", [False, True], ids=["new store", "existing store"])
+def test_a_second_ctrl_c_during_the_cleanup_is_ignored(tmp_path, logs, monkeypatch, existing):
+    """The first Ctrl-C (a real SIGINT, mid-load) stops the import; another during the
+    rollback and another while a store the import made is removed change nothing: one
+    line, exit 130, the store as after one Ctrl-C. Python's handler is back afterwards."""
+    import seasalt_cli.store_cmds as store_cmds
+    every, first = logs
+    db = tmp_path / "s.duckdb"
+    if existing:
+        assert run("import", first, "--db", db).exit_code == 0
+        before = _state(db)
+    real_abandon, real_remove = Store.abandon, store_cmds._remove_if_empty
+    calls = []
+
+    def abandon(self):
+        calls.append("abandon")
+        _sigint()
+        real_abandon(self)
+
+    def remove(path):
+        calls.append("remove")
+        _sigint()
+        real_remove(path)
+    monkeypatch.setattr(Store, "finish_loads", lambda self, *a, **k: _sigint())
+    monkeypatch.setattr(Store, "abandon", abandon)
+    monkeypatch.setattr(store_cmds, "_remove_if_empty", remove)
+    r = run("import", every, "--db", db, "--jobs", "1")
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    assert calls == (["abandon"] * 2 if existing else ["abandon"] * 2 + ["remove"])
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    monkeypatch.undo()
+    if existing:
+        assert _state(db) == before
+    else:
+        assert not db.exists() and not Path(f"{db}.wal").exists()
