@@ -50,6 +50,13 @@ def _stopped_mid_statement(store: Store) -> None:
     raise RuntimeError("Query interrupted")
 
 
+def _stopped_as_duckdb_error(store: Store) -> None:
+    """The same, reported as DuckDB's InterruptException (a DuckDB error: no refused write)."""
+    with contextlib.suppress(duckdb.Error):
+        store.con.execute("SELECT CAST('x' AS INTEGER)")
+    raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+
+
 def _stopped_between_statements(store: Store) -> None:
     raise KeyboardInterrupt
 
@@ -58,6 +65,7 @@ STEPS = {   # the step stopped: a Store method, and how
     "insert": ("finish_loads", _stopped_mid_statement),
     "commit": ("commit", _stopped_mid_statement),
     "load": ("load", _stopped_between_statements),
+    "commit, as a DuckDB error": ("commit", _stopped_as_duckdb_error),
 }
 
 
