@@ -224,3 +224,21 @@ def test_a_second_ctrl_c_during_the_cleanup_is_ignored(tmp_path, logs, monkeypat
         assert _state(db) == before
     else:
         assert not db.exists() and not Path(f"{db}.wal").exists()
+
+
+def test_a_worker_whose_importer_stopped_before_its_first_task_exits_quietly():
+    """Ctrl-C while the workers start: the importer closes their input before sending
+    them anything; a worker then exits 0 without a word (it printed EOFError's traceback
+    on the terminal, after the importer's `error: interrupted`)."""
+    proc = subprocess.run([sys.executable, "-m", "seasalt_log.workers"], input=b"",
+                          capture_output=True, timeout=60)
+    assert (proc.returncode, proc.stderr) == (0, b"")
+
+
+def test_workers_are_out_of_reach_of_a_terminal_ctrl_c():
+    """Each worker is in a process group of its own: Ctrl-C at a terminal signals the
+    importer alone, which stops its workers itself."""
+    from seasalt_log.workers import Pool
+    with Pool(2) as pool:
+        assert [os.getpgid(p.pid) for p in pool.procs] == [p.pid for p in pool.procs]
+        assert list(pool.map(abs, [-1, -2])) == [(-1, 1), (-2, 2)]
