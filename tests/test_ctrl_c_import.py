@@ -242,3 +242,20 @@ def test_workers_are_out_of_reach_of_a_terminal_ctrl_c():
     with Pool(2) as pool:
         assert [os.getpgid(p.pid) for p in pool.procs] == [p.pid for p in pool.procs]
         assert list(pool.map(abs, [-1, -2])) == [(-1, 1), (-2, 2)]
+
+
+def test_ctrl_c_is_held_while_duckdb_loads():
+    """Ctrl-C while DuckDB's extension module initialises aborted the interpreter (a
+    "Critical nanobind error" and SIGABRT); the CLI holds SIGINT until it is loaded."""
+    probe = ("import signal, sys\n"
+             "class Probe:\n"
+             "    def find_spec(self, name, path=None, target=None):\n"
+             "        if name == 'duckdb':\n"
+             "            held = signal.pthread_sigmask(signal.SIG_BLOCK, [])\n"
+             "            print(signal.SIGINT in held, flush=True)\n"
+             "sys.meta_path.insert(0, Probe())\n"
+             "import seasalt_cli.main\n")
+    proc = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                          timeout=60)
+    assert (proc.returncode, proc.stdout) == (0, "True\n"), proc.stderr
+    assert signal.SIGINT not in signal.pthread_sigmask(signal.SIG_BLOCK, [])

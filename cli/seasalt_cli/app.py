@@ -13,7 +13,14 @@ import threading
 import time
 from pathlib import Path
 
-import duckdb
+# Ctrl-C while DuckDB's extension module initialises aborts the interpreter ("Critical
+# nanobind error", exit by SIGABRT): the signal waits until the module is loaded, then
+# stops the command as anywhere else
+_held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+try:
+    import duckdb
+finally:
+    signal.pthread_sigmask(signal.SIG_SETMASK, _held)
 import msgspec
 import typer
 from rich.console import Console
