@@ -58,15 +58,17 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
-    with _capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir:
+    with (_capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir,
+          _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         size = chunk_size(total, jobs)
         chunks = log_chunks(files, size)
-        with _one_thread(store), closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
-                                                      expect=(total or 0) // size)) as checked:
+        with (_one_thread(store), closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
+                                                       expect=(total or 0) // size)) as checked,
+              _rolled_back_on_error(store)):
             for chunk, result in checked:       # (closed when stopped: its thread too)
                 run.add_chunk(chunk, result)
                 done += result.bytes
@@ -108,11 +110,25 @@ def import_checked(store: Store | None, games: Iterable[CheckedGame | GameOutcom
                    strict: bool = False) -> ImportSummary:
     """Store checked games (``store`` None: validate only); failed outcomes are reported.
     Each game is stored whole or not at all, as :func:`import_logs` does."""
-    with _capped_memory(store), no_gc():
+    with _capped_memory(store), no_gc(), _rolled_back_on_error(store):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS)
         for item in games:
             run.add(item)
         return run.finish()
+
+
+@contextmanager
+def _rolled_back_on_error(store: Store | None) -> Iterator[None]:
+    """Roll back the store's open transaction at once when an exception (Ctrl-C included)
+    stops the import, before the settings it changed are put back: a statement stopped
+    midway (DuckDB's "Query interrupted") leaves the transaction aborted, and any statement
+    after it would fail ("Current transaction is aborted") in place of what stopped it."""
+    try:
+        yield
+    except BaseException:
+        if store is not None:
+            store.abandon()
+        raise
 
 
 @contextmanager

@@ -78,8 +78,11 @@ class Pool:
         self.ahead = ahead
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
+        # each in a process group of its own: Ctrl-C at a terminal signals the importer's
+        # group alone, and the importer stops its workers (their input closes)
         self.procs = [subprocess.Popen([sys.executable, "-m", "seasalt_log.workers"], env=env,
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                       process_group=0)
                       for _ in range(jobs - (local is not None))]
         self.inboxes: list[queue.Queue] = [queue.Queue(maxsize=ahead) for _ in self.procs]
         self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
@@ -292,7 +295,10 @@ def _serve() -> None:
     tasks, results = sys.stdin.buffer, sys.stdout.buffer
     sys.stdout = sys.stderr                  # a stray print must not corrupt the results
     gc.disable()
-    initializer, initargs = pickle.load(tasks)
+    try:
+        initializer, initargs = pickle.load(tasks)
+    except EOFError:        # the importer stopped (Ctrl-C) before it sent anything
+        os._exit(0)
     if initializer is not None:
         initializer(*initargs)
     while True:

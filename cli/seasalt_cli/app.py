@@ -7,11 +7,20 @@ import inspect
 import logging
 from contextlib import contextmanager
 import os
+import signal
 import sys
+import threading
 import time
 from pathlib import Path
 
-import duckdb
+# Ctrl-C while DuckDB's extension module initialises aborts the interpreter ("Critical
+# nanobind error", exit by SIGABRT): the signal waits until the module is loaded, then
+# stops the command as anywhere else
+_held = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+try:
+    import duckdb
+finally:
+    signal.pthread_sigmask(signal.SIG_SETMASK, _held)
 import msgspec
 import typer
 from rich.console import Console
@@ -208,6 +217,47 @@ def one_line_error(exc: BaseException) -> str:
             "(a bug: set SEASALT_DEBUG=1 for the traceback, and please report it)")
 
 
+def _stopped_by_ctrl_c(exc: BaseException) -> bool:
+    """Whether Ctrl-C stopped the command: ``exc`` or an exception it was raised while
+    handling (a failure of the cleanup after Ctrl-C, such as a statement refused because
+    the interrupted one left its transaction aborted)."""
+    seen: set[int] = set()
+    cur: BaseException | None = exc
+    while cur is not None and id(cur) not in seen:
+        if interrupted(cur):
+            return True
+        seen.add(id(cur))
+        cur = cur.__cause__ or cur.__context__
+    return False
+
+
+def _ignore_ctrl_c(signum, frame) -> None:
+    """The SIGINT handler once a command has been interrupted (see :func:`_ctrl_c_once`)."""
+
+
+def _first_ctrl_c(signum, frame):
+    signal.signal(signal.SIGINT, _ignore_ctrl_c)
+    raise KeyboardInterrupt
+
+
+@contextmanager
+def _ctrl_c_once():
+    """The first Ctrl-C stops the command (KeyboardInterrupt); another, pressed while it
+    cleans up (rolls back, stops its workers, removes a store it made), is ignored, so
+    that the cleanup ends and the command says `interrupted` as the first Ctrl-C would.
+    Python's handler is put back at the end; a SIGINT ignored (a background job) or
+    handled by someone else is left alone."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    signal.signal(signal.SIGINT, _first_ctrl_c)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def handles_errors(fn):
     """The CLI's error boundary: whatever goes wrong in a command becomes one line on
     stderr and exit code 1 (130 on Ctrl-C), never a traceback. Standard output is flushed
@@ -221,7 +271,7 @@ def handles_errors(fn):
     def wrapper(*args, **kwargs):
         started = time.perf_counter()
         try:
-            with _guarded_stdout():
+            with _guarded_stdout(), _ctrl_c_once():
                 from seasalt_log.outputs import check_stdout
                 check_stdout([db_path(kwargs.get("db"))])     # without --db: the default store
                 result = fn(*args, **kwargs)
@@ -233,7 +283,7 @@ def handles_errors(fn):
         except SeasaltError as exc:
             fail(str(exc), 1)
         except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
-            if interrupted(exc):
+            if _stopped_by_ctrl_c(exc):
                 fail("interrupted", 130)
             from seasalt_log.store.store import store_failure
             fail(str(store_failure(db_path(kwargs.get("db")), exc)), 1)
@@ -245,7 +295,7 @@ def handles_errors(fn):
         except KeyboardInterrupt:
             fail("interrupted", 130)
         except Exception as exc:
-            if interrupted(exc):        # Ctrl-C while DuckDB ran a statement
+            if _stopped_by_ctrl_c(exc):     # Ctrl-C while DuckDB ran a statement
                 fail("interrupted", 130)
             if os.environ.get("SEASALT_DEBUG"):
                 raise
@@ -261,6 +311,9 @@ def main() -> None:
     try:
         with _guarded_stdout():
             app()
+    except KeyboardInterrupt:       # after the command's own boundary, before the exit
+        err.print("error: interrupted", markup=False)
+        sys.exit(130)
     except StdoutError as exc:
         _silence_stdout()
         if isinstance(exc.oserror, BrokenPipeError):
@@ -268,6 +321,11 @@ def main() -> None:
         err.print(f"error: cannot write to standard output: {exc.oserror.strerror or exc.oserror}",
                   markup=False)
         sys.exit(1)
+    finally:
+        # the command has ended and said how: a Ctrl-C while the interpreter exits would
+        # kill it by the signal instead, after its last line
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def print_json(data) -> None:

@@ -14,7 +14,7 @@ from typing import Sequence
 import duckdb
 
 from .. import events as ev
-from ..errors import SeasaltError
+from ..errors import SeasaltError, interrupted
 from ..store.store import GameWrite, Store, plan_write
 from .chunks import Chunk, ChunkGame, ChunkResult
 from .jsonl import CheckedGame, check_game, read_games
@@ -411,7 +411,11 @@ class ImportStopped(SeasaltError):
 
 
 def _store_error(exc: Exception) -> SeasaltError:
-    """``exc`` as the error of the games a failed write or load was storing."""
+    """``exc`` as the error of the games a failed write or load was storing; DuckDB's
+    report of Ctrl-C (its InterruptException) is raised again: it stops the import, it
+    refuses no game."""
+    if interrupted(exc):
+        raise exc
     if isinstance(exc, SeasaltError):
         return exc
     first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

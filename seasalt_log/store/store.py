@@ -499,6 +499,15 @@ class Store:
             if "no transaction is active" not in str(exc):
                 raise           # else a refused COMMIT has ended the transaction already
 
+    def abandon(self) -> None:
+        """Roll back whatever transaction is open, if any, after a failure (Ctrl-C
+        included) that already has its error: a failure of the rollback itself is
+        dropped, as closing the connection rolls back too."""
+        try:
+            self.rollback()
+        except duckdb.Error:
+            pass
+
     def write(self, batch: Iterable["GameWrite"]) -> int:
         """Append events and replace projection rows for each game of ``batch``, inside the
         caller's transaction. Returns the number of events appended.
