@@ -691,20 +691,8 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     else:
         held = None
     if held is None:                        # counted anew (as :func:`counts` counts)
-        index = CARD_INDEX
-        in_hand = _NO_BASE_KINDS[:]
-        colors = _NO_COLORS[:]
         try:
-            for code in hand:
-                k, c = index[code]
-                in_hand[k] += 1
-                colors[c] += 1
-            kinds = in_hand[:]
-            for unit in laid:
-                for code in unit:
-                    k, c = index[code]
-                    kinds[k] += 1
-                    colors[c] += 1
+            in_hand, kinds, colors = _count_anew(hand, laid, CARD_INDEX, _NO_BASE_KINDS)
         except KeyError:
             counted.pop(seat, None)
             raise
@@ -843,20 +831,8 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
         in_hand = held = None
     if held is None:
         if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
-            index = X_CARD_INDEX
-            in_hand = _NO_KINDS[:]
-            colors = _NO_COLORS[:]
             try:
-                for code in hand:
-                    k, c = index[code]
-                    in_hand[k] += 1
-                    colors[c] += 1
-                kinds = in_hand[:]
-                for unit in laid:
-                    for code in unit:
-                        k, c = index[code]
-                        kinds[k] += 1
-                        colors[c] += 1
+                in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:
                 counted.pop(seat, None)
                 raise
@@ -907,3 +883,24 @@ def _seahorse_part(kinds: Sequence[int], scoring: _EventScoring) -> int:
             if gain > best:
                 best = gain
     return best
+
+
+def _count_anew(hand: Iterable[str], laid: Sequence[Sequence[str]],
+                index: dict[str, tuple[int, int]], no_kinds: list[int]
+                ) -> tuple[list[int], list[int], list[int]]:
+    """(kinds in hand, kinds in hand and laid, colours of both) of a holding counted from
+    scratch by ``index`` (as :func:`counts` and :func:`extra_counts` count); a KeyError: a
+    card ``index`` does not number."""
+    in_hand = no_kinds[:]
+    colors = _NO_COLORS[:]
+    for code in hand:
+        k, c = index[code]
+        in_hand[k] += 1
+        colors[c] += 1
+    kinds = in_hand[:]
+    for unit in laid:
+        for code in unit:
+            k, c = index[code]
+            kinds[k] += 1
+            colors[c] += 1
+    return in_hand, kinds, colors
