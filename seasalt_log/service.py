@@ -58,22 +58,23 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    # innermost, the guard rolls back before the settings are put back (threads, memory)
     with (_capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir,
-          _rolled_back_on_error(store)):
+          _one_thread(store) as all_threads, _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         size = chunk_size(total, jobs)
         chunks = log_chunks(files, size)
-        with (_one_thread(store), closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
-                                                       expect=(total or 0) // size)) as checked,
-              _rolled_back_on_error(store)):
+        with closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
+                                  expect=(total or 0) // size)) as checked:
             for chunk, result in checked:       # (closed when stopped: its thread too)
                 run.add_chunk(chunk, result)
                 done += result.bytes
                 if progress is not None:
                     progress(done, total)
+        all_threads()
         return run.finish()     # the last loads and the commit: every DuckDB thread, alone now
 
 
@@ -159,22 +160,30 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
 
 
 @contextmanager
-def _one_thread(store: Store | None) -> Iterator[None]:
-    """One DuckDB thread for a while, then as many as before. While an import's workers
-    (or its checking thread) keep every CPU busy, a second DuckDB thread for the loads costs
-    more CPU than it saves (about 15% of the importer's, bench/RESULTS.md); the last commit,
-    with nothing else running, takes about half the wall clock with two."""
+def _one_thread(store: Store | None) -> Iterator[Callable[[], None]]:
+    """One DuckDB thread for a while, then as many as before: when the function it yields
+    is called, or at the end if it was not. While an import's workers (or its checking
+    thread) keep every CPU busy, a second DuckDB thread for the loads costs more CPU than
+    it saves (about 15% of the importer's, bench/RESULTS.md); the last commit, with
+    nothing else running, takes about half the wall clock with two."""
     if store is None:
-        yield
+        yield lambda: None
         return
     con = store.con
     row = first_row(con, "SELECT current_setting('threads')")
     previous = row[0] if row else 1
     con.execute("SET threads = 1")
+    restored = False
+
+    def restore() -> None:
+        nonlocal restored
+        if not restored:
+            restored = True
+            con.execute(f"SET threads = {int(previous)}")
     try:
-        yield
+        yield restore
     finally:
-        con.execute(f"SET threads = {int(previous)}")
+        restore()
 
 
 def _bytes(setting: str) -> float:
