@@ -15,7 +15,8 @@ from msgspec import Struct
 
 from . import events as ev
 from .engine import State, apply, next_derived
-from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
+from .errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
+                     UnknownGameError)
 from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks, scratch_dir
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
@@ -26,7 +27,7 @@ from .workers import no_gc
 from .store.store import Row, Store, chain, event_rows, genesis_hash, plan_write
 from .store.fetch import first_row
 
-__all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
+__all__ = ["GameOutcome", "ImportSummary", "import_logs", "log_files", "import_games", "import_checked",
            "append_events", "start_game", "export_lines", "export_blocks"]
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import (new games
@@ -53,8 +54,10 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     :class:`~seasalt_log.importers.writer.ImportRun`), and DuckDB's own cache is capped at
     :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is 80 % of the machine's memory,
     which a large import fills with the blocks it writes).
+
+    The paths :func:`log_files` refuses raise :class:`~seasalt_log.errors.LogFormatError`.
     """
-    files = list(iter_paths(paths))
+    files = log_files(paths)
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
@@ -75,7 +78,35 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                 if progress is not None:
                     progress(done, total)
         all_threads()
-        return run.finish()     # the last loads and the commit: every DuckDB thread, alone now
+        summary = run.finish()  # the last loads and the commit: every DuckDB thread, alone now
+    return summary
+
+
+#: (first bytes, what, how to decompress, how to read decompressed) of compressed files
+_COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -k", "zcat"),
+               (b"BZh", "bzip2", "bunzip2 -k", "bzcat"),
+               (b"\xfd7zXZ\x00", "xz", "unxz -k", "xzcat"),
+               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", "zstdcat"),
+               (b"PK\x03\x04", "zip", "unzip", "unzip -p"))
+
+
+def log_files(paths: Iterable[str | Path]) -> list[str | Path]:
+    """The log files ``paths`` name (directories searched for ``*.jsonl``, ``-`` for
+    stdin), or a LOG-FORMAT error naming the first path that is missing, unreadable, a
+    directory without logs, or a compressed file (a log is plain JSON Lines text), before
+    anything is read or stored."""
+    files = list(iter_paths(paths))
+    for f in files:
+        if not os.path.isfile(f):       # stdin, a pipe: what is read from it is gone
+            continue
+        with open(f, "rb") as fh:
+            head = fh.read(6)
+        for magic, what, unpack, cat in _COMPRESSED:
+            if head.startswith(magic):
+                raise LogFormatError(f"a {what}-compressed file, not JSON Lines text: decompress "
+                                     f"it first ({unpack} {f}), or pipe it in ({cat} {f} | "
+                                     "seasalt import -)", file=str(f))
+    return files
 
 
 MIN_CHUNK_BYTES = 1 << 20

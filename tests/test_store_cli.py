@@ -285,6 +285,30 @@ def test_a_directory_without_logs_is_an_error(tmp_path, log):
     assert r.exit_code == 1 and db.read_bytes() == before
 
 
+@pytest.mark.parametrize("name, pack, says", [
+    ("games.jsonl.gz", "gzip", "a gzip-compressed file, not JSON Lines text: decompress it first "
+                               "(gunzip -k {p}), or pipe it in (zcat {p} | seasalt import -)"),
+    ("games.jsonl", "gzip", "a gzip-compressed file"),          # whatever its name
+    ("games.jsonl.bz2", "bz2", "a bzip2-compressed file"),
+    ("games.jsonl.xz", "lzma", "a xz-compressed file")])
+def test_a_compressed_log_is_named_as_such(tmp_path, log, name, pack, says):
+    """A compressed log is refused before anything is read or stored, saying what it is and
+    how to read it (it was 'LOG-FORMAT: not valid JSON (... invalid character (byte 0))')."""
+    import importlib
+    p = tmp_path / name
+    p.write_bytes(importlib.import_module(pack).compress(log.read_bytes()))
+    db = tmp_path / "s.duckdb"
+    for cmd in (["import", p, "--db", db], ["validate", p]):
+        r = run(*cmd)
+        assert r.exit_code == 1 and r.stderr.startswith(f"error: {p}: LOG-FORMAT: "
+                                                        + says.format(p=p)), r.stderr
+        assert len(r.stderr.splitlines()) == 1 and not db.exists()
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    r = run("import", log, p, "--db", db)
+    assert r.exit_code == 1 and db.read_bytes() == before
+
+
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])
 @pytest.mark.parametrize("stdin", [False, True])
 def test_a_failed_first_import_leaves_no_store(tmp_path, log, monkeypatch, jobs, stdin):
