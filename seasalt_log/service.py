@@ -55,7 +55,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is 80 % of the machine's memory,
     which a large import fills with the blocks it writes).
 
-    The paths :func:`log_files` refuses raise :class:`~seasalt_log.errors.LogFormatError`.
+    Logs that hold no game at all (nothing but blank lines), and the paths
+    :func:`log_files` refuses, raise :class:`~seasalt_log.errors.LogFormatError`.
     """
     files = log_files(paths)
     stdin = any(str(f) == "-" for f in files)
@@ -79,6 +80,10 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                     progress(done, total)
         all_threads()
         summary = run.finish()  # the last loads and the commit: every DuckDB thread, alone now
+    if paths and not summary.games:     # logs with nothing to do: a mistake, as an empty directory is
+        names = ", ".join(str(p) for p in paths)
+        raise LogFormatError(("no game in it" if len(paths) == 1 else "no game in any of them")
+                             + ": nothing but blank lines, or nothing at all", file=names)
     return summary
 
 

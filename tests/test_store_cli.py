@@ -285,6 +285,30 @@ def test_a_directory_without_logs_is_an_error(tmp_path, log):
     assert r.exit_code == 1 and db.read_bytes() == before
 
 
+def test_a_log_without_a_game_is_an_error(tmp_path, log):
+    """An empty log (a file of nothing, or of blank lines; empty stdin) holds nothing to
+    import: one line naming it, exit 1, no store made, a store there left as it was (it
+    used to end 'games: 0 new ...', exit 0, and leave an empty store behind)."""
+    empty, blank = tmp_path / "empty.jsonl", tmp_path / "blank.jsonl"
+    empty.write_bytes(b"")
+    blank.write_bytes(b"\n  \n\r\n")
+    db = tmp_path / "new.duckdb"
+    for args, named, input in (([empty], empty, None), ([blank], blank, None), (["-"], "-", "")):
+        for cmd in (["import", *args, "--db", db], ["validate", *args]):
+            r = run(*cmd, input=input)
+            assert (r.exit_code, r.stderr) == (1, f"error: {named}: LOG-FORMAT: no game in it: "
+                                                  "nothing but blank lines, or nothing at all\n")
+            assert not db.exists() and not Path(f"{db}.wal").exists()
+    r = run("validate", empty, blank)
+    assert r.stderr == (f"error: {empty}, {blank}: LOG-FORMAT: no game in any of them: nothing "
+                        "but blank lines, or nothing at all\n")
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    assert run("import", empty, "--db", db).exit_code == 1 and db.read_bytes() == before
+    r = run("import", empty, log, "--db", tmp_path / "other.duckdb")     # one log has games
+    assert r.exit_code == 0 and "4 new" in r.stderr
+
+
 @pytest.mark.parametrize("name, pack, says", [
     ("games.jsonl.gz", "gzip", "a gzip-compressed file, not JSON Lines text: decompress it first "
                                "(gunzip -k {p}), or pipe it in (zcat {p} | seasalt import -)"),
