@@ -206,6 +206,12 @@ def test_games_show_export(tmp_path, log):
     assert out.read_bytes() == out2.read_bytes()
     r = run("export", "--db", db)
     assert r.exit_code == 1 and "--all" in r.output
+    # games named with --all: refused, not exported all the same (an unknown name unnoticed)
+    for names in ([gid], ["nope"]):
+        r = run("export", *names, "--all", "--db", db, "--out", tmp_path / "both.jsonl")
+        assert (r.exit_code, r.stderr) == (1, "error: name the games to export or pass --all, "
+                                              "not both\n")
+    assert not (tmp_path / "both.jsonl").exists()
 
 
 def test_missing_store_is_a_clear_error(tmp_path):

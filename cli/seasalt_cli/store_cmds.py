@@ -260,6 +260,8 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
         return export_html_cmd(db_path(db), games, all_, output, html)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
+    if games and all_:      # the names would be ignored, an unknown one unnoticed
+        raise UsageError("name the games to export or pass --all, not both")
     store_path = db_path(db)
     if output is not None:
         check_target(output, [store_path], what="--out")
