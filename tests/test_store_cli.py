@@ -145,6 +145,10 @@ def test_a_conflict_says_where_its_game_starts(tmp_path, log):
     r = run("import", "-", "--db", tmp_path / "s1.duckdb", input=clash)
     assert r.exit_code == 1
     assert f"error: -:1: game {gid}: CONFLICT: a different history is stored" in r.output
+    # the id it names is explained where the other errors' ids are (RULES.md §8)
+    rules = (Path(__file__).resolve().parent.parent / "docs" / "RULES.md").read_text()
+    section = rules[rules.index("## 8. Errors that are not rules of play"):rules.index("## 9.")]
+    assert "\n- **CONFLICT.** " in section
 
 
 BOM = b"\xef\xbb\xbf"      # UTF-8's byte-order mark (U+FEFF), written by hand
