@@ -87,30 +87,35 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     return summary
 
 
-#: (first bytes, what, how to decompress, how to read decompressed) of compressed files
-_COMPRESSED = ((b"\x1f\x8b", "gzip", "gunzip -k", "zcat"),
-               (b"BZh", "bzip2", "bunzip2 -k", "bzcat"),
-               (b"\xfd7zXZ\x00", "xz", "unxz -k", "xzcat"),
-               (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", "zstdcat"),
-               (b"PK\x03\x04", "zip", "unzip", "unzip -p"))
+#: (first bytes, what a file that starts so is, what to do) of files that are no log
+_NOT_LOGS = tuple(
+    (magic, f"a {what}-compressed file, not JSON Lines text",
+     f"decompress it first ({unpack} {{f}}), or pipe it in ({cat} {{f}} | seasalt import -)")
+    for magic, what, unpack, cat in ((b"\x1f\x8b", "gzip", "gunzip -k", "zcat"),
+                                     (b"BZh", "bzip2", "bunzip2 -k", "bzcat"),
+                                     (b"\xfd7zXZ\x00", "xz", "unxz -k", "xzcat"),
+                                     (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", "zstdcat"),
+                                     (b"PK\x03\x04", "zip", "unzip", "unzip -p"))
+) + tuple(
+    (bom, "UTF-16 text (as Windows PowerShell's > writes it), not UTF-8",
+     "convert it first (iconv -f UTF-16 -t UTF-8 {f} > games.jsonl)")
+    for bom in (b"\xff\xfe", b"\xfe\xff"))
 
 
 def log_files(paths: Iterable[str | Path]) -> list[str | Path]:
     """The log files ``paths`` name (directories searched for ``*.jsonl``, ``-`` for
     stdin), or a LOG-FORMAT error naming the first path that is missing, unreadable, a
-    directory without logs, or a compressed file (a log is plain JSON Lines text), before
-    anything is read or stored."""
+    directory without logs, a compressed file or UTF-16 text (a log is UTF-8 JSON Lines
+    text), before anything is read or stored."""
     files = list(iter_paths(paths))
     for f in files:
         if not os.path.isfile(f):       # stdin, a pipe: what is read from it is gone
             continue
         with open(f, "rb") as fh:
             head = fh.read(6)
-        for magic, what, unpack, cat in _COMPRESSED:
+        for magic, what, todo in _NOT_LOGS:
             if head.startswith(magic):
-                raise LogFormatError(f"a {what}-compressed file, not JSON Lines text: decompress "
-                                     f"it first ({unpack} {f}), or pipe it in ({cat} {f} | "
-                                     "seasalt import -)", file=str(f))
+                raise LogFormatError(f"{what}: {todo.format(f=f)}", file=str(f))
     return files
 
 

@@ -324,13 +324,17 @@ def test_a_log_without_a_game_is_an_error(tmp_path, log):
                                "(gunzip -k {p}), or pipe it in (zcat {p} | seasalt import -)"),
     ("games.jsonl", "gzip", "a gzip-compressed file"),          # whatever its name
     ("games.jsonl.bz2", "bz2", "a bzip2-compressed file"),
-    ("games.jsonl.xz", "lzma", "a xz-compressed file")])
+    ("games.jsonl.xz", "lzma", "a xz-compressed file"),
+    ("games.jsonl", "utf-16", "UTF-16 text (as Windows PowerShell's > writes it), not UTF-8: "
+                              "convert it first (iconv -f UTF-16 -t UTF-8 {p} > games.jsonl)")])
 def test_a_compressed_log_is_named_as_such(tmp_path, log, name, pack, says):
-    """A compressed log is refused before anything is read or stored, saying what it is and
-    how to read it (it was 'LOG-FORMAT: not valid JSON (... invalid character (byte 0))')."""
+    """A compressed log, or one in UTF-16, is refused before anything is read or stored,
+    saying what it is and how to read it (it was 'LOG-FORMAT: not valid JSON (...
+    invalid character (byte 0))')."""
     import importlib
     p = tmp_path / name
-    p.write_bytes(importlib.import_module(pack).compress(log.read_bytes()))
+    p.write_bytes(log.read_text().encode(pack) if pack.startswith("utf")
+                  else importlib.import_module(pack).compress(log.read_bytes()))
     db = tmp_path / "s.duckdb"
     for cmd in (["import", p, "--db", db], ["validate", p]):
         r = run(*cmd)
