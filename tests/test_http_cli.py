@@ -271,6 +271,9 @@ def test_pages_follow_their_link_headers(served):
     for cursor in (last, "zzz"):
         r = httpx.get(f"{url}/games?cursor={cursor}", headers=auth)
         assert (r.status_code, r.json(), r.headers.get("link")) == (200, [], None)
+    for path in (f"/games/{OPEN_GAME}/events", f"/games/{OPEN_GAME}/log"):
+        r = httpx.get(f"{url}{path}?after={len(opened)}", headers=auth)
+        assert (r.status_code, r.json(), r.headers.get("link")) == (200, [], None)
 
 
 def test_serving_a_served_store_names_the_service(served):
