@@ -23,6 +23,7 @@ from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
 from .store.heads import advance
 from .store.projections import KEY_COLUMNS, TABLES
+from .outputs import DUCKDB_MAGIC
 from .workers import no_gc
 from .store.store import Row, Store, chain, event_rows, genesis_hash, plan_write
 from .store.fetch import first_row
@@ -105,17 +106,20 @@ _NOT_LOGS = tuple(
 def log_files(paths: Iterable[str | Path]) -> list[str | Path]:
     """The log files ``paths`` name (directories searched for ``*.jsonl``, ``-`` for
     stdin), or a LOG-FORMAT error naming the first path that is missing, unreadable, a
-    directory without logs, a compressed file or UTF-16 text (a log is UTF-8 JSON Lines
-    text), before anything is read or stored."""
+    directory without logs, a compressed file, UTF-16 text (a log is UTF-8 JSON Lines
+    text) or a DuckDB database, before anything is read or stored."""
     files = list(iter_paths(paths))
     for f in files:
         if not os.path.isfile(f):       # stdin, a pipe: what is read from it is gone
             continue
         with open(f, "rb") as fh:
-            head = fh.read(6)
+            head = fh.read(12)
         for magic, what, todo in _NOT_LOGS:
             if head.startswith(magic):
                 raise LogFormatError(f"{what}: {todo.format(f=f)}", file=str(f))
+        if head[8:12] == DUCKDB_MAGIC:          # a store given where its log belongs
+            raise LogFormatError(f"a DuckDB database (a store), not a log: to copy its games, "
+                                 f"seasalt export --all --db {f} | seasalt import -", file=str(f))
     return files
 
 

@@ -347,6 +347,21 @@ def test_a_compressed_log_is_named_as_such(tmp_path, log, name, pack, says):
     assert r.exit_code == 1 and db.read_bytes() == before
 
 
+def test_a_store_given_as_a_log_is_named_as_such(tmp_path, log):
+    """`seasalt import seasalt.duckdb` (the store where its log belongs): one line saying
+    what the file is and how to copy its games; the store and the target left alone (it
+    was 'LOG-FORMAT: not valid JSON (... invalid character (byte 0))')."""
+    store, db = tmp_path / "seasalt.duckdb", tmp_path / "other.duckdb"
+    assert run("import", log, "--db", store).exit_code == 0
+    before = store.read_bytes()
+    for cmd in (["import", store, "--db", db], ["validate", store]):
+        r = run(*cmd)
+        assert (r.exit_code, r.stderr) == (1, f"error: {store}: LOG-FORMAT: a DuckDB database (a "
+                                              "store), not a log: to copy its games, seasalt "
+                                              f"export --all --db {store} | seasalt import -\n")
+    assert store.read_bytes() == before and not db.exists()
+
+
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])
 @pytest.mark.parametrize("stdin", [False, True])
 def test_a_failed_first_import_leaves_no_store(tmp_path, log, monkeypatch, jobs, stdin):
