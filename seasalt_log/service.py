@@ -28,8 +28,8 @@ from .workers import no_gc
 from .store.store import Row, Store, chain, event_rows, genesis_hash, plan_write
 from .store.fetch import first_row
 
-__all__ = ["GameOutcome", "ImportSummary", "import_logs", "log_files", "import_games", "import_checked",
-           "append_events", "start_game", "export_lines", "export_blocks"]
+__all__ = ["GameOutcome", "ImportSummary", "import_logs", "log_files", "import_games",
+           "import_checked", "append_events", "start_game", "export_lines", "export_blocks"]
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import (new games
                             # checked by workers: five times as many, see ImportRun)
@@ -81,7 +81,7 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
                     progress(done, total)
         all_threads()
         summary = run.finish()  # the last loads and the commit: every DuckDB thread, alone now
-    if paths and not summary.games:     # logs with nothing to do: a mistake, as an empty directory is
+    if paths and not summary.games:     # nothing to do: a mistake, as an empty directory is
         names = ", ".join(str(p) for p in paths)
         raise LogFormatError(("no game in it" if len(paths) == 1 else "no game in any of them")
                              + ": nothing but blank lines, or nothing at all", file=names)
