@@ -232,6 +232,11 @@ def test_score_command():
     assert r.exit_code == 1 and "deck holds only 1" in r.output
     r = run("score", "crab:pinkk")
     assert r.exit_code == 1 and "did you mean" in r.output
+    # codes joined by a comma, as --laid takes them: said so, not an unknown card code
+    r = run("score", "crab:black,crab:yellow", "fish:black")
+    assert (r.exit_code, r.stderr) == (1, "error: 'crab:black,crab:yellow': give a hand's cards "
+                                          "as separate codes (crab:black crab:yellow); a comma "
+                                          "joins the codes of --laid only\n")
 
 
 def test_installed_executable_imports_a_log(tmp_path, log):
