@@ -15,19 +15,21 @@ from msgspec import Struct
 
 from . import events as ev
 from .engine import State, apply, next_derived
-from .errors import IllegalMoveError, SeasaltError, StreamConflictError, UnknownGameError
+from .errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
+                     UnknownGameError)
 from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks, scratch_dir
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
 from .store.heads import advance
 from .store.projections import KEY_COLUMNS, TABLES
+from .outputs import DUCKDB_MAGIC
 from .workers import no_gc
 from .store.store import Row, Store, chain, event_rows, genesis_hash, plan_write
 from .store.fetch import first_row
 
-__all__ = ["GameOutcome", "ImportSummary", "import_logs", "import_games", "import_checked",
-           "append_events", "start_game", "export_lines", "export_blocks"]
+__all__ = ["GameOutcome", "ImportSummary", "import_logs", "log_files", "import_games",
+           "import_checked", "append_events", "start_game", "export_lines", "export_blocks"]
 
 BATCH_EVENTS = 100_000      # events per write transaction during an import (new games
                             # checked by workers: five times as many, see ImportRun)
@@ -53,28 +55,72 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     :class:`~seasalt_log.importers.writer.ImportRun`), and DuckDB's own cache is capped at
     :data:`IMPORT_MEMORY_LIMIT` meanwhile (its default is 80 % of the machine's memory,
     which a large import fills with the blocks it writes).
+
+    Logs that hold no game at all (nothing but blank lines), and the paths
+    :func:`log_files` refuses, raise :class:`~seasalt_log.errors.LogFormatError`.
     """
-    files = list(iter_paths(paths))
+    files = log_files(paths)
     stdin = any(str(f) == "-" for f in files)
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
+    # innermost, the guard rolls back before the settings are put back (threads, memory)
     with (_capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir,
-          _rolled_back_on_error(store)):
+          _one_thread(store) as all_threads, _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)
         done = 0
         size = chunk_size(total, jobs)
         chunks = log_chunks(files, size)
-        with (_one_thread(store), closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
-                                                       expect=(total or 0) // size)) as checked,
-              _rolled_back_on_error(store)):
+        with closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
+                                  expect=(total or 0) // size)) as checked:
             for chunk, result in checked:       # (closed when stopped: its thread too)
                 run.add_chunk(chunk, result)
                 done += result.bytes
                 if progress is not None:
                     progress(done, total)
-        return run.finish()     # the last loads and the commit: every DuckDB thread, alone now
+        all_threads()
+        summary = run.finish()  # the last loads and the commit: every DuckDB thread, alone now
+    if paths and not summary.games:     # nothing to do: a mistake, as an empty directory is
+        names = ", ".join(str(p) for p in paths)
+        raise LogFormatError(("no game in it" if len(paths) == 1 else "no game in any of them")
+                             + ": nothing but blank lines, or nothing at all", file=names)
+    return summary
+
+
+#: (first bytes, what a file that starts so is, what to do) of files that are no log
+_NOT_LOGS = tuple(
+    (magic, f"a {what}-compressed file, not JSON Lines text",
+     f"decompress it first ({unpack} {{f}}), or pipe it in ({cat} {{f}} | seasalt import -)")
+    for magic, what, unpack, cat in ((b"\x1f\x8b", "gzip", "gunzip -k", "zcat"),
+                                     (b"BZh", "bzip2", "bunzip2 -k", "bzcat"),
+                                     (b"\xfd7zXZ\x00", "xz", "unxz -k", "xzcat"),
+                                     (b"\x28\xb5\x2f\xfd", "zstd", "unzstd", "zstdcat"),
+                                     (b"PK\x03\x04", "zip", "unzip", "unzip -p"))
+) + tuple(
+    (bom, "UTF-16 text (as Windows PowerShell's > writes it), not UTF-8",
+     "convert it first (iconv -f UTF-16 -t UTF-8 {f} > games.jsonl)")
+    for bom in (b"\xff\xfe", b"\xfe\xff"))
+
+
+def log_files(paths: Iterable[str | Path]) -> list[str | Path]:
+    """The log files ``paths`` name (directories searched for ``*.jsonl``, ``-`` for
+    stdin), or a LOG-FORMAT error naming the first path that is missing, unreadable, a
+    directory without logs, a compressed file, UTF-16 text (a log is UTF-8 JSON Lines
+    text) or a DuckDB database, before anything is read or stored."""
+    files = list(iter_paths(paths))
+    for f in files:
+        if not os.path.isfile(f):       # stdin, a pipe: what is read from it is gone
+            continue
+        with open(f, "rb") as fh:
+            head = fh.read(12)
+        for magic, what, todo in _NOT_LOGS:
+            if head.startswith(magic):
+                raise LogFormatError(f"{what}: {todo.format(f=f)}", file=str(f))
+        if head[8:12] == DUCKDB_MAGIC:          # a store given where its log belongs
+            raise LogFormatError(f"a DuckDB database (a store), not a log: to copy its games, "
+                                 f"seasalt export --all --db {f} | seasalt import -", file=str(f))
+    return files
 
 
 MIN_CHUNK_BYTES = 1 << 20
@@ -159,22 +205,30 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
 
 
 @contextmanager
-def _one_thread(store: Store | None) -> Iterator[None]:
-    """One DuckDB thread for a while, then as many as before. While an import's workers
-    (or its checking thread) keep every CPU busy, a second DuckDB thread for the loads costs
-    more CPU than it saves (about 15% of the importer's, bench/RESULTS.md); the last commit,
-    with nothing else running, takes about half the wall clock with two."""
+def _one_thread(store: Store | None) -> Iterator[Callable[[], None]]:
+    """One DuckDB thread for a while, then as many as before: when the function it yields
+    is called, or at the end if it was not. While an import's workers (or its checking
+    thread) keep every CPU busy, a second DuckDB thread for the loads costs more CPU than
+    it saves (about 15% of the importer's, bench/RESULTS.md); the last commit, with
+    nothing else running, takes about half the wall clock with two."""
     if store is None:
-        yield
+        yield lambda: None
         return
     con = store.con
     row = first_row(con, "SELECT current_setting('threads')")
     previous = row[0] if row else 1
     con.execute("SET threads = 1")
+    restored = False
+
+    def restore() -> None:
+        nonlocal restored
+        if not restored:
+            restored = True
+            con.execute(f"SET threads = {int(previous)}")
     try:
-        yield
+        yield restore
     finally:
-        con.execute(f"SET threads = {int(previous)}")
+        restore()
 
 
 def _bytes(setting: str) -> float:

@@ -374,7 +374,8 @@ def test_error_statuses_and_nothing_changes(client):
 def test_a_malformed_event_in_a_list_is_named_one_way(client):
     """In a body of several events, a malformed one is named alike whether the decoder or
     the game's own checks (a seat out of range) find it: ``index`` its place in the
-    request, ``path`` within that event (docs/HTTP.md, "Conventions")."""
+    request, ``path`` within that event (docs/HTTP.md, "Conventions"), and ``detail``
+    naming the game first."""
     game = random_game(5, players=3, game_id="listed")
     ins = inputs(game)
     assert client.post("/games", content=body(ins[0])).status_code == 201
@@ -390,6 +391,7 @@ def test_a_malformed_event_in_a_list_is_named_one_way(client):
         assert d["error"] == "bad_event" and d["index"] == 1, d
         assert d["path"].startswith("$") and not d["path"].startswith(("$[", "$.events")), d
         assert d["detail"].endswith(f"at {d['path']}"), d
+        assert d["detail"].startswith("game listed: LOG-FORMAT: "), d
     assert client.get("/games/listed").json()["seq"] == 1
 
 

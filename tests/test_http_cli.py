@@ -266,6 +266,14 @@ def test_pages_follow_their_link_headers(served):
         assert pages == -(-len(full) // size) and pages > 1
     r = httpx.get(f"{url}/stats/win-rates?cursor=x")
     assert r.status_code == 400
+    # a cursor at the last game (or past it): an empty page, no Link (docs/HTTP.md)
+    last = httpx.get(url + "/games", headers=auth).json()[-1]["game_id"]
+    for cursor in (last, "zzz"):
+        r = httpx.get(f"{url}/games?cursor={cursor}", headers=auth)
+        assert (r.status_code, r.json(), r.headers.get("link")) == (200, [], None)
+    for path in (f"/games/{OPEN_GAME}/events", f"/games/{OPEN_GAME}/log"):
+        r = httpx.get(f"{url}{path}?after={len(opened)}", headers=auth)
+        assert (r.status_code, r.json(), r.headers.get("link")) == (200, [], None)
 
 
 def test_serving_a_served_store_names_the_service(served):

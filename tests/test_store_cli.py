@@ -145,6 +145,10 @@ def test_a_conflict_says_where_its_game_starts(tmp_path, log):
     r = run("import", "-", "--db", tmp_path / "s1.duckdb", input=clash)
     assert r.exit_code == 1
     assert f"error: -:1: game {gid}: CONFLICT: a different history is stored" in r.output
+    # the id it names is explained where the other errors' ids are (RULES.md §8)
+    rules = (Path(__file__).resolve().parent.parent / "docs" / "RULES.md").read_text()
+    section = rules[rules.index("## 8. Errors that are not rules of play"):rules.index("## 9.")]
+    assert "\n- **CONFLICT.** " in section
 
 
 BOM = b"\xef\xbb\xbf"      # UTF-8's byte-order mark (U+FEFF), written by hand
@@ -206,6 +210,12 @@ def test_games_show_export(tmp_path, log):
     assert out.read_bytes() == out2.read_bytes()
     r = run("export", "--db", db)
     assert r.exit_code == 1 and "--all" in r.output
+    # games named with --all: refused, not exported all the same (an unknown name unnoticed)
+    for names in ([gid], ["nope"]):
+        r = run("export", *names, "--all", "--db", db, "--out", tmp_path / "both.jsonl")
+        assert (r.exit_code, r.stderr) == (1, "error: name the games to export or pass --all, "
+                                              "not both\n")
+    assert not (tmp_path / "both.jsonl").exists()
 
 
 def test_missing_store_is_a_clear_error(tmp_path):
@@ -222,6 +232,11 @@ def test_score_command():
     assert r.exit_code == 1 and "deck holds only 1" in r.output
     r = run("score", "crab:pinkk")
     assert r.exit_code == 1 and "did you mean" in r.output
+    # codes joined by a comma, as --laid takes them: said so, not an unknown card code
+    r = run("score", "crab:black,crab:yellow", "fish:black")
+    assert (r.exit_code, r.stderr) == (1, "error: 'crab:black,crab:yellow': give a hand's cards "
+                                          "as separate codes (crab:black crab:yellow); a comma "
+                                          "joins the codes of --laid only\n")
 
 
 def test_installed_executable_imports_a_log(tmp_path, log):
@@ -283,6 +298,73 @@ def test_a_directory_without_logs_is_an_error(tmp_path, log):
     before = db.read_bytes()
     r = run("import", log, empty, "--db", db)
     assert r.exit_code == 1 and db.read_bytes() == before
+
+
+def test_a_log_without_a_game_is_an_error(tmp_path, log):
+    """An empty log (a file of nothing, or of blank lines; empty stdin) holds nothing to
+    import: one line naming it, exit 1, no store made, a store there left as it was (it
+    used to end 'games: 0 new ...', exit 0, and leave an empty store behind)."""
+    empty, blank = tmp_path / "empty.jsonl", tmp_path / "blank.jsonl"
+    empty.write_bytes(b"")
+    blank.write_bytes(b"\n  \n\r\n")
+    db = tmp_path / "new.duckdb"
+    for args, named, input in (([empty], empty, None), ([blank], blank, None), (["-"], "-", "")):
+        for cmd in (["import", *args, "--db", db], ["validate", *args]):
+            r = run(*cmd, input=input)
+            assert (r.exit_code, r.stderr) == (1, f"error: {named}: LOG-FORMAT: no game in it: "
+                                                  "nothing but blank lines, or nothing at all\n")
+            assert not db.exists() and not Path(f"{db}.wal").exists()
+    r = run("validate", empty, blank)
+    assert r.stderr == (f"error: {empty}, {blank}: LOG-FORMAT: no game in any of them: nothing "
+                        "but blank lines, or nothing at all\n")
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    assert run("import", empty, "--db", db).exit_code == 1 and db.read_bytes() == before
+    r = run("import", empty, log, "--db", tmp_path / "other.duckdb")     # one log has games
+    assert r.exit_code == 0 and "4 new" in r.stderr
+
+
+@pytest.mark.parametrize("name, pack, says", [
+    ("games.jsonl.gz", "gzip", "a gzip-compressed file, not JSON Lines text: decompress it first "
+                               "(gunzip -k {p}), or pipe it in (zcat {p} | seasalt import -)"),
+    ("games.jsonl", "gzip", "a gzip-compressed file"),          # whatever its name
+    ("games.jsonl.bz2", "bz2", "a bzip2-compressed file"),
+    ("games.jsonl.xz", "lzma", "a xz-compressed file"),
+    ("games.jsonl", "utf-16", "UTF-16 text (as Windows PowerShell's > writes it), not UTF-8: "
+                              "convert it first (iconv -f UTF-16 -t UTF-8 {p} > games.jsonl)")])
+def test_a_compressed_log_is_named_as_such(tmp_path, log, name, pack, says):
+    """A compressed log, or one in UTF-16, is refused before anything is read or stored,
+    saying what it is and how to read it (it was 'LOG-FORMAT: not valid JSON (...
+    invalid character (byte 0))')."""
+    import importlib
+    p = tmp_path / name
+    p.write_bytes(log.read_text().encode(pack) if pack.startswith("utf")
+                  else importlib.import_module(pack).compress(log.read_bytes()))
+    db = tmp_path / "s.duckdb"
+    for cmd in (["import", p, "--db", db], ["validate", p]):
+        r = run(*cmd)
+        assert r.exit_code == 1 and r.stderr.startswith(f"error: {p}: LOG-FORMAT: "
+                                                        + says.format(p=p)), r.stderr
+        assert len(r.stderr.splitlines()) == 1 and not db.exists()
+    assert run("import", log, "--db", db).exit_code == 0
+    before = db.read_bytes()
+    r = run("import", log, p, "--db", db)
+    assert r.exit_code == 1 and db.read_bytes() == before
+
+
+def test_a_store_given_as_a_log_is_named_as_such(tmp_path, log):
+    """`seasalt import seasalt.duckdb` (the store where its log belongs): one line saying
+    what the file is and how to copy its games; the store and the target left alone (it
+    was 'LOG-FORMAT: not valid JSON (... invalid character (byte 0))')."""
+    store, db = tmp_path / "seasalt.duckdb", tmp_path / "other.duckdb"
+    assert run("import", log, "--db", store).exit_code == 0
+    before = store.read_bytes()
+    for cmd in (["import", store, "--db", db], ["validate", store]):
+        r = run(*cmd)
+        assert (r.exit_code, r.stderr) == (1, f"error: {store}: LOG-FORMAT: a DuckDB database (a "
+                                              "store), not a log: to copy its games, seasalt "
+                                              f"export --all --db {store} | seasalt import -\n")
+    assert store.read_bytes() == before and not db.exists()
 
 
 @pytest.mark.parametrize("jobs", [[], ["--jobs", "1"]])

@@ -564,6 +564,17 @@ READ_LOOKED = """() => Array.from(document.querySelectorAll('#table section.seat
   return l === null ? null : Array.from(l.querySelectorAll('.card')).map(c => c.dataset.code || null);
 })"""
 
+# per seat: a look drawn there whose box and cards' boxes lie within the seat's box
+LOOK_INSIDE_SEAT = """() => Array.from(document.querySelectorAll('#table section.seat')).map(s => {
+  const l = s.querySelector('[data-looked-at]');
+  if (l === null) return false;
+  const o = s.getBoundingClientRect();
+  const within = r => r.width > 0 && r.left >= o.left && r.right <= o.right && r.top >= o.top
+    && r.bottom <= o.bottom;
+  return within(l.getBoundingClientRect())
+    && Array.from(l.querySelectorAll('.card')).every(c => within(c.getBoundingClientRect()));
+})"""
+
 
 def test_the_swimmers_player_alone_sees_the_hand_looked_at(world, browser):
     """R-X-VIEW ("the player sees the chosen player's whole hand"), R-EV-WATER-RODEO-SWIMMERS
@@ -596,6 +607,16 @@ def test_the_swimmers_player_alone_sees_the_hand_looked_at(world, browser):
     ann.page.keyboard.press("ArrowLeft")
     assert ann.page.evaluate(READ_LOOKED) == [None, ben, None]
     ann.close()
+    # the same frame on a phone: the look is drawn inside Ben's seat, whole, and the page
+    # does not scroll sideways
+    phone = Page(browser, PHONE)
+    phone.page.goto(f"{base}?token={tokens['seat_tokens'][0]}")
+    phone.page.goto(f"{base}#seq={seq}")
+    assert phone.page.evaluate(READ_LOOKED) == [None, ben, None]
+    assert phone.page.evaluate(LOOK_INSIDE_SEAT) == [False, True, False]
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    phone.shot("game-swimmers-look-phone")
+    phone.close()
     for seat, token in ((1, tokens["seat_tokens"][1]), (2, tokens["seat_tokens"][2]),
                         (SPECTATOR, None)):
         p = Page(browser)

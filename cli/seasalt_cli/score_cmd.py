@@ -7,6 +7,7 @@ from types import SimpleNamespace
 import typer
 from rich.table import Table
 
+from seasalt_log.errors import UsageError
 from seasalt_log.hand import score_hand
 
 from .app import app, handles_errors, out, print_json
@@ -32,6 +33,11 @@ def score(
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
     card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES.md
     §12: trios, the seahorse, the cast of crabs, Water Rodeo pairs, event tables)."""
+    joined = next((c for c in cards if "," in c), None)
+    if joined is not None:      # the way --laid is written, given to a hand
+        raise UsageError(f"{joined!r}: give a hand's cards as separate codes "
+                         f"({' '.join(c for c in joined.split(',') if c)}); a comma joins the "
+                         "codes of --laid only")
     result = score_hand(cards, laid, ruleset=ruleset, events=event, face_down=face_down)
     if as_json:
         print_json(result)

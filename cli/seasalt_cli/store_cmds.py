@@ -15,9 +15,8 @@ from seasalt_log import queries
 from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
                                           rows_result, structs_result)
 from seasalt_log.errors import SeasaltError, StoreBusyError, UsageError
-from seasalt_log.importers.jsonl import iter_paths
 from seasalt_log.outputs import atomic_file, check_target
-from seasalt_log.service import ImportSummary, export_blocks, import_logs
+from seasalt_log.service import ImportSummary, export_blocks, import_logs, log_files
 from seasalt_log.store import Store
 from seasalt_log.store.store import wal_path
 
@@ -65,7 +64,7 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
     chunks a thread of this process beside them), a few megabytes of games each.
     Exit code 1 when any game failed (the good ones are stored unless --strict); a store
     this import created is removed again when it fails having stored no game."""
-    files = list(iter_paths(paths))     # a mistyped path fails here, before a store is made
+    files = log_files(paths)     # a mistyped path fails here, before a store is made
     with first_write(db_path(db)) as outcome:
         with (Store.open(db_path(db)) as store,
               progress_bar("checking", unit="bytes", enabled=progress) as cb):
@@ -261,6 +260,8 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
         return export_html_cmd(db_path(db), games, all_, output, html)
     if not games and not all_:
         raise UsageError("name the games to export, or pass --all")
+    if games and all_:      # the names would be ignored, an unknown one unnoticed
+        raise UsageError("name the games to export or pass --all, not both")
     store_path = db_path(db)
     if output is not None:
         check_target(output, [store_path], what="--out")

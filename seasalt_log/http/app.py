@@ -373,7 +373,11 @@ async def post_events(request: Request) -> Response:
     game_id = request.path_params["game_id"]
     header_given, header_seq = _if_match(request)
     body = await _body(request)
-    events, body_seq, body_given = parse_append(body)
+    try:
+        events, body_seq, body_given = parse_append(body)
+    except LogFormatError as exc:
+        exc.locate(game_id=game_id)     # named as the game's own checks name it
+        raise
     if header_given and body_given and header_seq is not None and header_seq != body_seq:
         raise ApiError(400, "bad_request", f"If-Match expects seq {header_seq} but the body's "
                                            f"expected_seq is {body_seq}")
