@@ -27,8 +27,8 @@ from .reliability_helpers import seasalt_argv, valid_games, write_log
 runner = CliRunner()
 #: "log" and "csv": a game log or a CSV file given as the store (DuckDB alone would open
 #: either as an in-memory database with a view over it)
-DAMAGE = ("truncated", "overwritten", "empty", "directory", "not-duckdb", "foreign-wal", "log",
-          "csv")
+DAMAGE = ("truncated", "overwritten", "empty", "empty-log", "directory", "not-duckdb",
+          "foreign-wal", "log", "csv")
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,8 @@ def damage(kind: str, pristine, where: Path) -> Path:
     if kind == "directory":
         db.mkdir()
         return db
-    if kind == "empty":
+    if kind in ("empty", "empty-log"):
+        db = db.with_suffix(".jsonl") if kind == "empty-log" else db
         db.touch()
         return db
     if kind in ("not-duckdb", "csv"):
@@ -157,6 +158,7 @@ def test_every_command_reports_the_damage_in_one_line(kind, pristine, tmp_path):
 
 @pytest.mark.parametrize("kind, says", [
     ("truncated", "is damaged"), ("overwritten", "is damaged"), ("empty", "is an empty file"),
+    ("empty-log", "is an empty file"),
     ("directory", "is a directory"), ("not-duckdb", "not a DuckDB database"),
     ("foreign-wal", "write-ahead log"), ("log", "not a DuckDB database"),
     ("csv", "not a DuckDB database")])

@@ -93,6 +93,10 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
         raise SeasaltError(f"no store at {path} (import a log first, or pass --db)")
     if path.is_dir():
         raise StoreDamagedError(f"the store {path} is a directory, not a DuckDB file")
+    if path.is_file() and path.stat().st_size == 0:
+        # DuckDB would open an empty file named *.jsonl, *.csv, ... as an in-memory database
+        # and lose every write; an empty *.duckdb it refuses: the same words for both
+        raise StoreDamagedError(f"the store {path} is an empty file; it is not a seasalt store")
     if foreign_file(path):
         # DuckDB would open a CSV, JSON or Parquet file as an in-memory database over it
         raise StoreDamagedError(f"the store {path} is not a DuckDB database; it is not a "
