@@ -498,6 +498,10 @@ class Projector:
         # the game's scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
+        # the seats' events in effect (R-EV-APPLY), the same all round: the events change
+        # hands between rounds only (event_awarded, event_kept, round_started)
+        round_effects: list[frozenset[str]] = (
+            [prev.effects(p) for p in range(n)] if extra and prev is not None else [])
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
@@ -521,7 +525,7 @@ class Projector:
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
                         card_points, color_bonus = seat_extra_points_and_bonus(
-                            counted, seat, hand, table.laid[seat], s.effects(seat),
+                            counted, seat, hand, table.laid[seat], round_effects[seat],
                             hand_starfish)
                     else:
                         try:
@@ -569,6 +573,8 @@ class Projector:
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
+                if extra:
+                    round_effects = [s.effects(p) for p in range(n)]
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
