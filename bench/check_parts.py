@@ -5,12 +5,14 @@ closed turns' points), and the events table's columns, over a sample of a log's 
     python bench/check_parts.py LOG                 # every 4th game of LOG
     python bench/check_parts.py LOG --every 1 --by-type
 
-The stages are those of ``importers.chunks.check_chunk`` (which also turns the rows into
-Arrow tables: not timed here). Each figure is the best of ``--repeat`` runs of process CPU
-time, the garbage collector off (the import's checking thread runs so); ``--by-type``: the
-engine's CPU ns per event of each type, and its share of all the events. For instruction
-counts, run it under ``valgrind --tool=callgrind`` (``PYTHONHASHSEED=0``) with
-``--stage`` naming one stage, once with ``--stage none`` for the start-up to subtract.
+The stages are those of ``importers.chunks.check_chunk``; ``arrow`` turns the read models'
+rows into Arrow tables, as an import checking in its own process keeps them (its ``--stage``
+run projects the games first: subtract a ``--stage project`` run). Each figure is the best
+of ``--repeat`` runs of process CPU time, the garbage collector off (the import's checking
+thread runs so); ``--by-type``: the engine's CPU ns per event of each type, and its share
+of all the events. For instruction counts, run it under ``valgrind --tool=callgrind``
+(``PYTHONHASHSEED=0``) with ``--stage`` naming one stage, once with ``--stage none`` for the
+start-up to subtract.
 """
 
 from __future__ import annotations
@@ -29,9 +31,10 @@ from seasalt_log.engine import core  # noqa: E402
 from seasalt_log.engine.core import HANDLERS, player_points_and_bonus  # noqa: E402
 from seasalt_log.importers.jsonl import check_game, read_games_data  # noqa: E402
 from seasalt_log.store import projections  # noqa: E402
+from seasalt_log.store.arrow_rows import RowSink  # noqa: E402
 from seasalt_log.store.event_table import event_columns  # noqa: E402
 
-STAGES = ("read", "check", "project", "columns")
+STAGES = ("read", "check", "project", "columns", "arrow")
 
 
 def sample(log: Path, every: int) -> bytes:
@@ -74,16 +77,31 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     data = sample(a.log, a.every)
     gc.disable()
+    # an import projects each game right after its check, so the read models find every
+    # round end's breakdowns in the engine's memo (core.round_breakdowns); here every game
+    # is checked first: the memo keeps all their round ends, as it keeps a game's
+    core.ROUND_ENDS_KEPT = 1 << 30
     raws = list(read_games_data(data, str(a.log)))
     games = [check_game(r) for r in raws]
     n = sum(len(g.events) for g in games)
+    rows: list[dict[str, list[tuple]]] = []
+
+    def arrow() -> None:            # the read models' rows into Arrow tables, kept in memory
+        sink = RowSink(tuple(projections.TABLES))
+        for r in rows:
+            sink.add(r)
+        sink.close()
+
     runs: dict[str, Callable[[], Any]] = {
         "read": lambda: list(read_games_data(data, str(a.log))),
         "check": lambda: [check_game(r) for r in raws],
         "project": lambda: [projections.project(g.game_id, g.events, g.states) for g in games],
         "columns": lambda: [event_columns(g.game_id, i, g.events, g.states, texts=r.texts)
                             for i, (g, r) in enumerate(zip(games, raws))],
+        "arrow": arrow,
     }
+    if a.stage in (None, "arrow"):
+        rows += runs["project"]()
     if a.stage is not None:
         if a.stage != "none":
             runs[a.stage]()

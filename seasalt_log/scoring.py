@@ -167,55 +167,17 @@ def breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> Breakd
 
 def points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]] = ()) -> tuple[int, int]:
     """(card points, colour bonus) of a holding, as :func:`breakdown` gives them, without
-    building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS): the
-    holding counted (:func:`counted_on`) and scored (:func:`counted_points_and_bonus`)."""
+    building the breakdown (what a round's end compares, R-SCORE, R-SCORE-BONUS)."""
     try:
-        return counted_points_and_bonus(counted_on(None, hand, laid, CARD_INDEX))
+        in_hand, kinds, colors = _count_anew(hand, laid, CARD_INDEX, _NO_BASE_KINDS)
     except KeyError:                        # Extra Salt cards: scored by breakdown
         b = breakdown(hand, laid)
         return b.card_points, b.color_bonus
-
-
-def counted_points_and_bonus(held: list[Any]) -> tuple[int, int]:
-    """(card points, colour bonus) by R-SCORE of a holding counted by :func:`counted_on`
-    with :data:`CARD_INDEX` (a seat's closed turns: :func:`seat_points_and_bonus`)."""
-    in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]     # R-SCORE-BONUS
+    bonus = max(colors)                                             # R-SCORE-BONUS
     collectors, multipliers = _sets(kinds, _BASE_TABLES)
     mermaids = kinds[_MERMAID] and mermaid_points(kinds[_MERMAID], colors, bonus)
-    return (_pairs_in_hand(in_hand) + len(held[1])                  # laid pairs 1 each
+    return (_pairs_in_hand(in_hand) + len(laid)                     # laid pairs 1 each
             + collectors + multipliers + mermaids, bonus)
-
-
-def counted_on(last: list[Any] | None, hand: Iterable[str], laid: Sequence[Sequence[str]],
-               index: dict[str, tuple[int, int]]) -> list[Any]:
-    """The count lists of the holding ``hand`` and ``laid`` units, as the list ``[hand,
-    laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest colour
-    group]`` (kinds and colours numbered by ``index``: :data:`CARD_INDEX`, or
-    :data:`X_CARD_INDEX` for every ruleset's cards).
-
-    ``last``: such a list for a holding counted before, counted on in place (and returned)
-    when ``laid`` is the same tuple and the hand is its hand and one card more (a turn's
-    take; the engine's states share a seat's tuples until they change): a seat's closed
-    turns are counted so, a card each, instead of from scratch. Else the holding is counted
-    anew. A KeyError: a card ``index`` does not number (``last`` is left as it was)."""
-    if last is not None and last[1] is laid and last[2] is index:
-        old = last[0]
-        if hand is old:
-            return last
-        n = len(old)
-        if len(hand) == n + 1 and hand[:n] == old:          # type: ignore[arg-type,index]
-            k, c = index[hand[n]]                           # type: ignore[index]
-            last[3][k] += 1
-            last[4][k] += 1
-            colors = last[5]
-            group = colors[c] + 1
-            colors[c] = group
-            if group > last[6]:
-                last[6] = group
-            last[0] = hand
-            return last
-    in_hand, kinds, colors, _ = counts(hand, laid, index)
-    return [hand, laid, index, in_hand, kinds, colors, max(colors)]
 
 
 def card_points(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()) -> int:
@@ -492,20 +454,10 @@ def holding_points_and_bonus(hand: Iterable[str], laid: Sequence[Sequence[str]],
                              effects: frozenset[str] = frozenset(),
                              hand_starfish: bool = True) -> tuple[int, int]:
     """(card points, colour bonus) of a holding given as cards by RULES.md §12, as
-    :func:`extra_counts` then :func:`extra_points_and_bonus` give them: the holding counted
-    (:func:`counted_on`) and scored (:func:`counted_extra_points_and_bonus`)."""
-    return counted_extra_points_and_bonus(counted_on(None, hand, laid, X_CARD_INDEX), effects,
-                                          hand_starfish)
-
-
-def counted_extra_points_and_bonus(held: list[Any], effects: frozenset[str],
-                                   hand_starfish: bool) -> tuple[int, int]:
-    """(card points, colour bonus) by RULES.md §12, with the events ``effects`` in
-    effect, of a holding counted by :func:`counted_on` with :data:`X_CARD_INDEX` (a seat's
-    closed turns: :func:`seat_extra_points_and_bonus`)."""
-    bonus = held[6]                                                 # R-X-SCORE-COLOUR
-    return (_extra_points(held[3], held[4], held[5], len(held[1]), effects, hand_starfish,
-                          bonus),
+    :func:`extra_counts` then :func:`extra_points_and_bonus` give them."""
+    in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
+    bonus = max(colors)                                             # R-X-SCORE-COLOUR
+    return (_extra_points(in_hand, kinds, colors, len(laid), effects, hand_starfish, bonus),
             bonus)
 
 
@@ -526,7 +478,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
                   largest: int | None = None, parts: bool = False) -> int | ExtraParts:
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
-    :func:`extra_card_points` and :func:`counted_extra_points_and_bonus` score through it."""
+    :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
     collect, seahorse_kinds, rodeo, tornado, changed = (
         _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO

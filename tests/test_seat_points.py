@@ -143,3 +143,52 @@ def test_a_card_the_base_game_lacks_drops_the_seats_record():
         seat_points_and_bonus(counted, 0, ("crab:black", "lobster:black"), ())
     assert 0 not in counted
     assert seat_points_and_bonus(counted, 0, ("crab:black", "crab:yellow"), ()) == (1, 1)
+
+
+def test_a_hand_grown_by_one_card_is_scored_on_in_place():
+    """A hand taken card by card at its end, with the same laid tuple, is scored on in its
+    seat's record (the record kept, not made anew); a hand of the same length plus one that
+    is not the last one grown (its first card swapped) or another laid tuple is counted anew.
+    Each score is the reference's (base: RULES.md §4 written out plainly) or the Counter
+    oracle's (Extra Salt)."""
+    from .test_scoring import _random_holdings as base_holdings, reference_breakdown
+    from .test_scoring_extra import _random_holdings as extra_holdings
+
+    def want(extra, hand, laid, hand_starfish):
+        if not extra:
+            return tuple(reference_breakdown(hand, laid)[4:])
+        o = oracle.extra_breakdown(hand, laid, frozenset(), 0, hand_starfish)
+        return o["card_points"], o["color_bonus"]
+
+    def score(extra, counted, hand, laid, hand_starfish):
+        if extra:
+            return seat_extra_points_and_bonus(counted, 0, hand, laid, frozenset(),
+                                               hand_starfish)
+        return seat_points_and_bonus(counted, 0, hand, laid)
+
+    holdings = [(False, h, lay, True) for h, lay in base_holdings(5, 300)] + [
+        (True, h, lay, hs) for h, lay, _, _, hs in extra_holdings(300, 5)]
+    for extra, hand, laid, hand_starfish in holdings:
+        hand, laid = tuple(hand), tuple(tuple(u) for u in laid)
+        counted: dict = {}
+        for i in range(len(hand) + 1):          # the hand taken card by card
+            part = hand[:i]
+            before = counted.get(0)
+            assert score(extra, counted, part, laid, hand_starfish) == want(
+                extra, part, laid, hand_starfish), (part, laid)
+            if before is not None:
+                assert counted[0] is before      # scored on, not anew
+            assert score(extra, counted, part, laid, hand_starfish) == want(
+                extra, part, laid, hand_starfish)        # the same holding again
+        held = counted[0]
+        if hand:                # the first card swapped, one more taken: longer, not grown
+            swap = "mermaid:white" if hand[0] != "mermaid:white" else "crab:black"
+            rest = (swap,) + hand[1:] + ("crab:yellow",)
+            assert score(extra, counted, rest, laid, hand_starfish) == want(
+                extra, rest, laid, hand_starfish), (rest, laid)
+            assert counted[0] is not held
+        grown = laid + (("crab:black", "crab:yellow"),)      # another laid tuple
+        held = counted[0]
+        assert score(extra, counted, hand, grown, hand_starfish) == want(
+            extra, hand, grown, hand_starfish), (hand, grown)
+        assert counted[0] is not held

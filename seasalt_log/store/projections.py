@@ -21,8 +21,9 @@ import msgspec
 from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
-from ..engine.core import player_breakdown, player_points_and_bonus, round_breakdowns
-from ..scoring import CAST, MULTIPLIERS, as_breakdown, last_chance_outcome
+from ..engine.core import player_breakdown, round_breakdowns
+from ..scoring import (CAST, MULTIPLIERS, as_breakdown, last_chance_outcome, points_and_bonus,
+                       seat_extra_points_and_bonus, seat_points_and_bonus)
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
 from .fetch import first_row
@@ -451,8 +452,8 @@ class Projector:
     the rows to delete and to insert since its last call, without comparing the rows
     that cannot have changed."""
 
-    __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "final", "open_round",
-                 "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
+    __slots__ = ("game_id", "first", "seq", "prev", "last", "scores", "counted", "final",
+                 "open_round", "seat_events", "awards", "turn", "last_turn", "flushed", "shown")
 
     def __init__(self, game_id: str, first: ev.GameStarted, *, memo: bool = True):
         """``memo``: keep the breakdowns by holding across the appends (:class:`ScoreMemo`)."""
@@ -461,6 +462,9 @@ class Projector:
         self.prev: Any = None            # the state after the last event fed
         self.last: ev.Event | None = None  # the last event fed
         self.scores = ScoreMemo(memo)
+        #: seat -> the record of its holding at its last closed turn, scored on from it
+        #: (:func:`scoring.seat_points_and_bonus`): the game's own, so no thread shares it
+        self.counted: dict[int, list[Any]] = {}
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
@@ -489,7 +493,15 @@ class Projector:
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
          boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
          ) = in_play
-        kinds, ended_by, points = _KIND, _ENDED, player_points_and_bonus
+        kinds, ended_by, counted = _KIND, _ENDED, self.counted
+        # a closed turn's points as the engine scores them (player_points_and_bonus), by
+        # the game's scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
+        rules = states[-1].ruleset
+        extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
+        # the seats' events in effect (R-EV-APPLY), the same all round: the events change
+        # hands between rounds only (event_awarded, event_kept, round_started)
+        round_effects: list[frozenset[str]] = (
+            [prev.effects(p) for p in range(n)] if extra and prev is not None else [])
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
@@ -507,14 +519,23 @@ class Projector:
                 last_seq = seq
                 if k == _END:                   # the turn's last event: its row, closed
                     table = s.table
+                    hand = table.hands[seat]
                     if s.flow.due == "round_scored":    # the round's end, scored once
                         b = round_breakdowns(s)[seat]
                         card_points, color_bonus = b.card_points, b.color_bonus
+                    elif extra:
+                        card_points, color_bonus = seat_extra_points_and_bonus(
+                            counted, seat, hand, table.laid[seat], round_effects[seat],
+                            hand_starfish)
                     else:
-                        card_points, color_bonus = points(s, seat)
+                        try:
+                            card_points, color_bonus = seat_points_and_bonus(
+                                counted, seat, hand, table.laid[seat])
+                        except KeyError:        # Extra Salt cards: scored by breakdown
+                            card_points, color_bonus = points_and_bonus(hand, table.laid[seat])
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
                                   discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
-                                  final_turn, len(table.hands[seat]), card_points, color_bonus,
+                                  final_turn, len(hand), card_points, color_bonus,
                                   len(table.deck), first_seq, seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
@@ -552,6 +573,8 @@ class Projector:
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
+                if extra:
+                    round_effects = [s.effects(p) for p in range(n)]
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
