@@ -25,8 +25,9 @@ RULES = "RULES.md"
 LOG_FORMAT = "LOG_FORMAT.md"
 DOCUMENTS = (RULES, LOG_FORMAT)
 
-#: a rule id: R-TAKE-2, R-X-LOBSTER, R-EV-WATER-RODEO-SHARKS, LOG-FORMAT, R-DERIVED
-ID = r"(?:R|LOG)-[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*"
+#: a rule id: R-TAKE-2, R-X-LOBSTER, R-EV-WATER-RODEO-SHARKS, LOG-FORMAT, R-DERIVED, and
+#: CONFLICT (a game met again with another history)
+ID = r"(?:(?:R|LOG)-[A-Z][A-Z0-9]*(?:-[A-Z0-9]+)*|CONFLICT)"
 ID_RE = re.compile(rf"\b{ID}\b")
 _HEADING_RE = re.compile(rf"^(#{{2,6}}) (.*?)\s*\(({ID})\)\s*$")
 _ITEM_RE = re.compile(rf"^( *)- \*\*({ID})\.?\*\*\.?\s*(.*)$")
