@@ -177,6 +177,8 @@ _ROWS = [("g-b", 1, 1), ("g-b", 1, 2), ("g-b", 2, 1), ("g-a", 1, 1), ("g-a", 1, 
     (_ROWS[:1] + _ROWS[2:3] + _ROWS[1:2] + _ROWS[3:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
     (_ROWS[:4] + _ROWS[3:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),    # a row twice
     (_ROWS[:2] + _ROWS[3:5] + _ROWS[2:3] + _ROWS[5:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
+    (_ROWS[:1] + [("g-b", 1, None)] + _ROWS[2:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
+    (_ROWS[:5] + [("g-c", None, 1)], {"g-b": 1, "g-a": 2, "g-c": 5}, False),  # a null
     ([], {}, True),
 ])
 def test_in_number_order(rows, numbers, want, batch, monkeypatch):

@@ -261,7 +261,7 @@ def _write_sorted(con, events_dir: Path, buckets: int) -> None:
 
 def _read_model_query(con, table: str, numbers: dict[str, int]) -> str:
     """The query that gives a table's rows in the order its file holds them: a read model's
-    by game number (:data:`READ_MODEL_ORDER`), ``cards`` and ``commits`` by their key. A read
+    by game number (:data:`READ_MODELS`), ``cards`` and ``commits`` by their key. A read
     model stored in that order (as an import writes it) is read as it lies, with no sort."""
     key = READ_MODELS.get(table)
     if key is None:
@@ -304,14 +304,16 @@ def _in_number_order(con, table: str, rest: tuple[str, ...], numbers: dict[str, 
                 for a, b in zip(now[-2::-1], before[-2::-1]):
                     rising = pc.or_(pc.greater(a, b), pc.and_(pc.equal(a, b), rising))
                 other_game = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
-                if not pc.all(pc.or_(other_game, rising)).as_py():
+                if not pc.all(pc.fill_null(pc.or_(other_game, rising), False)).as_py():
                     return False
-            row = lambda i: (order[0 if i == 0 else -1], games[0 if i == 0 else -1],  # noqa: E731
-                             *(batch.column(c)[i].as_py() for c in range(1, len(rest) + 1)))
-            first = row(0)
-            if last is not None and (first <= last or first[0] == last[0] and first[1] != last[1]):
+            first, end = ((order[k], games[k], *(batch.column(c)[i].as_py()
+                                                 for c in range(1, len(rest) + 1)))
+                          for k, i in ((0, 0), (-1, n - 1)))
+            if None in first or None in end:
                 return False
-            last = row(n - 1)
+            if last is not None and (first <= last or first[0] == last[0] and first[1] != last[1]):
+                return False        # (across batches: the same game going on, or a later one)
+            last = end
     finally:
         reader.close()
     return True
