@@ -56,8 +56,10 @@ PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
 BUCKET_EVENTS = 1_000_000
 #: rows per row group of an events file
 ROW_GROUP_ROWS = 100_000
-#: at most this many events files written at once (their rows buffered in memory)
-OPEN_FILES = 64
+#: at most this many events files written at once (their rows buffered in memory, up to a
+#: row group each); more take another scan of the events. 128: one scan for the three player
+#: counts of a store of up to about 42 million events
+OPEN_FILES = 128
 #: threads encoding and writing the events files' row groups (beside the one reading)
 WRITERS = 2
 #: the events columns whose min/max an events file records: the ones a row group's range can
