@@ -189,7 +189,7 @@ def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progre
                 if not pools:
                     from .workers import Pool
                     pool = spare.pop() if spare else Pool(min(jobs, len(chunks)),
-                                                          local=functools.partial(_here, store))
+                                                          local=_here(store))
                     pools.append(stack.enter_context(pool))
                 from functools import partial
                 return pools[0].map(partial(_in_worker, fn, str(store.path), *args), items)
@@ -247,7 +247,7 @@ def _start_workers(store: Store, jobs: int | None) -> list:
     if jobs < 2 or chunks < 2:
         return []
     from .workers import Pool
-    return [Pool(min(jobs, chunks), initializer=_loaded, local=functools.partial(_here, store))]
+    return [Pool(min(jobs, chunks), initializer=_loaded, local=_here(store))]
 
 
 def _loaded() -> None:
@@ -266,17 +266,23 @@ class _Here(Struct):
     path: Any
 
 
-@contextlib.contextmanager
-def _here(store: Store) -> Iterator[None]:
+def _here(store: Store) -> Callable[[], contextlib.AbstractContextManager]:
     """The setting of the pool's slot that is a thread of this process (one interpreter
     fewer to start; see :class:`~seasalt_log.workers.Pool`): its chunks are read through a
-    cursor of the store's connection (a connection of its own, as a worker has)."""
-    path, cursor = str(store.path), store.con.cursor()
-    _WORKER_STORES[path] = _Here(cursor, store.path)
+    cursor of the store's connection (a connection of its own, as a worker has), made here,
+    in the thread that owns the connection."""
+    return functools.partial(_reading, store.con.cursor(), store.path)
+
+
+@contextlib.contextmanager
+def _reading(cursor: duckdb.DuckDBPyConnection, path) -> Iterator[None]:
+    """:func:`_here`'s setting: the chunks of ``path`` read through ``cursor`` (closed at
+    the end)."""
+    _WORKER_STORES[str(path)] = _Here(cursor, path)
     try:
         yield
     finally:
-        _WORKER_STORES.pop(path, None)
+        _WORKER_STORES.pop(str(path), None)
         cursor.close()
 
 
