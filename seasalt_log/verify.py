@@ -188,7 +188,8 @@ def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progre
             if jobs > 1 and len(items) > 1:
                 if not pools:
                     from .workers import Pool
-                    pool = spare.pop() if spare else Pool(min(jobs, len(chunks)))
+                    pool = spare.pop() if spare else Pool(min(jobs, len(chunks)),
+                                                          local=_here(store))
                     pools.append(stack.enter_context(pool))
                 from functools import partial
                 return pools[0].map(partial(_in_worker, fn, str(store.path), *args), items)
@@ -246,7 +247,7 @@ def _start_workers(store: Store, jobs: int | None) -> list:
     if jobs < 2 or chunks < 2:
         return []
     from .workers import Pool
-    return [Pool(min(jobs, chunks), initializer=_loaded)]
+    return [Pool(min(jobs, chunks), initializer=_loaded, local=_here(store))]
 
 
 def _loaded() -> None:
@@ -255,7 +256,34 @@ def _loaded() -> None:
 
 
 #: a worker's own read-only connection to the store it checks, opened once
-_WORKER_STORES: dict[str, Store] = {}
+_WORKER_STORES: dict[str, Any] = {}
+
+
+class _Here(Struct):
+    """The store as the pool's slot in this process reads it: a connection of its own."""
+
+    con: duckdb.DuckDBPyConnection
+    path: Any
+
+
+def _here(store: Store) -> Callable[[], contextlib.AbstractContextManager]:
+    """The setting of the pool's slot that is a thread of this process (one interpreter
+    fewer to start; see :class:`~seasalt_log.workers.Pool`): its chunks are read through a
+    cursor of the store's connection (a connection of its own, as a worker has), made here,
+    in the thread that owns the connection."""
+    return functools.partial(_reading, store.con.cursor(), store.path)
+
+
+@contextlib.contextmanager
+def _reading(cursor: duckdb.DuckDBPyConnection, path) -> Iterator[None]:
+    """:func:`_here`'s setting: the chunks of ``path`` read through ``cursor`` (closed at
+    the end)."""
+    _WORKER_STORES[str(path)] = _Here(cursor, path)
+    try:
+        yield
+    finally:
+        _WORKER_STORES.pop(str(path), None)
+        cursor.close()
 
 
 def _in_worker(fn, path: str, *args):

@@ -43,3 +43,33 @@ def assert_export_keeps_games_whole(directory: Path, store: Path | None = None) 
         got = duckdb.sql(f"SELECT game_id, count(*), max(seq) FROM read_parquet('{directory}/events/*/*.parquet')"
                          " GROUP BY 1").fetchall()
         assert sorted(got) == sorted(want)
+
+
+def assert_read_models_in_number_order(directory: Path, store: Path) -> None:
+    """Each read model's file in ``directory`` holds the rows of its table in ``store``, by
+    the game's number (the first write of the game: ``min(commits.game)``), then by the
+    table's key; the rows of a game without a number last, by their key."""
+    keys = {"games": "game_id", "seats": "game_id, seat", "rounds": "game_id, round",
+            "round_results": "game_id, round, seat", "turns": "game_id, round, turn",
+            "duos": "game_id, seq", "trios": "game_id, seq", "face_down_shells": "game_id, seq",
+            "round_events": "game_id, round, seat", "event_awards": "game_id, round",
+            "round_extra": "game_id, round, seat", "event_outcomes": "game_id, round, event"}
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{store}' AS s (READ_ONLY)")
+    for table, key in keys.items():
+        cols = ", ".join(f'"{r[0]}"' for r in con.execute(
+            f"SELECT column_name FROM duckdb_columns() WHERE database_name = 's' "
+            f"AND table_name = '{table}' ORDER BY column_index").fetchall())
+        numbered = (f"SELECT {cols}, row_number() OVER (ORDER BY n NULLS LAST, "
+                    f"{', '.join('t.' + k for k in key.split(', '))}) - 1 AS i FROM s.{table} t "
+                    "LEFT JOIN (SELECT game_id, min(game) AS n FROM s.commits GROUP BY game_id) "
+                    "USING (game_id)")
+        stored = (f"SELECT {cols}, file_row_number AS i FROM "
+                  f"read_parquet('{directory / (table + '.parquet')}', file_row_number = true)")
+        for a, b in ((numbered, stored), (stored, numbered)):
+            extra = con.execute(f"SELECT * FROM ({a}) EXCEPT ALL SELECT * FROM ({b}) LIMIT 1"
+                                ).fetchall()
+            assert not extra, f"{table}: row {extra[0]} is not where the order puts it"
+        n = con.execute(f"SELECT count(*) FROM s.{table}").fetchall()[0][0]
+        assert con.execute(f"SELECT count(*) FROM ({stored})").fetchall()[0][0] == n, table
+    con.close()

@@ -19,10 +19,11 @@ from seasalt_log.store import Store
 from seasalt_log.store.stored_order import ids_by_number, in_game_order
 
 try:
-    from .parquet_checks import assert_export_keeps_games_whole
+    from .parquet_checks import assert_export_keeps_games_whole, assert_read_models_in_number_order
     from .randomplay import play_random_game
 except ImportError:      # tests/ run as a plain directory
     from parquet_checks import assert_export_keeps_games_whole  # type: ignore[no-redef]
+    from parquet_checks import assert_read_models_in_number_order  # type: ignore[no-redef]
     from randomplay import play_random_game  # type: ignore[no-redef]
 
 GAMES = [[e for e in play_random_game(seed, 2 + seed % 3) if type(e) not in ev.DERIVED_TYPES]
@@ -135,6 +136,72 @@ def test_parquet_stored_and_sorted_paths_write_the_same_tables(in_order, tmp_pat
     for f in files:
         old, new = pq.read_table(tmp_path / "old" / f), pq.read_table(tmp_path / "new" / f)
         assert new.equals(old) and new.schema.metadata == old.schema.metadata, f
+
+
+@pytest.mark.parametrize("which", ["in_order", "out_of_order"])
+@pytest.mark.parametrize("stored", [True, False])
+def test_parquet_read_models_follow_the_game_numbers(which, stored, request, tmp_path,
+                                                     monkeypatch):
+    """Each read model's file holds its rows by game number, then by its key: read as
+    stored (no sort) or, when the store does not hold them so, sorted; the same files."""
+    db = request.getfixturevalue(which)
+    if not stored:
+        monkeypatch.setattr(parquet, "_in_number_order", lambda *a: False)
+    with Store.open(db, read_only=True) as store:
+        export_parquet(store, tmp_path / "x")
+    assert_read_models_in_number_order(tmp_path / "x", db)
+
+
+def test_an_imported_store_holds_its_read_models_in_number_order(in_order):
+    """An import writes each read model's rows game after game, in key order: the export
+    reads them with no sort."""
+    with Store.open(in_order, read_only=True) as store:
+        con = store.con
+        numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
+                                   ).fetchall())
+        for table, key in parquet.READ_MODELS.items():
+            assert "ORDER BY" not in parquet._read_model_query(con, table, numbers), table
+            assert parquet._in_number_order(con, table, key[1:], numbers), table
+
+
+_ROWS = [("g-b", 1, 1), ("g-b", 1, 2), ("g-b", 2, 1), ("g-a", 1, 1), ("g-a", 1, 3),
+         ("g-c", 1, 1)]
+
+
+@pytest.mark.parametrize("batch", [1 << 20, 1, 2, 3])
+@pytest.mark.parametrize("rows, numbers, want", [
+    (_ROWS, {"g-b": 1, "g-a": 2, "g-c": 5}, True),
+    (_ROWS, {"g-b": 2, "g-a": 1, "g-c": 5}, False),                   # games out of order
+    (_ROWS, {"g-b": 1, "g-a": 2}, False),                              # a game with no number
+    (_ROWS, {"g-b": 1, "g-a": 1, "g-c": 5}, False),                   # two games, one number
+    (_ROWS[:1] + _ROWS[2:3] + _ROWS[1:2] + _ROWS[3:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
+    (_ROWS[:4] + _ROWS[3:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),    # a row twice
+    (_ROWS[:2] + _ROWS[3:5] + _ROWS[2:3] + _ROWS[5:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
+    (_ROWS[:1] + [("g-b", 1, None)] + _ROWS[2:], {"g-b": 1, "g-a": 2, "g-c": 5}, False),
+    (_ROWS[:5] + [("g-c", None, 1)], {"g-b": 1, "g-a": 2, "g-c": 5}, False),  # a null
+    ([], {}, True),
+])
+def test_in_number_order(rows, numbers, want, batch, monkeypatch):
+    """The pass over a read model's key columns: games by number, each game's rows together
+    and rising by the rest of the key, across batch boundaries too."""
+    monkeypatch.setattr(parquet, "ORDER_CHECK_ROWS", batch)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE turns (game_id VARCHAR, round SMALLINT, turn SMALLINT)")
+    if rows:
+        con.executemany("INSERT INTO turns VALUES (?, ?, ?)", rows)
+    assert parquet._in_number_order(con, "turns", ("round", "turn"), numbers) is want
+
+
+@pytest.mark.parametrize("batch", [1 << 20, 1, 2])
+@pytest.mark.parametrize("ids, want", [(["g-b", "g-a", "g-c"], True), (["g-a", "g-b", "g-c"], False),
+                                       (["g-b", "g-b", "g-a"], False), (["g-b", "g-a", "g-b"], False)])
+def test_in_number_order_of_one_row_per_game(ids, want, batch, monkeypatch):
+    """A key of the game alone (``games``): one row per game, by number."""
+    monkeypatch.setattr(parquet, "ORDER_CHECK_ROWS", batch)
+    con = duckdb.connect()
+    con.execute("CREATE TABLE games (game_id VARCHAR)")
+    con.executemany("INSERT INTO games VALUES (?)", [(i,) for i in ids])
+    assert parquet._in_number_order(con, "games", (), {"g-b": 1, "g-a": 2, "g-c": 3}) is want
 
 
 def test_parquet_a_failed_write_in_a_writer_thread_leaves_nothing(in_order, tmp_path,

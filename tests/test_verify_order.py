@@ -125,6 +125,37 @@ def test_worker_processes_give_the_same_report(shuffled, tmp_path, monkeypatch):
     assert (two.games, two.events) == (one.games, one.events)
 
 
+def test_one_of_two_jobs_is_a_thread_of_this_process(shuffled, tmp_path, monkeypatch):
+    """With two jobs, one worker process is started; the other slot is a thread of this
+    process on a connection of its own, which takes every other chunk (the first at once):
+    the report is the one of a single process."""
+    import threading
+    path, ids, _ = _tampered(shuffled, tmp_path)
+    one = _verify(path, monkeypatch)
+    here, scan, check = [], verify._scan_games, verify._check_readable_chunk
+
+    def scanned(store, *a):
+        here.append(("scan", threading.current_thread() is threading.main_thread(),
+                     store.con is not opened[0].con))
+        return scan(store, *a)
+
+    def checked(store, *a):
+        here.append(("check", threading.current_thread() is threading.main_thread(),
+                     store.con is not opened[0].con))
+        return check(store, *a)
+    opened: list = []
+    monkeypatch.setattr(verify, "_scan_games", scanned)
+    monkeypatch.setattr(verify, "_check_readable_chunk", checked)  # (what is sent is not)
+    monkeypatch.setattr(verify, "CHUNK_GAMES", 3)
+    with Store.open(path, read_only=True) as store:
+        opened.append(store)
+        two = verify_store(store, jobs=2)
+    assert two.differences == one.differences and (two.games, two.events) == (one.games, one.events)
+    # 8 games: 3 chunks of numbers, the first and the third here; of the chunks of ids
+    # checked again (those of the three tampered games: 2), the first here
+    assert here == [("scan", False, True), ("scan", False, True), ("check", False, True)]
+
+
 def test_a_read_the_store_fails_in_the_pass_leaves_the_chunks_of_ids_to_say_it(
         shuffled, tmp_path, monkeypatch):
     path, ids, _ = _tampered(shuffled, tmp_path)

@@ -23,6 +23,11 @@ written) and each game's rows their seq, and each file's Parquet metadata says s
 (:data:`LAYOUT_KEY` = :data:`LAYOUT_WHOLE_GAMES`, and :data:`BUCKETS_KEY` the number of
 buckets); files without it (exports of earlier
 versions, whose games could be split across files) need a shuffle by game first.
+
+Each read model's file holds its rows by game number too, then by the rest of the table's
+key (``turns``: round, turn), the order an import stores them in, so they are read as
+stored with no sort (:data:`READ_MODELS`; a store whose rows lie otherwise, after later
+writes, is sorted into that order). ``cards`` is by code and ``commits`` by game id and seq.
 """
 
 from __future__ import annotations
@@ -51,8 +56,10 @@ PARQUET_TABLES: tuple[str, ...] = (*TABLES, CARDS.name, "commits")
 BUCKET_EVENTS = 1_000_000
 #: rows per row group of an events file
 ROW_GROUP_ROWS = 100_000
-#: at most this many events files written at once (their rows buffered in memory)
-OPEN_FILES = 64
+#: at most this many events files written at once (their rows buffered in memory, up to a
+#: row group each); more take another scan of the events. 128: one scan for the three player
+#: counts of a store of up to about 42 million events
+OPEN_FILES = 128
 #: threads encoding and writing the events files' row groups (beside the one reading)
 WRITERS = 2
 #: the events columns whose min/max an events file records: the ones a row group's range can
@@ -64,6 +71,12 @@ LAYOUT_WHOLE_GAMES = b"whole-games"
 #: ... and the number of buckets the export used
 BUCKETS_KEY = b"seasalt.buckets"
 _ORDER = {**{t.name: ", ".join(t.order) for t in (*SCHEMA, CARDS)}, "commits": "game_id, seq"}
+#: rows per batch of the pass that tells whether a read model is stored in its file's order
+ORDER_CHECK_ROWS = 1 << 20
+#: read model -> its key (the game id first): its file holds its rows by the game's number
+#: in the store (``events.game``, the order the games were first written), then the rest of
+#: the key; the rows of a game without a number (none in a sound store) last, by their key
+READ_MODELS: dict[str, tuple[str, ...]] = {t.name: t.order for t in SCHEMA}
 
 
 class ParquetExport(Struct):
@@ -248,6 +261,66 @@ def _write_sorted(con, events_dir: Path, buckets: int) -> None:
         reader.close()
 
 
+def _read_model_query(con, table: str, numbers: dict[str, int]) -> str:
+    """The query that gives a table's rows in the order its file holds them: a read model's
+    by game number (:data:`READ_MODELS`), ``cards`` and ``commits`` by their key. A read
+    model stored in that order (as an import writes it) is read as it lies, with no sort."""
+    key = READ_MODELS.get(table)
+    if key is None:
+        return f"SELECT * FROM {table} ORDER BY {_ORDER[table]}"
+    if _in_number_order(con, table, key[1:], numbers):
+        return f"SELECT * FROM {table}"
+    return (f"SELECT t.* FROM {table} t LEFT JOIN (SELECT game_id, min(game) AS _number FROM "
+            f"commits GROUP BY game_id) n USING (game_id) ORDER BY n._number NULLS LAST, "
+            + ", ".join(f"t.{c}" for c in key))
+
+
+def _in_number_order(con, table: str, rest: tuple[str, ...], numbers: dict[str, int]) -> bool:
+    """Whether a plain scan of the read model ``table`` (DuckDB keeps the stored order while
+    ``preserve_insertion_order`` is on) gives its rows strictly rising by game number (in
+    ``numbers``), then by the rest of its key (``rest``): one pass over the key columns."""
+    if not con.execute("SELECT current_setting('preserve_insertion_order')").fetchall()[0][0]:
+        return False
+    reader = con.sql(f"SELECT {', '.join(('game_id', *rest))} FROM {table}").to_arrow_reader(
+        ORDER_CHECK_ROWS)
+    last: tuple | None = None       # the previous batch's last row: (number, game id, *rest)
+    try:
+        for batch in reader:
+            n = batch.num_rows
+            if n == 0:
+                continue
+            ids = batch.column(0)
+            runs = pc.run_end_encode(ids)
+            games = runs.values.to_pylist()
+            if not all(g in numbers for g in games):
+                return False        # a game without a number
+            order = [numbers[g] for g in games]
+            if any(b <= a for a, b in zip(order, order[1:])):
+                return False        # games out of order, or one split
+            if not rest and len(games) != n:
+                return False        # (the key is the game alone: one row each)
+            if rest and n > 1:      # within a game, the rest of the key rising
+                now, before = ([batch.column(i).slice(s, n - 1) for i in range(1, len(rest) + 1)]
+                               for s in (1, 0))
+                rising = pc.greater(now[-1], before[-1])
+                for a, b in zip(now[-2::-1], before[-2::-1]):
+                    rising = pc.or_(pc.greater(a, b), pc.and_(pc.equal(a, b), rising))
+                other_game = pc.not_equal(ids.slice(1), ids.slice(0, n - 1))
+                if not pc.all(pc.fill_null(pc.or_(other_game, rising), False)).as_py():
+                    return False
+            first, end = ((order[k], games[k], *(batch.column(c)[i].as_py()
+                                                 for c in range(1, len(rest) + 1)))
+                          for k, i in ((0, 0), (-1, n - 1)))
+            if None in first or None in end:
+                return False
+            if last is not None and (first <= last or first[0] == last[0] and first[1] != last[1]):
+                return False        # (across batches: the same game going on, or a later one)
+            last = end
+    finally:
+        reader.close()
+    return True
+
+
 def export_parquet(store, directory: str | Path) -> ParquetExport:
     """Write the store's events (partitioned by player count, then bucketed by game id so
     that every game lies whole in one file: see the module docstring), its commits and every read
@@ -276,10 +349,12 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         events_dir = directory / "events"
         if rows["events"]:
             _write_events(con, events_dir, rows["events"])
+        numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
+                                   ).fetchall())
         for t in PARQUET_TABLES:
             rows[t] = one_value(con, f"SELECT count(*) FROM {t}")
             dest = sql_literal(directory / f"{t}.parquet")
-            con.execute(f"COPY (SELECT * FROM {t} ORDER BY {_ORDER[t]}) TO {dest} (FORMAT parquet)")
+            con.execute(f"COPY ({_read_model_query(con, t, numbers)}) TO {dest} (FORMAT parquet)")
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")
