@@ -88,7 +88,7 @@ class Pool:
         self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
         self.threads = []
         for proc, inbox, outbox in zip(self.procs, self.inboxes, self.outboxes):
-            for target, args in ((_feed, (proc.stdin, inbox)), (_drain, (proc.stdout, outbox))):
+            for target, args in ((_feed, (proc.stdin, inbox, outbox)), (_drain, (proc.stdout, outbox))):
                 t = threading.Thread(target=target, args=args, daemon=True)
                 t.start()
                 self.threads.append(t)
@@ -268,11 +268,19 @@ def _taken(box: queue.Queue) -> Iterator[Any]:
         yield value
 
 
-def _feed(stdin: IO[bytes], inbox: queue.Queue) -> None:
-    """Send a worker the tasks of ``inbox`` (its standard input) until a None."""
+def _feed(stdin: IO[bytes], inbox: queue.Queue, outbox: queue.Queue) -> None:
+    """Send a worker the tasks of ``inbox`` (its standard input) until a None. A task that
+    cannot be pickled is reported in ``outbox`` (where the caller waits for a result) and
+    stops the worker, rather than leave the caller waiting."""
     try:
         while (task := inbox.get()) is not None:
-            pickle.dump(task, stdin, protocol=pickle.HIGHEST_PROTOCOL)
+            try:
+                data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:                    # noqa: BLE001 (any pickling failure)
+                outbox.put(("error", f"cannot send a task to a worker process: "
+                                     f"{type(exc).__name__}: {exc}"))
+                break
+            stdin.write(data)
             stdin.flush()
         stdin.close()
     except (BrokenPipeError, OSError, ValueError):      # the worker is gone: _drain says so

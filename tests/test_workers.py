@@ -133,6 +133,28 @@ def test_a_stopped_map_stops_the_local_slot_after_its_item_in_hand():
 
 
 @pytest.mark.parametrize("local", [None, contextlib.nullcontext])
+def test_a_task_that_cannot_be_sent_to_a_worker_is_raised_not_waited_for(local):
+    """A lambda cannot be pickled: the map raises at once (it waited forever before)."""
+    def run() -> None:
+        with Pool(2 if local is None else 3, local=local) as pool:
+            list(pool.map(lambda k: k, range(10)))
+    box: list[BaseException] = []
+    t = threading.Thread(target=lambda: _caught(run, box), daemon=True)
+    t.start()
+    t.join(timeout=60)
+    assert not t.is_alive(), "the map still waits for a task it could not send"
+    assert len(box) == 1 and isinstance(box[0], WorkerError), box
+    assert "cannot send a task to a worker process" in str(box[0])
+
+
+def _caught(fn, box: list) -> None:
+    try:
+        fn()
+    except BaseException as exc:        # noqa: BLE001 (handed to the test's thread)
+        box.append(exc)
+
+
+@pytest.mark.parametrize("local", [None, contextlib.nullcontext])
 def test_a_worker_that_dies_is_reported(local):
     """Item 2 goes to a worker process, beside a local thread or not."""
     with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 3\)"):
