@@ -468,3 +468,31 @@ def test_a_failed_first_import_keeps_a_store_another_process_has_opened(tmp_path
     r = run("import", bad, "--db", db)
     assert r.exit_code == 1, r.output
     assert db.exists()
+
+
+def test_a_conflict_within_a_log_names_the_first_event_that_differs(tmp_path):
+    """Validating keeps only fingerprints of the games met: the conflict still names the
+    first seq that differs, as a conflict with a stored game does (here the round's deal,
+    seq 2: the same game_started line heads another game's events)."""
+    a = [e for e in play_random_game(10, 2) if type(e) not in ev.DERIVED_TYPES]
+    b = [e for e in play_random_game(11, 2) if type(e) not in ev.DERIVED_TYPES]
+    assert ev.encode(a[1]) != ev.encode(b[1])
+    both = tmp_path / "both.jsonl"
+    both.write_bytes(ev.encode_lines(a) + ev.encode_lines([a[0], *b[1:]]))
+    r = run("validate", both)
+    assert r.exit_code == 1
+    assert ("CONFLICT: a different history is given earlier in this log under this id; "
+            "event seq 2 differs") in r.output
+
+
+@pytest.mark.parametrize("at", [1, 2, 7, 30, 31])
+def test_the_first_difference_of_two_fingerprint_chains(at):
+    """outcomes.compare_digest finds the first differing seq from the prefix fingerprints
+    alone (worked here on a game whose event at ``at`` is replaced by another's)."""
+    from seasalt_log.importers.outcomes import compare_digest, fingerprints
+    game = play_random_game(12, 3)[:31]
+    other = play_random_game(13, 3)
+    changed = [*game[:at - 1], other[at] if at > 1 else other[0], *game[at:]]
+    assert ev.encode(changed[at - 1]) != ev.encode(game[at - 1])
+    status, reason = compare_digest(fingerprints(changed), len(game), fingerprints(game))
+    assert status == "failed" and reason.endswith(f"event seq {at} differs")

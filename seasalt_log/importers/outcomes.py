@@ -123,5 +123,19 @@ def compare_digest(mine: bytes, n: int, prints: bytes) -> tuple[str, str | None]
     same validation, known by its length and fingerprints (validating keeps no events)."""
     k = min(n, len(mine) // 8)
     if k and mine[8 * k - 8:8 * k] != prints[8 * k - 8:8 * k]:
-        return "failed", "a different history is given earlier in this log under this id"
+        return "failed", ("a different history is given earlier in this log under this id; "
+                          f"event seq {_first_difference(mine, prints, k)} differs")
     return ("extended", None) if len(mine) // 8 > n else ("unchanged", None)
+
+
+def _first_difference(mine: bytes, prints: bytes, k: int) -> int:
+    """The first seq (1-based) at which two chains of :func:`fingerprints`, known to differ
+    at seq ``k``, differ: once two prefixes differ, every longer one does."""
+    lo, hi = 1, k               # the answer lies in lo..hi
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if mine[8 * mid - 8:8 * mid] != prints[8 * mid - 8:8 * mid]:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
