@@ -3,9 +3,9 @@ the Extra Salt parts of a round's scoring, and what each event did to a round's 
 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.round_breakdowns`,
 the breakdowns its check of ``round_scored`` scored, and
-:func:`seasalt_log.scoring.round_points`; a round without an event is scored by the
-functions the engine's own call, :func:`seasalt_log.scoring.extra_card_points`), so
-these rows agree with ``round_scored``.
+:func:`seasalt_log.scoring.round_points`; a round without an event is scored by
+:func:`seasalt_log.scoring.holding_points_and_bonus`, which scores as the engine's own
+functions do), so these rows agree with ``round_scored``.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 from .. import events as ev
 from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_card_points, extra_counts,
+from ..scoring import (RODEO, SCORING_EVENTS, ExtraBreakdown, holding_points_and_bonus,
                        round_points)
 
 
@@ -46,26 +46,28 @@ def _top(points) -> list[int]:
 
 
 def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[str]],
-              scores: list[tuple[int, int]], held_counts: dict[int, tuple]
-              ) -> list[tuple[int, int]] | None:
+              scores: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
     """Each seat's (card points, colour bonus) had the scoring ``event`` been in effect for
     nobody, or None if that changes no seat's: the ``seats`` it is in effect for scored by
     R-X-SCORE (every game with events) as
-    :func:`~seasalt_log.engine.core.player_points_and_bonus` scores them, less
-    ``event`` (``effects``, ``scores``: every seat's events in effect and score with it;
-    ``held_counts``: seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled
-    here, so a round rescored for several events counts each holding once). An event
+    :func:`~seasalt_log.scoring.holding_points_and_bonus` scores them, less ``event``
+    (``effects``, ``scores``: every seat's events in effect and score with it). An event
     changes the card points only: the colour bonus is the largest colour group whatever
-    the events (R-X-SCORE-COLOUR)."""
+    the events (R-X-SCORE-COLOUR).
+
+    The Water Rodeo changes a holding's hand pairs only (R-EV-WATER-RODEO; the starfish
+    read them): a seat whose breakdown has no pair only the rodeo makes (``rodeo_pairs``,
+    :func:`~seasalt_log.engine.core.round_breakdowns`) scores the same without it, and is
+    not rescored."""
     hand_starfish = s.ruleset.starfish_in_hand_scores
+    hands, laid = s.table.hands, s.table.laid
+    parts = round_breakdowns(s) if event == RODEO else None
     out = None
     for p in seats:
-        counts = held_counts.get(p)
-        if counts is None:
-            table = s.table
-            counts = held_counts[p] = extra_counts(table.hands[p], table.laid[p])
-        points = extra_card_points(counts[0], counts[1], counts[2], counts[3],
-                                   effects[p] - {event}, hand_starfish)
+        if parts is not None and not parts[p].rodeo_pairs:   # type: ignore[union-attr]
+            continue
+        points = holding_points_and_bonus(hands[p], laid[p], effects[p] - {event},
+                                          hand_starfish)[0]
         if points != scores[p][0]:
             if out is None:
                 out = scores[:]
@@ -97,7 +99,6 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
             else:
                 seats.append(p)
     rescore = e.ending != "deck_out"
-    held_counts: dict[int, tuple] = {}
     rnd = e.round
     out = []
     for code in sorted(by_event):
@@ -105,7 +106,7 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
         if rescore and code in SCORING_EVENTS:
             if scores is None:
                 scores = [(b.card_points, b.color_bonus) for b in round_breakdowns(s)]
-            rescored = _rescored(s, code, seats, effects, scores, held_counts)
+            rescored = _rescored(s, code, seats, effects, scores)
             if rescored is not None:
                 points, _ = round_points(e.ending, e.caller, [c for c, _ in rescored],
                                          [b for _, b in rescored])
