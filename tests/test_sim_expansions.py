@@ -78,7 +78,7 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
     the event can change), equal those of every seat rescored by the Counter scorer of
     tests/extra_scoring_oracle.py without the event (R-STOP, R-LAST-4, R-DECKOUT)."""
     from seasalt_log.engine import apply
-    from seasalt_log.scoring import round_points
+    from seasalt_log.scoring import round_points, seat_extra_points_and_bonus
     from seasalt_log.store.expansions import event_outcomes
     from . import extra_scoring_oracle as oracle
 
@@ -104,6 +104,14 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
                 # the seats' scores given (as the read models give them) or scored there
                 assert got == event_outcomes("g", s, e, [score(t, p, s.effects(p), s.ruleset)
                                                          for p in range(s.n)])
+                # the holdings rescored from the closed turns' records of them (as the read
+                # models keep them), twice: the records are left scored without an event
+                counted: dict = {}
+                for p in range(s.n):
+                    seat_extra_points_and_bonus(counted, p, t.hands[p], t.laid[p], s.effects(p),
+                                                s.ruleset.starfish_in_hand_scores)
+                assert got == event_outcomes("g", s, e, None, counted)
+                assert got == event_outcomes("g", s, e, None, counted)
                 for (_, rnd, code, seats, winners, other, changes) in got:
                     scores = [score(t, p, s.effects(p) - {code}, s.ruleset) for p in range(s.n)]
                     points, _ = round_points(e.ending, e.caller, [c for c, _ in scores],

@@ -171,3 +171,29 @@ def test_rows_agree_with_the_logged_events(tmp_path):
     assert rows(db, "SELECT count(*) FROM round_events a JOIN round_events b "
                     "ON a.game_id = b.game_id AND a.seat = b.seat AND b.round = a.round + 1 "
                     "WHERE a.held_after IS DISTINCT FROM b.held") == [(0,)]
+
+
+def test_event_outcomes_without_the_water_rodeo(tmp_path):
+    """Table event the Water Rodeo (swimmer+swimmer is a pair, R-EV-WATER-RODEO). Ann holds
+    two swimmers (a pair only the rodeo makes: 1), three octopuses (6, R-SCORE-COLLECT) and
+    a lighthouse (no boat: 0): 7. Ben holds three penguins and two shells (5 + 2) and a
+    captain (no sailor: 0): 7, and calls STOP. Both win the round (7 = 7); without the
+    rodeo Ann scores 6 and Ben alone wins. Ben's holding makes no pair with the rodeo: his
+    7 stands without it."""
+    W = ("swimmer:black", "swimmer:yellow")
+    g = Game(players=2, target=10, events="pepper", game_id="rodeo")
+    g.start_round(hands={0: [*W, *O[:3]], 1: [*P, SG, SB]}, first=0, event="water-rodeo",
+                  then=[LIGHTHOUSE, SY, CAPTAIN, "shell:green"])
+    g.play(draw(0, LIGHTHOUSE, SY), end(0), draw(1, CAPTAIN, "shell:green"), stop(1))
+    g.derived()
+    scored = [e for e in g.events if type(e) is ev.RoundScored]
+    assert [list(e.points) for e in scored] == [[7, 7]]
+    log = tmp_path / "rodeo.jsonl"
+    log.write_bytes(ev.encode_lines(g.events))
+    db = tmp_path / "store.duckdb"
+    with Store.open(db) as store:
+        assert import_logs(store, [log]).ok
+    assert rows(db, "SELECT round, event, seats, winners, winners_without, changes_winner "
+                    "FROM event_outcomes") == [(1, "water-rodeo", [0, 1], [0, 1], [1], True)]
+    assert rows(db, "SELECT seat, rodeo_pairs, card_points FROM round_extra ORDER BY seat") == [
+        (0, 1, 7), (1, 0, 7)]

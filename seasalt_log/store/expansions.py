@@ -3,18 +3,20 @@ the Extra Salt parts of a round's scoring, and what each event did to a round's 
 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.round_breakdowns`,
 the breakdowns its check of ``round_scored`` scored, and
-:func:`seasalt_log.scoring.round_points`; a round without an event is scored by the
-functions the engine's own call, :func:`seasalt_log.scoring.extra_card_points`), so
-these rows agree with ``round_scored``.
+:func:`seasalt_log.scoring.round_points`; a round without an event is scored by
+:func:`seasalt_log.scoring.holding_points_and_bonus`, which scores as the engine's own
+functions do), so these rows agree with ``round_scored``.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from .. import events as ev
 from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (SCORING_EVENTS, ExtraBreakdown, extra_card_points, extra_counts,
-                       round_points)
+from ..scoring import (RODEO, SCORING_EVENTS, ExtraBreakdown, holding_points_and_bonus,
+                       round_points, seat_extra_points_and_bonus)
 
 
 def round_event_rows(game_id: str, s: State) -> list[list]:
@@ -46,26 +48,33 @@ def _top(points) -> list[int]:
 
 
 def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[str]],
-              scores: list[tuple[int, int]], held_counts: dict[int, tuple]
+              scores: list[tuple[int, int]], counted: dict[int, list[Any]] | None
               ) -> list[tuple[int, int]] | None:
     """Each seat's (card points, colour bonus) had the scoring ``event`` been in effect for
     nobody, or None if that changes no seat's: the ``seats`` it is in effect for scored by
     R-X-SCORE (every game with events) as
-    :func:`~seasalt_log.engine.core.player_points_and_bonus` scores them, less
-    ``event`` (``effects``, ``scores``: every seat's events in effect and score with it;
-    ``held_counts``: seat -> its holding's :func:`~seasalt_log.scoring.extra_counts`, filled
-    here, so a round rescored for several events counts each holding once). An event
-    changes the card points only: the colour bonus is the largest colour group whatever
-    the events (R-X-SCORE-COLOUR)."""
+    :func:`~seasalt_log.scoring.holding_points_and_bonus` scores them, less ``event``
+    (``effects``, ``scores``: every seat's events in effect and score with it; ``counted``:
+    as for :func:`event_outcomes`). An event changes the card points only: the colour bonus
+    is the largest colour group whatever the events (R-X-SCORE-COLOUR).
+
+    The Water Rodeo changes a holding's hand pairs only (R-EV-WATER-RODEO; the starfish
+    read them): a seat whose breakdown has no pair only the rodeo makes (``rodeo_pairs``,
+    :func:`~seasalt_log.engine.core.round_breakdowns`) scores the same without it, and is
+    not rescored."""
     hand_starfish = s.ruleset.starfish_in_hand_scores
+    hands, laid = s.table.hands, s.table.laid
+    parts = round_breakdowns(s) if event == RODEO else None
     out = None
     for p in seats:
-        counts = held_counts.get(p)
-        if counts is None:
-            table = s.table
-            counts = held_counts[p] = extra_counts(table.hands[p], table.laid[p])
-        points = extra_card_points(counts[0], counts[1], counts[2], counts[3],
-                                   effects[p] - {event}, hand_starfish)
+        if parts is not None and not parts[p].rodeo_pairs:   # type: ignore[union-attr]
+            continue
+        without = effects[p] - {event}
+        if counted is None:
+            points = holding_points_and_bonus(hands[p], laid[p], without, hand_starfish)[0]
+        else:
+            points = seat_extra_points_and_bonus(counted, p, hands[p], laid[p], without,
+                                                 hand_starfish)[0]
         if points != scores[p][0]:
             if out is None:
                 out = scores[:]
@@ -74,10 +83,15 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
 
 
 def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
-                   scores: list[tuple[int, int]] | None = None) -> list[tuple]:
+                   scores: list[tuple[int, int]] | None = None,
+                   counted: dict[int, list[Any]] | None = None) -> list[tuple]:
     """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
     one per event in effect for some seat, in code order. ``scores``: each seat's (card
-    points, colour bonus) in ``s``, if known (else scored here).
+    points, colour bonus) in ``s``, if known (else scored here). ``counted``: the records of
+    the seats' holdings that the closed turns' scoring keeps
+    (:func:`~seasalt_log.scoring.seat_extra_points_and_bonus`), if any: a holding already
+    counted there is rescored from its counts, not counted again (its record is left
+    scored without the event, still a record of that holding).
 
     The round's points had an event been in effect for nobody are ``e.points`` (the engine
     checked them against its scoring of ``s``) unless the event changes some seat's card
@@ -97,7 +111,6 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
             else:
                 seats.append(p)
     rescore = e.ending != "deck_out"
-    held_counts: dict[int, tuple] = {}
     rnd = e.round
     out = []
     for code in sorted(by_event):
@@ -105,7 +118,7 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
         if rescore and code in SCORING_EVENTS:
             if scores is None:
                 scores = [(b.card_points, b.color_bonus) for b in round_breakdowns(s)]
-            rescored = _rescored(s, code, seats, effects, scores, held_counts)
+            rescored = _rescored(s, code, seats, effects, scores, counted)
             if rescored is not None:
                 points, _ = round_points(e.ending, e.caller, [c for c, _ in rescored],
                                          [b for _, b in rescored])

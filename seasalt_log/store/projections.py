@@ -581,7 +581,7 @@ class Projector:
                     seat_events = []
             elif k == _SCORED:
                 if open_round is not None:
-                    _round_scored(game_id, prev, e, n, open_round, final)
+                    _round_scored(game_id, prev, e, n, open_round, final, counted)
             elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
@@ -711,11 +711,12 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
 
 
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
-                  final: dict[str, list]) -> None:
+                  final: dict[str, list], counted: dict[int, list[Any]]) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES.md §12, its ``round_extra`` and
     ``event_outcomes`` rows. The seats' breakdowns are those the engine's check of ``e``
-    scored (:func:`~seasalt_log.engine.core.round_breakdowns`)."""
+    scored (:func:`~seasalt_log.engine.core.round_breakdowns`); ``counted``: the closed turns'
+    records of the seats' holdings, which :func:`event_outcomes` rescores from."""
     caller = e.caller
     open_round[4:9] = [e.ending, caller, e.caller_won,
                        last_chance_outcome(caller, e.card_points)
@@ -732,7 +733,7 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
         final["round_extra"].extend(extra_rows(game_id, s, e))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
-                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts]))
+                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted))
 
 
 def _latest_turn_event(events, states, i: int) -> tuple[type[ev.Event] | None, State | None]:
