@@ -496,3 +496,26 @@ def test_the_first_difference_of_two_fingerprint_chains(at):
     assert ev.encode(changed[at - 1]) != ev.encode(game[at - 1])
     status, reason = compare_digest(fingerprints(changed), len(game), fingerprints(game))
     assert status == "failed" and reason.endswith(f"event seq {at} differs")
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_an_ill_formed_game_started_is_its_own_games_error(tmp_path, jobs):
+    """A game_started line the decoder refuses (LOG_FORMAT.md: players is a list) starts a
+    game all the same: the error names that game and its line, and the game before it,
+    which is good, is stored (it failed with the next game's error before)."""
+    a = [e for e in play_random_game(20, 2) if type(e) not in ev.DERIVED_TYPES]
+    b = [e for e in play_random_game(21, 3) if type(e) not in ev.DERIVED_TYPES]
+    bad = json.loads(ev.encode(b[0]))
+    bad["players"] = "Ann"
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(ev.encode_lines(a) + json.dumps(bad).encode() + b"\n"
+                     + ev.encode_lines(b[1:]))
+    line = len(a) + 1
+    db = tmp_path / "s.duckdb"
+    r = run("import", path, "--db", db, "--jobs", jobs, "--no-progress")
+    assert r.exit_code == 1
+    assert (f"{path}:{line}: game {b[0].game_id}: LOG-FORMAT: Expected `array`, got `str` "
+            "at $.players") in r.output
+    assert "games: 1 new, 0 extended, 0 unchanged, 1 failed" in r.output
+    r = run("games", "--db", db, "--format", "json")
+    assert [g["game_id"] for g in json.loads(r.output)] == [a[0].game_id]

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
+import msgspec
 from msgspec import Struct
 
 from .. import events as ev
@@ -18,7 +19,7 @@ from ..events import derive_game_id  # noqa: F401  (the importers' name for it)
 from ..engine import State, apply, next_derived
 from ..engine.core import HANDLERS, refusal
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
-from ..identifiers import MAX_LINE_BYTES
+from ..identifiers import MAX_LINE_BYTES, game_id_problem
 
 
 #: A UTF-8 byte-order mark: at the start of a log (line 1) it is read past, as the editors
@@ -137,7 +138,19 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
             try:
                 e = decode(line) if decode is not None else line
             except LogFormatError as exc:
-                e = _past_bom(exc, decode, line, no)
+                try:
+                    e = _past_bom(exc, decode, line, no)
+                except LogFormatError:
+                    started = _started_id(line)
+                    if started is None:
+                        raise
+                    # a game_started line too ill-formed to read starts a game all the same:
+                    # its error is that game's, not the one before's
+                    if game is not None:
+                        yield _with_texts(game, texts, first)
+                    game, skipping = RawGame(source=name, events=[], lines=[]), True
+                    game.error = exc.locate(file=name, line=no, game_id=started or None)
+                    continue
             if type(e) is ev.GameStarted:
                 if game is not None:
                     yield _with_texts(game, texts, first)
@@ -174,6 +187,26 @@ def _past_bom(exc: LogFormatError, decode: Callable[[bytes], ev.Event] | None, l
         raise LogFormatError("a UTF-8 byte-order mark is allowed only at the start of a log "
                              "(line 1)") from None
     return decode(line[len(BOM):])
+
+
+class _Started(Struct):
+    """What a refused line must be read for: its type and game id (any other field skipped)."""
+
+    type: Any = None
+    game_id: Any = None
+
+
+def _started_id(line: bytes) -> str | None:
+    """For a line the decoder refused: its ``game_id`` if it is a JSON object of type
+    ``game_started`` ("" when it has no well-formed id), else None."""
+    try:
+        obj = msgspec.json.decode(line, type=_Started)
+    except (msgspec.DecodeError, RecursionError):
+        return None
+    if obj.type != "game_started":
+        return None
+    gid = obj.game_id
+    return gid if isinstance(gid, str) and game_id_problem(gid) is None else ""
 
 
 def _with_texts(game: RawGame, texts: list[bytes] | None, first: int) -> RawGame:
