@@ -396,30 +396,15 @@ def _want(kinds: tuple[str, str]) -> str:
     return " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
 
 
-#: (ruleset, event type) -> (the ruleset, the card pairs it lays down in either order); the
-#: ruleset is kept so that its id is not reused (rulesets live as long as the process)
-_CODE_PAIRS: dict[tuple[int, type], tuple[Ruleset, frozenset[tuple[str, str]]]] = {}
-
-
-def _code_pairs(rules: Ruleset, kind: type) -> frozenset[tuple[str, str]]:
-    """The card pairs (a, b) the event type ``kind`` may lay down: :meth:`Ruleset.pair_kinds`
-    as codes, made once per ruleset (R-DUO-PAIR, R-X-PAIRS)."""
-    got = _CODE_PAIRS.get((id(rules), kind))
-    if got is not None and got[0] is rules:
-        return got[1]
-    allowed = rules.pair_kinds(ev.TAGS[kind])
-    pairs = frozenset((a, b) for a in KIND for b in KIND
-                      if (min(KIND[a], KIND[b]), max(KIND[a], KIND[b])) in allowed)
-    _CODE_PAIRS[(id(rules), kind)] = (rules, pairs)
-    return pairs
-
-
-def _lay_pair(s: State, e: Any, unit: tuple[str, ...] | None = None) -> Table:
+def _lay_pair(s: State, e: Any) -> Table:
     """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
-    units (``unit``: what is laid, the pair by default)."""
-    _take_done(s, e)
-    a, b = e.cards
-    if (a, b) not in _code_pairs(s.ruleset, type(e)):
+    units."""
+    f = s.flow
+    if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
+        _take_done(s, e)                        # raises the error due
+    cards = e.cards
+    a, b = cards
+    if (a, b) not in s.ruleset.pair_codes[type(e)]:
         tag = ev.TAGS[type(e)]
         allowed = s.ruleset.pair_kinds(tag)
         ka, kb = KIND[a], KIND[b]
@@ -431,11 +416,14 @@ def _lay_pair(s: State, e: Any, unit: tuple[str, ...] | None = None) -> Table:
                                f"{a} and {b}")
     t = s.table
     player = e.player
-    hand = without_all(t.hands[player], unit or e.cards)
+    hand = without_all(t.hands[player], cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
-    return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
-                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)), t.face_down)
+    hands = list(t.hands)                       # replace_at, inline: two calls less
+    hands[player] = hand
+    laid = list(t.laid)
+    laid[player] += ((a, b),)
+    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), tuple(laid), t.face_down)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:

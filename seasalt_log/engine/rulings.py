@@ -113,10 +113,16 @@ class Ruleset(Struct, frozen=True, dict=True):
     #: derived in ``__post_init__`` (see the class docstring); an instance attribute, not
     #: a field, so it is neither a constructor argument nor encoded nor compared
     fewest_mermaids_to_win: ClassVar[int]
+    #: derived likewise: event type -> the card pairs (a, b) it may lay down, in either
+    #: order (:meth:`pair_kinds` as codes; empty for a type that lays no pair here), so that
+    #: a pair is checked by one look-up (R-DUO-PAIR, R-X-PAIRS)
+    pair_codes: ClassVar[dict[type, frozenset[tuple[str, str]]]]
 
     def __post_init__(self) -> None:
         self.__dict__["fewest_mermaids_to_win"] = min(
             [self.mermaids_to_win, *(n for _, n in self.mermaid_events)])
+        self.__dict__["pair_codes"] = {kind: _code_pairs(self.pair_kinds(tag))
+                                       for kind, tag in ev.TAGS.items()}
 
     def __copy__(self) -> Ruleset:
         """The value itself: it is frozen (and msgspec's copy would drop the derived value)."""
@@ -163,6 +169,19 @@ class Ruleset(Struct, frozen=True, dict=True):
             if t == tag:
                 return kinds
         return ()
+
+
+#: kind -> its card codes (every ruleset's)
+_CODES_OF_KIND: dict[str, list[str]] = {}
+for _code, _kind in KIND.items():
+    _CODES_OF_KIND.setdefault(_kind, []).append(_code)
+
+
+def _code_pairs(kinds: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, str]]:
+    """The card pairs (a, b), in either order, of the kind pairs ``kinds``."""
+    return frozenset(pair for ka, kb in kinds
+                     for a in _CODES_OF_KIND[ka] for b in _CODES_OF_KIND[kb]
+                     for pair in ((a, b), (b, a)))
 
 
 #: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
