@@ -17,6 +17,7 @@ from msgspec import Struct
 
 from .. import events as ev
 from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK, KIND
+from .table import CODE
 
 #: an event type tag and the kind pairs it may lay down (each as a sorted pair of kinds)
 PairEntry = tuple[str, tuple[tuple[str, str], ...]]
@@ -70,7 +71,7 @@ class Ruleset(Struct, frozen=True, dict=True):
 
     # ---- the catalog (R-CARDS, R-X-CARDS)
     #: every card of the game, sorted: a round's deck plus discards is exactly this
-    cards: tuple[str, ...] = tuple(sorted(FULL_DECK.elements()))
+    cards: tuple[str, ...] = tuple(sorted(map(CODE.__getitem__, FULL_DECK.elements())))
     #: the card codes this game knows; any other is a format error (R-X-CARDS-4)
     codes: frozenset[str] = frozenset(CODES)
     #: the event types (tags) of this game; any other is a format error (LOG_FORMAT.md)
@@ -171,10 +172,10 @@ class Ruleset(Struct, frozen=True, dict=True):
         return ()
 
 
-#: kind -> its card codes (every ruleset's)
+#: kind -> its card codes (every ruleset's; :data:`table.CODE`'s objects)
 _CODES_OF_KIND: dict[str, list[str]] = {}
 for _code, _kind in KIND.items():
-    _CODES_OF_KIND.setdefault(_kind, []).append(_code)
+    _CODES_OF_KIND.setdefault(_kind, []).append(CODE[_code])
 
 
 def _code_pairs(kinds: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, str]]:
@@ -187,7 +188,7 @@ def _code_pairs(kinds: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, str]
 #: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
 DOLPHIN_KINDS = frozenset(("shell", "octopus", "penguin", "sailor", "seahorse"))
 #: the card codes of :data:`DOLPHIN_KINDS` (one look-up per discarded card)
-DOLPHIN_CODES = frozenset(code for code, kind in KIND.items() if kind in DOLPHIN_KINDS)
+DOLPHIN_CODES = frozenset(CODE[code] for code, kind in KIND.items() if kind in DOLPHIN_KINDS)
 
 #: R-EV-CARDS: each event's place
 EVENT_PLACES: tuple[tuple[str, str], ...] = (
@@ -199,7 +200,7 @@ EVENT_PLACES: tuple[tuple[str, str], ...] = (
 BASE = Ruleset()
 #: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES.md §10-§13
 EXTRA_SALT = Ruleset(
-    name="extra-salt", cards=tuple(sorted(EXTRA_SALT_DECK.elements())),
+    name="extra-salt", cards=tuple(sorted(map(CODE.__getitem__, EXTRA_SALT_DECK.elements()))),
     codes=frozenset(CODES + EXTRA_CODES), setup_rule="R-X-SETUP", draw_rule="R-X-DRAW",
     pairs=_EXTRA_SALT_PAIRS, trios=True, extra_scoring=True,
     tags=BASE.tags | {ev.TAGS[t] for t in ev.EXTRA_SALT_TYPES})
