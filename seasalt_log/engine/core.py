@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from operator import add, attrgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
@@ -1192,7 +1193,10 @@ def round_breakdowns(s: State) -> tuple[Breakdown | ExtraBreakdown, ...]:
 def _round_scores(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(card points, colour bonus) per seat of :func:`round_breakdowns`."""
     scores = round_breakdowns(s)
-    return (tuple([b.card_points for b in scores]), tuple([b.color_bonus for b in scores]))
+    return tuple(map(_CARD_POINTS, scores)), tuple(map(_COLOR_BONUS, scores))
+
+
+_CARD_POINTS, _COLOR_BONUS = attrgetter("card_points"), attrgetter("color_bonus")
 
 
 def next_derived(s: State) -> ev.Event | None:
@@ -1230,7 +1234,7 @@ def _round_scored_matches(s: State, e: ev.RoundScored) -> bool:
         return False
     points, won = round_points(ending, caller, card_pts, bonus)
     return (e.caller_won == won and e.points == tuple(points)
-            and e.totals == tuple([a + b for a, b in zip(s.totals, points)]))
+            and e.totals == tuple(map(add, s.totals, points)))
 
 
 def _check_derived(s: State, e: ev.Event) -> None:
