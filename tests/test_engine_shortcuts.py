@@ -14,7 +14,7 @@ from msgspec.structs import replace
 from seasalt_log import events as ev
 from seasalt_log.cards import KIND
 from seasalt_log.engine import State, apply
-from seasalt_log.engine.core import _code_pairs, _round_scored_matches, next_derived
+from seasalt_log.engine.core import _round_scored_matches, next_derived
 from seasalt_log.engine.rulings import rules_for
 from seasalt_log.engine.table import without, without_all
 from seasalt_log.errors import IllegalMoveError
@@ -32,7 +32,7 @@ def test_code_pairs_are_the_kind_pairs_of_the_ruleset(ruleset, events):
     rules = rules_for(ruleset, events)
     for kind in PAIR_TYPES:
         allowed = rules.pair_kinds(ev.TAGS[kind])
-        codes = _code_pairs(rules, kind)
+        codes = rules.pair_codes[kind]
         for a in KIND:
             for b in KIND:
                 want = tuple(sorted((KIND[a], KIND[b]))) in allowed

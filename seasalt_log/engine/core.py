@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
+from operator import add, attrgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
 
 from msgspec.structs import replace
@@ -22,7 +23,7 @@ from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extr
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
-from .table import MERMAID, multiset_diff, replace_at, without, without_all
+from .table import COLOR_OF, MERMAID, multiset_diff, replace_at, without, without_all
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -258,7 +259,7 @@ def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> b
     both piles have cards, their tops share a colour, and the event is in effect for the
     seat). The take handlers ask only in a round with a table event."""
     p0, p1 = piles
-    if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
+    if p0 and p1 and COLOR_OF[p0[-1]] == COLOR_OF[p1[-1]]:
         return "angelfish" in s.effects(seat)
     return False
 
@@ -324,7 +325,8 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         deck = deck[2:]
     else:
         deck = _draw_from_deck(s, t, cards)
-    hands = replace_at(t.hands, player, t.hands[player] + (kept,))
+    hands = list(t.hands)                   # replace_at, inline: a call less per take
+    hands[player] += (kept,)
     piles = t.piles
     if two:
         pile = e.discard_pile
@@ -350,7 +352,7 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                                                      f"{other}: dolphins_drew must be the "
                                                      "deck's top card")
                 deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
-                hands = replace_at(hands, player, hands[player] + (dolphins,))
+                hands[player] += (dolphins,)
             elif dolphins is not None:
                 raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
             dolphins = None                     # drawn, or rightly null
@@ -359,8 +361,8 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
     step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
-    return replace(s, table=Table(deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
-                   flow=replace(f, step=step), seq=s.seq + 1)
+    return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
+                                  t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -377,11 +379,12 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     if pile[-1] != card:
         raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
     player = e.player
-    hands = replace_at(t.hands, player, t.hands[player] + (card,))
+    hands = list(t.hands)                   # replace_at, inline: a call less per take
+    hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
     step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
-    return replace(s, table=Table(t.deck, t.deck_ordered, piles, hands, t.laid, t.face_down),
-                   flow=replace(f, step=step), seq=s.seq + 1)
+    return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
+                                  t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -394,30 +397,15 @@ def _want(kinds: tuple[str, str]) -> str:
     return " and ".join(kinds) if kinds[0] != kinds[1] else f"two {kinds[0]}s"
 
 
-#: (ruleset, event type) -> (the ruleset, the card pairs it lays down in either order); the
-#: ruleset is kept so that its id is not reused (rulesets live as long as the process)
-_CODE_PAIRS: dict[tuple[int, type], tuple[Ruleset, frozenset[tuple[str, str]]]] = {}
-
-
-def _code_pairs(rules: Ruleset, kind: type) -> frozenset[tuple[str, str]]:
-    """The card pairs (a, b) the event type ``kind`` may lay down: :meth:`Ruleset.pair_kinds`
-    as codes, made once per ruleset (R-DUO-PAIR, R-X-PAIRS)."""
-    got = _CODE_PAIRS.get((id(rules), kind))
-    if got is not None and got[0] is rules:
-        return got[1]
-    allowed = rules.pair_kinds(ev.TAGS[kind])
-    pairs = frozenset((a, b) for a in KIND for b in KIND
-                      if (min(KIND[a], KIND[b]), max(KIND[a], KIND[b])) in allowed)
-    _CODE_PAIRS[(id(rules), kind)] = (rules, pairs)
-    return pairs
-
-
-def _lay_pair(s: State, e: Any, unit: tuple[str, ...] | None = None) -> Table:
+def _lay_pair(s: State, e: Any) -> Table:
     """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
-    units (``unit``: what is laid, the pair by default)."""
-    _take_done(s, e)
-    a, b = e.cards
-    if (a, b) not in _code_pairs(s.ruleset, type(e)):
+    units."""
+    f = s.flow
+    if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
+        _take_done(s, e)                        # raises the error due
+    cards = e.cards
+    a, b = cards
+    if (a, b) not in s.ruleset.pair_codes[type(e)]:
         tag = ev.TAGS[type(e)]
         allowed = s.ruleset.pair_kinds(tag)
         ka, kb = KIND[a], KIND[b]
@@ -429,11 +417,14 @@ def _lay_pair(s: State, e: Any, unit: tuple[str, ...] | None = None) -> Table:
                                f"{a} and {b}")
     t = s.table
     player = e.player
-    hand = without_all(t.hands[player], unit or e.cards)
+    hand = without_all(t.hands[player], cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
-    return Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, player, hand),
-                 replace_at(t.laid, player, t.laid[player] + (unit or (a, b),)), t.face_down)
+    hands = list(t.hands)                       # replace_at, inline: two calls less
+    hands[player] = hand
+    laid = list(t.laid)
+    laid[player] += ((a, b),)
+    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), tuple(laid), t.face_down)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
@@ -948,7 +939,8 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
             _take_done(s, e)                    # raises the error due
     t = s.table
     player = f.player
-    if mermaid_check and MERMAID in t.hands[player]:
+    # :func:`_mermaid_win`'s first test here: most hands hold too few mermaids to win
+    if mermaid_check and t.hands[player].count(MERMAID) >= s.ruleset.fewest_mermaids_to_win:
         won = _mermaid_win(s, None)
         if won is not None:
             return won
@@ -1005,10 +997,9 @@ def _end_turn(s: State, call: str) -> State:
     """The turn's end by a call: mermaid win, else the call (R-STOP, R-LAST-1)."""
     f = s.flow
     player = f.player
-    if MERMAID in s.table.hands[player]:
-        won = _mermaid_win(s, call)
-        if won is not None:
-            return won
+    won = _mermaid_win(s, call)
+    if won is not None:
+        return won
     seq = s.seq + 1
     if call == "stop":                                                      # R-STOP
         return replace(s, seq=seq, flow=replace(f, caller=player, call=call, ender=player,
@@ -1202,7 +1193,10 @@ def round_breakdowns(s: State) -> tuple[Breakdown | ExtraBreakdown, ...]:
 def _round_scores(s: State) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """(card points, colour bonus) per seat of :func:`round_breakdowns`."""
     scores = round_breakdowns(s)
-    return (tuple([b.card_points for b in scores]), tuple([b.color_bonus for b in scores]))
+    return tuple(map(_CARD_POINTS, scores)), tuple(map(_COLOR_BONUS, scores))
+
+
+_CARD_POINTS, _COLOR_BONUS = attrgetter("card_points"), attrgetter("color_bonus")
 
 
 def next_derived(s: State) -> ev.Event | None:
@@ -1240,7 +1234,7 @@ def _round_scored_matches(s: State, e: ev.RoundScored) -> bool:
         return False
     points, won = round_points(ending, caller, card_pts, bonus)
     return (e.caller_won == won and e.points == tuple(points)
-            and e.totals == tuple([a + b for a, b in zip(s.totals, points)]))
+            and e.totals == tuple(map(add, s.totals, points)))
 
 
 def _check_derived(s: State, e: ev.Event) -> None:

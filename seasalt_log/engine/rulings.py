@@ -17,6 +17,7 @@ from msgspec import Struct
 
 from .. import events as ev
 from ..cards import CODES, EXTRA_CODES, EXTRA_SALT_DECK, FULL_DECK, KIND
+from .table import CODE
 
 #: an event type tag and the kind pairs it may lay down (each as a sorted pair of kinds)
 PairEntry = tuple[str, tuple[tuple[str, str], ...]]
@@ -70,7 +71,7 @@ class Ruleset(Struct, frozen=True, dict=True):
 
     # ---- the catalog (R-CARDS, R-X-CARDS)
     #: every card of the game, sorted: a round's deck plus discards is exactly this
-    cards: tuple[str, ...] = tuple(sorted(FULL_DECK.elements()))
+    cards: tuple[str, ...] = tuple(sorted(map(CODE.__getitem__, FULL_DECK.elements())))
     #: the card codes this game knows; any other is a format error (R-X-CARDS-4)
     codes: frozenset[str] = frozenset(CODES)
     #: the event types (tags) of this game; any other is a format error (LOG_FORMAT.md)
@@ -113,10 +114,16 @@ class Ruleset(Struct, frozen=True, dict=True):
     #: derived in ``__post_init__`` (see the class docstring); an instance attribute, not
     #: a field, so it is neither a constructor argument nor encoded nor compared
     fewest_mermaids_to_win: ClassVar[int]
+    #: derived likewise: event type -> the card pairs (a, b) it may lay down, in either
+    #: order (:meth:`pair_kinds` as codes; empty for a type that lays no pair here), so that
+    #: a pair is checked by one look-up (R-DUO-PAIR, R-X-PAIRS)
+    pair_codes: ClassVar[dict[type, frozenset[tuple[str, str]]]]
 
     def __post_init__(self) -> None:
         self.__dict__["fewest_mermaids_to_win"] = min(
             [self.mermaids_to_win, *(n for _, n in self.mermaid_events)])
+        self.__dict__["pair_codes"] = {kind: _code_pairs(self.pair_kinds(tag))
+                                       for kind, tag in ev.TAGS.items()}
 
     def __copy__(self) -> Ruleset:
         """The value itself: it is frozen (and msgspec's copy would drop the derived value)."""
@@ -165,10 +172,23 @@ class Ruleset(Struct, frozen=True, dict=True):
         return ()
 
 
+#: kind -> its card codes (every ruleset's; :data:`table.CODE`'s objects)
+_CODES_OF_KIND: dict[str, list[str]] = {}
+for _code, _kind in KIND.items():
+    _CODES_OF_KIND.setdefault(_kind, []).append(CODE[_code])
+
+
+def _code_pairs(kinds: tuple[tuple[str, str], ...]) -> frozenset[tuple[str, str]]:
+    """The card pairs (a, b), in either order, of the kind pairs ``kinds``."""
+    return frozenset(pair for ka, kb in kinds
+                     for a in _CODES_OF_KIND[ka] for b in _CODES_OF_KIND[kb]
+                     for pair in ((a, b), (b, a)))
+
+
 #: R-EV-DOLPHINS: the discarded kinds that trigger the Dolphins (the collectors, the seahorse)
 DOLPHIN_KINDS = frozenset(("shell", "octopus", "penguin", "sailor", "seahorse"))
 #: the card codes of :data:`DOLPHIN_KINDS` (one look-up per discarded card)
-DOLPHIN_CODES = frozenset(code for code, kind in KIND.items() if kind in DOLPHIN_KINDS)
+DOLPHIN_CODES = frozenset(CODE[code] for code, kind in KIND.items() if kind in DOLPHIN_KINDS)
 
 #: R-EV-CARDS: each event's place
 EVENT_PLACES: tuple[tuple[str, str], ...] = (
@@ -180,7 +200,7 @@ EVENT_PLACES: tuple[tuple[str, str], ...] = (
 BASE = Ruleset()
 #: R-X-RULESET-1: the ``extra-salt`` ruleset, 66 cards and RULES.md §10-§13
 EXTRA_SALT = Ruleset(
-    name="extra-salt", cards=tuple(sorted(EXTRA_SALT_DECK.elements())),
+    name="extra-salt", cards=tuple(sorted(map(CODE.__getitem__, EXTRA_SALT_DECK.elements()))),
     codes=frozenset(CODES + EXTRA_CODES), setup_rule="R-X-SETUP", draw_rule="R-X-DRAW",
     pairs=_EXTRA_SALT_PAIRS, trios=True, extra_scoring=True,
     tags=BASE.tags | {ev.TAGS[t] for t in ev.EXTRA_SALT_TYPES})
