@@ -184,6 +184,34 @@ def test_unknown_type():
     assert "$.type" in str(err)
 
 
+@pytest.mark.parametrize("line, path, reason", [
+    # the names nearest the typo, as a reader would correct it
+    ('{"type":"turn_over","player":0}', "$.type",
+     "unknown event type 'turn_over'; did you mean turn_ended?"),
+    ('{"type":"deck_draw","player":0}', "$.type",
+     "unknown event type 'deck_draw'; did you mean deck_drawn, forced_drawn?"),
+    ('{"type":"round_started","round":1,"first_player":0,"discards":["crab:black","shell:grey"],'
+     '"event":"krakn"}', "$.event", "unknown event code 'krakn'; did you mean kraken?"),
+    ('{"type":"event_kept","player":0,"event":"dolphin"}', "$.event",
+     "unknown event code 'dolphin'; did you mean dolphins?"),
+    ('{"type":"event_awarded","round":1,"event":"kraken","to":0,"discarded":[{"player":0,'
+     '"event":"tornadoo"}]}', "$.discarded[0].event",
+     "unknown event code 'tornadoo'; did you mean tornado?"),
+    # an Extra Salt card is a card code too (the game says whether its ruleset has it)
+    ('{"type":"discard_taken","player":0,"pile":0,"card":"lobster:blak"}', "$.card",
+     "unknown card code 'lobster:blak'; did you mean lobster:black, swimmer:black, boat:black?"),
+    # nothing near: no suggestion; a value too long to quote whole: none searched for
+    ('{"type":"xyzzy","player":0}', "$.type", "unknown event type 'xyzzy'"),
+    ('{"type":"%s","player":0}' % ("turn_ended" * 5), "$.type",
+     "unknown event type 'turn_endedturn_endedturn_endedturn_ended'... (50 characters)"),
+    ('{"type":"event_kept","player":0,"event":"%s"}' % ("kraken" * 10), "$.event",
+     "unknown event code 'krakenkrakenkrakenkrakenkrakenkrakenkrak'... (60 characters)"),
+])
+def test_an_unknown_name_suggests_the_nearest_known_ones(line, path, reason):
+    err = format_error(line)
+    assert (err.path, err.reason) == (path, reason)
+
+
 def test_missing_type():
     err = format_error('{"player":0}')
     assert err.path == "$" and "'type'" in err.reason and "missing" in err.reason
