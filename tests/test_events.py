@@ -170,6 +170,21 @@ def test_not_json(line):
     assert err.path in (None, "$")       # there is no object to point into
 
 
+@pytest.mark.parametrize("line, what", [
+    # the byte counted from the line's first, 0: where a reader counting the line finds it
+    ("\x00", "invalid character near byte 0"),
+    ('{"type":"turn_ended","player":0} x', "trailing characters near byte 33"),   # the x
+    ('{"type":"turn_ended","player":0}x', "trailing characters near byte 32"),
+    ('  {"type":"turn_ended" "player":0}', "expected ',' or '}' near byte 23"),   # "player"
+    # a misspelt literal: the byte past the 4 read as null (nul} from byte 30)
+    ('{"type":"turn_ended","player":nul}', "invalid character near byte 34"),
+])
+def test_not_json_says_the_byte_of_the_line(line, what):
+    err = format_error(line)
+    assert err.reason == f"not valid JSON (JSON is malformed: {what} of the line)"
+    assert str(err) == f"LOG-FORMAT: {err.reason}"
+
+
 @pytest.mark.parametrize("line, path", [
     ("[]", "$"), ("42", "$"), ('"turn_ended"', "$"),
 ])

@@ -72,7 +72,8 @@ def test_import_from_stdin_and_directory(tmp_path, log):
 
 
 @pytest.mark.parametrize("line, expect", [
-    ("not json", "LOG-FORMAT: not valid JSON"),
+    ("not json", "LOG-FORMAT: not valid JSON (JSON is malformed: invalid character near byte 4 "
+                 "of the line)"),      # the byte past the 4 read as null
     ('{"type":"turn_ended","player":0,"extra":1}', "unknown field 'extra'"),
     ('{"type":"deck_drawn","player":0,"cards":["crab:blak","crab:black"],"kept":"crab:black","discard_pile":0}',
      "unknown card code 'crab:blak'; did you mean crab:black"),
