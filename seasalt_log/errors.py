@@ -6,6 +6,8 @@ them into a one-line message and an exit code / status.
 
 from __future__ import annotations
 
+from typing import Sequence
+
 
 class SeasaltError(Exception):
     """Base of every error this library raises on purpose."""
@@ -76,14 +78,18 @@ class LogFormatError(Where, SeasaltError, ValueError):
         return f"{w + ': ' if w else ''}{self.rule}: {self.reason}{at}"
 
 
+def did_you_mean(names: Sequence[str]) -> str:
+    """The tail of a message about an unknown name: ``"; did you mean a, b?"`` naming the
+    known ``names`` nearest it, or nothing when there are none."""
+    return "; did you mean " + ", ".join(names) + "?" if names else ""
+
+
 class CardCodeError(SeasaltError, ValueError):
     """A card code that is not in the catalog, or more copies than the deck holds."""
 
     def __init__(self, code: str, suggestions: list[str], reason: str | None = None):
         if reason is None:
-            reason = f"unknown card code {code!r}"
-            if suggestions:
-                reason += "; did you mean " + ", ".join(suggestions) + "?"
+            reason = f"unknown card code {code!r}" + did_you_mean(suggestions)
         super().__init__(reason)
         self.code = code
         self.suggestions = suggestions

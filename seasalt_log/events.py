@@ -8,6 +8,7 @@ it) and what the format allows as game ids, player names and ``meta``. Both rais
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import re
@@ -19,7 +20,7 @@ import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
 from .cards import ALL_CODES, suggest
-from .errors import LogFormatError
+from .errors import LogFormatError, did_you_mean
 from .identifiers import (GAME_ID_PATTERN, PLAYER_NAME_MAX, game_id_problem,
                           player_name_problem, QUOTE_MAX, quote as _quote)
 
@@ -351,10 +352,27 @@ def decode(line: bytes | str) -> Event:
     except msgspec.ValidationError as exc:
         raise _format_error(str(exc)) from None
     except msgspec.DecodeError as exc:
-        raise LogFormatError(f"not valid JSON ({exc})") from None
+        raise LogFormatError(f"not valid JSON ({_json_error(exc)})") from None
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
     return _meta_kept(e) if type(e) is GameStarted else e
+
+
+def _json_error(exc: msgspec.DecodeError) -> str:
+    """msgspec's message of a line that is not JSON, the byte it names said to be the line's
+    (counted from 0, from the start of what it decodes). That byte is where the decoder
+    stopped: the bad one, or just past it (a misspelt ``null``, ``true`` or ``false``, an
+    escape), hence "near"; of trailing characters, the first one (msgspec names the next)."""
+    msg = str(exc)
+    m = _BYTE_AT.search(msg)
+    if m is None:
+        return msg
+    at = int(m.group(1)) - msg.startswith("JSON is malformed: trailing characters")
+    return f"{msg[:m.start()]} near byte {at} of the line"
+
+
+#: where msgspec's message of a JSON syntax error names the byte it stopped at
+_BYTE_AT = re.compile(r" \(byte (\d+)\)$")
 
 
 def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
@@ -439,25 +457,34 @@ def _format_error(msg: str) -> LogFormatError:
     m = _ENUM_RE.match(reason)
     if m:
         value = m.group(1)
+        # the known names nearest a value short enough to quote whole (no search of a
+        # long one: it would not be a typo)
+        short = len(value) <= QUOTE_MAX
         if path == "$.type":
-            reason = f"unknown event type {_quote(value)}"
+            reason = f"unknown event type {_quote(value)}" + _nearest(value, TAGS.values(), short)
         elif path == "$.ruleset":
             reason = f"unsupported ruleset {_quote(value)} (base or extra-salt)"
         elif path == "$.events":
             reason = f"unsupported events {_quote(value)} (only 'pepper', or null for none)"
         elif path == "$.event" or path.endswith(".event"):
-            reason = f"unknown event code {_quote(value)}"
+            reason = f"unknown event code {_quote(value)}" + _nearest(value, EVENT_CODES, short)
         elif path in ("$.ending", "$.reason"):
             reason = f"invalid value {_quote(value)}"
         else:
-            close = suggest(value) if len(value) <= QUOTE_MAX else []
-            reason = f"unknown card code {_quote(value)}" + (
-                "; did you mean " + ", ".join(close) + "?" if close else "")
+            reason = f"unknown card code {_quote(value)}" + did_you_mean(
+                suggest(value, codes=ALL_CODES) if short else [])
     elif reason.startswith("Object missing required field"):
         reason = "missing field " + _quote(reason.split("`", 1)[1].rsplit("`", 1)[0])
     elif reason.startswith("Object contains unknown field"):
         reason = "unknown field " + _quote(reason.split("`", 1)[1].rsplit("`", 1)[0])
     return LogFormatError(reason, path)
+
+
+def _nearest(value: str, names: Iterable[str], search: bool) -> str:
+    """:func:`did_you_mean` of the ``names`` nearest ``value`` (as :func:`cards.suggest`
+    finds card codes), if ``search``."""
+    return did_you_mean(difflib.get_close_matches(value, list(names), n=3, cutoff=0.5)
+                        if search else [])
 
 
 def validate(event: Event, n_players: int | None) -> None:

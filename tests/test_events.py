@@ -170,6 +170,21 @@ def test_not_json(line):
     assert err.path in (None, "$")       # there is no object to point into
 
 
+@pytest.mark.parametrize("line, what", [
+    # the byte counted from the line's first, 0: where a reader counting the line finds it
+    ("\x00", "invalid character near byte 0"),
+    ('{"type":"turn_ended","player":0} x', "trailing characters near byte 33"),   # the x
+    ('{"type":"turn_ended","player":0}x', "trailing characters near byte 32"),
+    ('  {"type":"turn_ended" "player":0}', "expected ',' or '}' near byte 23"),   # "player"
+    # a misspelt literal: the byte past the 4 read as null (nul} from byte 30)
+    ('{"type":"turn_ended","player":nul}', "invalid character near byte 34"),
+])
+def test_not_json_says_the_byte_of_the_line(line, what):
+    err = format_error(line)
+    assert err.reason == f"not valid JSON (JSON is malformed: {what} of the line)"
+    assert str(err) == f"LOG-FORMAT: {err.reason}"
+
+
 @pytest.mark.parametrize("line, path", [
     ("[]", "$"), ("42", "$"), ('"turn_ended"', "$"),
 ])
@@ -182,6 +197,34 @@ def test_unknown_type():
     assert err.path == "$.type"
     assert "unknown event type" in err.reason and "'card_burned'" in err.reason
     assert "$.type" in str(err)
+
+
+@pytest.mark.parametrize("line, path, reason", [
+    # the names nearest the typo, as a reader would correct it
+    ('{"type":"turn_over","player":0}', "$.type",
+     "unknown event type 'turn_over'; did you mean turn_ended?"),
+    ('{"type":"deck_draw","player":0}', "$.type",
+     "unknown event type 'deck_draw'; did you mean deck_drawn, forced_drawn?"),
+    ('{"type":"round_started","round":1,"first_player":0,"discards":["crab:black","shell:grey"],'
+     '"event":"krakn"}', "$.event", "unknown event code 'krakn'; did you mean kraken?"),
+    ('{"type":"event_kept","player":0,"event":"dolphin"}', "$.event",
+     "unknown event code 'dolphin'; did you mean dolphins?"),
+    ('{"type":"event_awarded","round":1,"event":"kraken","to":0,"discarded":[{"player":0,'
+     '"event":"tornadoo"}]}', "$.discarded[0].event",
+     "unknown event code 'tornadoo'; did you mean tornado?"),
+    # an Extra Salt card is a card code too (the game says whether its ruleset has it)
+    ('{"type":"discard_taken","player":0,"pile":0,"card":"lobster:blak"}', "$.card",
+     "unknown card code 'lobster:blak'; did you mean lobster:black, swimmer:black, boat:black?"),
+    # nothing near: no suggestion; a value too long to quote whole: none searched for
+    ('{"type":"xyzzy","player":0}', "$.type", "unknown event type 'xyzzy'"),
+    ('{"type":"%s","player":0}' % ("turn_ended" * 5), "$.type",
+     "unknown event type 'turn_endedturn_endedturn_endedturn_ended'... (50 characters)"),
+    ('{"type":"event_kept","player":0,"event":"%s"}' % ("kraken" * 10), "$.event",
+     "unknown event code 'krakenkrakenkrakenkrakenkrakenkrakenkrak'... (60 characters)"),
+])
+def test_an_unknown_name_suggests_the_nearest_known_ones(line, path, reason):
+    err = format_error(line)
+    assert (err.path, err.reason) == (path, reason)
 
 
 def test_missing_type():

@@ -25,6 +25,7 @@ from seasalt_log import events as ev
 from seasalt_log import replay
 from seasalt_log.rescore import rescore
 from seasalt_log.cards import CODES, COUNT
+from seasalt_log.errors import SeasaltError
 from seasalt_log.engine import BETWEEN, ENDED, State, apply, legal_moves, next_derived
 from seasalt_log.http.app import ROUTES, create_app
 from seasalt_log.http.server import ServerThread, is_loopback
@@ -272,6 +273,28 @@ def test_sixteen_clients_race_to_append(server, client, tmp_path):
 
 def _snapshot(client, gid):
     return stored_jsonl(client, gid)
+
+
+def test_a_round_starteds_error_is_located_at_the_round_it_starts(client):
+    """The next round's round_started with the wrong first seat (R-SETUP-4): the append's
+    problem and a replay of the same events name round 2, the round it starts, not round 1's
+    last turn."""
+    game = random_game(7, players=3, game_id="round-two")
+    ins = inputs(game)
+    at = [i for i, e in enumerate(ins) if type(e) is ev.RoundStarted][1]
+    bad = msgspec.structs.replace(ins[at], first_player=(ins[at].first_player + 1) % 3)
+    assert client.post("/games", content=body(ins[0])).status_code == 201
+    seq = 1
+    for e in ins[1:at]:
+        r = client.post("/games/round-two/events", content=body(e), headers={"If-Match": f'"{seq}"'})
+        assert r.status_code == 200, r.text
+        seq = r.json()["seq"]
+    r = client.post("/games/round-two/events", content=body(bad), headers={"If-Match": f'"{seq}"'})
+    assert r.status_code == 422 and r.json()["rule"] == "R-SETUP-4"
+    assert r.json()["detail"].startswith("game round-two, round 2: R-SETUP-4: round 2 starts with ")
+    with pytest.raises(SeasaltError) as info:
+        replay.replay([*game[:game.index(ins[at])], bad])
+    assert str(info.value) == r.json()["detail"]
 
 
 def test_error_statuses_and_nothing_changes(client):

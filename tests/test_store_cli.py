@@ -10,11 +10,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
 import pytest
 from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
+from seasalt_log.sim import simulate
 
 from .randomplay import play_random_game
 
@@ -70,7 +72,8 @@ def test_import_from_stdin_and_directory(tmp_path, log):
 
 
 @pytest.mark.parametrize("line, expect", [
-    ("not json", "LOG-FORMAT: not valid JSON"),
+    ("not json", "LOG-FORMAT: not valid JSON (JSON is malformed: invalid character near byte 4 "
+                 "of the line)"),      # the byte past the 4 read as null
     ('{"type":"turn_ended","player":0,"extra":1}', "unknown field 'extra'"),
     ('{"type":"deck_drawn","player":0,"cards":["crab:blak","crab:black"],"kept":"crab:black","discard_pile":0}',
      "unknown card code 'crab:blak'; did you mean crab:black"),
@@ -102,6 +105,21 @@ def test_strict_and_validate(tmp_path, log):
     assert not (tmp_path / "other.duckdb").exists()
     r = run("validate", log)
     assert r.exit_code == 0
+
+
+def test_validate_locates_a_round_starteds_error_at_the_round_it_starts(tmp_path):
+    """A round_started of the next round with its table event left out: the error names
+    its line and round 2 (the round it starts, no turn yet), not round 1's last turn."""
+    game = next(simulate(1, 3, 2, None, "extra-salt", "pepper"))
+    at = [i for i, e in enumerate(game) if type(e) is ev.RoundStarted][1]
+    game[at] = msgspec.structs.replace(game[at], event=None)
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(ev.encode_lines(game))
+    r = run("validate", bad)
+    no_traceback(r)
+    assert r.exit_code == 1
+    assert (f"{bad}:{at + 1}: game {game[0].game_id}, round 2: LOG-FORMAT: missing field "
+            f"'event' (a game with events names each round's table event) at $") in r.output
 
 
 def test_validate_against_a_store(tmp_path, log):

@@ -63,12 +63,13 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     f = s.flow
     if e.round != f.round + 1:
         raise illegal(s, "R-FLOW-ROUND", f"the next round is round {f.round + 1}, not {e.round}")
+    # the errors below are the new round's set-up's, located at it (_located)
     if f.ender is not None:
         first = (f.ender + 1) % s.n
         if e.first_player != first:
-            raise illegal(s, "R-SETUP-4", f"round {e.round} starts with {seat_name(s, first)}, the "
-                                          f"seat after the player who ended round {f.round}, not "
-                                          f"seat {e.first_player}")
+            raise illegal(_located(s, e), "R-SETUP-4",
+                          f"round {e.round} starts with {seat_name(s, first)}, the seat after "
+                          f"the player who ended round {f.round}, not seat {e.first_player}")
     rules = s.ruleset
     # a recorded deck that with the discards is the ruleset's cards once each (a sorted tuple
     # compared) holds only known codes, as many as the round's deck: the checks of
@@ -82,16 +83,16 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     if e.deck is not None:
         if not whole:
             missing, extra = multiset_diff((*e.deck, *e.discards), deck_counter(rules.cards))
-            raise illegal(s, rules.setup_rule, f"the deck and the two discards must be the "
-                                               f"{len(rules.cards)} cards once each; missing "
-                                               f"{missing}, extra {extra}")
+            raise illegal(_located(s, e), rules.setup_rule,
+                          f"the deck and the two discards must be the {len(rules.cards)} "
+                          f"cards once each; missing {missing}, extra {extra}")
         deck, ordered = e.deck, True
     else:
         full = deck_counter(rules.cards)
         _, extra = multiset_diff(e.discards, full)
         if extra:
-            raise illegal(s, rules.setup_rule, f"the discards hold more copies than the deck "
-                                               f"has: {extra}")
+            raise illegal(_located(s, e), rules.setup_rule,
+                          f"the discards hold more copies than the deck has: {extra}")
         left = full.copy()
         left.subtract(e.discards)
         deck, ordered = tuple(sorted(left.elements())), False
@@ -101,26 +102,40 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
     if rules.events is not None:
         return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
-            table, face_down=(None,) * n)), s, e.event)  # type: ignore[arg-type]  # R-X-RULESET-2:
-                                                         # validated, a game with events names one
+            table, face_down=(None,) * n)), s, e)
     return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
 
 
-def _event_drawn(s: State, before: State, event: str) -> State:
+def _located(s: State, e: ev.Event) -> State:
+    """``s`` as the place of ``e``'s errors: for a ``round_started`` of the round due next,
+    the round it starts (no turn yet), whose set-up it is; for anything else (a round number
+    that is wrong included, R-FLOW-ROUND) where the game stands."""
+    f = s.flow
+    if (type(e) is ev.RoundStarted and s.phase == BETWEEN and not f.due
+            and e.round == f.round + 1):
+        return replace(s, flow=Flow(round=e.round))
+    return s
+
+
+def _event_drawn(s: State, before: State, e: ev.RoundStarted) -> State:
     """R-EV-ROUND: the round's table event comes from the event deck."""
+    event: str = e.event  # type: ignore[assignment]  # R-X-RULESET-2: validated, a game
+                          # with events names one
     if before.keep_due is not None:
-        raise illegal(before, "R-EV-AWARD", f"{seat_name(before, before.keep_due)} holds two "
-                                            "events and must choose one first (event_kept)")
+        raise illegal(_located(before, e), "R-EV-AWARD",
+                      f"{seat_name(before, before.keep_due)} holds two events and must choose "
+                      "one first (event_kept)")
     deck = without(before.event_deck, event)
     if deck is None:
-        raise illegal(before, "R-EV-ROUND", f"{event} is not in the event deck "
-                                            f"({', '.join(before.event_deck) or 'empty'})")
+        raise illegal(_located(before, e), "R-EV-ROUND",
+                      f"{event} is not in the event deck "
+                      f"({', '.join(before.event_deck) or 'empty'})")
     return replace(s, event_deck=deck, table_event=event)
 
 
 # ---------------------------------------------------------------- format checks of the game
 
-def _format(s: State, reason: str, path: str) -> LogFormatError:
+def _format(s: State, reason: str, path: str | None) -> LogFormatError:
     f = s.flow
     return LogFormatError(reason, path, game_id=s.game_id, seq=s.seq + 1,
                           round=f.round or None, turn=f.turn or None)
@@ -133,12 +148,12 @@ def _known_codes(s: State, e: Any) -> None:
     for name in ("discards", "deck"):
         for i, code in enumerate(getattr(e, name) or ()):
             if code not in codes:
-                raise _format(s, f"unknown card code {code!r} (not a card of the "
-                                 f"{rules.name} ruleset)", f"$.{name}[{i}]")
+                raise _format(_located(s, e), f"unknown card code {code!r} (not a card of "
+                                              f"the {rules.name} ruleset)", f"$.{name}[{i}]")
     if e.deck is not None and len(e.deck) != rules.round_deck_size:
         n = rules.round_deck_size
-        raise _format(s, f"Expected `array` of length {'<=' if len(e.deck) > n else '>='} {n}",
-                      "$.deck")
+        raise _format(_located(s, e), f"Expected `array` of length "
+                                      f"{'<=' if len(e.deck) > n else '>='} {n}", "$.deck")
     _known_event(s, e)
 
 
@@ -147,9 +162,9 @@ def _known_event(s: State, e: ev.RoundStarted) -> None:
     rules = s.ruleset
     if (e.event is None) != (rules.events is None):
         if e.event is None:
-            raise _format(s, "missing field 'event' (a game with events names each round's "
-                             "table event)", "$")
-        raise _format(s, "unknown field 'event' (this game has no events)", "$")
+            raise _format(_located(s, e), "missing field 'event' (a game with events names "
+                                          "each round's table event)", "$")
+        raise _format(_located(s, e), "unknown field 'event' (this game has no events)", "$")
 
 
 def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
@@ -1324,7 +1339,7 @@ def refusal(state: State, event: ev.Event, exc: Exception) -> SeasaltError:
     an IndexError or KeyError, a seat, pile or card outside the game."""
     if isinstance(exc, IllegalMoveError):
         if state.phase != NEW:
-            bad = _unknown_in_game(state, event)
+            bad = _unknown_in_game(_located(state, event), event)
             if bad is not None:
                 return bad
         return exc
@@ -1350,10 +1365,9 @@ def fold(events: Iterable[ev.Event], state: State | None = None) -> State:
 def _malformed(state: State, event: ev.Event, exc: Exception) -> LogFormatError:
     if type(event) not in HANDLERS:
         return LogFormatError(f"{type(event).__name__} is not an event of the log format")
-    return LogFormatError(f"{ev.TAGS[type(event)]}: a seat, pile or card outside this game "
-                          f"({type(exc).__name__}: {exc})", game_id=state.game_id,
-                          seq=state.seq + 1, round=state.flow.round or None,
-                          turn=state.flow.turn or None)
+    return _format(_located(state, event), f"{ev.TAGS[type(event)]}: a seat, pile or card "
+                                           f"outside this game ({type(exc).__name__}: {exc})",
+                   None)
 
 
 def with_derived(events: Iterable[ev.Event]) -> Iterator[tuple[ev.Event, State]]:

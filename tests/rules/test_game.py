@@ -149,6 +149,52 @@ def test_r_setup_4_after_last_chance_the_seat_after_the_caller_wrapping():
     g.play(ev.RoundStarted(round=2, first_player=0, discards=("crab:black", "crab:grey")))
 
 
+# ---------------------------------------------------------------- where a round_started's errors are
+
+def _round_one_stopped() -> tuple[Game, int]:
+    """A game of 3 whose round 1 Ben (seat 1) ended by STOP; (the game, round 1's last turn)."""
+    g = Game(3)
+    stop_round(g, 1, PENGUINS_COLONY, TWO_POINTS, SAILORS_CAPTAIN)
+    g.derived()
+    return g, g.state.flow.turn
+
+
+def test_a_round_started_of_the_next_round_has_its_errors_at_that_round():
+    """A round_started numbered as the next round sets that round up: its set-up errors
+    (R-SETUP-4, R-SETUP-3, a card code the game lacks) are round 2's, before any turn of it,
+    not round 1's last turn."""
+    g, _ = _round_one_stopped()
+    err = g.refuse(ev.RoundStarted(round=2, first_player=1, discards=("crab:black", "crab:grey")))
+    assert (err.rule, err.round, err.turn) == ("R-SETUP-4", 2, None)
+    assert str(err).startswith("game scenario, round 2: R-SETUP-4: round 2 starts with seat 2 ")
+    _, deck = build_deck(discards=("crab:black", "crab:grey"))
+    err = g.refuse(ev.RoundStarted(round=2, first_player=2, discards=("crab:black", "crab:grey"),
+                                   deck=("mermaid:white", *deck[1:])))   # a 5th mermaid
+    assert (err.rule, err.round, err.turn) == ("R-SETUP-3", 2, None)
+    for first in (2, 1):        # a code the game lacks is the error, R-SETUP-4 or not
+        with pytest.raises(LogFormatError) as info:
+            apply(g.state, ev.RoundStarted(round=2, first_player=first,
+                                           discards=("crab:black", "crab:pinkish")))
+        assert (info.value.round, info.value.turn, info.value.path) == (2, None, "$.discards[1]")
+        assert str(info.value).startswith("game scenario, round 2: LOG-FORMAT: ")
+
+
+def test_a_round_started_with_a_wrong_round_number_is_located_where_the_game_stands():
+    """R-FLOW-ROUND: a round_started that is not the next round starts none: its errors are
+    located where the game stands, round 1's last turn."""
+    g, last = _round_one_stopped()
+    err = g.refuse(ev.RoundStarted(round=3, first_player=2, discards=("crab:black", "crab:grey")))
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, last)
+    with pytest.raises(LogFormatError) as info:
+        apply(g.state, ev.RoundStarted(round=3, first_player=2,
+                                       discards=("crab:black", "crab:pinkish")))
+    assert (info.value.round, info.value.turn) == (1, last)
+    g2 = Game(2).start_round()
+    g2.play(take(g2.player, 0, g2.pile_top(0)))
+    err = g2.refuse(ev.RoundStarted(round=2, first_player=1, discards=("crab:black", "crab:grey")))
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, 1)
+
+
 # ---------------------------------------------------------------- R-FLOW-ROUND
 
 def test_r_flow_round_no_turn_outside_a_round():

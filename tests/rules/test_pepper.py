@@ -304,6 +304,24 @@ def test_r_ev_place_and_r_ev_award_first_place_event_to_the_leader():
     assert g.state.effects(0) == {"kraken", "sunfish"} and g.state.effects(1) == {"sunfish"}
 
 
+def test_a_round_started_has_its_event_errors_at_the_round_it_starts():
+    """The next round's round_started sets that round up: a table event missing
+    (R-X-RULESET-2) or not in the event deck (R-EV-ROUND) is round 2's error, before any
+    turn of it; with the round number wrong, where the game stands (R-FLOW-ROUND)."""
+    g = scored_game("kraken")
+    g.derived()
+    last = g.state.flow.turn
+    err = g.refuse(ev.RoundStarted(round=2, first_player=1, discards=(SG, SB), event="kraken"))
+    assert (err.rule, err.round, err.turn) == ("R-EV-ROUND", 2, None)
+    with pytest.raises(LogFormatError) as info:
+        apply(g.state, ev.RoundStarted(round=2, first_player=1, discards=(SG, SB)))
+    assert (info.value.round, info.value.turn, info.value.path) == (2, None, "$")
+    assert str(info.value) == ("game scenario, round 2: LOG-FORMAT: missing field 'event' (a game "
+                               "with events names each round's table event) at $")
+    err = g.refuse(ev.RoundStarted(round=1, first_player=1, discards=(SG, SB), event="sunfish"))
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, last) and last
+
+
 def test_r_ev_award_last_place_event_to_the_last_and_discards():
     """R-EV-AWARD step 1 and 2: a last-place event goes to Ben; with a tie nobody gets it."""
     g = scored_game("sunfish")
