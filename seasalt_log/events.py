@@ -352,15 +352,16 @@ def decode(line: bytes | str) -> Event:
     except msgspec.ValidationError as exc:
         raise _format_error(str(exc)) from None
     except msgspec.DecodeError as exc:
-        raise LogFormatError(f"not valid JSON ({_json_error(exc)})") from None
+        raise LogFormatError(f"not valid JSON ({json_error(exc)})") from None
     except RecursionError:
         raise LogFormatError(f"nested too deeply (meta may nest {MAX_META_DEPTH} levels)") from None
     return _meta_kept(e) if type(e) is GameStarted else e
 
 
-def _json_error(exc: msgspec.DecodeError) -> str:
-    """msgspec's message of a line that is not JSON, the byte it names said to be the line's
-    (counted from 0, from the start of what it decodes). That byte is where the decoder
+def json_error(exc: msgspec.DecodeError, of: str = "the line") -> str:
+    """msgspec's message of a text that is not JSON (a line, or ``of``: e.g. "the body"),
+    the byte it names said to be that text's (counted from 0, from the start of what it
+    decodes). That byte is where the decoder
     stopped: the bad one, or just past it (a misspelt ``null``, ``true`` or ``false``, an
     escape), hence "near"; of trailing characters, the first one (msgspec names the next)."""
     msg = str(exc)
@@ -368,7 +369,7 @@ def _json_error(exc: msgspec.DecodeError) -> str:
     if m is None:
         return msg
     at = int(m.group(1)) - msg.startswith("JSON is malformed: trailing characters")
-    return f"{msg[:m.start()]} near byte {at} of the line"
+    return f"{msg[:m.start()]} near byte {at} of {of}"
 
 
 #: where msgspec's message of a JSON syntax error names the byte it stopped at

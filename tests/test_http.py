@@ -322,7 +322,8 @@ def test_error_statuses_and_nothing_changes(client):
         return data
 
     # 400: malformed JSON, bad fields, bad card codes, bad bodies, bad If-Match
-    expect(400, "bad_request", client.post(url, content=b"{not json", headers=ok))
+    d = expect(400, "bad_request", client.post(url, content=b"{not json", headers=ok))
+    assert "near byte 1 of the body" in d["detail"], d    # the byte counted in the body
     expect(400, "bad_request", client.post(url, content=b"42", headers=ok))
     expect(400, "bad_request", client.post(url, content=b"[]", headers=ok))
     expect(400, "bad_request", client.post(url, content=b'{"expected": 2}', headers=ok))

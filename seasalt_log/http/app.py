@@ -335,7 +335,7 @@ def parse_append(body: bytes) -> tuple[list[ev.Event], int | None, bool]:
     except msgspec.ValidationError as exc:
         raise ApiError(400, "bad_request", f"malformed append body: {exc}") from None
     except msgspec.DecodeError as exc:
-        raise ApiError(400, "bad_request", f"the body is not valid JSON ({exc})") from None
+        raise ApiError(400, "bad_request", f"the body is not valid JSON ({ev.json_error(exc, 'the body')})") from None
     except RecursionError:
         raise ApiError(400, "bad_request", "the body is nested too deeply") from None
     if not items:
