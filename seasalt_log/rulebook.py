@@ -19,7 +19,7 @@ from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .errors import SeasaltError
+from .errors import SeasaltError, did_you_mean
 
 RULES = "RULES.md"
 LOG_FORMAT = "LOG_FORMAT.md"
@@ -172,7 +172,7 @@ def lookup(query: str, book: tuple[Rule, ...] | None = None) -> list[Rule]:
             found.append(r)
     if not found:
         close = difflib.get_close_matches(want, [r.id for r in book], n=3, cutoff=0.6)
-        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        hint = did_you_mean(close)
         raise UnknownRuleError(f"no rule {query.strip()!r} in RULES.md{hint} "
                                "(seasalt rules lists every id)")
     return found
