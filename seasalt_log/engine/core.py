@@ -23,7 +23,7 @@ from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extr
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
-from .table import COLOR_OF, MERMAID, multiset_diff, replace_at, without, without_all
+from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -259,7 +259,7 @@ def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> b
     both piles have cards, their tops share a colour, and the event is in effect for the
     seat). The take handlers ask only in a round with a table event."""
     p0, p1 = piles
-    if p0 and p1 and COLOR_OF[p0[-1]] == COLOR_OF[p1[-1]]:
+    if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
         return "angelfish" in s.effects(seat)
     return False
 
