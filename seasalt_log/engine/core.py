@@ -257,7 +257,9 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
 def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> bool:
     """Whether the Angelfish take follows a take step that leaves ``piles`` (R-EV-ANGELFISH:
     both piles have cards, their tops share a colour, and the event is in effect for the
-    seat). The take handlers ask only in a round with a table event."""
+    seat). The take handlers ask only when the Angelfish can be in effect for the seat at
+    all, as the table event or an event it holds (R-EV-APPLY): in a game with events, nine
+    takes in ten are spared the call."""
     p0, p1 = piles
     if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
         return "angelfish" in s.effects(seat)
@@ -360,7 +362,9 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    event = s.table_event
+    step = ANGEL if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
+        and _angelfish_due(s, player, piles) else PLAY
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
@@ -382,7 +386,9 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    event = s.table_event
+    step = ANGEL if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
+        and _angelfish_due(s, player, piles) else PLAY
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
