@@ -362,9 +362,10 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    event = s.table_event
-    step = ANGEL if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
-        and _angelfish_due(s, player, piles) else PLAY
+    step = PLAY
+    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
+                                      s.held[player]) and _angelfish_due(s, player, piles):
+        step = ANGEL
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
@@ -386,9 +387,10 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    event = s.table_event
-    step = ANGEL if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
-        and _angelfish_due(s, player, piles) else PLAY
+    step = PLAY
+    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
+                                      s.held[player]) and _angelfish_due(s, player, piles):
+        step = ANGEL
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
