@@ -48,10 +48,12 @@ COPIES: dict[tuple[str, str], int] = {
 
 #: every valid code, in catalog order
 CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in COPIES)
-#: code -> kind, code -> colour, code -> copies
-KIND: dict[str, str] = {f"{k}:{c}": k for k, c in COPIES}
-COLOR: dict[str, str] = {f"{k}:{c}": c for k, c in COPIES}
-COUNT: dict[str, int] = {f"{k}:{c}": n for (k, c), n in COPIES.items()}
+#: code -> kind, code -> colour, code -> copies; keyed by the string objects of
+#: :data:`CODES` and :data:`EXTRA_CODES`, which the log decoder gives for the codes (its
+#: ``Literal`` of :data:`ALL_CODES`): a look-up of a decoded code hits by identity
+KIND: dict[str, str] = {code: k for code, (k, _) in zip(CODES, COPIES)}
+COLOR: dict[str, str] = {code: c for code, (_, c) in zip(CODES, COPIES)}
+COUNT: dict[str, int] = dict(zip(CODES, COPIES.values()))
 #: the full 58-card deck as a multiset
 FULL_DECK: Counter[str] = Counter(COUNT)
 DECK_SIZE = sum(COUNT.values())
@@ -72,10 +74,10 @@ EXTRA_CODES: tuple[str, ...] = tuple(f"{k}:{c}" for k, c in EXTRA_COPIES)
 #: every code of every ruleset, base first: what the log decoder accepts (a ruleset then
 #: refuses the codes it does not have, RULES.md R-X-CARDS-4)
 ALL_CODES: tuple[str, ...] = CODES + EXTRA_CODES
-KIND.update({f"{k}:{c}": k for k, c in EXTRA_COPIES})
-COLOR.update({f"{k}:{c}": c for k, c in EXTRA_COPIES})
+KIND.update({code: k for code, (k, _) in zip(EXTRA_CODES, EXTRA_COPIES)})
+COLOR.update({code: c for code, (_, c) in zip(EXTRA_CODES, EXTRA_COPIES)})
 #: the 66-card Extra Salt deck as a multiset (R-X-CARDS-1)
-EXTRA_SALT_DECK: Counter[str] = FULL_DECK + Counter({f"{k}:{c}": n for (k, c), n in EXTRA_COPIES.items()})
+EXTRA_SALT_DECK: Counter[str] = FULL_DECK + Counter(dict(zip(EXTRA_CODES, EXTRA_COPIES.values())))
 
 DUO_PAIRS: dict[str, tuple[str, str]] = {
     "crab": ("crab", "crab"),

@@ -211,10 +211,11 @@ def round_points(ending: str, caller: int | None, card_pts: Sequence[int],
         return [0] * n, None
     if caller is None:
         raise ValueError("a LAST CHANCE round needs its caller")
-    won = all(card_pts[caller] >= card_pts[s] for s in range(n) if s != caller)
+    mine = card_pts[caller]
+    won = mine >= max(card_pts)     # the caller's own points are among them
     if won:
-        pts = [bonus[s] for s in range(n)]
-        pts[caller] = card_pts[caller] + bonus[caller]
+        pts = list(bonus)
+        pts[caller] = mine + bonus[caller]
     else:
         pts = list(card_pts)
         pts[caller] = bonus[caller]

@@ -128,3 +128,17 @@ def test_check_counts():
     assert "5" in str(info.value) and "4" in str(info.value)
     with pytest.raises(CardCodeError):
         cards.check_counts(["crab:black", "crab:black"])   # only one black crab
+
+
+def test_code_tables_are_keyed_by_the_decoders_code_objects():
+    """KIND, COLOR and COUNT hold the very string objects the log decoder gives for a card
+    code, so a look-up of a decoded code hits by identity (no characters compared)."""
+    from seasalt_log import events
+
+    line = ('{"type":"discard_taken","player":0,"pile":0,"card":"%s"}')
+    for code in cards.ALL_CODES:
+        decoded = events.decode(line % code).card
+        assert decoded == code
+        assert any(k is decoded for k in cards.KIND)
+        assert any(k is decoded for k in cards.COLOR)
+        assert any(k is decoded for k in (cards.COUNT if code in cards.CODES else cards.KIND))

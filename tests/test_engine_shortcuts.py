@@ -219,22 +219,39 @@ def test_a_turns_end_mermaid_win_as_the_rules_count_it(ruleset, events):
 def test_the_angelfish_take_follows_a_take_as_the_rules_say(ruleset, events):
     """R-EV-ANGELFISH: after every take step of simulated games (a deck draw, a discard
     taken), the Angelfish take is due exactly when both piles have cards, their tops share
-    a colour, and the Angelfish is the table event or held by the player."""
+    a colour, and the Angelfish is the table event or held by the player (R-EV-APPLY). With
+    events, each take is also tried with the Angelfish made the table event, held by the
+    player, or held by another seat only (under another table event; takes under the
+    Dolphins, whose draw another event would refuse, are not tried)."""
     from seasalt_log.cards import COLOR
+    from seasalt_log.engine.table import replace_at
     from seasalt_log.sim import simulate
 
+    def due_after(s: State, seat: int) -> bool:
+        p0, p1 = s.table.piles
+        return bool(s.table_event is not None and p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]
+                    and "angelfish" in (s.table_event, *s.held[seat]))
+
+    rng = random.Random(5)
     seen = {True: 0, False: 0}
     for game in simulate(20, 3, 43, None, ruleset, events):
         s = State()
         for e in game:
             after = apply(s, e)
             if type(e) in (ev.DeckDrawn, ev.DiscardTaken):
-                p0, p1 = after.table.piles
-                due = bool(after.table_event is not None and p0 and p1
-                           and COLOR[p0[-1]] == COLOR[p1[-1]]
-                           and "angelfish" in (after.table_event, *after.held[e.player]))
+                due = due_after(after, e.player)
                 assert (after.flow.step == "angel") == due
                 seen[due] += 1
+                if s.table_event is not None and "dolphins" not in s.effects(e.player):
+                    p, other = e.player, (e.player + 1) % len(s.players)
+                    x = [replace(s, table_event="angelfish"),
+                         replace(s, held=replace_at(s.held, p, ("angelfish",))),
+                         replace(s, table_event="kraken",
+                                 held=replace_at(s.held, other, ("angelfish",)))][rng.randrange(3)]
+                    tried = apply(x, e)
+                    due = due_after(tried, p)
+                    assert (tried.flow.step == "angel") == due
+                    seen[due] += 1
             s = after
     assert seen[False] > 100 and (seen[True] > 0) == (events is not None)
 

@@ -23,7 +23,7 @@ from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extr
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
-from .table import COLOR_OF, MERMAID, multiset_diff, replace_at, without, without_all
+from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
@@ -272,9 +272,11 @@ def _not_in_forced_turn(s: State, e: Any) -> None:
 def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> bool:
     """Whether the Angelfish take follows a take step that leaves ``piles`` (R-EV-ANGELFISH:
     both piles have cards, their tops share a colour, and the event is in effect for the
-    seat). The take handlers ask only in a round with a table event."""
+    seat). The take handlers ask only when the Angelfish can be in effect for the seat at
+    all, as the table event or an event it holds (R-EV-APPLY): in a game with events, nine
+    takes in ten are spared the call."""
     p0, p1 = piles
-    if p0 and p1 and COLOR_OF[p0[-1]] == COLOR_OF[p1[-1]]:
+    if p0 and p1 and COLOR[p0[-1]] == COLOR[p1[-1]]:
         return "angelfish" in s.effects(seat)
     return False
 
@@ -375,7 +377,10 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    step = PLAY
+    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
+                                      s.held[player]) and _angelfish_due(s, player, piles):
+        step = ANGEL
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 
@@ -397,7 +402,10 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    step = ANGEL if s.table_event is not None and _angelfish_due(s, player, piles) else PLAY
+    step = PLAY
+    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
+                                      s.held[player]) and _angelfish_due(s, player, piles):
+        step = ANGEL
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
 

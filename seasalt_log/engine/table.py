@@ -5,16 +5,13 @@ from __future__ import annotations
 from collections import Counter
 from typing import Iterable, TypeVar
 
-from ..cards import ALL_CODES, COLOR, FULL_DECK
+from ..cards import ALL_CODES, FULL_DECK
 
 #: each card code as the one string object the log decoder gives for it (its ``Literal`` of
 #: :data:`cards.ALL_CODES`): a table keyed by these objects finds a decoded code, and a
 #: tuple of them compares with one, by identity, without comparing characters
 CODE: dict[str, str] = {code: code for code in ALL_CODES}
 MERMAID = CODE["mermaid:white"]
-#: :data:`cards.COLOR` keyed by :data:`CODE`'s objects (every take of a game with events
-#: asks it, R-EV-ANGELFISH)
-COLOR_OF: dict[str, str] = {CODE[code]: color for code, color in COLOR.items()}
 T = TypeVar("T")
 
 

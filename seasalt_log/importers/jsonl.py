@@ -248,23 +248,23 @@ def check_game(raw: RawGame) -> CheckedGame:
     # (place in the game's events, derived event) of each one the log left out
     added: list[tuple[int, ev.Event]] = []
     s = State()
-    handlers, add_state, derived = HANDLERS, states.append, ev.DERIVED_TYPES
+    handlers, derived = HANDLERS, ev.DERIVED_TYPES
     try:
         for e in events:
             if s.flow.due is not None and type(e) not in derived:    # a derived event is owed
                 while (d := next_derived(s)) is not None:
                     s = apply(s, d)
                     added.append((len(states), d))
-                    add_state(s)
+                    states.append(s)
             try:                # apply(s, e), without a call of its own per event
                 s = handlers[type(e)](s, e)
             except (IndexError, KeyError, IllegalMoveError) as exc:
                 raise refusal(s, e, exc) from None
-            add_state(s)
+            states.append(s)    # list.append called by name: the interpreter's own fast path
         while (d := next_derived(s)) is not None:
             s = apply(s, d)
             added.append((len(states), d))
-            add_state(s)
+            states.append(s)
     except SeasaltError as exc:
         if hasattr(exc, "locate"):
             exc.locate(file=raw.source, line=_line_of(raw, len(states) - len(added)),
