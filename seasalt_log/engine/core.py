@@ -28,9 +28,16 @@ from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 def illegal(state: State, rule: str, reason: str) -> IllegalMoveError:
     """An error for the event that would be applied next to ``state``."""
-    f = state.flow
-    return IllegalMoveError(rule, reason, game_id=state.game_id, seq=state.seq + 1,
-                            round=f.round or None, turn=f.turn or None)
+    return IllegalMoveError(rule, reason, **_place(state))
+
+
+def _place(s: State) -> dict[str, Any]:
+    """Where the event after ``s`` stands, for its error: the game, the seq, the round and,
+    while a round is in play, the turn (a round's end, its awards and the game's end belong
+    to no turn, LOG_FORMAT.md)."""
+    f = s.flow
+    return {"game_id": s.game_id, "seq": s.seq + 1, "round": f.round or None,
+            "turn": (f.turn or None) if s.phase not in (BETWEEN, ENDED) else None}
 
 
 def seat_name(state: State, seat: int) -> str:
@@ -136,9 +143,7 @@ def _event_drawn(s: State, before: State, e: ev.RoundStarted) -> State:
 # ---------------------------------------------------------------- format checks of the game
 
 def _format(s: State, reason: str, path: str | None) -> LogFormatError:
-    f = s.flow
-    return LogFormatError(reason, path, game_id=s.game_id, seq=s.seq + 1,
-                          round=f.round or None, turn=f.turn or None)
+    return LogFormatError(reason, path, **_place(s))
 
 
 def _known_codes(s: State, e: Any) -> None:
@@ -215,8 +220,7 @@ def _in_turn(s: State, e: Any) -> Flow:
         raise illegal(s, "R-FLOW-ROUND", "no round is in play (round_started expected)")
     if e.player != f.player:
         if not 0 <= e.player < s.n:     # a seat of no one: the format's error, as validate's
-            raise ev.seat_out_of_range(e.player, s.n, "$.player", game_id=s.game_id,
-                                       seq=s.seq + 1, round=f.round or None, turn=f.turn or None)
+            raise ev.seat_out_of_range(e.player, s.n, "$.player", **_place(s))
         raise illegal(s, "R-FLOW-PLAYER", f"it is {seat_name(s, f.player)}'s turn, not "
                                           f"{seat_name(s, e.player)}'s")
     return f
@@ -803,9 +807,7 @@ def _victim_seat(s: State, v: int | None) -> None:
     negative one made in Python) is the LogFormatError (LOG-FORMAT) validate gives, same
     reason and path; checked before any rule, as validate runs before the rules."""
     if v is not None and not 0 <= v < len(s.players):
-        f = s.flow
-        raise ev.seat_out_of_range(v, s.n, "$.victim", game_id=s.game_id, seq=s.seq + 1,
-                                   round=f.round or None, turn=f.turn or None)
+        raise ev.seat_out_of_range(v, s.n, "$.victim", **_place(s))
 
 
 def _victim_checks(s: State, e: Any, targets: list[int], revealed_rule: str, rule: str) -> None:

@@ -181,14 +181,16 @@ def test_a_round_started_of_the_next_round_has_its_errors_at_that_round():
 
 def test_a_round_started_with_a_wrong_round_number_is_located_where_the_game_stands():
     """R-FLOW-ROUND: a round_started that is not the next round starts none: its errors are
-    located where the game stands, round 1's last turn."""
+    located where the game stands, round 1, which has ended (after its last turn: no turn;
+    LOG_FORMAT.md, a round's end belongs to no turn); inside a round, at its turn."""
     g, last = _round_one_stopped()
+    assert last
     err = g.refuse(ev.RoundStarted(round=3, first_player=2, discards=("crab:black", "crab:grey")))
-    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, last)
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, None)
     with pytest.raises(LogFormatError) as info:
         apply(g.state, ev.RoundStarted(round=3, first_player=2,
                                        discards=("crab:black", "crab:pinkish")))
-    assert (info.value.round, info.value.turn) == (1, last)
+    assert (info.value.round, info.value.turn) == (1, None)
     g2 = Game(2).start_round()
     g2.play(take(g2.player, 0, g2.pile_top(0)))
     err = g2.refuse(ev.RoundStarted(round=2, first_player=1, discards=("crab:black", "crab:grey")))
@@ -205,7 +207,9 @@ def test_r_flow_round_no_turn_outside_a_round():
     stop_round(g, 0, PENGUINS_COLONY, TWO_POINTS)
     g.derived()
     assert g.state.phase == BETWEEN
-    assert g.refuse(take(1, 0, "boat:yellow")).rule == "R-FLOW-ROUND"
+    err = g.refuse(take(1, 0, "boat:yellow"))
+    # located at the round that has ended, at no turn (its turns are over)
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, None)
 
 
 def test_r_flow_round_a_round_starts_only_after_the_last_one_ended():

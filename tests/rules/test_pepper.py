@@ -307,7 +307,8 @@ def test_r_ev_place_and_r_ev_award_first_place_event_to_the_leader():
 def test_a_round_started_has_its_event_errors_at_the_round_it_starts():
     """The next round's round_started sets that round up: a table event missing
     (R-X-RULESET-2) or not in the event deck (R-EV-ROUND) is round 2's error, before any
-    turn of it; with the round number wrong, where the game stands (R-FLOW-ROUND)."""
+    turn of it; with the round number wrong, where the game stands (R-FLOW-ROUND): round 1,
+    ended, so no turn."""
     g = scored_game("kraken")
     g.derived()
     last = g.state.flow.turn
@@ -319,7 +320,7 @@ def test_a_round_started_has_its_event_errors_at_the_round_it_starts():
     assert str(info.value) == ("game scenario, round 2: LOG-FORMAT: missing field 'event' (a game "
                                "with events names each round's table event) at $")
     err = g.refuse(ev.RoundStarted(round=1, first_player=1, discards=(SG, SB), event="sunfish"))
-    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, last) and last
+    assert (err.rule, err.round, err.turn) == ("R-FLOW-ROUND", 1, None) and last
 
 
 def test_r_ev_award_last_place_event_to_the_last_and_discards():
