@@ -583,11 +583,11 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
 
 # ---------------------------------------------------------------- a seat's closed turns
 
-#: the per-part record of a seat's holding that :func:`seat_points_and_bonus` keeps:
-#: [hand, laid, index, kinds in hand, kinds in hand and laid, colours of both, the largest
-#: colour group, the points that do not depend on the colours (pairs, laid ones included,
-#: collectors, multipliers)]
-_HAND, _LAID, _INDEX, _IN_HAND, _KINDS, _COLORS, _BONUS, _FIXED = range(8)
+# The per-part record of a seat's holding that seat_points_and_bonus keeps is a list, read
+# by index on this hot path (a named structure costs more per read): [0 hand, 1 laid,
+# 2 index, 3 kinds in hand, 4 kinds in hand and laid, 5 colours of both, 6 the largest
+# colour group, 7 the points that do not depend on the colours (pairs, laid ones included,
+# collectors, multipliers)]
 
 
 def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
