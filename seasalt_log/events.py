@@ -365,6 +365,8 @@ def json_error(exc: msgspec.DecodeError, of: str = "the line") -> str:
     stopped: the bad one, or just past it (a misspelt ``null``, ``true`` or ``false``, an
     escape), hence "near"; of trailing characters, the first one (msgspec names the next)."""
     msg = str(exc)
+    if msg == "Input data was truncated":
+        return f"{of} ends inside its JSON: input data was truncated"
     m = _BYTE_AT.search(msg)
     if m is None:
         return msg

@@ -170,6 +170,12 @@ def test_not_json(line):
     assert err.path in (None, "$")       # there is no object to point into
 
 
+def test_a_line_cut_short_says_it_ends_inside_its_json():
+    err = format_error('{"type": "turn_ended", "player": 0')
+    assert err.reason == ("not valid JSON (the line ends inside its JSON: input data was "
+                          "truncated)")
+
+
 @pytest.mark.parametrize("line, what", [
     # the byte counted from the line's first, 0: where a reader counting the line finds it
     ("\x00", "invalid character near byte 0"),
