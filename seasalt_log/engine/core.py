@@ -6,7 +6,6 @@ Every refusal is an :class:`IllegalMoveError` naming the rule id of RULES.md.
 
 from __future__ import annotations
 
-import threading
 from collections import Counter
 from operator import add, attrgetter
 from typing import Any, Callable, Iterable, Iterator, Sequence
@@ -17,9 +16,8 @@ from .. import events as ev
 from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
-                       extra_counts, game_winners,
-                       holding_breakdown, points_and_bonus, round_points, scoring_effects,
-                       seat_extra_points_and_bonus, seat_points_and_bonus)
+                       extra_counts, game_winners, holding_breakdown, round_points,
+                       scoring_effects)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, State, Table)
@@ -1100,37 +1098,6 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
         return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
     return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
                              face_down=int(t.face_down[seat] is not None))
-
-
-def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
-    """(card points, colour bonus) of :func:`player_breakdown`, without building the
-    breakdown (R-SCORE, R-X-SCORE): every closed turn's row is scored so, the seat's holding
-    scored on from the seat's last call (:func:`scoring.seat_points_and_bonus`,
-    :func:`scoring.seat_extra_points_and_bonus`)."""
-    t, rules = s.table, s.ruleset
-    hand, laid = t.hands[seat], t.laid[seat]
-    counted = _per_thread.counted
-    if not rules.extra_scoring:
-        try:
-            return seat_points_and_bonus(counted, seat, hand, laid)
-        except KeyError:                    # Extra Salt cards: scored by breakdown
-            return points_and_bonus(hand, laid)
-    return seat_extra_points_and_bonus(counted, seat, hand, laid, s.effects(seat),
-                                       rules.starfish_in_hand_scores)
-
-
-class _PerThread(threading.local):
-    """What :func:`player_points_and_bonus` keeps between calls, one per thread: the
-    holdings are counted on in place, which two threads scoring at once (an import's
-    checking thread beside its loader, the service's requests) must not share."""
-
-    def __init__(self) -> None:
-        #: seat -> the holding last scored for it (:func:`scoring.seat_points_and_bonus`;
-        #: its tuples are kept there, so compared by identity)
-        self.counted: dict[int, list[Any]] = {}
-
-
-_per_thread = _PerThread()
 
 
 def player_points(s: State, seat: int) -> int:
