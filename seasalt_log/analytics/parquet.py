@@ -28,6 +28,8 @@ Each read model's file holds its rows by game number too, then by the rest of th
 key (``turns``: round, turn), the order an import stores them in, so they are read as
 stored with no sort (:data:`READ_MODELS`; a store whose rows lie otherwise, after later
 writes, is sorted into that order). ``cards`` is by code and ``commits`` by game id and seq.
+These files have the column types of DuckDB's own ``COPY ... (FORMAT parquet)`` of the table
+and, as the events files, min/max statistics only for their key (:func:`_write_file`).
 """
 
 from __future__ import annotations
