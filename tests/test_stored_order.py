@@ -240,3 +240,25 @@ def test_cli_export_all_reads_as_stored_when_the_ids_sort_as_numbered(tmp_path, 
     r = CliRunner().invoke(app, ["export", "--all", "--out", str(out), "--db", str(db)])
     assert r.exit_code == 0, r.output
     assert out.read_bytes() == want
+
+
+@pytest.mark.parametrize("which", ["in_order", "out_of_order"])
+def test_parquet_table_files_read_back_as_duckdbs_copy(which, request, tmp_path):
+    """Every file but the events files has the types (DuckDB's and pyarrow's, required
+    columns included) of DuckDB's own COPY of its table, on both paths (as stored, sorted)."""
+    db = request.getfixturevalue(which)
+    with Store.open(db, read_only=True) as store:
+        export_parquet(store, tmp_path / "x")
+    con = duckdb.connect()
+    con.execute(f"ATTACH '{db}' AS s (READ_ONLY)")
+    con.execute("USE s")
+    for t in parquet.PARQUET_TABLES:
+        ours, theirs = tmp_path / "x" / f"{t}.parquet", tmp_path / f"{t}.parquet"
+        con.execute(f"COPY (SELECT * FROM {t}) TO '{theirs}' (FORMAT parquet)")
+        assert (pq.read_schema(ours).remove_metadata()
+                == pq.read_schema(theirs).remove_metadata()), t
+        assert (con.execute(f"DESCRIBE SELECT * FROM '{ours}'").fetchall()
+                == con.execute(f"DESCRIBE SELECT * FROM '{theirs}'").fetchall()), t
+        assert (con.execute(f"SELECT count(*) FROM '{ours}'").fetchall()
+                == con.execute(f"SELECT count(*) FROM {t}").fetchall()), t
+    con.close()

@@ -28,6 +28,8 @@ Each read model's file holds its rows by game number too, then by the rest of th
 key (``turns``: round, turn), the order an import stores them in, so they are read as
 stored with no sort (:data:`READ_MODELS`; a store whose rows lie otherwise, after later
 writes, is sorted into that order). ``cards`` is by code and ``commits`` by game id and seq.
+These files have the column types of DuckDB's own ``COPY ... (FORMAT parquet)`` of the table
+and, as the events files, min/max statistics only for their key (:func:`_write_file`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from __future__ import annotations
 import hashlib
 import time
 from collections import deque
+from contextlib import suppress
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -46,7 +49,6 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError, interrupted
 from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
-from ..store.literals import sql_literal
 from ..store.stored_order import in_game_order, stored_batches
 from ..store.fetch import one_value
 
@@ -70,7 +72,12 @@ LAYOUT_KEY = b"seasalt.layout"
 LAYOUT_WHOLE_GAMES = b"whole-games"
 #: ... and the number of buckets the export used
 BUCKETS_KEY = b"seasalt.buckets"
-_ORDER = {**{t.name: ", ".join(t.order) for t in (*SCHEMA, CARDS)}, "commits": "game_id, seq"}
+#: every table but the events -> the key its file holds its rows by (the columns whose min/max
+#: the file records: see :func:`_write_file`)
+_ORDER: dict[str, tuple[str, ...]] = {**{t.name: t.order for t in (*SCHEMA, CARDS)},
+                                      "commits": ("game_id", "seq")}
+#: rows per batch read from DuckDB (and per row group) of a read model's file
+TABLE_ROWS = 122_880
 #: rows per batch of the pass that tells whether a read model is stored in its file's order
 ORDER_CHECK_ROWS = 1 << 20
 #: read model -> its key (the game id first): its file holds its rows by the game's number
@@ -267,7 +274,7 @@ def _read_model_query(con, table: str, numbers: dict[str, int]) -> str:
     model stored in that order (as an import writes it) is read as it lies, with no sort."""
     key = READ_MODELS.get(table)
     if key is None:
-        return f"SELECT * FROM {table} ORDER BY {_ORDER[table]}"
+        return f"SELECT * FROM {table} ORDER BY {', '.join(_ORDER[table])}"
     if _in_number_order(con, table, key[1:], numbers):
         return f"SELECT * FROM {table}"
     return (f"SELECT t.* FROM {table} t LEFT JOIN (SELECT game_id, min(game) AS _number FROM "
@@ -321,6 +328,61 @@ def _in_number_order(con, table: str, rest: tuple[str, ...], numbers: dict[str, 
     return True
 
 
+def _file_columns(con, table: str) -> dict[str, tuple[bool, bool]]:
+    """``table``'s columns -> (nullable, JSON) in its file, as DuckDB's own ``COPY`` writes
+    them: a column is required (not null) when the table's statistics say it holds no NULL
+    (every column of an empty table), and a JSON column keeps its JSON logical type (DuckDB
+    hands it to Arrow as plain text)."""
+    columns = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE "
+                          "database_name = current_database() AND schema_name = current_schema() "
+                          "AND table_name = ? ORDER BY column_index", [table]).fetchall()
+    stats = con.execute(f"SELECT {', '.join(f'stats({_quoted(n)})' for n, _ in columns)} "
+                        f"FROM {table} LIMIT 1").fetchall()
+    return {n: (bool(stats) and stats[0][i]["has_null"], kind == "JSON")
+            for i, (n, kind) in enumerate(columns)}
+
+
+def _quoted(name: str) -> str:
+    """``name`` as a SQL identifier."""
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -> None:
+    """Write the rows of ``query`` (``table``'s, in its file's order) to ``path`` with
+    pyarrow's writer (some 40 % less CPU than DuckDB's ``COPY``): row groups of
+    :data:`TABLE_ROWS`, min/max statistics only for the columns of ``key``, and no Arrow
+    schema stored, so that the types read back (by DuckDB or pyarrow) are those of DuckDB's
+    own ``COPY ... (FORMAT parquet)``. Each batch is encoded in a thread while DuckDB reads
+    the next."""
+    columns = _file_columns(con, table)
+    reader = con.sql(query).to_arrow_reader(TABLE_ROWS)
+    writer = None
+    pending: deque[Future] = deque()
+    try:
+        schema = pa.schema([f.with_type(pa.json_(pa.string()) if columns[f.name][1] else f.type)
+                            .with_nullable(columns[f.name][0]) for f in reader.schema])
+        writer = pq.ParquetWriter(path, schema, store_schema=False, write_statistics=list(key))
+        with ThreadPoolExecutor(1) as thread:
+            for batch in reader:
+                rows = pa.RecordBatch.from_arrays(
+                    [c if f.type == c.type else pa.ExtensionArray.from_storage(f.type, c)
+                     for f, c in zip(schema, batch.columns)], schema=schema)
+                pending.append(thread.submit(writer.write_batch, rows, TABLE_ROWS))
+                if len(pending) > 1:
+                    pending.popleft().result()      # raises what the write raised
+            while pending:
+                pending.popleft().result()
+    except BaseException:
+        if writer is not None:
+            with suppress(Exception):       # the first failure is the one to report
+                writer.close()
+        raise
+    else:
+        writer.close()
+    finally:
+        reader.close()
+
+
 def export_parquet(store, directory: str | Path) -> ParquetExport:
     """Write the store's events (partitioned by player count, then bucketed by game id so
     that every game lies whole in one file: see the module docstring), its commits and every read
@@ -353,8 +415,8 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
                                    ).fetchall())
         for t in PARQUET_TABLES:
             rows[t] = one_value(con, f"SELECT count(*) FROM {t}")
-            dest = sql_literal(directory / f"{t}.parquet")
-            con.execute(f"COPY ({_read_model_query(con, t, numbers)}) TO {dest} (FORMAT parquet)")
+            _write_file(con, t, _read_model_query(con, t, numbers), directory / f"{t}.parquet",
+                        _ORDER[t])
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")
