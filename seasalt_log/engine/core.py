@@ -18,7 +18,8 @@ from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
                        extra_counts, game_winners,
-                       holding_breakdown, points_and_bonus, round_points, scoring_effects,
+                       holding_breakdown, points_and_bonus, round_points, score_extra_counts,
+                       scoring_effects,
                        seat_extra_points_and_bonus, seat_points_and_bonus)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
@@ -365,8 +366,9 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-        if s.table_event is not None and other in DOLPHIN_CODES \
-                and "dolphins" in s.effects(player):                   # R-EV-DOLPHINS
+        event = s.table_event       # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
+        if event is not None and other in DOLPHIN_CODES \
+                and (event == "dolphins" or "dolphins" in s.held[player]):
             if deck:
                 if dolphins is None:
                     raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
@@ -458,8 +460,9 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if e.takes is not None:
         _no_pepper_field(s, e, "takes")
     t = _lay_pair(s, e)
-    if s.table_event is not None:
-        if "hermit-crab" in s.effects(e.player):
+    event = s.table_event
+    if event is not None:           # R-EV-HERMIT-CRAB in effect (R-EV-APPLY, as State.effects)
+        if event == "hermit-crab" or "hermit-crab" in s.held[e.player]:
             return _hermit_crab(s, e, t)
         if e.takes is not None:
             raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
@@ -557,7 +560,8 @@ def _fish_played(s: State, e: ev.FishPlayed) -> State:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
     t = replace(t, deck=deck, hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.drew,)))
-    if s.table_event is not None and "sunfish" in s.effects(e.player):    # R-EV-SUNFISH
+    event = s.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
+    if event is not None and (event == "sunfish" or "sunfish" in s.held[e.player]):
         if deck:
             if e.also_drew is None:
                 raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
@@ -679,20 +683,21 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
     _take_done(s, e)
     rules = s.ruleset
     a, b = e.cards
-    ka, kb = KIND[a], KIND[b]
-    kinds = (ka, kb) if ka <= kb else (kb, ka)
-    effects = s.effects(e.player)
-    if not any(kinds in allowed and rules.pair_allowed(tag, effects)
-               for tag, allowed in rules.pairs):
-        raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
-                                     "could lay down now")
+    if (a, b) not in rules.free_pair_codes:     # else a pair only an event may make legal
+        ka, kb = KIND[a], KIND[b]
+        kinds = (ka, kb) if ka <= kb else (kb, ka)
+        effects = s.effects(e.player)
+        if not any(kinds in allowed and rules.pair_allowed(tag, effects)
+                   for tag, allowed in rules.pairs):
+            raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
+                                         "could lay down now")
     if KIND[e.starfish] != "starfish":
         raise illegal(s, "R-X-TRIO", f"a trio's third card is a starfish, not {e.starfish}")
     t = s.table
-    if without(t.hands[e.player], e.starfish) is None:
-        raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
     hand = without_all(t.hands[e.player], (a, b, e.starfish))
     if hand is None:
+        if without(t.hands[e.player], e.starfish) is None:
+            raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
     t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
               replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)), t.face_down)
@@ -893,22 +898,34 @@ def places(totals: Sequence[int]) -> tuple[int | None, int | None]:
 def _award(s: State) -> ev.EventAwarded:
     """R-EV-AWARD steps 1 and 2 as the derived ``event_awarded``."""
     first, last = places(s.totals)
-    place = dict(s.ruleset.places)
-    seat_of = {"first": first, "last": last}
+    place = s.ruleset.first_place
     discarded = tuple([ev.EventDiscard(player=p, event=code)
                        for p, held in enumerate(s.held) for code in held
-                       if seat_of[place[code]] != p])
+                       if (first if place[code] else last) != p])
     table_event: str = s.table_event  # type: ignore[assignment]  # awarded only when one is in play
     return ev.EventAwarded(round=s.flow.round, event=table_event,
-                           to=seat_of[place[table_event]], discarded=discarded)
+                           to=first if place[table_event] else last, discarded=discarded)
 
 
 def _award_matches(s: State, e: ev.EventAwarded) -> bool:
     """Whether ``e`` is the ``event_awarded`` due after ``s``, field by field as
-    :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED)."""
-    want = _award(s)
-    return (e.round == want.round and e.event == want.event and e.to == want.to
-            and e.discarded == want.discarded)
+    :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED), without
+    building that event: :func:`_award`'s steps on ``e``'s own fields."""
+    if e.round != s.flow.round or e.event != s.table_event:
+        return False
+    first, last = places(s.totals)
+    place = s.ruleset.first_place
+    if e.to != (first if place[e.event] else last):
+        return False
+    got = e.discarded
+    i, n = 0, len(got)
+    for p, held in enumerate(s.held):
+        for code in held:
+            if (first if place[code] else last) != p:
+                if i == n or got[i].player != p or got[i].event != code:
+                    return False
+                i += 1
+    return i == n
 
 
 def _event_awarded(s: State, e: ev.EventAwarded) -> State:
@@ -1094,12 +1111,24 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
-    """:func:`player_breakdown`, scored (no memo)."""
-    t = s.table
+    """:func:`player_breakdown`, scored (no memo). By RULES.md §12, a holding that
+    :func:`player_points` counted last for the seat (a call's, at the round's end it
+    brings) is scored from those counts, as :func:`scoring.holding_breakdown` scores."""
+    t, rules = s.table, s.ruleset
+    hand, laid = t.hands[seat], t.laid[seat]
+    if not rules.extra_scoring:
+        return holding_breakdown(hand, laid, rules)
+    last = _last_points.get(seat)
+    if last is not None and last[0] is hand and last[1] is laid and last[6] is not None:
+        in_hand, kinds, colors, units, trios = last[6]
+    else:
+        in_hand, kinds, colors, units, trios = extra_counts(hand, laid)
     if s.table_event is None:
-        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                             face_down=int(t.face_down[seat] is not None))
+        effects, face_down = _NO_EFFECTS, 0
+    else:
+        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+    return score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
+                              rules.starfish_in_hand_scores)
 
 
 def player_points_and_bonus(s: State, seat: int) -> tuple[int, int]:
