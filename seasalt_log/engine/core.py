@@ -23,7 +23,7 @@ from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extr
                        seat_extra_points_and_bonus, seat_points_and_bonus)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
-                    TAKE, Flow, State, Table)
+                    TAKE, Flow, Hand, Pair, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
@@ -428,7 +428,15 @@ def _want(kinds: tuple[str, str]) -> str:
 
 def _lay_pair(s: State, e: Any) -> Table:
     """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
-    units."""
+    units: the table after it."""
+    hands, laid = _laid(s, e)
+    t = s.table
+    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid, t.face_down)
+
+
+def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
+    """:func:`_lay_pair` as the hands (a list, to change further) and the laid units after
+    it: a pair's effect changes them before the one table is built."""
     f = s.flow
     if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
         _take_done(s, e)                        # raises the error due
@@ -453,17 +461,18 @@ def _lay_pair(s: State, e: Any) -> Table:
     hands[player] = hand
     laid = list(t.laid)
     laid[player] += ((a, b),)
-    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), tuple(laid), t.face_down)
+    return hands, tuple(laid)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if e.takes is not None:
         _no_pepper_field(s, e, "takes")
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table
     event = s.table_event
     if event is not None:           # R-EV-HERMIT-CRAB in effect (R-EV-APPLY, as State.effects)
         if event == "hermit-crab" or "hermit-crab" in s.held[e.player]:
-            return _hermit_crab(s, e, t)
+            return _hermit_crab(s, e, t, hands, laid)
         if e.takes is not None:
             raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
                                                  f"{seat_name(s, e.player)}: takes must be absent")
@@ -472,7 +481,8 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
         if e.pile is not None or e.took is not None or e.index is not None:
             raise illegal(s, "R-DUO-CRAB", "both discard piles are empty: pile, took and index "
                                            "must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.pile is None or e.took is None:
         raise illegal(s, "R-DUO-NOEFFECT", "a discard pile has cards, so the crab pair must take "
                                            "one (pile and took)")
@@ -480,15 +490,18 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if not pile:
         raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} is empty; choose a pile that has cards")
     pos = _pile_pos(s, pile, e.pile, e.took, e.index, "R-DUO-CRAB")
-    player = e.player
-    t = replace(t, piles=replace_at(piles, e.pile, pile[:pos] + pile[pos + 1:]),
-                hands=replace_at(t.hands, player, t.hands[player] + (e.took,)))
-    return replace(s, table=t, seq=s.seq + 1)
+    hands[e.player] += (e.took,)
+    left = pile[:pos] + pile[pos + 1:]
+    return replace(s, table=Table(t.deck, t.deck_ordered,
+                                  (piles[0], left) if e.pile else (left, piles[1]),
+                                  tuple(hands), laid, t.face_down), seq=s.seq + 1)
 
 
-def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
+def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table, hands: list[Hand],
+                 laid: tuple[tuple[Pair, ...], ...]) -> State:
     """R-EV-HERMIT-CRAB: one card of the player's choice from pile 0, then from pile 1, from
-    each pile that has cards."""
+    each pile that has cards (``t`` the table before the pair, ``hands`` and ``laid`` after
+    it)."""
     if e.pile is not None or e.took is not None or e.index is not None:
         raise illegal(s, "R-EV-HERMIT-CRAB", "under the Hermit Crab the takes are in takes: "
                                              "pile, took and index must be null")
@@ -503,15 +516,17 @@ def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
         raise illegal(s, "R-EV-HERMIT-CRAB", f"the Hermit Crab takes one card from each pile "
                                              f"that has cards, pile 0 first: piles {want}, not "
                                              f"{got}")
-    piles: tuple[tuple[str, ...], ...] = t.piles
-    hand = t.hands[e.player]
+    piles = t.piles
+    hand = hands[e.player]
     for x in takes:
         pile = piles[x.pile]
         pos = _pile_pos(s, pile, x.pile, x.card, x.index, "R-EV-HERMIT-CRAB")
-        piles = replace_at(piles, x.pile, pile[:pos] + pile[pos + 1:])
+        left = pile[:pos] + pile[pos + 1:]
+        piles = (piles[0], left) if x.pile else (left, piles[1])
         hand = hand + (x.card,)
-    t = replace(t, piles=piles, hands=replace_at(t.hands, e.player, hand))
-    return replace(s, table=t, seq=s.seq + 1)
+    hands[e.player] = hand
+    return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 def _pile_pos(s: State, pile: tuple[str, ...], i: int, card: str, index: int | None, rule: str) -> int:
@@ -540,41 +555,46 @@ def boats_give_take(s: State, t: Table | None = None) -> bool:
 
 
 def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table                 # the deck and piles after the pair (boats_give_take's)
     f = s.flow
-    return replace(s, table=t, flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down),
+                   flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
                    seq=s.seq + 1)
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
     if e.also_drew is not None:
         _no_pepper_field(s, e, "also_drew")
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table
     if not t.deck:
         if e.drew is not None:
             raise illegal(s, "R-DUO-FISH", "the deck is empty: drew must be null")
         if e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.drew is None:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
-    t = replace(t, deck=deck, hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.drew,)))
+    hands[e.player] += (e.drew,)
     event = s.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
     if event is not None and (event == "sunfish" or "sunfish" in s.held[e.player]):
         if deck:
             if e.also_drew is None:
                 raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
                                                  "second card (also_drew)")
-            deck = _draw_from_deck(s, t, (e.also_drew,))
-            t = replace(t, deck=deck, hands=replace_at(t.hands, e.player,
-                                                       t.hands[e.player] + (e.also_drew,)))
+            deck = _draw_from_deck(s, replace(t, deck=deck), (e.also_drew,))
+            hands[e.player] += (e.also_drew,)
         elif e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
     elif e.also_drew is not None:
         raise illegal(s, "R-EV-SUNFISH", "the Sunfish is not in effect for "
                                          f"{seat_name(s, e.player)}: also_drew must be absent")
-    return replace(s, table=t, seq=s.seq + 1)
+    return replace(s, table=Table(deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 def shark_targets(s: State, t: Table | None = None) -> list[int]:
@@ -589,7 +609,8 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     v = e.victim
     _victim_seat(s, v)
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table                 # the player's own hand aside, the same hands as after the pair
     targets = shark_targets(s, t)
     if v is not None and v != e.player:
         if s.flow.protected & (1 << v):
@@ -601,19 +622,21 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.victim is None or e.stole is None:
         raise illegal(s, "R-DUO-NOEFFECT", f"seats {targets} can be stolen from, so the shark pair "
                                            "must steal (victim and stole)")
     if v not in targets:
         why = "is the player" if v == e.player else "has an empty hand"
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")  # type: ignore[arg-type]
-    hand = without(t.hands[v], e.stole)
+    hand = without(hands[v], e.stole)   # type: ignore[index]  # a target: a seat
     if hand is None:
-        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")
-    hands = replace_at(t.hands, v, hand)
-    hands = replace_at(hands, e.player, hands[e.player] + (e.stole,))
-    return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
+        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")  # type: ignore[arg-type]
+    hands[v] = hand                     # type: ignore[index]
+    hands[e.player] += (e.stole,)
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- Extra Salt (RULES.md §11)
@@ -628,7 +651,8 @@ def _allowed(s: State, e: Any) -> None:
 def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     """R-X-LOBSTER: look at the top n cards, keep one, the others go back, shuffled."""
     _allowed(s, e)
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table
     rules = s.ruleset
     n = min(rules.lobster_sees, len(t.deck))
     given = e.deck
@@ -636,7 +660,8 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
         if e.seen is not None or e.kept is not None or given:
             raise illegal(s, "R-X-LOBSTER", "the deck is empty: seen and kept must be null "
                                             "and deck absent")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.seen is None or e.kept is None:
         raise illegal(s, "R-X-NOEFFECT", f"the deck has cards, so the lobster must take the "
                                          f"top {n} and keep one (seen and kept)")
@@ -665,16 +690,19 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
                                      "shuffle must give the new order (deck)")
     else:
         deck, ordered = tuple(sorted((*rest, *back))), False
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.kept,))
-    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid, t.face_down), seq=s.seq + 1)
+    hands[e.player] += (e.kept,)
+    return replace(s, table=Table(deck, ordered, t.piles, tuple(hands), laid, t.face_down),
+                   seq=s.seq + 1)
 
 
 def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
     """R-X-JELLYFISH: every other player is locked until this player's next turn."""
     _allowed(s, e)
-    t = _lay_pair(s, e)
-    f = s.flow
-    return replace(s, table=t, flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
+    hands, laid = _laid(s, e)
+    t, f = s.table, s.flow
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down),
+                   flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
 
 
 def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
