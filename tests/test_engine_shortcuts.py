@@ -382,3 +382,36 @@ def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
                 assert _breakdown(s, seat) == want
                 n += 1
     assert n > 1000
+
+
+def test_game_ended_check_agrees_with_the_built_event():
+    """R-DERIVED, R-GAME-1, R-MERMAID-WIN: for every ``game_ended`` of random games of each
+    setting, the recorded event and one-field variants of it pass the field-by-field check
+    exactly when they equal the event ``next_derived`` builds; each variant is refused."""
+    from seasalt_log.engine.core import _game_ended_matches
+    from seasalt_log.sim import simulate
+
+    checked = 0
+    seen = set()
+    for games, players, ruleset, events in ((20, 2, None, None), (10, 3, "extra-salt", "pepper")):
+        for game in simulate(games, players, 47, None, ruleset, events):
+            s = State()
+            for e in game:
+                if type(e) is ev.GameEnded:
+                    want = next_derived(s)
+                    assert _game_ended_matches(s, e) and want == replace(e, at=want.at)
+                    seen.add(e.reason)
+                    bump = tuple(t + (i == 0) for i, t in enumerate(e.totals))
+                    for bad in (replace(e, reason="mermaids" if e.reason == "target" else "target"),
+                                replace(e, winners=e.winners[:-1]),
+                                replace(e, winners=(*e.winners, (e.winners[-1] + 1) % s.n)),
+                                replace(e, totals=bump), replace(e, totals=e.totals[:-1])):
+                        same = all(getattr(bad, n) == getattr(want, n)
+                                   for n in want.__struct_fields__ if n != "at")
+                        assert _game_ended_matches(s, bad) == same
+                        if not same:
+                            with pytest.raises(IllegalMoveError, match="R-DERIVED"):
+                                apply(s, bad)
+                        checked += 1
+                s = apply(s, e)
+    assert checked >= 100 and seen == {"target", "mermaids"}
