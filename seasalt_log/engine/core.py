@@ -633,10 +633,10 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     if v not in targets:
         why = "is the player" if v == e.player else "has an empty hand"
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")  # type: ignore[arg-type]
-    hand = without(hands[v], e.stole)   # type: ignore[index]  # a target: a seat
+    hand = without(hands[v], e.stole)
     if hand is None:
-        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")  # type: ignore[arg-type]
-    hands[v] = hand                     # type: ignore[index]
+        raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")
+    hands[v] = hand
     hands[e.player] += (e.stole,)
     return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
                                   t.face_down), seq=s.seq + 1)
