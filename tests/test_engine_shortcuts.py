@@ -1,8 +1,9 @@
 """The engine's shortcuts against the slower code they stand for: the card-pair check made
 once per ruleset against ``Ruleset.pair_kinds`` (R-DUO-PAIR, R-X-PAIRS), ``without_all`` against
 removing one card at a time, and the field-by-field ``round_scored`` check against comparing
-with the event ``next_derived`` builds (R-DERIVED), and ``player_points``' reuse of a seat's
-last call against the independent scorer of RULES.md §12."""
+with the event ``next_derived`` builds (R-DERIVED), likewise the ``event_awarded`` check,
+``player_points``' reuse of a seat's last call against the independent scorer of RULES.md
+§12, and a breakdown from those counts against ``scoring.holding_breakdown``."""
 
 from __future__ import annotations
 
@@ -292,3 +293,125 @@ def test_the_events_in_effect_as_the_rules_say_asked_in_any_order():
                         held=tuple(held if i == seat else h for i, h in enumerate(s.held)))
             assert t.effects(seat) == frozenset((event, *held))
             assert s.effects(seat) == want(s, seat)
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_free_pair_codes_are_the_pairs_no_event_is_needed_for(ruleset, events):
+    """R-X-TRIO's first test: a card pair is in ``free_pair_codes`` exactly when its sorted
+    kinds are a pair of a type the ruleset lists and no event must be in effect for
+    (R-EV-WATER-RODEO's types need one)."""
+    rules = rules_for(ruleset, events)
+    by_event = {tag for tag, _ in rules.event_pairs}
+    free = {kinds for tag, allowed in rules.pairs if tag not in by_event for kinds in allowed}
+    for a in KIND:
+        for b in KIND:
+            want = tuple(sorted((KIND[a], KIND[b]))) in free
+            assert ((a, b) in rules.free_pair_codes) == want, (a, b)
+
+
+def _award_variants(e: ev.EventAwarded) -> list[ev.EventAwarded]:
+    """``e`` with one thing changed at a time."""
+    other = next(c for c in ev.EVENT_CODES if c != e.event)
+    out = [replace(e, round=e.round + 1), replace(e, event=other),
+           replace(e, to=None if e.to is not None else 0),
+           replace(e, to=(e.to or 0) + 1),
+           replace(e, discarded=(*e.discarded, ev.EventDiscard(player=0, event=other)))]
+    d = e.discarded
+    if d:
+        out += [replace(e, discarded=d[:-1]), replace(e, discarded=d[1:]),
+                replace(e, discarded=tuple(reversed(d))) if len(d) > 1 else e,
+                replace(e, discarded=(replace(d[0], player=d[0].player + 1), *d[1:])),
+                replace(e, discarded=(replace(d[0], event=other), *d[1:]))]
+    return [x for x in out if x is not e]
+
+
+def test_event_awarded_check_agrees_with_the_built_event():
+    """R-DERIVED, R-EV-AWARD: for every ``event_awarded`` of simulated games with events, the
+    recorded event and variants of it pass the field-by-field check exactly when they equal
+    the event ``next_derived`` builds; each variant is refused."""
+    from seasalt_log.engine.core import _award_matches
+    from seasalt_log.engine.rulings import EVENT_PLACES
+    from seasalt_log.sim import simulate
+
+    checked = 0
+    for ruleset in (None, "extra-salt"):
+        rules = rules_for(ruleset, "pepper")
+        assert rules.first_place == {c: p == "first" for c, p in EVENT_PLACES}
+        for game in simulate(8, 3, 41, None, ruleset, "pepper"):
+            s = State()
+            for e in game:
+                if type(e) is ev.EventAwarded:
+                    want = next_derived(s)
+                    assert _award_matches(s, e) and want == replace(e, at=want.at)
+                    for bad in _award_variants(e):
+                        same = all(getattr(bad, n) == getattr(want, n)
+                                   for n in want.__struct_fields__ if n != "at")
+                        assert _award_matches(s, bad) == same
+                        if not same:
+                            with pytest.raises(IllegalMoveError, match="R-DERIVED"):
+                                apply(s, bad)
+                        checked += 1
+                s = apply(s, e)
+    assert checked > 100
+
+
+@pytest.mark.parametrize("ruleset,events", [("extra-salt", None), ("extra-salt", "pepper")])
+def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
+    """R-X-SCORE: the engine's breakdown of a seat (each round end's, ``round_breakdowns``)
+    may take the counts ``player_points`` made for the seat's holding; asked after
+    ``player_points`` of the state before (the holding changed or not), it is
+    ``scoring.holding_breakdown``'s of the holding and the events in effect."""
+    from seasalt_log.engine.core import _breakdown, player_points
+    from seasalt_log.scoring import holding_breakdown
+    from seasalt_log.sim import simulate
+
+    n = 0
+    for game in simulate(4, 3, 43, None, ruleset, events):
+        s = State()
+        for e in game:
+            before, s = s, apply(s, e)
+            if before.phase != "round" or s.phase != "round":
+                continue
+            for seat in range(s.n):
+                player_points(before, seat)
+                t = s.table
+                face_down = int(t.face_down[seat] is not None) if s.table_event else 0
+                want = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset,
+                                         s.effects(seat), face_down)
+                assert _breakdown(s, seat) == want
+                n += 1
+    assert n > 1000
+
+
+def test_game_ended_check_agrees_with_the_built_event():
+    """R-DERIVED, R-GAME-1, R-MERMAID-WIN: for every ``game_ended`` of random games of each
+    setting, the recorded event and one-field variants of it pass the field-by-field check
+    exactly when they equal the event ``next_derived`` builds; each variant is refused."""
+    from seasalt_log.engine.core import _game_ended_matches
+    from seasalt_log.sim import simulate
+
+    checked = 0
+    seen = set()
+    for games, players, ruleset, events in ((20, 2, None, None), (10, 3, "extra-salt", "pepper")):
+        for game in simulate(games, players, 47, None, ruleset, events):
+            s = State()
+            for e in game:
+                if type(e) is ev.GameEnded:
+                    want = next_derived(s)
+                    assert _game_ended_matches(s, e) and want == replace(e, at=want.at)
+                    seen.add(e.reason)
+                    bump = tuple(t + (i == 0) for i, t in enumerate(e.totals))
+                    for bad in (replace(e, reason="mermaids" if e.reason == "target" else "target"),
+                                replace(e, winners=e.winners[:-1]),
+                                replace(e, winners=(*e.winners, (e.winners[-1] + 1) % s.n)),
+                                replace(e, totals=bump), replace(e, totals=e.totals[:-1])):
+                        same = all(getattr(bad, n) == getattr(want, n)
+                                   for n in want.__struct_fields__ if n != "at")
+                        assert _game_ended_matches(s, bad) == same
+                        if not same:
+                            with pytest.raises(IllegalMoveError, match="R-DERIVED"):
+                                apply(s, bad)
+                        checked += 1
+                s = apply(s, e)
+    assert checked >= 100 and seen == {"target", "mermaids"}

@@ -17,10 +17,10 @@ from ..cards import COLOR, KIND
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
                        extra_counts, game_winners, holding_breakdown, round_points,
-                       scoring_effects)
+                       score_extra_counts, scoring_effects)
 from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
-                    TAKE, Flow, State, Table)
+                    TAKE, Flow, Hand, Pair, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
 
 
@@ -52,12 +52,14 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
                                         "begins another game")
     ruleset = rules_for(e.ruleset, e.events)
     n = len(e.players)
-    s = replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
-                target=e.target or ruleset.target_for(n), ruleset=ruleset,
-                totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
     if ruleset.events is not None:                              # R-EV-DECK: all 12 events
-        s = replace(s, held=((),) * n, event_deck=tuple(sorted(ev.EVENT_CODES)))
-    return s
+        s = replace(s, held=((),) * n, event_deck=_EVENT_DECK)
+    return replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
+                   target=e.target or ruleset.target_for(n), ruleset=ruleset,
+                   totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+
+
+_EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
 
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
@@ -102,13 +104,14 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
         left.subtract(e.discards)
         deck, ordered = tuple(sorted(left.elements())), False
     n = s.n
-    table = Table(deck=deck, deck_ordered=ordered, piles=((e.discards[0],), (e.discards[1],)),
-                  hands=((),) * n, laid=((),) * n)
+    piles = ((e.discards[0],), (e.discards[1],))
     flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
     if rules.events is not None:
-        return _event_drawn(replace(s, phase=ROUND, flow=flow, seq=s.seq + 1, table=replace(
-            table, face_down=(None,) * n)), s, e)
-    return replace(s, phase=ROUND, flow=flow, table=table, seq=s.seq + 1)
+        return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
+                       table=Table(deck, ordered, piles, ((),) * n, ((),) * n, (None,) * n),
+                       event_deck=_event_drawn(s, e), table_event=e.event)
+    return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
+                   table=Table(deck, ordered, piles, ((),) * n, ((),) * n))
 
 
 def _located(s: State, e: ev.Event) -> State:
@@ -122,8 +125,8 @@ def _located(s: State, e: ev.Event) -> State:
     return s
 
 
-def _event_drawn(s: State, before: State, e: ev.RoundStarted) -> State:
-    """R-EV-ROUND: the round's table event comes from the event deck."""
+def _event_drawn(before: State, e: ev.RoundStarted) -> tuple[str, ...]:
+    """R-EV-ROUND: the round's table event comes from the event deck; the deck left."""
     event: str = e.event  # type: ignore[assignment]  # R-X-RULESET-2: validated, a game
                           # with events names one
     if before.keep_due is not None:
@@ -135,7 +138,7 @@ def _event_drawn(s: State, before: State, e: ev.RoundStarted) -> State:
         raise illegal(_located(before, e), "R-EV-ROUND",
                       f"{event} is not in the event deck "
                       f"({', '.join(before.event_deck) or 'empty'})")
-    return replace(s, event_deck=deck, table_event=event)
+    return deck
 
 
 # ---------------------------------------------------------------- format checks of the game
@@ -363,8 +366,9 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                 raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
                                              "must go there")
             piles = (p0 + (other,), p1)
-        if s.table_event is not None and other in DOLPHIN_CODES \
-                and "dolphins" in s.effects(player):                   # R-EV-DOLPHINS
+        event = s.table_event       # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
+        if event is not None and other in DOLPHIN_CODES \
+                and (event == "dolphins" or "dolphins" in s.held[player]):
             if deck:
                 if dolphins is None:
                     raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
@@ -424,7 +428,15 @@ def _want(kinds: tuple[str, str]) -> str:
 
 def _lay_pair(s: State, e: Any) -> Table:
     """Check the pair (R-DUO-PAIR, R-X-PAIRS) and move it from the hand to the laid-down
-    units."""
+    units: the table after it."""
+    hands, laid = _laid(s, e)
+    t = s.table
+    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid, t.face_down)
+
+
+def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
+    """:func:`_lay_pair` as the hands (a list, to change further) and the laid units after
+    it: a pair's effect changes them before the one table is built."""
     f = s.flow
     if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
         _take_done(s, e)                        # raises the error due
@@ -449,16 +461,18 @@ def _lay_pair(s: State, e: Any) -> Table:
     hands[player] = hand
     laid = list(t.laid)
     laid[player] += ((a, b),)
-    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), tuple(laid), t.face_down)
+    return hands, tuple(laid)
 
 
 def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if e.takes is not None:
         _no_pepper_field(s, e, "takes")
-    t = _lay_pair(s, e)
-    if s.table_event is not None:
-        if "hermit-crab" in s.effects(e.player):
-            return _hermit_crab(s, e, t)
+    hands, laid = _laid(s, e)
+    t = s.table
+    event = s.table_event
+    if event is not None:           # R-EV-HERMIT-CRAB in effect (R-EV-APPLY, as State.effects)
+        if event == "hermit-crab" or "hermit-crab" in s.held[e.player]:
+            return _hermit_crab(s, e, t, hands, laid)
         if e.takes is not None:
             raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
                                                  f"{seat_name(s, e.player)}: takes must be absent")
@@ -467,7 +481,8 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
         if e.pile is not None or e.took is not None or e.index is not None:
             raise illegal(s, "R-DUO-CRAB", "both discard piles are empty: pile, took and index "
                                            "must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.pile is None or e.took is None:
         raise illegal(s, "R-DUO-NOEFFECT", "a discard pile has cards, so the crab pair must take "
                                            "one (pile and took)")
@@ -475,15 +490,18 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
     if not pile:
         raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} is empty; choose a pile that has cards")
     pos = _pile_pos(s, pile, e.pile, e.took, e.index, "R-DUO-CRAB")
-    player = e.player
-    t = replace(t, piles=replace_at(piles, e.pile, pile[:pos] + pile[pos + 1:]),
-                hands=replace_at(t.hands, player, t.hands[player] + (e.took,)))
-    return replace(s, table=t, seq=s.seq + 1)
+    hands[e.player] += (e.took,)
+    left = pile[:pos] + pile[pos + 1:]
+    return replace(s, table=Table(t.deck, t.deck_ordered,
+                                  (piles[0], left) if e.pile else (left, piles[1]),
+                                  tuple(hands), laid, t.face_down), seq=s.seq + 1)
 
 
-def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
+def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table, hands: list[Hand],
+                 laid: tuple[tuple[Pair, ...], ...]) -> State:
     """R-EV-HERMIT-CRAB: one card of the player's choice from pile 0, then from pile 1, from
-    each pile that has cards."""
+    each pile that has cards (``t`` the table before the pair, ``hands`` and ``laid`` after
+    it)."""
     if e.pile is not None or e.took is not None or e.index is not None:
         raise illegal(s, "R-EV-HERMIT-CRAB", "under the Hermit Crab the takes are in takes: "
                                              "pile, took and index must be null")
@@ -498,15 +516,17 @@ def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table) -> State:
         raise illegal(s, "R-EV-HERMIT-CRAB", f"the Hermit Crab takes one card from each pile "
                                              f"that has cards, pile 0 first: piles {want}, not "
                                              f"{got}")
-    piles: tuple[tuple[str, ...], ...] = t.piles
-    hand = t.hands[e.player]
+    piles = t.piles
+    hand = hands[e.player]
     for x in takes:
         pile = piles[x.pile]
         pos = _pile_pos(s, pile, x.pile, x.card, x.index, "R-EV-HERMIT-CRAB")
-        piles = replace_at(piles, x.pile, pile[:pos] + pile[pos + 1:])
+        left = pile[:pos] + pile[pos + 1:]
+        piles = (piles[0], left) if x.pile else (left, piles[1])
         hand = hand + (x.card,)
-    t = replace(t, piles=piles, hands=replace_at(t.hands, e.player, hand))
-    return replace(s, table=t, seq=s.seq + 1)
+    hands[e.player] = hand
+    return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 def _pile_pos(s: State, pile: tuple[str, ...], i: int, card: str, index: int | None, rule: str) -> int:
@@ -535,40 +555,46 @@ def boats_give_take(s: State, t: Table | None = None) -> bool:
 
 
 def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table                 # the deck and piles after the pair (boats_give_take's)
     f = s.flow
-    return replace(s, table=t, flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down),
+                   flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
                    seq=s.seq + 1)
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
     if e.also_drew is not None:
         _no_pepper_field(s, e, "also_drew")
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table
     if not t.deck:
         if e.drew is not None:
             raise illegal(s, "R-DUO-FISH", "the deck is empty: drew must be null")
         if e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.drew is None:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
-    t = replace(t, deck=deck, hands=replace_at(t.hands, e.player, t.hands[e.player] + (e.drew,)))
-    if s.table_event is not None and "sunfish" in s.effects(e.player):    # R-EV-SUNFISH
+    hands[e.player] += (e.drew,)
+    event = s.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
+    if event is not None and (event == "sunfish" or "sunfish" in s.held[e.player]):
         if deck:
             if e.also_drew is None:
                 raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
                                                  "second card (also_drew)")
-            deck = _draw_from_deck(s, t, (e.also_drew,))
-            t = replace(t, deck=deck, hands=replace_at(t.hands, e.player,
-                                                       t.hands[e.player] + (e.also_drew,)))
+            deck = _draw_from_deck(s, replace(t, deck=deck), (e.also_drew,))
+            hands[e.player] += (e.also_drew,)
         elif e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
     elif e.also_drew is not None:
         raise illegal(s, "R-EV-SUNFISH", "the Sunfish is not in effect for "
                                          f"{seat_name(s, e.player)}: also_drew must be absent")
-    return replace(s, table=t, seq=s.seq + 1)
+    return replace(s, table=Table(deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 def shark_targets(s: State, t: Table | None = None) -> list[int]:
@@ -583,7 +609,8 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
 def _shark_played(s: State, e: ev.SharkPlayed) -> State:
     v = e.victim
     _victim_seat(s, v)
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table                 # the player's own hand aside, the same hands as after the pair
     targets = shark_targets(s, t)
     if v is not None and v != e.player:
         if s.flow.protected & (1 << v):
@@ -595,19 +622,21 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.victim is None or e.stole is None:
         raise illegal(s, "R-DUO-NOEFFECT", f"seats {targets} can be stolen from, so the shark pair "
                                            "must steal (victim and stole)")
     if v not in targets:
         why = "is the player" if v == e.player else "has an empty hand"
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} cannot be stolen from: {why}")  # type: ignore[arg-type]
-    hand = without(t.hands[v], e.stole)
+    hand = without(hands[v], e.stole)
     if hand is None:
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")
-    hands = replace_at(t.hands, v, hand)
-    hands = replace_at(hands, e.player, hands[e.player] + (e.stole,))
-    return replace(s, table=replace(t, hands=hands), seq=s.seq + 1)
+    hands[v] = hand
+    hands[e.player] += (e.stole,)
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- Extra Salt (RULES.md §11)
@@ -622,7 +651,8 @@ def _allowed(s: State, e: Any) -> None:
 def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     """R-X-LOBSTER: look at the top n cards, keep one, the others go back, shuffled."""
     _allowed(s, e)
-    t = _lay_pair(s, e)
+    hands, laid = _laid(s, e)
+    t = s.table
     rules = s.ruleset
     n = min(rules.lobster_sees, len(t.deck))
     given = e.deck
@@ -630,7 +660,8 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
         if e.seen is not None or e.kept is not None or given:
             raise illegal(s, "R-X-LOBSTER", "the deck is empty: seen and kept must be null "
                                             "and deck absent")
-        return replace(s, table=t, seq=s.seq + 1)
+        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                      t.face_down), seq=s.seq + 1)
     if e.seen is None or e.kept is None:
         raise illegal(s, "R-X-NOEFFECT", f"the deck has cards, so the lobster must take the "
                                          f"top {n} and keep one (seen and kept)")
@@ -659,16 +690,19 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
                                      "shuffle must give the new order (deck)")
     else:
         deck, ordered = tuple(sorted((*rest, *back))), False
-    hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.kept,))
-    return replace(s, table=Table(deck, ordered, t.piles, hands, t.laid, t.face_down), seq=s.seq + 1)
+    hands[e.player] += (e.kept,)
+    return replace(s, table=Table(deck, ordered, t.piles, tuple(hands), laid, t.face_down),
+                   seq=s.seq + 1)
 
 
 def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
     """R-X-JELLYFISH: every other player is locked until this player's next turn."""
     _allowed(s, e)
-    t = _lay_pair(s, e)
-    f = s.flow
-    return replace(s, table=t, flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
+    hands, laid = _laid(s, e)
+    t, f = s.table, s.flow
+    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
+                                  t.face_down),
+                   flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
 
 
 def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
@@ -677,20 +711,21 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
     _take_done(s, e)
     rules = s.ruleset
     a, b = e.cards
-    ka, kb = KIND[a], KIND[b]
-    kinds = (ka, kb) if ka <= kb else (kb, ka)
-    effects = s.effects(e.player)
-    if not any(kinds in allowed and rules.pair_allowed(tag, effects)
-               for tag, allowed in rules.pairs):
-        raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
-                                     "could lay down now")
+    if (a, b) not in rules.free_pair_codes:     # else a pair only an event may make legal
+        ka, kb = KIND[a], KIND[b]
+        kinds = (ka, kb) if ka <= kb else (kb, ka)
+        effects = s.effects(e.player)
+        if not any(kinds in allowed and rules.pair_allowed(tag, effects)
+                   for tag, allowed in rules.pairs):
+            raise illegal(s, "R-X-TRIO", f"{a} and {b} are no pair {seat_name(s, e.player)} "
+                                         "could lay down now")
     if KIND[e.starfish] != "starfish":
         raise illegal(s, "R-X-TRIO", f"a trio's third card is a starfish, not {e.starfish}")
     t = s.table
-    if without(t.hands[e.player], e.starfish) is None:
-        raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
     hand = without_all(t.hands[e.player], (a, b, e.starfish))
     if hand is None:
+        if without(t.hands[e.player], e.starfish) is None:
+            raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
     t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
               replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)), t.face_down)
@@ -891,22 +926,34 @@ def places(totals: Sequence[int]) -> tuple[int | None, int | None]:
 def _award(s: State) -> ev.EventAwarded:
     """R-EV-AWARD steps 1 and 2 as the derived ``event_awarded``."""
     first, last = places(s.totals)
-    place = dict(s.ruleset.places)
-    seat_of = {"first": first, "last": last}
+    place = s.ruleset.first_place
     discarded = tuple([ev.EventDiscard(player=p, event=code)
                        for p, held in enumerate(s.held) for code in held
-                       if seat_of[place[code]] != p])
+                       if (first if place[code] else last) != p])
     table_event: str = s.table_event  # type: ignore[assignment]  # awarded only when one is in play
     return ev.EventAwarded(round=s.flow.round, event=table_event,
-                           to=seat_of[place[table_event]], discarded=discarded)
+                           to=first if place[table_event] else last, discarded=discarded)
 
 
 def _award_matches(s: State, e: ev.EventAwarded) -> bool:
     """Whether ``e`` is the ``event_awarded`` due after ``s``, field by field as
-    :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED)."""
-    want = _award(s)
-    return (e.round == want.round and e.event == want.event and e.to == want.to
-            and e.discarded == want.discarded)
+    :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED), without
+    building that event: :func:`_award`'s steps on ``e``'s own fields."""
+    if e.round != s.flow.round or e.event != s.table_event:
+        return False
+    first, last = places(s.totals)
+    place = s.ruleset.first_place
+    if e.to != (first if place[e.event] else last):
+        return False
+    got = e.discarded
+    i, n = 0, len(got)
+    for p, held in enumerate(s.held):
+        for code in held:
+            if (first if place[code] else last) != p:
+                if i == n or got[i].player != p or got[i].event != code:
+                    return False
+                i += 1
+    return i == n
 
 
 def _event_awarded(s: State, e: ev.EventAwarded) -> State:
@@ -1092,12 +1139,24 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
-    """:func:`player_breakdown`, scored (no memo)."""
-    t = s.table
+    """:func:`player_breakdown`, scored (no memo). By RULES.md §12, a holding that
+    :func:`player_points` counted last for the seat (a call's, at the round's end it
+    brings) is scored from those counts, as :func:`scoring.holding_breakdown` scores."""
+    t, rules = s.table, s.ruleset
+    hand, laid = t.hands[seat], t.laid[seat]
+    if not rules.extra_scoring:
+        return holding_breakdown(hand, laid, rules)
+    last = _last_points.get(seat)
+    if last is not None and last[0] is hand and last[1] is laid and last[6] is not None:
+        in_hand, kinds, colors, units, trios = last[6]
+    else:
+        in_hand, kinds, colors, units, trios = extra_counts(hand, laid)
     if s.table_event is None:
-        return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset)
-    return holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset, s.effects(seat),
-                             face_down=int(t.face_down[seat] is not None))
+        effects, face_down = _NO_EFFECTS, 0
+    else:
+        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+    return score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
+                              rules.starfish_in_hand_scores)
 
 
 def player_points(s: State, seat: int) -> int:
@@ -1260,8 +1319,20 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
                              due=due))
 
 
+def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
+    """Whether ``e`` is the ``game_ended`` due after ``s``, field by field as
+    :func:`next_derived` computes it, without building that event (R-DERIVED)."""
+    f = s.flow
+    if f.due != "game_ended" or e.totals != s.totals:
+        return False
+    if f.mermaid_winner is not None:
+        return e.reason == "mermaids" and e.winners == (f.mermaid_winner,)
+    return e.reason == "target" and e.winners == tuple(game_winners(s.totals, s.last_points))
+
+
 def _game_ended(s: State, e: ev.GameEnded) -> State:
-    _check_derived(s, e)
+    if not _game_ended_matches(s, e):
+        _check_derived(s, e)            # names the first field that differs
     return replace(s, phase=ENDED, winners=tuple(e.winners), reason=e.reason, seq=s.seq + 1,
                    flow=replace(s.flow, due=None))
 

@@ -118,12 +118,22 @@ class Ruleset(Struct, frozen=True, dict=True):
     #: order (:meth:`pair_kinds` as codes; empty for a type that lays no pair here), so that
     #: a pair is checked by one look-up (R-DUO-PAIR, R-X-PAIRS)
     pair_codes: ClassVar[dict[type, frozenset[tuple[str, str]]]]
+    #: derived likewise: the card pairs (a, b), in either order, of the pair types legal
+    #: for every player, whatever the events in effect (not ``event_pairs``': R-X-TRIO)
+    free_pair_codes: ClassVar[frozenset[tuple[str, str]]]
+    #: derived likewise: event code -> whether it goes to the first place (R-EV-CARDS;
+    #: else the last)
+    first_place: ClassVar[dict[str, bool]]
 
     def __post_init__(self) -> None:
         self.__dict__["fewest_mermaids_to_win"] = min(
             [self.mermaids_to_win, *(n for _, n in self.mermaid_events)])
         self.__dict__["pair_codes"] = {kind: _code_pairs(self.pair_kinds(tag))
                                        for kind, tag in ev.TAGS.items()}
+        by_event = {tag for tag, _ in self.event_pairs}
+        self.__dict__["free_pair_codes"] = frozenset().union(
+            *(_code_pairs(kinds) for tag, kinds in self.pairs if tag not in by_event))
+        self.__dict__["first_place"] = {code: place == "first" for code, place in self.places}
 
     def __copy__(self) -> Ruleset:
         """The value itself: it is frozen (and msgspec's copy would drop the derived value)."""
