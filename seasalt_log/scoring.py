@@ -780,6 +780,34 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                 held = None
         else:
             in_hand = held = None
+    elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
+          and held[10] is hand_starfish and len(laid) == len(held[1]) + 1
+          and laid[:-1] == held[1]):
+        # one unit laid since (a turn's pair): counted on when its cards and the hand are
+        # the last hand and cards gained (no card lost), the parts scored on as for a take
+        old, unit = held[0], laid[-1]
+        rest = list(old)
+        gained = []
+        for code in unit:
+            if code in rest:
+                rest.remove(code)
+            else:
+                gained.append(code)
+        for code in hand:
+            if code in rest:
+                rest.remove(code)
+            else:
+                gained.append(code)
+        if rest:                            # a card of the last hand is gone
+            in_hand = held = None
+        else:
+            try:
+                _laid_on(held, hand, laid, unit, gained, scoring, hand_starfish)
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
+            duo, sets, seahorse = held[7], held[8], held[11]
     else:
         in_hand = held = None
     if held is None:
@@ -802,6 +830,48 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                                          else sum(sorted(colors, reverse=True)[:mermaids])),
                 bonus)
     return duo + sets + seahorse, bonus
+
+
+def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
+             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring,
+             hand_starfish: bool) -> None:
+    """:func:`seat_extra_points_and_bonus`'s record ``held`` brought to the holding ``hand``,
+    ``laid``: its last holding with ``unit`` laid from the hand and the cards ``gained``
+    (the hand and the unit are the last hand and them). The holding is the last one and
+    ``gained``: the kinds in hand less the unit's, the parts those cards change scored on.
+    A KeyError: a card :data:`X_CARD_INDEX` does not number."""
+    index = X_CARD_INDEX
+    in_hand, kinds, colors = held[3], held[4], held[5]
+    bonus, sets, seahorse = held[6], held[8], held[11]
+    past = False
+    for code in gained:
+        k, c = index[code]
+        in_hand[k] += 1
+        kinds[k] += 1
+        group = colors[c] + 1
+        colors[c] = group
+        if group > bonus:
+            bonus = group
+        if k == _CRAB:                                              # R-X-SCORE-CAST
+            sets += kinds[_CASTS] * _CASTS_PER
+        elif k == _CASTS:
+            sets += kinds[_CASTS_OF] * _CASTS_PER
+        elif _X_SET_INPUT[k] and k != _SEAHORSE and not past:
+            try:
+                sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+            except IndexError:              # past the padded tables
+                past = True
+        if kinds[_SEAHORSE] and _X_SET_INPUT[k] and not _BOAT <= k <= _FISH:
+            seahorse = -1
+    for code in unit:
+        in_hand[index[code][0]] -= 1
+    if past:
+        sets = _set_part(kinds, scoring)
+    if seahorse < 0:
+        seahorse = _seahorse_part(kinds, scoring)
+    in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+    held[0], held[1], held[6], held[8], held[11], held[12] = hand, laid, bonus, sets, seahorse, in_pairs
+    held[7] = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
 
 
 def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,
