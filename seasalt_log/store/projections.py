@@ -725,15 +725,23 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
     parts = round_breakdowns(s)
-    final["round_results"].extend(
-        (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
-         b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
-        for p, b in enumerate(map(as_breakdown, parts)))
+    results = final["round_results"]
     if s.ruleset.extra_scoring:
+        # as_breakdown's columns (a starfish counts with the pairs), without its Breakdown
+        for p, x in enumerate(parts):
+            results.append((game_id, rnd, p, x.pairs + x.starfish,  # type: ignore[union-attr]
+                            x.collectors, x.multipliers, x.mermaids, x.card_points,
+                            x.color_bonus, points[p], totals[p], cards_scored[p],
+                            bonus_scored[p]))
         final["round_extra"].extend(extra_rows(game_id, s, e))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted))
+    else:
+        results.extend(
+            (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
+             b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
+            for p, b in enumerate(parts))
 
 
 def _latest_turn_event(events, states, i: int) -> tuple[type[ev.Event] | None, State | None]:
