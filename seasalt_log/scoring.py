@@ -774,10 +774,9 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                 held = None
         elif hand is old:
             in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets, seahorse = held[7], held[8], held[11]
-            else:
-                held = None
+            if held[9] is not scoring or held[10] is not hand_starfish:
+                _rescore_parts(held, scoring, hand_starfish, len(laid))
+            duo, sets, seahorse = held[7], held[8], held[11]
         else:
             in_hand = held = None
     elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
@@ -830,6 +829,25 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                                          else sum(sorted(colors, reverse=True)[:mermaids])),
                 bonus)
     return duo + sets + seahorse, bonus
+
+
+def _rescore_parts(held: list[Any], scoring: _EventScoring, hand_starfish: bool,
+                   n_units: int) -> None:
+    """:func:`seat_extra_points_and_bonus`'s record ``held`` scored again with other events
+    in effect (``scoring``) or another starfish ruling: only the parts they change (the Water
+    Rodeo the pairs in hand, the tables the sets and the seahorse; the Tornado only the
+    mermaids, scored by the caller)."""
+    was: _EventScoring = held[9]
+    in_hand, kinds = held[3], held[4]
+    if was.rodeo != scoring.rodeo:
+        held[12] = hand_pairs(in_hand, scoring.rodeo)[0]
+        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    elif held[10] is not hand_starfish:
+        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    if was.collect != scoring.collect:
+        held[8] = _set_part(kinds, scoring)
+        held[11] = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
+    held[9], held[10] = scoring, hand_starfish
 
 
 def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
