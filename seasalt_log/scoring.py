@@ -723,7 +723,23 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
     of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
     of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
     the parts a card taken changes scored again, with the same events."""
-    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    return seat_extra_scored(counted, seat, hand, laid,
+                             _EVENT_SCORING.get(effects) or _event_scoring(effects),
+                             hand_starfish)
+
+
+def event_scoring(effects: frozenset[str]) -> _EventScoring:
+    """What the events ``effects`` in effect for a player change in RULES.md §12 (the
+    collector tables, the seahorse's, the Water Rodeo, the Tornado): the ``scoring`` of
+    :func:`seat_extra_scored`, one object per set."""
+    return _EVENT_SCORING.get(effects) or _event_scoring(effects)
+
+
+def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring,
+                      hand_starfish: bool) -> tuple[int, int]:
+    """:func:`seat_extra_points_and_bonus` with the events in effect given by their
+    :func:`event_scoring` (a read model's closed turns take it once per round)."""
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]

@@ -22,8 +22,8 @@ from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_breakdown, round_breakdowns
-from ..scoring import (CAST, MULTIPLIERS, as_breakdown, last_chance_outcome, points_and_bonus,
-                       seat_extra_points_and_bonus, seat_points_and_bonus)
+from ..scoring import (CAST, MULTIPLIERS, as_breakdown, event_scoring, last_chance_outcome,
+                       points_and_bonus, seat_extra_scored, seat_points_and_bonus)
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
 from .fetch import first_row
@@ -498,10 +498,10 @@ class Projector:
         # the game's scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
-        # the seats' events in effect (R-EV-APPLY), the same all round: the events change
-        # hands between rounds only (event_awarded, event_kept, round_started)
-        round_effects: list[frozenset[str]] = (
-            [prev.effects(p) for p in range(n)] if extra and prev is not None else [])
+        # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
+        # change hands between rounds only (event_awarded, event_kept, round_started)
+        round_scoring = ([event_scoring(prev.effects(p)) for p in range(n)]
+                         if extra and prev is not None else [])
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
@@ -524,8 +524,8 @@ class Projector:
                         b = round_breakdowns(s)[seat]
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
-                        card_points, color_bonus = seat_extra_points_and_bonus(
-                            counted, seat, hand, table.laid[seat], round_effects[seat],
+                        card_points, color_bonus = seat_extra_scored(
+                            counted, seat, hand, table.laid[seat], round_scoring[seat],
                             hand_starfish)
                     else:
                         try:
@@ -574,7 +574,7 @@ class Projector:
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if extra:
-                    round_effects = [s.effects(p) for p in range(n)]
+                    round_scoring = [event_scoring(s.effects(p)) for p in range(n)]
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
