@@ -904,7 +904,8 @@ def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...]
     if seahorse < 0:
         seahorse = _seahorse_part(kinds, scoring)
     in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-    held[0], held[1], held[6], held[8], held[11], held[12] = hand, laid, bonus, sets, seahorse, in_pairs
+    held[0], held[1], held[6], held[8] = hand, laid, bonus, sets
+    held[11], held[12] = seahorse, in_pairs
     held[7] = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
 
 
