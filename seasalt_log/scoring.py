@@ -768,6 +768,12 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                             held[12] = in_pairs = in_pairs + 1
                             held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                       hand_starfish)
+                    elif k == _CRAB:        # a pair with a lobster left, else with a crab
+                        left = in_hand[_CRAB] - in_hand[_LOBSTER]
+                        if left <= 0 or not left & 1:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
                     else:
                         if k != _STARFISH:
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
