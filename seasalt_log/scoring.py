@@ -774,6 +774,15 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                             held[12] = in_pairs = in_pairs + 1
                             held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                       hand_starfish)
+                    elif (_SWIMMER <= k <= _SHARK or k == _JELLYFISH) and not scoring.rodeo:
+                        # a swimmer pairs with a shark or jellyfish: one more pair if the
+                        # card taken has one left to pair with (the Water Rodeo: below)
+                        swimmers = in_hand[_SWIMMER]
+                        others = in_hand[_SHARK] + in_hand[_JELLYFISH]
+                        if swimmers <= others if k == _SWIMMER else others <= swimmers:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
                     else:
                         if k != _STARFISH:
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
