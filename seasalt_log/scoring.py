@@ -723,7 +723,21 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
     of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
     of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
     the parts a card taken changes scored again, with the same events."""
-    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    return seat_extra_scored(counted, seat, hand, laid, event_scoring(effects), hand_starfish)
+
+
+def event_scoring(effects: frozenset[str]) -> _EventScoring:
+    """What the events ``effects`` in effect for a player change in RULES.md §12 (the
+    collector tables, the seahorse's, the Water Rodeo, the Tornado): the ``scoring`` of
+    :func:`seat_extra_scored`, one object per set."""
+    return _EVENT_SCORING.get(effects) or _event_scoring(effects)
+
+
+def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring,
+                      hand_starfish: bool) -> tuple[int, int]:
+    """:func:`seat_extra_points_and_bonus` with the events in effect given by their
+    :func:`event_scoring` (a read model's closed turns take it once per round)."""
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
@@ -752,6 +766,21 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                             held[12] = in_pairs = in_pairs + 1
                             held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                       hand_starfish)
+                    elif k == _CRAB:        # a pair with a lobster left, else with a crab
+                        left = in_hand[_CRAB] - in_hand[_LOBSTER]
+                        if left <= 0 or not left & 1:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
+                    elif (_SWIMMER <= k <= _SHARK or k == _JELLYFISH) and not scoring.rodeo:
+                        # a swimmer pairs with a shark or jellyfish: one more pair if the
+                        # card taken has one left to pair with (the Water Rodeo: below)
+                        swimmers = in_hand[_SWIMMER]
+                        others = in_hand[_SHARK] + in_hand[_JELLYFISH]
+                        if swimmers <= others if k == _SWIMMER else others <= swimmers:
+                            held[12] = in_pairs = in_pairs + 1
+                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
+                                                      hand_starfish)
                     else:
                         if k != _STARFISH:
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
@@ -774,12 +803,39 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                 held = None
         elif hand is old:
             in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets, seahorse = held[7], held[8], held[11]
-            else:
-                held = None
+            if held[9] is not scoring or held[10] is not hand_starfish:
+                _rescore_parts(held, scoring, hand_starfish, len(laid))
+            duo, sets, seahorse = held[7], held[8], held[11]
         else:
             in_hand = held = None
+    elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
+          and held[10] is hand_starfish and len(laid) == len(held[1]) + 1
+          and laid[:-1] == held[1]):
+        # one unit laid since (a turn's pair): counted on when its cards and the hand are
+        # the last hand and cards gained (no card lost), the parts scored on as for a take
+        old, unit = held[0], laid[-1]
+        rest = list(old)
+        gained = []
+        for code in unit:
+            if code in rest:
+                rest.remove(code)
+            else:
+                gained.append(code)
+        for code in hand:
+            if code in rest:
+                rest.remove(code)
+            else:
+                gained.append(code)
+        if rest:                            # a card of the last hand is gone
+            in_hand = held = None
+        else:
+            try:
+                _laid_on(held, hand, laid, unit, gained, scoring, hand_starfish)
+            except KeyError:
+                del counted[seat]
+                raise
+            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
+            duo, sets, seahorse = held[7], held[8], held[11]
     else:
         in_hand = held = None
     if held is None:
@@ -802,6 +858,68 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
                                          else sum(sorted(colors, reverse=True)[:mermaids])),
                 bonus)
     return duo + sets + seahorse, bonus
+
+
+def _rescore_parts(held: list[Any], scoring: _EventScoring, hand_starfish: bool,
+                   n_units: int) -> None:
+    """:func:`seat_extra_points_and_bonus`'s record ``held`` scored again with other events
+    in effect (``scoring``) or another starfish ruling: only the parts they change (the Water
+    Rodeo the pairs in hand, the tables the sets and the seahorse; the Tornado only the
+    mermaids, scored by the caller)."""
+    was: _EventScoring = held[9]
+    in_hand, kinds = held[3], held[4]
+    if was.rodeo != scoring.rodeo:
+        held[12] = hand_pairs(in_hand, scoring.rodeo)[0]
+        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    elif held[10] is not hand_starfish:
+        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    if was.collect != scoring.collect:
+        held[8] = _set_part(kinds, scoring)
+        held[11] = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
+    held[9], held[10] = scoring, hand_starfish
+
+
+def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
+             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring,
+             hand_starfish: bool) -> None:
+    """:func:`seat_extra_points_and_bonus`'s record ``held`` brought to the holding ``hand``,
+    ``laid``: its last holding with ``unit`` laid from the hand and the cards ``gained``
+    (the hand and the unit are the last hand and them). The holding is the last one and
+    ``gained``: the kinds in hand less the unit's, the parts those cards change scored on.
+    A KeyError: a card :data:`X_CARD_INDEX` does not number."""
+    index = X_CARD_INDEX
+    in_hand, kinds, colors = held[3], held[4], held[5]
+    bonus, sets, seahorse = held[6], held[8], held[11]
+    past = False
+    for code in gained:
+        k, c = index[code]
+        in_hand[k] += 1
+        kinds[k] += 1
+        group = colors[c] + 1
+        colors[c] = group
+        if group > bonus:
+            bonus = group
+        if k == _CRAB:                                              # R-X-SCORE-CAST
+            sets += kinds[_CASTS] * _CASTS_PER
+        elif k == _CASTS:
+            sets += kinds[_CASTS_OF] * _CASTS_PER
+        elif _X_SET_INPUT[k] and k != _SEAHORSE and not past:
+            try:
+                sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+            except IndexError:              # past the padded tables
+                past = True
+        if kinds[_SEAHORSE] and _X_SET_INPUT[k] and not _BOAT <= k <= _FISH:
+            seahorse = -1
+    for code in unit:
+        in_hand[index[code][0]] -= 1
+    if past:
+        sets = _set_part(kinds, scoring)
+    if seahorse < 0:
+        seahorse = _seahorse_part(kinds, scoring)
+    in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+    held[0], held[1], held[6], held[8] = hand, laid, bonus, sets
+    held[11], held[12] = seahorse, in_pairs
+    held[7] = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
 
 
 def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,

@@ -28,6 +28,8 @@ _step = st.one_of(
     st.tuples(st.just("take"), st.integers(0, 10 ** 6)),
     st.tuples(st.just("take"), st.integers(0, 10 ** 6)),
     st.tuples(st.just("lay"), st.integers(2, 3)),               # a pair, or a trio
+    # a card taken, a pair laid (the card in it or not), a card gained by its effect
+    st.tuples(st.just("pair turn"), st.integers(0, 10 ** 6)),
     st.tuples(st.just("steal"), st.integers(0, 10 ** 6)),
     st.tuples(st.just("same"), st.just(0)),                     # scored again unchanged
     st.tuples(st.just("events"), st.sets(st.sampled_from(EVENT_CODES), max_size=3)),
@@ -66,8 +68,8 @@ def test_long_random_sequences_give_the_full_scorers_points():
         palette = rng.sample(kinds, rng.randint(2, 6))
         steps = []
         for _ in range(40):
-            what = rng.choice(("take",) * 5 + ("lay", "steal", "same", "events", "starfish",
-                                                "new game"))
+            what = rng.choice(("take",) * 5 + ("lay", "pair turn", "steal", "same", "events",
+                                                "starfish", "new game"))
             arg: object = rng.randrange(10 ** 6)
             if what == "lay":
                 arg = rng.choice((2, 3))
@@ -86,13 +88,22 @@ def _play(steps, extra, palette):
     for seat, (what, arg) in steps:
         hand, laid, effects, hand_starfish = seats[seat]
         kinds = palette if extra[seat] else base_palette
-        if what == "take":                  # the engine's take: the hand and one card more
+
+        def card(arg: int) -> str:
             codes = [c for c in CODES_OF[kinds[arg % len(kinds)]]
                      if extra[seat] or c in CODES]
-            hand = hand + (codes[arg // len(kinds) % len(codes)],)
+            return codes[arg // len(kinds) % len(codes)]
+
+        if what == "take":                  # the engine's take: the hand and one card more
+            hand = hand + (card(arg),)
         elif what == "lay" and len(hand) >= arg:
             laid = laid + (hand[:arg],)
             hand = hand[arg:]
+        elif what == "pair turn" and hand:  # as the engine lays it: each card's first copy
+            held = list(hand + (card(arg),))
+            pair = (held.pop(arg % len(held)), held.pop(arg // 7 % len(held)))
+            laid = laid + (pair,)
+            hand = tuple(held) + ((card(arg // 11),) if arg % 3 else ())
         elif what == "steal" and hand:
             i = arg % len(hand)
             hand = hand[:i] + hand[i + 1:]
@@ -148,7 +159,8 @@ def test_a_card_the_base_game_lacks_drops_the_seats_record():
 def test_a_hand_grown_by_one_card_is_scored_on_in_place():
     """A hand taken card by card at its end, with the same laid tuple, is scored on in its
     seat's record (the record kept, not made anew); a hand of the same length plus one that
-    is not the last one grown (its first card swapped) or another laid tuple is counted anew.
+    is not the last one grown (its first card swapped) or another laid tuple is counted anew;
+    one unit more laid, its cards gained, is scored on in an Extra Salt seat's record.
     Each score is the reference's (base: RULES.md §4 written out plainly) or the Counter
     oracle's (Extra Salt)."""
     from .test_scoring import _random_holdings as base_holdings, reference_breakdown
@@ -187,8 +199,16 @@ def test_a_hand_grown_by_one_card_is_scored_on_in_place():
             assert score(extra, counted, rest, laid, hand_starfish) == want(
                 extra, rest, laid, hand_starfish), (rest, laid)
             assert counted[0] is not held
-        grown = laid + (("crab:black", "crab:yellow"),)      # another laid tuple
+        other = (("crab:black", "crab:yellow"),) + laid + (("boat:black", "boat:yellow"),)
+        held = counted[0]                           # another laid tuple: counted anew
+        assert score(extra, counted, hand, other, hand_starfish) == want(
+            extra, hand, other, hand_starfish), (hand, other)
+        assert counted[0] is not held
+        # one unit more laid (its cards gained): Extra Salt scores on in the record
+        assert score(extra, counted, hand, laid, hand_starfish) == want(
+            extra, hand, laid, hand_starfish)
+        grown = laid + (("crab:black", "crab:yellow"),)
         held = counted[0]
         assert score(extra, counted, hand, grown, hand_starfish) == want(
             extra, hand, grown, hand_starfish), (hand, grown)
-        assert counted[0] is not held
+        assert (counted[0] is held) == extra

@@ -22,8 +22,8 @@ from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_breakdown, round_breakdowns
-from ..scoring import (CAST, MULTIPLIERS, as_breakdown, last_chance_outcome, points_and_bonus,
-                       seat_extra_points_and_bonus, seat_points_and_bonus)
+from ..scoring import (CAST, MULTIPLIERS, as_breakdown, event_scoring, last_chance_outcome,
+                       points_and_bonus, seat_extra_scored, seat_points_and_bonus)
 from .expansions import event_outcomes, extra_rows, round_event_rows
 from .literals import sql_literal
 from .fetch import first_row
@@ -494,14 +494,14 @@ class Projector:
          boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
          ) = in_play
         kinds, ended_by, counted = _KIND, _ENDED, self.counted
-        # a closed turn's points as the engine scores them (player_points_and_bonus), by
-        # the game's scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
+        # a closed turn's points, counted on from the seat's last count, by the game's
+        # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
-        # the seats' events in effect (R-EV-APPLY), the same all round: the events change
-        # hands between rounds only (event_awarded, event_kept, round_started)
-        round_effects: list[frozenset[str]] = (
-            [prev.effects(p) for p in range(n)] if extra and prev is not None else [])
+        # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
+        # change hands between rounds only (event_awarded, event_kept, round_started)
+        round_scoring = ([event_scoring(prev.effects(p)) for p in range(n)]
+                         if extra and prev is not None else [])
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
@@ -524,8 +524,8 @@ class Projector:
                         b = round_breakdowns(s)[seat]
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
-                        card_points, color_bonus = seat_extra_points_and_bonus(
-                            counted, seat, hand, table.laid[seat], round_effects[seat],
+                        card_points, color_bonus = seat_extra_scored(
+                            counted, seat, hand, table.laid[seat], round_scoring[seat],
                             hand_starfish)
                     else:
                         try:
@@ -574,7 +574,7 @@ class Projector:
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if extra:
-                    round_effects = [s.effects(p) for p in range(n)]
+                    round_scoring = [event_scoring(s.effects(p)) for p in range(n)]
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s)
                 elif seat_events:
@@ -725,15 +725,23 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
     cards_scored, bonus_scored = _scored_parts(e, n)
     rnd, points, totals = e.round, e.points, e.totals
     parts = round_breakdowns(s)
-    final["round_results"].extend(
-        (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
-         b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
-        for p, b in enumerate(map(as_breakdown, parts)))
+    results = final["round_results"]
     if s.ruleset.extra_scoring:
+        # as_breakdown's columns (a starfish counts with the pairs), without its Breakdown
+        for p, x in enumerate(parts):
+            results.append((game_id, rnd, p, x.pairs + x.starfish,  # type: ignore[union-attr]
+                            x.collectors, x.multipliers, x.mermaids, x.card_points,
+                            x.color_bonus, points[p], totals[p], cards_scored[p],
+                            bonus_scored[p]))
         final["round_extra"].extend(extra_rows(game_id, s, e))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted))
+    else:
+        results.extend(
+            (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
+             b.color_bonus, points[p], totals[p], cards_scored[p], bonus_scored[p])
+            for p, b in enumerate(parts))
 
 
 def _latest_turn_event(events, states, i: int) -> tuple[type[ev.Event] | None, State | None]:
