@@ -9,7 +9,7 @@ from __future__ import annotations
 import functools
 import sys
 from pathlib import Path
-from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence, cast
+from typing import Any, BinaryIO, Callable, Iterable, Iterator, Sequence
 
 import msgspec
 from msgspec import Struct
@@ -33,7 +33,7 @@ class RawGame(Struct):
     source: str
     events: list[ev.Event]
     lines: list[int] | range    # each event's line number (a range: the lines in a row, no
-                                # int object made per event)
+                                # int object made per event; a list where _games makes it)
     error: LogFormatError | None = None     # a format error that cut the game short
     texts: list[bytes] | None = None    # each event's line, when it is the event's own
                                         # JSON (events.encode), else not kept
@@ -164,7 +164,7 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
                 continue
             ev.validate(e, n_players)
             game.events.append(e)
-            cast("list[int]", game.lines).append(no)    # (made a list here)
+            game.lines.append(no)   # type: ignore[union-attr]
         except LogFormatError as exc:
             if game is None:
                 game = RawGame(source=name, events=[], lines=[])
