@@ -32,7 +32,7 @@ def _with(i: int, line: bytes) -> bytes:
 
 
 def _seen(games):
-    return [(g.source, g.events, g.lines, None if g.error is None else str(g.error))
+    return [(g.source, g.events, list(g.lines), None if g.error is None else str(g.error))
             for g in games]
 
 
@@ -150,6 +150,7 @@ def test_game_starts_checks_each_seat_against_its_own_game():
     won["winners"] = [1]
     assert ev.game_starts(_events_with(ended, json.dumps(won).encode())) == [0, SECOND, third]
     assert ev.game_starts(events[1:]) is None
+    assert ev.game_starts([events[turn_in[0]]]) is None      # no game_started at all
     started = json.loads(LINES[SECOND])
     started["players"] = [started["players"][0]] * 2
     assert ev.game_starts(_events_with(SECOND, json.dumps(started).encode())) is None

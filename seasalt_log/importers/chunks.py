@@ -422,7 +422,9 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     local = 0 < expect <= LOCAL_CHUNKS * jobs
     with ExitStack() as stack:
         pool = stack.enter_context(_pool(jobs, setup, local)) if early else None
-        head = list(islice(chunks, parallel_from))      # (cut while the workers start)
+        # (cut while the workers start; checked in this process alone, the checking thread
+        # cuts every chunk itself: its first check starts one chunk sooner)
+        head = list(islice(chunks, parallel_from)) if jobs > 1 else []
         if pool is None and jobs > 1 and len(head) >= parallel_from:
             pool = stack.enter_context(_pool(jobs, setup, local))
         if pool is not None:

@@ -32,7 +32,8 @@ class RawGame(Struct):
 
     source: str
     events: list[ev.Event]
-    lines: list[int]
+    lines: list[int] | range    # each event's line number (a range: the lines in a row, no
+                                # int object made per event; a list where _games makes it)
     error: LogFormatError | None = None     # a format error that cut the game short
     texts: list[bytes] | None = None    # each event's line, when it is the event's own
                                         # JSON (events.encode), else not kept
@@ -115,7 +116,7 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
                       texts, first_line)
     ends = [*starts[1:], len(events)]
     return iter([RawGame(source=name, events=events[a:b],
-                         lines=list(range(first_line + a, first_line + b)), texts=texts[a:b])
+                         lines=range(first_line + a, first_line + b), texts=texts[a:b])
                  for a, b in zip(starts, ends)])
 
 
@@ -163,7 +164,7 @@ def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes]
                 continue
             ev.validate(e, n_players)
             game.events.append(e)
-            game.lines.append(no)
+            game.lines.append(no)   # type: ignore[union-attr]
         except LogFormatError as exc:
             if game is None:
                 game = RawGame(source=name, events=[], lines=[])
