@@ -126,10 +126,13 @@ def main(argv: list[str] | None = None) -> None:
     # the closed turns' points, scored as the read models score them (the turn's seat
     # after its last event; a round's last turn is scored with the round's end)
     closed = [[(s, g.states[i - 1].flow.player)
-               for i, (e, s) in enumerate(zip(g.events, g.states)) if type(e) in projections._ENDED and s.flow.due != "round_scored"] for g in games]
-    t = best(lambda: [_closed_turns_points(turns) for turns in closed], a.repeat)
+               for i, (e, s) in enumerate(zip(g.events, g.states))
+               if type(e) in projections._ENDED and s.flow.due != "round_scored"]
+              for g in games]
+    t = best(lambda: [_closed_turns_points(c) for c in closed], a.repeat)
+    turns = sum(map(len, closed))
     print(f"{'  of project: closed turns points':>8} {t * 1e9 / n:.0f} ns/event "
-          f"({t * 1e9 / sum(map(len, closed)):.0f} ns per closed turn, {sum(map(len, closed)):,} turns)")
+          f"({t * 1e9 / turns:.0f} ns per closed turn, {turns:,} turns)")
     if a.by_type:
         cases: dict[str, list[tuple[State, Any]]] = {}
         for g in games:

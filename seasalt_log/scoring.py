@@ -534,8 +534,9 @@ def holding_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]], rules:
                       ) -> Breakdown | ExtraBreakdown:
     """A player's card points and colour bonus by the game's scoring: RULES.md §4-6, or
     RULES.md §12 (R-X-SCORE) with ``effects``, the events in effect for the player
-    (R-EV-APPLY), when ``rules`` says so. The engine, the read models, ``rescore`` and the
-    views all score a player through this function."""
+    (R-EV-APPLY), when ``rules`` says so. The read models, ``rescore`` and the views score
+    a player through this function; the engine too, or (RULES.md §12) through
+    :func:`score_extra_counts` of the counts it already made for a call."""
     if rules.extra_scoring:
         if type(effects) is not frozenset:
             effects = frozenset(effects)

@@ -322,7 +322,10 @@ def _award_variants(e: ev.EventAwarded) -> list[ev.EventAwarded]:
         out += [replace(e, discarded=d[:-1]), replace(e, discarded=d[1:]),
                 replace(e, discarded=tuple(reversed(d))) if len(d) > 1 else e,
                 replace(e, discarded=(replace(d[0], player=d[0].player + 1), *d[1:])),
-                replace(e, discarded=(replace(d[0], event=other), *d[1:]))]
+                replace(e, discarded=(replace(d[0], event=other), *d[1:])),
+                # built in Python, not decoded: a list, or items that are not EventDiscards
+                replace(e, discarded=list(d)),
+                replace(e, discarded=tuple({"player": x.player, "event": x.event} for x in d))]
     return [x for x in out if x is not e]
 
 

@@ -3,7 +3,8 @@ with the events in effect, R-EV-APPLY): a closed turn is scored by counting the 
 holding on from its last count (``scoring.seat_points_and_bonus``,
 ``scoring.seat_extra_points_and_bonus``); the whole breakdown of ``player_breakdown`` in
 the columns of ``as_breakdown`` is the oracle, for the base game, Extra Salt and Extra Salt
-with the Extra Pepper events, closed turns and the turn in play."""
+with the Extra Pepper events, closed turns and the turn in play. (The scorers alone, on
+random holdings: tests/test_seat_points.py.)"""
 
 from __future__ import annotations
 
@@ -11,8 +12,7 @@ import pytest
 
 from seasalt_log.engine.core import player_breakdown
 from seasalt_log.importers.jsonl import check_game, raw_game
-from seasalt_log.scoring import (as_breakdown, points_and_bonus, seat_extra_points_and_bonus,
-                                 seat_points_and_bonus)
+from seasalt_log.scoring import as_breakdown
 from seasalt_log.sim import simulate
 from seasalt_log.store.projections import project
 
@@ -22,20 +22,6 @@ SETTINGS = [(None, None), ("extra-salt", None), ("extra-salt", "pepper")]
 def _checked(ruleset, events):
     return [check_game(raw_game(g)) for players in (2, 3, 4)
             for g in simulate(4, players, 11, None, ruleset, events)]
-
-
-def _counted_on(counted, state, seat):
-    """The seat's (card points, colour bonus) counted on from its last count in ``counted``,
-    by the game's scoring (the read models' way of scoring a closed turn)."""
-    t, rules = state.table, state.ruleset
-    hand, laid = t.hands[seat], t.laid[seat]
-    if rules.extra_scoring:
-        return seat_extra_points_and_bonus(counted, seat, hand, laid, state.effects(seat),
-                                           rules.starfish_in_hand_scores)
-    try:
-        return seat_points_and_bonus(counted, seat, hand, laid)
-    except KeyError:                    # Extra Salt cards in a base-scored hand
-        return points_and_bonus(hand, laid)
 
 
 def _expected(state, seat):
@@ -64,16 +50,3 @@ def test_the_turn_in_play_is_scored_as_the_whole_breakdown_does(ruleset, events)
         assert row[16:18] == _expected(g.states[row[20] - 1], row[3])
         checked += 1
     assert checked > 10
-
-
-@pytest.mark.parametrize("ruleset,events", SETTINGS)
-def test_every_seat_at_every_point_scores_as_the_whole_breakdown_does(ruleset, events):
-    checked = 0
-    for g in _checked(ruleset, events)[::3]:
-        counted: dict = {}          # counted on from one point to the next, as a game goes
-        for state in g.states[1:]:
-            for seat in range(state.n):
-                got = _counted_on(counted, state, seat)      # before the breakdown is memoised
-                assert got == _expected(state, seat), (state, seat)
-                checked += 1
-    assert checked > 1000

@@ -24,7 +24,7 @@ from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
 from ..outputs import atomic_file, atomic_path
-from ..store.literals import sql_literal
+from ..store.literals import sql_identifier, sql_literal
 from ..store.sandbox import one_line  # noqa: F401  (also this module's name for it)
 from . import bulk_text
 
@@ -283,10 +283,6 @@ def _unique(names: list[str]) -> list[str]:
     return out
 
 
-def _quote(name: str) -> str:
-    return '"' + name.replace('"', '""') + '"'
-
-
 def write_parquet(result: Result, path: Path, shown: str | Path | None = None) -> None:
     """Write ``result`` as a Parquet file through a fresh in-memory DuckDB connection.
 
@@ -298,7 +294,7 @@ def write_parquet(result: Result, path: Path, shown: str | Path | None = None) -
                                  "autoload_known_extensions": False})
     con.execute("SET enable_progress_bar = false")
     try:
-        cols = ", ".join(f"{_quote(c)} {t}" for c, t in zip(_unique(result.columns), result.types))
+        cols = ", ".join(f"{sql_identifier(c)} {t}" for c, t in zip(_unique(result.columns), result.types))
         con.execute(f"CREATE TABLE result ({cols})")
         if result.arrow is not None:
             con.register("rows", result.arrow)

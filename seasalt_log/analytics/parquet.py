@@ -49,6 +49,7 @@ from msgspec import Struct
 from ..errors import SeasaltError, UsageError, interrupted
 from ..outputs import atomic_dir
 from ..store.projections import CARDS, SCHEMA, TABLES
+from ..store.literals import sql_identifier, sql_literal
 from ..store.stored_order import in_game_order, stored_batches
 from ..store.fetch import one_value
 
@@ -330,21 +331,17 @@ def _in_number_order(con, table: str, rest: tuple[str, ...], numbers: dict[str, 
 
 def _file_columns(con, table: str) -> dict[str, tuple[bool, bool]]:
     """``table``'s columns -> (nullable, JSON) in its file, as DuckDB's own ``COPY`` writes
-    them: a column is required (not null) when the table's statistics say it holds no NULL
-    (every column of an empty table), and a JSON column keeps its JSON logical type (DuckDB
-    hands it to Arrow as plain text)."""
+    them: a column is required (not null) when DuckDB's statistics of the table record no
+    NULL in it (they can record NULLs of deleted rows), and a JSON column keeps its JSON
+    logical type (DuckDB hands it to Arrow as plain text). For a table holding rows: an empty
+    table has no statistics to read (its file is DuckDB's own ``COPY``)."""
     columns = con.execute("SELECT column_name, data_type FROM duckdb_columns() WHERE "
                           "database_name = current_database() AND schema_name = current_schema() "
                           "AND table_name = ? ORDER BY column_index", [table]).fetchall()
-    stats = con.execute(f"SELECT {', '.join(f'stats({_quoted(n)})' for n, _ in columns)} "
+    stats = con.execute(f"SELECT {', '.join(f'stats({sql_identifier(n)})' for n, _ in columns)} "
                         f"FROM {table} LIMIT 1").fetchall()
     return {n: (bool(stats) and stats[0][i]["has_null"], kind == "JSON")
             for i, (n, kind) in enumerate(columns)}
-
-
-def _quoted(name: str) -> str:
-    """``name`` as a SQL identifier."""
-    return '"' + name.replace('"', '""') + '"'
 
 
 def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -> None:
@@ -383,6 +380,18 @@ def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -
         reader.close()
 
 
+def _write_table(con, table: str, query: str, path: Path, key: tuple[str, ...]) -> int:
+    """:func:`_write_file` of ``table``'s rows (by ``query``); an empty table's file is
+    DuckDB's own ``COPY`` (no rows to encode, and no statistics to read the types from).
+    The rows written."""
+    rows: int = one_value(con, f"SELECT count(*) FROM {table}")
+    if rows:
+        _write_file(con, table, query, path, key)
+    else:
+        con.execute(f"COPY {table} TO {sql_literal(path)} (FORMAT parquet)")
+    return rows
+
+
 def export_parquet(store, directory: str | Path) -> ParquetExport:
     """Write the store's events (partitioned by player count, then bucketed by game id so
     that every game lies whole in one file: see the module docstring), its commits and every read
@@ -402,7 +411,7 @@ def export_parquet(store, directory: str | Path) -> ParquetExport:
 
 
 def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
-    """COPY every exported table into ``directory`` in one snapshot; rows per table."""
+    """Write every exported table into ``directory`` in one snapshot; rows per table."""
     rows: dict[str, int] = {}
     con.execute("SET enable_progress_bar = false")
     con.execute("BEGIN")
@@ -414,9 +423,8 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
                                    ).fetchall())
         for t in PARQUET_TABLES:
-            rows[t] = one_value(con, f"SELECT count(*) FROM {t}")
-            _write_file(con, t, _read_model_query(con, t, numbers), directory / f"{t}.parquet",
-                        _ORDER[t])
+            rows[t] = _write_table(con, t, _read_model_query(con, t, numbers),
+                                   directory / f"{t}.parquet", _ORDER[t])
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")

@@ -946,11 +946,14 @@ def _award_matches(s: State, e: ev.EventAwarded) -> bool:
     if e.to != (first if place[e.event] else last):
         return False
     got = e.discarded
+    if type(got) is not tuple:      # (not as decoded: _check_derived compares it whole)
+        return False
     i, n = 0, len(got)
     for p, held in enumerate(s.held):
         for code in held:
             if (first if place[code] else last) != p:
-                if i == n or got[i].player != p or got[i].event != code:
+                if (i == n or type(got[i]) is not ev.EventDiscard or got[i].player != p
+                        or got[i].event != code):
                     return False
                 i += 1
     return i == n
@@ -1208,7 +1211,8 @@ def player_counts(s: State, seat: int) -> tuple[list[int], list[int], list[int],
 
 #: seat -> (hand, laid, ruleset, table event, events held, card points, count lists or
 #: None, the events in effect that change the scoring, the state) of the last
-#: :func:`player_points` call (compared by identity: kept here, these objects stay alive)
+#: :func:`player_points` call (compared by identity: kept here, these objects stay alive);
+#: :func:`_breakdown` scores a round's end from its counts when the hand and units are these
 _last_points: dict[int, tuple[Any, ...]] = {}
 _NO_EFFECTS: frozenset[str] = frozenset()
 
