@@ -262,3 +262,59 @@ def test_parquet_table_files_read_back_as_duckdbs_copy(which, request, tmp_path)
         assert (con.execute(f"SELECT count(*) FROM '{ours}'").fetchall()
                 == con.execute(f"SELECT count(*) FROM {t}").fetchall()), t
     con.close()
+
+
+def test_parquet_tables_written_beside_the_events_or_after_them_are_the_same(
+        in_order, tmp_path, monkeypatch):
+    """The read models' files are written by a thread on a cursor of its own while the events'
+    are written; when that cursor's snapshot is not the export's (a write came between the
+    two transactions' starts) they are written after the events, on the export's own: the
+    same files either way."""
+    calls: list[int] = []
+    snapshot = parquet._snapshot
+
+    def drifting(con):
+        calls.append(1)
+        return (*snapshot(con), len(calls))     # never the same twice: written after
+    with Store.open(in_order, read_only=True) as store:
+        export_parquet(store, tmp_path / "beside")
+        monkeypatch.setattr(parquet, "_snapshot", drifting)
+        export_parquet(store, tmp_path / "after")
+    assert len(calls) == 2
+    after = tmp_path / "after"
+    files = sorted(p.relative_to(after) for p in after.rglob("*.parquet"))
+    assert len(files) > len(parquet.PARQUET_TABLES)
+    for f in files:
+        a, b = pq.read_table(tmp_path / "after" / f), pq.read_table(tmp_path / "beside" / f)
+        assert a.equals(b) and a.schema == b.schema, f
+
+
+@pytest.mark.parametrize("failing", ["tables", "events"])
+def test_parquet_a_failure_on_either_side_fails_the_export_and_leaves_nothing(
+        failing, in_order, tmp_path, monkeypatch):
+    """A failure writing the read models (in their thread) or the events fails the export
+    with that error in one line; the other side stops; the target is not created."""
+    import threading
+
+    from seasalt_log.errors import SeasaltError
+    stopped: list[bool] = []
+
+    def full(*a, **k):
+        raise OSError(28, "No space left on device")
+    if failing == "tables":
+        monkeypatch.setattr(parquet, "_write_table", full)
+    else:
+        write_tables = parquet._write_tables
+
+        def waiting(con, directory, stop: threading.Event):
+            assert stop.wait(30)        # the events' failure sets it
+            stopped.append(True)
+            return write_tables(con, directory, stop)
+        monkeypatch.setattr(parquet, "_write_tables", waiting)
+        monkeypatch.setattr(parquet, "_write_events", full)
+    with Store.open(in_order, read_only=True) as store, pytest.raises(SeasaltError) as err:
+        export_parquet(store, tmp_path / "x")
+    assert str(err.value).startswith(f"cannot export to {tmp_path / 'x'}: ")
+    assert "No space left" in str(err.value) and "\n" not in str(err.value)
+    assert list(tmp_path.iterdir()) == []
+    assert stopped == ([True] if failing == "events" else [])

@@ -35,6 +35,7 @@ and, as the events files, min/max statistics only for their key (:func:`_write_f
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 from collections import deque
 from contextlib import suppress
@@ -344,13 +345,18 @@ def _file_columns(con, table: str) -> dict[str, tuple[bool, bool]]:
             for i, (n, kind) in enumerate(columns)}
 
 
-def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -> None:
+class _Stopped(Exception):
+    """A table's write given up: the export failed elsewhere."""
+
+
+def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...],
+                stop: threading.Event | None = None) -> None:
     """Write the rows of ``query`` (``table``'s, in its file's order) to ``path`` with
     pyarrow's writer (some 40 % less CPU than DuckDB's ``COPY``): row groups of
     :data:`TABLE_ROWS`, min/max statistics only for the columns of ``key``, and no Arrow
     schema stored, so that the types read back (by DuckDB or pyarrow) are those of DuckDB's
     own ``COPY ... (FORMAT parquet)``. Each batch is encoded in a thread while DuckDB reads
-    the next."""
+    the next. ``stop`` set: :class:`_Stopped` before the next batch."""
     columns = _file_columns(con, table)
     reader = con.sql(query).to_arrow_reader(TABLE_ROWS)
     writer = None
@@ -361,6 +367,8 @@ def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -
         writer = pq.ParquetWriter(path, schema, store_schema=False, write_statistics=list(key))
         with ThreadPoolExecutor(1) as thread:
             for batch in reader:
+                if stop is not None and stop.is_set():
+                    raise _Stopped(table)
                 rows = pa.RecordBatch.from_arrays(
                     [c if f.type == c.type else pa.ExtensionArray.from_storage(f.type, c)
                      for f, c in zip(schema, batch.columns)], schema=schema)
@@ -380,13 +388,14 @@ def _write_file(con, table: str, query: str, path: Path, key: tuple[str, ...]) -
         reader.close()
 
 
-def _write_table(con, table: str, query: str, path: Path, key: tuple[str, ...]) -> int:
+def _write_table(con, table: str, query: str, path: Path, key: tuple[str, ...],
+                 stop: threading.Event | None = None) -> int:
     """:func:`_write_file` of ``table``'s rows (by ``query``); an empty table's file is
     DuckDB's own ``COPY`` (no rows to encode, and no statistics to read the types from).
     The rows written."""
     rows: int = one_value(con, f"SELECT count(*) FROM {table}")
     if rows:
-        _write_file(con, table, query, path, key)
+        _write_file(con, table, query, path, key, stop)
     else:
         con.execute(f"COPY {table} TO {sql_literal(path)} (FORMAT parquet)")
     return rows
@@ -411,20 +420,30 @@ def export_parquet(store, directory: str | Path) -> ParquetExport:
 
 
 def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
-    """Write every exported table into ``directory`` in one snapshot; rows per table."""
+    """Write every exported table into ``directory`` from one snapshot of the store; rows per
+    table. The events' files are written here while a thread writes the other tables' on a
+    cursor of its own (DuckDB's reads and the Parquet encoding of both then keep the two cores
+    busy: 8.1 s against 9.2 s for 100,000 games), its transaction seeing the same snapshot
+    (checked: else they are written after the events, as one)."""
     rows: dict[str, int] = {}
     con.execute("SET enable_progress_bar = false")
+    cursor = con.cursor()
+    stop = threading.Event()
+    side: Future | None = None
     con.execute("BEGIN")
+    cursor.execute("BEGIN")
     try:
-        rows["events"] = con.execute("SELECT count(*) FROM events").fetchall()[0][0]
-        events_dir = directory / "events"
-        if rows["events"]:
-            _write_events(con, events_dir, rows["events"])
-        numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
-                                   ).fetchall())
-        for t in PARQUET_TABLES:
-            rows[t] = _write_table(con, t, _read_model_query(con, t, numbers),
-                                   directory / f"{t}.parquet", _ORDER[t])
+        with ThreadPoolExecutor(1) as thread:
+            try:
+                if _snapshot(con) == _snapshot(cursor):
+                    side = thread.submit(_write_tables, cursor, directory, stop)
+                rows["events"] = one_value(con, "SELECT count(*) FROM events")
+                if rows["events"]:
+                    _write_events(con, directory / "events", rows["events"])
+                rows.update(side.result() if side is not None
+                            else _write_tables(con, directory, stop))
+            finally:
+                stop.set()          # (a failure here: the thread stops at its next batch)
         con.execute("COMMIT")
     except Exception as exc:
         con.execute("ROLLBACK")
@@ -435,4 +454,22 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
         from .output import one_line
         message = one_line(str(exc)).replace(str(directory), str(target))   # not the temporary's name
         raise SeasaltError(f"cannot export to {target}: {message}") from None
+    finally:
+        cursor.close()
     return rows
+
+
+def _snapshot(con) -> tuple:
+    """What tells two transactions' snapshots of a store apart: its writes and events."""
+    return con.execute("SELECT (SELECT count(*) FROM commits), (SELECT count(*) FROM events)"
+                       ).fetchall()[0]
+
+
+def _write_tables(con, directory: Path, stop: threading.Event) -> dict[str, int]:
+    """Every exported table but the events, each in its file (:func:`_write_table`); rows
+    per table. ``stop`` set: :class:`_Stopped` at the next batch."""
+    numbers = dict(con.execute("SELECT game_id, min(game) FROM commits GROUP BY game_id"
+                               ).fetchall())
+    return {t: _write_table(con, t, _read_model_query(con, t, numbers),
+                            directory / f"{t}.parquet", _ORDER[t], stop)
+            for t in PARQUET_TABLES}
