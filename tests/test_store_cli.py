@@ -202,6 +202,21 @@ def test_a_byte_order_mark_starting_a_log_is_read_past(tmp_path, log, monkeypatc
                 "start of a log (line 1)") in r.output, r.output
 
 
+def test_a_json_error_on_a_marked_line_1_counts_the_mark(tmp_path):
+    """A JSON error's byte on a line 1 that starts with a byte-order mark is the line's own,
+    mark included (LOG_FORMAT.md: the mark is read past, the line is still the file's)."""
+    line = BOM + b'{"type":"game_started","players":["A","B"] "game_id":"g1"}\n'
+    at = line.index(b'"game_id"')            # the missing comma's place: 46
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(line)
+    want = f"expected ',' or '}}' near byte {at} of the line"
+    for cmd, stdin in ((["validate", bad], None), (["import", bad, "--jobs", "1"], None),
+                       (["import", "-"], line.decode())):
+        r = run(*cmd, "--db", tmp_path / "s.duckdb", input=stdin) if cmd[0] == "import" \
+            else run(*cmd)
+        assert r.exit_code == 1 and want in r.output, (cmd, r.output)
+
+
 def test_games_show_export(tmp_path, log):
     db = tmp_path / "s.duckdb"
     run("import", log, "--db", db)

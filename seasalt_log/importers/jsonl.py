@@ -102,13 +102,17 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
     """:func:`read_games` of a log's lines held in memory (a chunk of a log). A log whose
     every line is its event's canonical JSON (:func:`events.decode_canonical`) is decoded in
     one call, and its games keep their lines as their events' ``texts``."""
-    if first_line == 1 and data.startswith(BOM):
+    marked = first_line == 1 and data.startswith(BOM)
+    if marked:
         data = data[len(BOM):]
     if data and data[-1:] != b"\n":
         data += b"\n"              # the last line of a file without its newline
     canonical = ev.decode_canonical(data)
     if canonical is None or max(map(len, canonical[1]), default=0) > MAX_LINE_BYTES:
-        return read_games(data.split(b"\n"), name, first_line)
+        lines = data.split(b"\n")
+        if marked:                  # read past line by line (its errors count it)
+            lines[0] = BOM + lines[0]
+        return read_games(lines, name, first_line)
     events, texts = canonical
     starts = ev.game_starts(events)
     if not starts or starts[0]:     # an error: the games as read_games finds them
@@ -187,7 +191,8 @@ def _past_bom(exc: LogFormatError, decode: Callable[[bytes], ev.Event] | None, l
     if no != 1:
         raise LogFormatError("a UTF-8 byte-order mark is allowed only at the start of a log "
                              "(line 1)") from None
-    return decode(line[len(BOM):])
+    # the mark's three bytes as three spaces, JSON's whitespace: a JSON error's byte is the line's
+    return decode(b" " * len(BOM) + line[len(BOM):])
 
 
 class _Started(Struct):
