@@ -139,6 +139,10 @@ def test_an_illegal_extra_salt_line_is_located(games, tmp_path):
     log.write_bytes(b"\n".join(lines) + b"\n")
     r = run("validate", log)
     assert r.exit_code == 1 and "LOG-FORMAT" in r.output and "Traceback" not in r.output
+    # the round's deck holds Extra Salt cards (R-X-CARDS-4): the error says whose they are
+    assert "bad.jsonl:2: " in r.output and ("(not a card of the base ruleset: a card of the "
+                                           "extra-salt ruleset, which this game's game_started "
+                                           "does not name)") in r.output, r.output
 
 
 def test_score_command_extra_salt_and_events():

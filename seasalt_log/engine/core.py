@@ -18,7 +18,7 @@ from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..scoring import (Breakdown, ExtraBreakdown, card_points, counts_with, extra_card_points,
                        extra_counts, game_winners, holding_breakdown, round_points,
                        score_extra_counts, scoring_effects)
-from .rulings import DOLPHIN_CODES, Ruleset, deck_counter, rules_for
+from .rulings import DOLPHIN_CODES, RULESETS, Ruleset, deck_counter, rules_for
 from .state import (ANGEL, BETWEEN, BOAT_TAKE, ENDED, FORCED, FORCED_DONE, NEW, PLAY, ROUND,
                     TAKE, Flow, Hand, Pair, State, Table)
 from .table import MERMAID, multiset_diff, replace_at, without, without_all
@@ -154,8 +154,7 @@ def _known_codes(s: State, e: Any) -> None:
     for name in ("discards", "deck"):
         for i, code in enumerate(getattr(e, name) or ()):
             if code not in codes:
-                raise _format(_located(s, e), f"unknown card code {code!r} (not a card of "
-                                              f"the {rules.name} ruleset)", f"$.{name}[{i}]")
+                raise _format(_located(s, e), _unknown_code(rules, code), f"$.{name}[{i}]")
     if e.deck is not None and len(e.deck) != rules.round_deck_size:
         n = rules.round_deck_size
         raise _format(_located(s, e), f"Expected `array` of length "
@@ -192,9 +191,17 @@ def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
         for i, v in enumerate(values):
             if isinstance(v, str) and ":" in v and v not in codes:
                 at = f"$.{name}[{i}]" if isinstance(value, tuple) else f"$.{name}"
-                return _format(s, f"unknown card code {v!r} (not a card of the {rules.name} "
-                                  "ruleset)", at)
+                return _format(s, _unknown_code(rules, v), at)
     return None
+
+
+def _unknown_code(rules: Ruleset, code: str) -> str:
+    """What is wrong with a card code (a known card's, decoding checks that) the game's
+    ruleset does not have: which ruleset has it, as the game's game_started names another."""
+    other = " or ".join(r.name for r in RULESETS.values() if code in r.codes)
+    return (f"unknown card code {code!r} (not a card of the {rules.name} ruleset"
+            + (f": a card of the {other} ruleset, which this game's game_started does not name)"
+               if other else ")"))
 
 
 #: the fields LOG_FORMAT.md adds to base events for games with events
