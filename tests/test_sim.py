@@ -541,3 +541,26 @@ def test_a_failed_first_simulate_into_a_new_store_leaves_no_store(tmp_path, monk
     monkeypatch.setattr(sim_cmd, "simulate_games", stopped_after(1))
     assert run("simulate", "--games", "3", "--players", "2", "--seed", "6", "--db", db).exit_code
     assert db.read_bytes() == before and not (tmp_path / "new.duckdb.wal").exists()
+
+
+@pytest.mark.parametrize("ruleset, events, prefix", [
+    (None, None, "sim-9-"), ("base", None, "sim-9-"), ("extra-salt", None, "sim-extra-salt-9-"),
+    (None, "pepper", "sim-pepper-9-"), ("extra-salt", "pepper", "sim-extra-salt-pepper-9-")])
+def test_simulated_ids_name_the_settings_other_than_the_base_games(ruleset, events, prefix,
+                                                                    tmp_path):
+    """A simulated game's id names its ruleset and events (none for the base game), so runs
+    of one seed under each setting go into one store side by side."""
+    games = list(simulate(2, 2, 9, None, ruleset, events))
+    assert [g[0].game_id for g in games] == [prefix + "0", prefix + "1"]
+    if ruleset == "extra-salt" and events:      # once: every setting's run into one store
+        from seasalt_log.service import import_logs
+        from seasalt_log.store import Store
+        logs = []
+        for k, (r, e) in enumerate([(None, None), ("extra-salt", None), (None, "pepper"),
+                                    ("extra-salt", "pepper")]):
+            logs.append(tmp_path / f"{k}.jsonl")
+            run = simulate(2, 2, 9, None, r, e)
+            logs[-1].write_bytes(b"".join(ev.encode_lines(g) for g in run))
+        with Store.open(tmp_path / "s.duckdb") as store:
+            summary = import_logs(store, [str(p) for p in logs])
+        assert (summary.failed, len(summary.games)) == (0, 8), summary

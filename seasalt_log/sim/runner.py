@@ -142,6 +142,16 @@ def check_args(players: int, bots: Sequence[str] | None, games: int = 0,
     return names
 
 
+def sim_game_id(seed: int, index: int, ruleset: str | None = None,
+                events: str | None = None) -> str:
+    """A simulated game's id: ``sim-SEED-INDEX`` for the base game, the settings named
+    before the seed otherwise (``sim-extra-salt-SEED-INDEX``, ``sim-pepper-...``,
+    ``sim-extra-salt-pepper-...``), so that runs of one seed under other settings can share
+    a store."""
+    settings = [x for x in (ruleset if ruleset != "base" else None, events) if x]
+    return "-".join(["sim", *settings, str(seed), str(index)])
+
+
 def play_game(seed: int, index: int, seat_bots: Sequence[str],
               bots: Sequence[Bot] | None = None, ruleset: str | None = None,
               events: str | None = None) -> list[ev.Event]:
@@ -166,7 +176,7 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
         out.append(e)
 
     push(ev.GameStarted(players=tuple(f"{b}-{i + 1}" for i, b in enumerate(seat_bots)),
-                        game_id=f"sim-{seed}-{index}",
+                        game_id=sim_game_id(seed, index, ruleset, events),
                         meta=msgspec.Raw(msgspec.json.encode(
                             {"seed": seed, "game": index, "bots": list(seat_bots)})),
                         ruleset=ruleset, events=events))
