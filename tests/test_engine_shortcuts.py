@@ -310,6 +310,16 @@ def test_free_pair_codes_are_the_pairs_no_event_is_needed_for(ruleset, events):
             assert ((a, b) in rules.free_pair_codes) == want, (a, b)
 
 
+def _agrees(matches, s: State, bad, want) -> None:
+    """The engine's field-by-field check ``matches`` passes ``bad`` exactly when it equals
+    the derived event ``want`` (its time aside); else ``apply`` refuses it (R-DERIVED)."""
+    same = all(getattr(bad, n) == getattr(want, n) for n in want.__struct_fields__ if n != "at")
+    assert matches(s, bad) == same
+    if not same:
+        with pytest.raises(IllegalMoveError, match="R-DERIVED"):
+            apply(s, bad)
+
+
 def _award_variants(e: ev.EventAwarded) -> list[ev.EventAwarded]:
     """``e`` with one thing changed at a time."""
     other = next(c for c in ev.EVENT_CODES if c != e.event)
@@ -348,12 +358,7 @@ def test_event_awarded_check_agrees_with_the_built_event():
                     want = next_derived(s)
                     assert _award_matches(s, e) and want == replace(e, at=want.at)
                     for bad in _award_variants(e):
-                        same = all(getattr(bad, n) == getattr(want, n)
-                                   for n in want.__struct_fields__ if n != "at")
-                        assert _award_matches(s, bad) == same
-                        if not same:
-                            with pytest.raises(IllegalMoveError, match="R-DERIVED"):
-                                apply(s, bad)
+                        _agrees(_award_matches, s, bad, want)
                         checked += 1
                 s = apply(s, e)
     assert checked > 100
@@ -409,12 +414,7 @@ def test_game_ended_check_agrees_with_the_built_event():
                                 replace(e, winners=e.winners[:-1]),
                                 replace(e, winners=(*e.winners, (e.winners[-1] + 1) % s.n)),
                                 replace(e, totals=bump), replace(e, totals=e.totals[:-1])):
-                        same = all(getattr(bad, n) == getattr(want, n)
-                                   for n in want.__struct_fields__ if n != "at")
-                        assert _game_ended_matches(s, bad) == same
-                        if not same:
-                            with pytest.raises(IllegalMoveError, match="R-DERIVED"):
-                                apply(s, bad)
+                        _agrees(_game_ended_matches, s, bad, want)
                         checked += 1
                 s = apply(s, e)
     assert checked >= 100 and seen == {"target", "mermaids"}
