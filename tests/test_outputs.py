@@ -476,3 +476,27 @@ def test_stdout_redirected_into_any_duckdb_database_is_refused(store, tmp_path, 
         lines = p.stderr.decode().strip().splitlines()
         assert p.returncode == 1 and len(lines) == 1 and says in lines[0], (target, lines)
         assert digest(target) == before
+
+
+def test_a_parquet_result_has_the_query_types_and_rows(tmp_path):
+    """``--out FILE.parquet`` of a result kept as Arrow (numbers, text, booleans, lists, NULLs,
+    two columns of one name): DuckDB reads back the types and rows DuckDB's own COPY of the
+    query writes (the oracle), in order."""
+    import duckdb
+
+    from seasalt_log.analytics.output import arrow_result, write_parquet
+    sql = ("SELECT (i % 100)::TINYINT AS a, (i * 1000)::INTEGER AS a, "
+           "i::BIGINT * 1e9::BIGINT AS big, "
+           "'g-' || i AS game_id, i % 3 = 0 AS flag, [('c' || i)::VARCHAR, NULL] AS cards, "
+           "CASE WHEN i % 4 = 0 THEN NULL ELSE i::SMALLINT END AS maybe, i / 7 AS ratio "
+           "FROM range(300) t(i) ORDER BY i DESC")
+    con = duckdb.connect()
+    result = arrow_result(con.sql(sql))
+    assert result.arrow is not None
+    ours, theirs = tmp_path / "ours.parquet", tmp_path / "theirs.parquet"
+    write_parquet(result, ours)
+    con.execute(f"COPY ({sql}) TO '{theirs}' (FORMAT parquet)")
+    describe = "DESCRIBE SELECT * FROM '{}'"
+    assert con.sql(describe.format(ours)).fetchall() == con.sql(describe.format(theirs)).fetchall()
+    assert (con.sql(f"SELECT * FROM '{ours}'").fetchall()
+            == con.sql(f"SELECT * FROM '{theirs}'").fetchall())
