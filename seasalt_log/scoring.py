@@ -817,12 +817,7 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         old, unit = held[0], laid[-1]
         rest = list(old)
         gained = []
-        for code in unit:
-            if code in rest:
-                rest.remove(code)
-            else:
-                gained.append(code)
-        for code in hand:
+        for code in (*unit, *hand):
             if code in rest:
                 rest.remove(code)
             else:
