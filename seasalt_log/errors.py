@@ -6,7 +6,8 @@ them into a one-line message and an exit code / status.
 
 from __future__ import annotations
 
-from typing import Sequence
+import difflib
+from typing import Iterable, Sequence
 
 
 class SeasaltError(Exception):
@@ -82,6 +83,12 @@ def did_you_mean(names: Sequence[str]) -> str:
     """The tail of a message about an unknown name: ``"; did you mean a, b?"`` naming the
     known ``names`` nearest it, or nothing when there are none."""
     return "; did you mean " + ", ".join(names) + "?" if names else ""
+
+
+def nearest(value: str, names: Iterable[str], cutoff: float = 0.5) -> str:
+    """:func:`did_you_mean` of the (up to three) ``names`` nearest ``value``, by
+    :func:`difflib.get_close_matches` with that ``cutoff``."""
+    return did_you_mean(difflib.get_close_matches(value, list(names), n=3, cutoff=cutoff))
 
 
 class CardCodeError(SeasaltError, ValueError):

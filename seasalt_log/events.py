@@ -8,7 +8,6 @@ it) and what the format allows as game ids, player names and ``meta``. Both rais
 
 from __future__ import annotations
 
-import difflib
 import hashlib
 import json
 import re
@@ -20,7 +19,7 @@ import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
 
 from .cards import ALL_CODES, suggest
-from .errors import LogFormatError, did_you_mean
+from .errors import LogFormatError, did_you_mean, nearest
 from .identifiers import (GAME_ID_PATTERN, PLAYER_NAME_MAX, game_id_problem,
                           player_name_problem, QUOTE_MAX, quote as _quote)
 
@@ -361,9 +360,9 @@ def decode(line: bytes | str) -> Event:
 def json_error(exc: msgspec.DecodeError, of: str = "the line") -> str:
     """msgspec's message of a text that is not JSON (a line, or ``of``: e.g. "the body"),
     the byte it names said to be that text's (counted from 0, from the start of what it
-    decodes). That byte is where the decoder
-    stopped: the bad one, or just past it (a misspelt ``null``, ``true`` or ``false``, an
-    escape), hence "near"; of trailing characters, the first one (msgspec names the next)."""
+    decodes). That byte is where the decoder stopped: the bad one, or just past it (a
+    misspelt ``null``, ``true`` or ``false``, an escape), hence "near"; of trailing
+    characters, the first one (msgspec names the next)."""
     msg = str(exc)
     if msg == "Input data was truncated":
         return f"{of} ends inside its JSON: input data was truncated"
@@ -484,10 +483,9 @@ def _format_error(msg: str) -> LogFormatError:
 
 
 def _nearest(value: str, names: Iterable[str], search: bool) -> str:
-    """:func:`did_you_mean` of the ``names`` nearest ``value`` (as :func:`cards.suggest`
-    finds card codes), if ``search``."""
-    return did_you_mean(difflib.get_close_matches(value, list(names), n=3, cutoff=0.5)
-                        if search else [])
+    """:func:`errors.nearest` (with the cutoff :func:`cards.suggest` uses for card codes),
+    if ``search``."""
+    return nearest(value, names) if search else ""
 
 
 def validate(event: Event, n_players: int | None) -> None:

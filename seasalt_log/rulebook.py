@@ -12,14 +12,13 @@ built); in a source checkout they are read from the ``docs/`` folder beside the 
 
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from pathlib import Path
 
-from .errors import SeasaltError, did_you_mean
+from .errors import SeasaltError, nearest
 
 RULES = "RULES.md"
 LOG_FORMAT = "LOG_FORMAT.md"
@@ -171,8 +170,7 @@ def lookup(query: str, book: tuple[Rule, ...] | None = None) -> list[Rule]:
         if want and r.id.startswith(want) and not any(f.start <= r.start < f.end for f in found):
             found.append(r)
     if not found:
-        close = difflib.get_close_matches(want, [r.id for r in book], n=3, cutoff=0.6)
-        hint = did_you_mean(close)
+        hint = nearest(want, (r.id for r in book), cutoff=0.6)
         raise UnknownRuleError(f"no rule {query.strip()!r} in RULES.md{hint} "
                                "(seasalt rules lists every id)")
     return found
