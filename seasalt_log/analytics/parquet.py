@@ -64,6 +64,9 @@ ROW_GROUP_ROWS = 100_000
 #: row group each); more take another scan of the events. 128: one scan for the three player
 #: counts of a store of up to about 42 million events
 OPEN_FILES = 128
+#: rows the writer encodes at a time (its default, 1,024, costs the events files' writes
+#: some 3 % more CPU in per-batch bookkeeping; a data page then holds up to this many rows)
+WRITE_BATCH = 65_536
 #: threads encoding and writing the events files' row groups (beside the one reading)
 WRITERS = 2
 #: the events columns whose min/max an events file records: the ones a row group's range can
@@ -191,7 +194,8 @@ class _Files:
             path = self.dir / f"n_players={key >> 32}" / f"data_{key & 0xFFFFFFFF}.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             self.writers[key] = pq.ParquetWriter(path, self.schema, use_dictionary=self.dictionary,
-                                                 write_statistics=self.statistics)
+                                                 write_statistics=self.statistics,
+                                                 write_batch_size=WRITE_BATCH)
         if whole:
             self._submit(key, _write_rows, self.writers[key], table.slice(0, whole))
         if whole < table.num_rows:
@@ -200,9 +204,10 @@ class _Files:
 
 
 def _write_rows(writer: pq.ParquetWriter, table: pa.Table) -> None:
-    """Write ``table`` as row groups of :data:`ROW_GROUP_ROWS`, its chunks (a slice per run
-    of games) joined first: the writer spends more on a thousand small chunks than the copy."""
-    writer.write_table(table.combine_chunks(), ROW_GROUP_ROWS)
+    """Write ``table`` as row groups of :data:`ROW_GROUP_ROWS`, as it is: its chunks are a
+    file's part of each batch read (a few dozen per row group; joining them first would copy
+    the event text a second time)."""
+    writer.write_table(table, ROW_GROUP_ROWS)
 
 
 def _write_events(con, events_dir: Path, total: int) -> None:
@@ -218,29 +223,32 @@ def _write_events(con, events_dir: Path, total: int) -> None:
 
 def _write_stored(con, events_dir: Path, buckets: int) -> None:
     """:func:`_write_events` from one scan of the events as stored (whole games in order):
-    each batch's rows go to their files, the key of each game looked up by its number. At
-    most :data:`OPEN_FILES` files are open at once: more keys take one scan per group."""
+    each batch's rows put in file order by one stable ``take`` (a counting sort of their
+    files' indices, looked up by game number), then one slice per file. At most
+    :data:`OPEN_FILES` files are open at once: more keys take one scan per group."""
     keyed = con.execute(
         f"SELECT c.game, (g.n_players::BIGINT << 32) | {bucket_sql(buckets, 'g.game_id')} "
         "FROM games g JOIN (SELECT game_id, min(game) AS game FROM commits GROUP BY game_id) c "
         "USING (game_id)").fetchall()
-    lookup = [-1] * (max((n for n, _ in keyed), default=0) + 1)
+    keys = sorted({key for _, key in keyed})
+    index = {key: i for i, key in enumerate(keys)}
+    lookup = [len(keys)] * (max((n for n, _ in keyed), default=0) + 1)    # none: past the end
     for number, key in keyed:
-        lookup[number] = key
-    by_number = pa.array(lookup, pa.int64())
-    keys = sorted(set(lookup) - {-1})
+        lookup[number] = index[key]
+    by_number = pa.array(lookup, pa.int32())
     for first in range(0, len(keys), OPEN_FILES):
-        group = set(keys[first:first + OPEN_FILES])
         reader = stored_batches(con, "*", 131_072)
         try:
             with _Files(events_dir, _events_schema(reader.schema, buckets)) as files:
                 for batch in reader:
-                    # the rows come game by game: a run of one key is a slice, no copy
-                    runs = pc.run_end_encode(pc.take(by_number, batch.column("game")))
-                    start = 0
-                    for k, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
-                        if k in group:
-                            files.add(k, batch.slice(start, end - start))
+                    batch = pa.RecordBatch.from_arrays(batch.columns, schema=files.schema)
+                    files_of = pc.take(by_number, batch.column("game"))
+                    order = pc.sort_indices(files_of)       # stable: each game keeps its order
+                    runs = pc.run_end_encode(pc.take(files_of, order))
+                    rows, start = batch.take(order), 0
+                    for i, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
+                        if first <= i < min(first + OPEN_FILES, len(keys)):
+                            files.add(keys[i], rows.slice(start, end - start))
                         start = end
                 files.close_all()
         finally:
