@@ -22,7 +22,9 @@ file the games follow their numbers in the store (``game``: the order they were 
 written) and each game's rows their seq, and each file's Parquet metadata says so
 (:data:`LAYOUT_KEY` = :data:`LAYOUT_WHOLE_GAMES`, and :data:`BUCKETS_KEY` the number of
 buckets); files without it (exports of earlier
-versions, whose games could be split across files) need a shuffle by game first.
+versions, whose games could be split across files) need a shuffle by game first. Their
+columns are required where the table's statistics record no NULL, as DuckDB's own ``COPY``
+marks them (:func:`_file_columns`).
 
 Each read model's file holds its rows by game number too, then by the rest of the table's
 key (``turns``: round, turn), the order an import stores them in, so they are read as
@@ -125,9 +127,11 @@ def bucket_sql(buckets: int, column: str = "game_id") -> str:
     return f"(('0x' || md5({column})[1:8])::UBIGINT % {int(buckets)})"
 
 
-def _events_schema(fields, buckets: int) -> pa.Schema:
-    """The events files' schema: the events table's columns and the layout metadata."""
-    return pa.schema([f for f in fields if f.name not in ("_players", "_bucket")],
+def _events_schema(fields, buckets: int, nullable: dict[str, bool]) -> pa.Schema:
+    """The events files' schema: the events table's columns (required where ``nullable``
+    says no NULL is stored, as DuckDB's own ``COPY`` marks them) and the layout metadata."""
+    return pa.schema([f.with_nullable(nullable[f.name]) for f in fields
+                      if f.name not in ("_players", "_bucket")],
                      metadata={LAYOUT_KEY: LAYOUT_WHOLE_GAMES, BUCKETS_KEY: str(buckets).encode()})
 
 
@@ -236,10 +240,11 @@ def _write_stored(con, events_dir: Path, buckets: int) -> None:
     for number, key in keyed:
         lookup[number] = index[key]
     by_number = pa.array(lookup, pa.int32())
+    nullable = _nullable(con, "events")
     for first in range(0, len(keys), OPEN_FILES):
         reader = stored_batches(con, "*", 131_072)
         try:
-            with _Files(events_dir, _events_schema(reader.schema, buckets)) as files:
+            with _Files(events_dir, _events_schema(reader.schema, buckets, nullable)) as files:
                 for batch in reader:
                     batch = pa.RecordBatch.from_arrays(batch.columns, schema=files.schema)
                     files_of = pc.take(by_number, batch.column("game"))
@@ -257,11 +262,12 @@ def _write_stored(con, events_dir: Path, buckets: int) -> None:
 
 def _write_sorted(con, events_dir: Path, buckets: int) -> None:
     """:func:`_write_events` from one query sorted by player count, bucket, game and seq."""
+    nullable = _nullable(con, "events")
     reader = con.sql(      # the bucket is worked out once per game, not once per event
         "SELECT e.*, g._players, g._bucket FROM events e JOIN "
         f"(SELECT game_id, n_players AS _players, {bucket_sql(buckets)} AS _bucket FROM games) g "
         "USING (game_id) ORDER BY _players, _bucket, e.game, e.seq").to_arrow_reader(100_000)
-    schema, key = _events_schema(reader.schema, buckets), None
+    schema, key = _events_schema(reader.schema, buckets, nullable), None
     try:
         with _Files(events_dir, schema) as files:
             for batch in reader:
@@ -351,6 +357,11 @@ def _file_columns(con, table: str) -> dict[str, tuple[bool, bool]]:
                         f"FROM {table} LIMIT 1").fetchall()
     return {n: (bool(stats) and stats[0][i]["has_null"], kind == "JSON")
             for i, (n, kind) in enumerate(columns)}
+
+
+def _nullable(con, table: str) -> dict[str, bool]:
+    """``table``'s columns -> whether its file marks them nullable (:func:`_file_columns`)."""
+    return {n: nullable for n, (nullable, _) in _file_columns(con, table).items()}
 
 
 class _Stopped(Exception):
