@@ -117,8 +117,17 @@ def test_parquet_events_files_hold_the_store_rows_in_order(which, open_files, bu
     want = _expected_files(db, -(-total // bucket_events))
     assert len(want) > (4 if bucket_events == 400 else 2)
     assert sorted(f for f in done.files if f.startswith("events/")) == sorted(want)
+    # the columns as DuckDB's own COPY of the table marks them: required where no NULL is
+    # stored (all but `player`, NULL in the events of no seat)
+    theirs = tmp_path / "theirs.parquet"
+    con = duckdb.connect(str(db), read_only=True)
+    con.execute(f"COPY (SELECT * FROM events) TO '{theirs}' (FORMAT parquet)")
+    con.close()
+    schema = pq.read_schema(theirs).remove_metadata()
+    assert [f.name for f in schema if f.nullable] == ["player"]
     for name, rows in want.items():
         table = pq.read_table(tmp_path / "x" / name)
+        assert table.schema.remove_metadata() == schema, name
         assert [tuple(r.values()) for r in table.to_pylist()] == rows, name
     assert_export_keeps_games_whole(tmp_path / "x", db)
 

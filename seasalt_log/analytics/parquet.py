@@ -22,7 +22,9 @@ file the games follow their numbers in the store (``game``: the order they were 
 written) and each game's rows their seq, and each file's Parquet metadata says so
 (:data:`LAYOUT_KEY` = :data:`LAYOUT_WHOLE_GAMES`, and :data:`BUCKETS_KEY` the number of
 buckets); files without it (exports of earlier
-versions, whose games could be split across files) need a shuffle by game first.
+versions, whose games could be split across files) need a shuffle by game first. Their
+columns are required where the table's statistics record no NULL, as DuckDB's own ``COPY``
+marks them (:func:`_file_columns`).
 
 Each read model's file holds its rows by game number too, then by the rest of the table's
 key (``turns``: round, turn), the order an import stores them in, so they are read as
@@ -64,6 +66,9 @@ ROW_GROUP_ROWS = 100_000
 #: row group each); more take another scan of the events. 128: one scan for the three player
 #: counts of a store of up to about 42 million events
 OPEN_FILES = 128
+#: rows the writer encodes at a time (its default, 1,024, costs the events files' writes
+#: some 3 % more CPU in per-batch bookkeeping; a data page then holds up to this many rows)
+WRITE_BATCH = 65_536
 #: threads encoding and writing the events files' row groups (beside the one reading)
 WRITERS = 2
 #: the events columns whose min/max an events file records: the ones a row group's range can
@@ -122,9 +127,11 @@ def bucket_sql(buckets: int, column: str = "game_id") -> str:
     return f"(('0x' || md5({column})[1:8])::UBIGINT % {int(buckets)})"
 
 
-def _events_schema(fields, buckets: int) -> pa.Schema:
-    """The events files' schema: the events table's columns and the layout metadata."""
-    return pa.schema([f for f in fields if f.name not in ("_players", "_bucket")],
+def _events_schema(fields, buckets: int, nullable: dict[str, bool]) -> pa.Schema:
+    """The events files' schema: the events table's columns (required where ``nullable``
+    says no NULL is stored, as DuckDB's own ``COPY`` marks them) and the layout metadata."""
+    return pa.schema([f.with_nullable(nullable[f.name]) for f in fields
+                      if f.name not in ("_players", "_bucket")],
                      metadata={LAYOUT_KEY: LAYOUT_WHOLE_GAMES, BUCKETS_KEY: str(buckets).encode()})
 
 
@@ -191,7 +198,8 @@ class _Files:
             path = self.dir / f"n_players={key >> 32}" / f"data_{key & 0xFFFFFFFF}.parquet"
             path.parent.mkdir(parents=True, exist_ok=True)
             self.writers[key] = pq.ParquetWriter(path, self.schema, use_dictionary=self.dictionary,
-                                                 write_statistics=self.statistics)
+                                                 write_statistics=self.statistics,
+                                                 write_batch_size=WRITE_BATCH)
         if whole:
             self._submit(key, _write_rows, self.writers[key], table.slice(0, whole))
         if whole < table.num_rows:
@@ -200,9 +208,10 @@ class _Files:
 
 
 def _write_rows(writer: pq.ParquetWriter, table: pa.Table) -> None:
-    """Write ``table`` as row groups of :data:`ROW_GROUP_ROWS`, its chunks (a slice per run
-    of games) joined first: the writer spends more on a thousand small chunks than the copy."""
-    writer.write_table(table.combine_chunks(), ROW_GROUP_ROWS)
+    """Write ``table`` as row groups of :data:`ROW_GROUP_ROWS`, as it is: its chunks are a
+    file's part of each batch read (a few dozen per row group; joining them first would copy
+    the event text a second time)."""
+    writer.write_table(table, ROW_GROUP_ROWS)
 
 
 def _write_events(con, events_dir: Path, total: int) -> None:
@@ -218,29 +227,37 @@ def _write_events(con, events_dir: Path, total: int) -> None:
 
 def _write_stored(con, events_dir: Path, buckets: int) -> None:
     """:func:`_write_events` from one scan of the events as stored (whole games in order):
-    each batch's rows go to their files, the key of each game looked up by its number. At
-    most :data:`OPEN_FILES` files are open at once: more keys take one scan per group."""
+    each batch's rows put in file order by one stable ``take`` (a counting sort of their
+    files' indices, looked up by game number), then one slice per file. At most
+    :data:`OPEN_FILES` files are open at once: more keys take one scan per group."""
     keyed = con.execute(
         f"SELECT c.game, (g.n_players::BIGINT << 32) | {bucket_sql(buckets, 'g.game_id')} "
         "FROM games g JOIN (SELECT game_id, min(game) AS game FROM commits GROUP BY game_id) c "
         "USING (game_id)").fetchall()
-    lookup = [-1] * (max((n for n, _ in keyed), default=0) + 1)
+    keys = sorted({key for _, key in keyed})
+    index = {key: i for i, key in enumerate(keys)}
+    lookup = [len(keys)] * (max((n for n, _ in keyed), default=0) + 1)    # none: past the end
     for number, key in keyed:
-        lookup[number] = key
-    by_number = pa.array(lookup, pa.int64())
-    keys = sorted(set(lookup) - {-1})
+        lookup[number] = index[key]
+    by_number = pa.array(lookup, pa.int32())
+    nullable = _nullable(con, "events")
     for first in range(0, len(keys), OPEN_FILES):
-        group = set(keys[first:first + OPEN_FILES])
         reader = stored_batches(con, "*", 131_072)
         try:
-            with _Files(events_dir, _events_schema(reader.schema, buckets)) as files:
+            with _Files(events_dir, _events_schema(reader.schema, buckets, nullable)) as files:
                 for batch in reader:
-                    # the rows come game by game: a run of one key is a slice, no copy
-                    runs = pc.run_end_encode(pc.take(by_number, batch.column("game")))
+                    batch = pa.RecordBatch.from_arrays(batch.columns, schema=files.schema)
+                    files_of = pc.take(by_number, batch.column("game"))
+                    order = pc.sort_indices(files_of)       # stable: each game keeps its order
+                    runs = pc.run_end_encode(pc.take(files_of, order))
+                    # (by the system allocator: its rows are freed by the writer threads, and
+                    # Arrow's default allocator hands such pages back to the OS, to fault in
+                    # again: some 0.3 s of system time per 4.7 million events)
+                    rows = pc.take(batch, order, memory_pool=pa.system_memory_pool())
                     start = 0
-                    for k, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
-                        if k in group:
-                            files.add(k, batch.slice(start, end - start))
+                    for i, end in zip(runs.values.to_pylist(), runs.run_ends.to_pylist()):
+                        if first <= i < min(first + OPEN_FILES, len(keys)):
+                            files.add(keys[i], rows.slice(start, end - start))
                         start = end
                 files.close_all()
         finally:
@@ -249,11 +266,12 @@ def _write_stored(con, events_dir: Path, buckets: int) -> None:
 
 def _write_sorted(con, events_dir: Path, buckets: int) -> None:
     """:func:`_write_events` from one query sorted by player count, bucket, game and seq."""
+    nullable = _nullable(con, "events")
     reader = con.sql(      # the bucket is worked out once per game, not once per event
         "SELECT e.*, g._players, g._bucket FROM events e JOIN "
         f"(SELECT game_id, n_players AS _players, {bucket_sql(buckets)} AS _bucket FROM games) g "
         "USING (game_id) ORDER BY _players, _bucket, e.game, e.seq").to_arrow_reader(100_000)
-    schema, key = _events_schema(reader.schema, buckets), None
+    schema, key = _events_schema(reader.schema, buckets, nullable), None
     try:
         with _Files(events_dir, schema) as files:
             for batch in reader:
@@ -343,6 +361,11 @@ def _file_columns(con, table: str) -> dict[str, tuple[bool, bool]]:
                         f"FROM {table} LIMIT 1").fetchall()
     return {n: (bool(stats) and stats[0][i]["has_null"], kind == "JSON")
             for i, (n, kind) in enumerate(columns)}
+
+
+def _nullable(con, table: str) -> dict[str, bool]:
+    """``table``'s columns -> whether its file marks them nullable (:func:`_file_columns`)."""
+    return {n: nullable for n, (nullable, _) in _file_columns(con, table).items()}
 
 
 class _Stopped(Exception):
