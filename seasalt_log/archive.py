@@ -230,8 +230,11 @@ def _fold_bucket(out_url: str, bucket: int, rebuild: bool) -> dict:
     ofs, out = _fs(out_url)
     d = _join(ofs, out, "_shuffle", f"bucket={bucket}")
     parts = sorted(ofs.glob(_join(ofs, d, "*.parquet"))) if ofs.exists(d) else []
-    table = pa.concat_tables([_read(ofs, p) for p in parts]) if parts else \
-        pa.schema([("game_id", pa.string()), ("seq", pa.int32()), ("event", pa.string())]).empty_table()
+    if parts:       # files of two export versions may differ in a column marked required
+        table = pa.concat_tables([_read(ofs, p) for p in parts], promote_options="default")
+    else:
+        table = pa.schema([("game_id", pa.string()), ("seq", pa.int32()),
+                           ("event", pa.string())]).empty_table()
     return _fold(ofs, out, f"{bucket:05d}", table, rebuild, sort=True)
 
 

@@ -13,6 +13,7 @@ from multiprocessing import get_context
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 from typer.testing import CliRunner
@@ -306,23 +307,29 @@ def test_the_command_prints_the_failures_and_exits_1(planted, tmp_path):
 
 # ---------------------------------------------------------------- an older export: shuffle
 
-def _older_export(export: Path, target: Path, files: int = 3) -> None:
+def _older_export(export: Path, target: Path, files: int = 3, mixed: bool = False) -> None:
     """The events split the way an earlier export could leave them: every game's rows spread
-    over several files, out of order, no whole-games mark."""
+    over several files, out of order, no whole-games mark (``mixed``: the first file's
+    columns required, as a later export marks them, the others nullable)."""
     target.mkdir()
     src = duckdb.sql(f"SELECT * FROM read_parquet('{export}/events/*/*.parquet')")
     for k in range(files):
         part = duckdb.sql(f"SELECT * FROM src WHERE seq % {files} = {k} ORDER BY seq DESC, game_id")
-        pq.write_table(part.to_arrow_table(), target / f"data_{k}.parquet")
+        rows = part.to_arrow_table()
+        if mixed and k == 0:
+            rows = rows.cast(pa.schema([f.with_nullable(f.name == "player") for f in rows.schema]))
+        pq.write_table(rows, target / f"data_{k}.parquet")
 
 
-@pytest.mark.parametrize("fixture", ["big", "planted"])
-def test_an_older_export_goes_through_a_shuffle(fixture, request, checked, client, tmp_path):
+@pytest.mark.parametrize("fixture, mixed", [("big", False), ("planted", False), ("big", True)])
+def test_an_older_export_goes_through_a_shuffle(fixture, mixed, request, checked, client,
+                                                tmp_path):
     """Every setting's games (and, in ``planted``, their faults) come out of a shuffle as
-    they come out of the whole-games export."""
+    they come out of the whole-games export; also from files of two export versions, one
+    marking its columns required and one not."""
     export = request.getfixturevalue(fixture)[1]
     old = tmp_path / "old"
-    _older_export(export, old)
+    _older_export(export, old, mixed=mixed)
     summary = archive.run(str(old), str(tmp_path / "shuffled"), client=client)
     assert summary.shuffled and summary.files == 3
     whole, whole_out = checked(fixture)
