@@ -368,7 +368,8 @@ def test_event_awarded_check_agrees_with_the_built_event():
 def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
     """R-X-SCORE: the engine's breakdown of a seat (each round end's, ``round_breakdowns``)
     may take the counts ``player_points`` made for the seat's holding; asked after
-    ``player_points`` of the state before (the holding changed or not), it is
+    ``player_points`` of the state before (the holding changed or not), or after the
+    breakdown of the state before (a call's, kept for the round's end it brings), it is
     ``scoring.holding_breakdown``'s of the holding and the events in effect."""
     from seasalt_log.engine.core import _breakdown, player_points
     from seasalt_log.scoring import holding_breakdown
@@ -382,7 +383,10 @@ def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
             if before.phase != "round" or s.phase != "round":
                 continue
             for seat in range(s.n):
-                player_points(before, seat)
+                if n % 2:
+                    player_points(before, seat)
+                else:
+                    _breakdown(before, seat)
                 t = s.table
                 face_down = int(t.face_down[seat] is not None) if s.table_event else 0
                 want = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset,

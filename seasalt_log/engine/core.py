@@ -1054,8 +1054,11 @@ def _called(s: State, e: Any) -> State:
                                      f"(called by {seat_name(s, f.caller)})")  # type: ignore[arg-type]
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
-    pts = player_points(s, e.player)
     rules = s.ruleset
+    # R-X-SCORE: the caller's whole breakdown, which the round's end the call brings (or
+    # the caller's last turn ends) finds unchanged in _breakdown's memo
+    pts = (_breakdown(s, e.player).card_points if rules.extra_scoring
+           else player_points(s, e.player))
     need = rules.call_threshold
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
@@ -1149,24 +1152,38 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
-    """:func:`player_breakdown`, scored (no memo). By RULES.md §12, a holding that
-    :func:`player_points` counted last for the seat (a call's, at the round's end it
-    brings) is scored from those counts, as :func:`scoring.holding_breakdown` scores."""
+    """:func:`player_breakdown`, scored. By RULES.md §12, the seat's last breakdown is
+    given again for the same holding and events (a call's, at the round's end it brings),
+    and a holding that :func:`player_points` counted last for the seat is scored from those
+    counts, as :func:`scoring.holding_breakdown` scores."""
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     if not rules.extra_scoring:
         return holding_breakdown(hand, laid, rules)
+    if s.table_event is None:
+        effects, face_down = _NO_EFFECTS, 0
+    else:
+        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+    got = _last_breakdown.get(seat)
+    if (got is not None and got[0] is hand and got[1] is laid and got[2] is effects
+            and got[3] == face_down and got[4] is rules):
+        same: ExtraBreakdown = got[5]
+        return same
     last = _last_points.get(seat)
     if last is not None and last[0] is hand and last[1] is laid and last[6] is not None:
         in_hand, kinds, colors, units, trios = last[6]
     else:
         in_hand, kinds, colors, units, trios = extra_counts(hand, laid)
-    if s.table_event is None:
-        effects, face_down = _NO_EFFECTS, 0
-    else:
-        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
-    return score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
-                              rules.starfish_in_hand_scores)
+    b = score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
+                           rules.starfish_in_hand_scores)
+    _last_breakdown[seat] = (hand, laid, effects, face_down, rules, b)
+    return b
+
+
+#: seat -> (hand, laid, the events in effect, face-down shells, ruleset, breakdown) of the
+#: last RULES.md §12 :func:`_breakdown` (compared by identity: kept here, these objects
+#: stay alive): a call's, found again at the round's end it brings
+_last_breakdown: dict[int, tuple[Any, ...]] = {}
 
 
 def player_points(s: State, seat: int) -> int:
