@@ -1041,7 +1041,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         if won is not None:
             return won
     seq = s.seq + 1
-    if f.call != "last_chance":                 # no final turns: most turns
+    if f.call is None or f.call != "last_chance":   # no final turns: most turns
         if not t.deck:                                                      # R-END-3
             return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                     ending="deck_out"))
