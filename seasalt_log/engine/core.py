@@ -1083,7 +1083,8 @@ _PLAIN: list[list[list[tuple[Flow, Flow, Flow] | None]]] = [[] for _ in range(32
 
 def _plain_take(round: int, turn: int, player: int) -> Flow:
     """The flow of a plain turn whose take is due, ``Flow(round, turn, player, TAKE)``: the
-    one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, seats < 8)."""
+    one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
+    seats < 8)."""
     try:
         got = _PLAIN[round][turn][player]
     except IndexError:
@@ -1091,7 +1092,7 @@ def _plain_take(round: int, turn: int, player: int) -> Flow:
     if got is not None:
         return got[0]
     take = Flow(round=round, turn=turn, player=player, step=TAKE)
-    if 0 < round < len(_PLAIN) and 0 < turn < 1024 and 0 <= player < 8:
+    if 0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8:
         row = _PLAIN[round]
         while len(row) <= turn:
             row.append([None] * 8)
