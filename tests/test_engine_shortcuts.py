@@ -368,7 +368,8 @@ def test_event_awarded_check_agrees_with_the_built_event():
 def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
     """R-X-SCORE: the engine's breakdown of a seat (each round end's, ``round_breakdowns``)
     may take the counts ``player_points`` made for the seat's holding; asked after
-    ``player_points`` of the state before (the holding changed or not), it is
+    ``player_points`` of the state before (the holding changed or not), or after the
+    breakdown of the state before (a call's, kept for the round's end it brings), it is
     ``scoring.holding_breakdown``'s of the holding and the events in effect."""
     from seasalt_log.engine.core import _breakdown, player_points
     from seasalt_log.scoring import holding_breakdown
@@ -382,7 +383,10 @@ def test_a_breakdown_after_a_seats_points_is_the_scorings(ruleset, events):
             if before.phase != "round" or s.phase != "round":
                 continue
             for seat in range(s.n):
-                player_points(before, seat)
+                if n % 2:
+                    player_points(before, seat)
+                else:
+                    _breakdown(before, seat)
                 t = s.table
                 face_down = int(t.face_down[seat] is not None) if s.table_event else 0
                 want = holding_breakdown(t.hands[seat], t.laid[seat], s.ruleset,
@@ -418,3 +422,31 @@ def test_game_ended_check_agrees_with_the_built_event():
                         checked += 1
                 s = apply(s, e)
     assert checked >= 100 and seen == {"target", "mermaids"}
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_shared_turn_flows_are_the_flows_the_handlers_make(ruleset, events, monkeypatch):
+    """R-FLOW: a plain turn's flows (``core._PLAIN``, shared by every state at that round,
+    turn, player and step) equal the flows each event's rules make without them: every
+    event of random games applied with them kept and with none kept gives equal states."""
+    from seasalt_log.engine import core
+    from seasalt_log.sim import simulate
+
+    shared = n = 0
+    for game in simulate(4, 3, 47, None, ruleset, events):
+        s = State()
+        for e in game:
+            before, s = s, apply(s, e)
+            with monkeypatch.context() as m:    # nothing kept: every flow made by replace
+                m.setattr(core, "_PLAIN", [[] for _ in range(32)])
+                alone = apply(before, e)
+            assert alone == s, (ev.TAGS[type(e)], s.flow, alone.flow)
+            f = s.flow
+            try:
+                kept = core._PLAIN[f.round][f.turn][f.player]
+            except IndexError:
+                kept = None
+            shared += kept is not None and any(f is x for x in kept)
+            n += 1
+    assert shared > n / 3           # the shortcut is taken: most turns are plain

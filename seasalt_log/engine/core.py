@@ -105,7 +105,7 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
         deck, ordered = tuple(sorted(left.elements())), False
     n = s.n
     piles = ((e.discards[0],), (e.discards[1],))
-    flow = Flow(round=e.round, turn=1, player=e.first_player, step=TAKE)
+    flow = _plain_take(e.round, 1, e.first_player)
     if rules.events is not None:
         return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
                        table=Table(deck, ordered, piles, ((),) * n, ((),) * n, (None,) * n),
@@ -390,12 +390,18 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    step = PLAY
     if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
                                       s.held[player]) and _angelfish_due(s, player, piles):
-        step = ANGEL
+        flow = replace(f, step=ANGEL)
+    else:                                       # a plain turn's play flow is shared
+        try:
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
+                else replace(f, step=PLAY))
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
-                                  t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
+                                  t.face_down), flow=flow, seq=s.seq + 1)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -415,12 +421,18 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    step = PLAY
     if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
                                       s.held[player]) and _angelfish_due(s, player, piles):
-        step = ANGEL
+        flow = replace(f, step=ANGEL)
+    else:                                       # a plain turn's play flow is shared
+        try:
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
+                else replace(f, step=PLAY))
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
-                                  t.face_down), flow=replace(f, step=step), seq=s.seq + 1)
+                                  t.face_down), flow=flow, seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -565,10 +577,14 @@ def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
     hands, laid = _laid(s, e)
     t = s.table                 # the deck and piles after the pair (boats_give_take's)
     f = s.flow
+    if boats_give_take(s, t):
+        try:                                    # a plain turn's boat flow is shared
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        f = got[2] if got is not None and got[1] is f else replace(f, step=BOAT_TAKE)
     return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                  t.face_down),
-                   flow=replace(f, step=BOAT_TAKE) if boats_give_take(s, t) else f,
-                   seq=s.seq + 1)
+                                  t.face_down), flow=f, seq=s.seq + 1)
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
@@ -1025,7 +1041,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         if won is not None:
             return won
     seq = s.seq + 1
-    if f.call != "last_chance":                 # no final turns: most turns
+    if f.call is None or f.call != "last_chance":   # no final turns: most turns
         if not t.deck:                                                      # R-END-3
             return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                     ending="deck_out"))
@@ -1035,6 +1051,18 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
             player = 0
         if f.locks:
             return _next_turn(s, f, player, seq)
+        try:
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        if got is not None and got[1] is f:     # a plain turn: so is the next one
+            turn = f.turn + 1
+            try:
+                got = _PLAIN[f.round][turn][player]
+            except IndexError:
+                got = None
+            return replace(s, seq=seq, flow=got[0] if got is not None
+                           else _plain_take(f.round, turn, player))
         return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=TAKE))
     # LAST CHANCE called before: a final turn ends
     left = f.final_left[1:]
@@ -1043,6 +1071,33 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
+
+
+#: the flows of a plain turn, one with nothing in play but its round, turn, player and step
+#: (no call, reveal, lock or protection; the other fields as a round starts them): one object
+#: each, shared by every state that has it, so that a turn's events find the flow they lead
+#: to instead of making it. [round][turn][player] -> (the flow of its take, of its play, after
+#: a boat pair that gives a take) or None; a flow is one of them if it is the object kept
+_PLAIN: list[list[list[tuple[Flow, Flow, Flow] | None]]] = [[] for _ in range(32)]
+
+
+def _plain_take(round: int, turn: int, player: int) -> Flow:
+    """The flow of a plain turn whose take is due, ``Flow(round, turn, player, TAKE)``: the
+    one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
+    seats < 8)."""
+    try:
+        got = _PLAIN[round][turn][player]
+    except IndexError:
+        got = None
+    if got is not None:
+        return got[0]
+    take = Flow(round=round, turn=turn, player=player, step=TAKE)
+    if 0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8:
+        row = _PLAIN[round]
+        while len(row) <= turn:
+            row.append([None] * 8)
+        row[turn][player] = (take, replace(take, step=PLAY), replace(take, step=BOAT_TAKE))
+    return take
 
 
 def _called(s: State, e: Any) -> State:
@@ -1054,8 +1109,11 @@ def _called(s: State, e: Any) -> State:
                                      f"(called by {seat_name(s, f.caller)})")  # type: ignore[arg-type]
     if not t.deck and not s.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
-    pts = player_points(s, e.player)
     rules = s.ruleset
+    # R-X-SCORE: the caller's whole breakdown, which the round's end the call brings (or
+    # the caller's last turn ends) finds unchanged in _breakdown's memo
+    pts = (_breakdown(s, e.player).card_points if rules.extra_scoring
+           else player_points(s, e.player))
     need = rules.call_threshold
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
@@ -1126,6 +1184,11 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
             return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1,
                                                     step=FORCED))
     step = TAKE if s.table.can_take() or not s.ruleset.skip_impossible_take else PLAY
+    if (step is TAKE and f.caller is None and f.call is None and not f.final_left
+            and not f.revealed and f.ender is None and f.due is None and f.ending is None
+            and f.mermaid_winner is None and not f.locks and not f.protected):
+        turn = f.turn + 1                       # a plain turn again (a lock ended)
+        return replace(s, seq=seq, flow=_plain_take(f.round, turn, player))
     return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=step))
 
 
@@ -1149,24 +1212,38 @@ def player_breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
 
 
 def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
-    """:func:`player_breakdown`, scored (no memo). By RULES.md §12, a holding that
-    :func:`player_points` counted last for the seat (a call's, at the round's end it
-    brings) is scored from those counts, as :func:`scoring.holding_breakdown` scores."""
+    """:func:`player_breakdown`, scored. By RULES.md §12, the seat's last breakdown is
+    given again for the same holding and events (a call's, at the round's end it brings),
+    and a holding that :func:`player_points` counted last for the seat is scored from those
+    counts, as :func:`scoring.holding_breakdown` scores."""
     t, rules = s.table, s.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     if not rules.extra_scoring:
         return holding_breakdown(hand, laid, rules)
+    if s.table_event is None:
+        effects, face_down = _NO_EFFECTS, 0
+    else:
+        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+    got = _last_breakdown.get(seat)
+    if (got is not None and got[0] is hand and got[1] is laid and got[2] is effects
+            and got[3] == face_down and got[4] is rules):
+        same: ExtraBreakdown = got[5]
+        return same
     last = _last_points.get(seat)
     if last is not None and last[0] is hand and last[1] is laid and last[6] is not None:
         in_hand, kinds, colors, units, trios = last[6]
     else:
         in_hand, kinds, colors, units, trios = extra_counts(hand, laid)
-    if s.table_event is None:
-        effects, face_down = _NO_EFFECTS, 0
-    else:
-        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
-    return score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
-                              rules.starfish_in_hand_scores)
+    b = score_extra_counts(in_hand, kinds, colors, units, trios, effects, face_down,
+                           rules.starfish_in_hand_scores)
+    _last_breakdown[seat] = (hand, laid, effects, face_down, rules, b)
+    return b
+
+
+#: seat -> (hand, laid, the events in effect, face-down shells, ruleset, breakdown) of the
+#: last RULES.md §12 :func:`_breakdown` (compared by identity: kept here, these objects
+#: stay alive): a call's, found again at the round's end it brings
+_last_breakdown: dict[int, tuple[Any, ...]] = {}
 
 
 def player_points(s: State, seat: int) -> int:
