@@ -121,26 +121,27 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
     h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
                    datas)
     # an event's round and turn are those of the flow before it: a game's first event is
-    # in round 0, turn 0, a round_started in its own round, turn 0 (a loop over the flows
-    # alone, the round starts found in C after: the specialised attribute reads of a
-    # comprehension cost less than ``operator.attrgetter`` or a test per event)
-    flows = [s.flow for s in (states[start - 1:len(events) - 1] if start
-                              else states[:len(events) - 1])]
-    rounds = [f.round for f in flows]
-    turns = [f.turn for f in flows]
+    # in round 0, turn 0, a round_started in its own round, turn 0. The round changes only
+    # there, so the rounds column is runs between the round starts (found in C); the turns
+    # are read in one comprehension (its specialised attribute reads cost less than
+    # ``operator.attrgetter`` or a test per event)
+    before = states[start - 1:len(events) - 1] if start else states[:len(events) - 1]
+    turns = [s.flow.turn for s in before]
     if not start and new:
-        rounds.insert(0, 0)
         turns.insert(0, 0)
     tags = ev.TAGS
     types = [tags[type(e)] for e in new]
-    i = -1
+    rounds: list[int] = []
+    rnd, at = before[0].flow.round if start and new else 0, 0
     try:
         while True:
-            i = types.index(_ROUND_STARTED, i + 1)
-            rounds[i] = new[i].round            # type: ignore[attr-defined]
+            i = types.index(_ROUND_STARTED, at)
+            rounds += [rnd] * (i - at)
+            rnd, at = new[i].round, i + 1      # type: ignore[attr-defined]
+            rounds.append(rnd)
             turns[i] = 0
     except ValueError:
-        pass
+        rounds += [rnd] * (len(new) - at)
     n, end = len(datas), len(events)
     return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
              [getattr(e, "player", None) for e in new], types, datas],
