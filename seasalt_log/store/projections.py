@@ -508,31 +508,15 @@ class Projector:
             t = type(e)
             k = kinds[t]
             if k < _ROUND_STARTED:                      # a turn event
-                if not first_seq:                       # the turn's first event
+                if not first_seq:
                     f = prev.flow
                     rnd, turn_no, seat = f.round, f.turn, e.player
+                    take = "none" if f.step != TAKE else None
+                    drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
                     boat_kept = _NO_BOAT_TAKES
                     final_turn = f.call == "last_chance"
                     first_seq = seq
-                    # its take (a turn's take is its first event; a boat take comes later)
-                    if k == _DECK:
-                        cards = e.cards
-                        take, drawn, kept, pile = "deck", list(cards), e.kept, None
-                        if len(cards) == 2:
-                            discarded = cards[1] if cards[0] == kept else cards[0]
-                            discard_pile = e.discard_pile
-                        else:
-                            discarded = discard_pile = None
-                    elif k == _DISCARD:
-                        take, drawn, kept, discarded, discard_pile, pile = (
-                            "discard", None, e.card, None, None, e.pile)
-                    elif k == _FORCED:
-                        take, drawn, kept, discarded, discard_pile, pile = (
-                            "forced", None, e.card, None, None, None)
-                    else:                               # no take (R-TAKE-4), or none yet
-                        take = "none" if f.step != TAKE else None
-                        drawn = kept = discarded = discard_pile = pile = None
                 last_seq = seq
                 if k == _END:                   # the turn's last event: its row, closed
                     table = s.table
@@ -556,10 +540,20 @@ class Projector:
                                   len(table.deck), first_seq, seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
-                    if first_seq != seq:                # a boat take (R-DUO-BOAT)
+                    if prev.flow.step == BOAT_TAKE:
                         boat_takes += 1
                         # a new list: rows of the turn in play already given keep theirs
                         boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
+                    elif k == _DECK:
+                        cards = e.cards
+                        take, drawn, kept = "deck", list(cards), e.kept
+                        if len(cards) == 2:
+                            discarded = cards[1] if cards[0] == kept else cards[0]
+                            discard_pile = e.discard_pile
+                    elif k == _DISCARD:
+                        take, kept, pile = "discard", e.card, e.pile
+                    else:
+                        take, kept = "forced", e.card
                 elif k == _DUO:
                     pairs += 1
                     duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
