@@ -589,6 +589,14 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
 # 2 index, 3 kinds in hand, 4 kinds in hand and laid, 5 colours of both, 6 the largest
 # colour group, 7 the points that do not depend on the colours (pairs, laid ones included,
 # collectors, multipliers)]
+#
+# A round's first take: a seat's first closed turn of a round (or a game) most often holds
+# one card and nothing laid (every hand starts a round empty, R-SETUP-3), the empty holding
+# and that card. Both scorers then make the empty holding's record (every count and part 0:
+# a collector table, the events' too, scores 0 for none) and score the card on from it as
+# a take, instead of counting the holding anew (some 40 % less per such turn).
+assert all(table[0] == 0 for table in (*COLLECTOR_TABLES,
+                                       *(table for _, table in EVENT_TABLES.values())))
 
 
 def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
@@ -645,6 +653,10 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     else:
         held = None
     if held is None:                        # counted anew (as :func:`counts` counts)
+        if not laid and len(hand) == 1:     # a round's first take (see above)
+            counted[seat] = [(), laid, CARD_INDEX, _NO_BASE_KINDS[:], _NO_BASE_KINDS[:],
+                             _NO_COLORS[:], 0, 0]
+            return seat_points_and_bonus(counted, seat, hand, laid)
         try:
             in_hand, kinds, colors = _count_anew(hand, laid, CARD_INDEX, _NO_BASE_KINDS)
         except KeyError:
@@ -836,6 +848,10 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         in_hand = held = None
     if held is None:
         if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
+            if not laid and len(hand) == 1:     # a round's first take (see above)
+                counted[seat] = [(), laid, X_CARD_INDEX, _NO_KINDS[:], _NO_KINDS[:],
+                                 _NO_COLORS[:], 0, 0, 0, scoring, hand_starfish, 0, 0]
+                return seat_extra_scored(counted, seat, hand, laid, scoring, hand_starfish)
             try:
                 in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:

@@ -212,3 +212,26 @@ def test_a_hand_grown_by_one_card_is_scored_on_in_place():
         assert score(extra, counted, hand, grown, hand_starfish) == want(
             extra, hand, grown, hand_starfish), (hand, grown)
         assert (counted[0] is held) == extra
+
+
+@pytest.mark.parametrize("extra", [False, True])
+def test_a_rounds_first_take_is_scored_on_from_the_empty_holding(extra):
+    """A seat's first closed turn of a round, one card and nothing laid, is scored from the
+    empty holding's record (made anew, then scored on: the record holds that hand) after a
+    longer holding of the round before, for every card and, in Extra Salt, with the events
+    in effect; each score is the full scorer's or the Counter oracle's."""
+    import random
+    rng = random.Random(3)
+    codes = ALL if extra else CODES
+    for code in codes:
+        effects = frozenset(rng.sample(EVENT_CODES, rng.randint(0, 3))) if extra else frozenset()
+        counted: dict = {}
+        before = tuple(rng.sample(codes, 6))          # the round before's last holding
+        laid = ((before[0], before[1]),)
+        for hand, units in ((before[2:], laid), ((code,), ())):
+            if extra:
+                got = seat_extra_points_and_bonus(counted, 1, hand, units, effects, True)
+            else:
+                got = seat_points_and_bonus(counted, 1, hand, units)
+            assert got == _want(extra, hand, units, effects, True), (hand, units, effects)
+        assert counted[1][0] == (code,) and counted[1][1] == ()

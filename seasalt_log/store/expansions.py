@@ -1,5 +1,6 @@
 """Read-model rows of the expansions (RULES.md §9-§18): the events in effect per seat and round,
-the Extra Salt parts of a round's scoring, and what each event did to a round's winners.
+and what each event did to a round's winners (the Extra Salt parts of a round's scoring,
+``round_extra``, are made with its ``round_results`` rows, from the same breakdowns).
 
 Every score here is the engine's own (:func:`seasalt_log.engine.core.round_breakdowns`,
 the breakdowns its check of ``round_scored`` scored, and
@@ -15,28 +16,20 @@ from typing import Any
 from .. import events as ev
 from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (RODEO, SCORING_EVENTS, ExtraBreakdown, holding_points_and_bonus,
+from ..scoring import (RODEO, SCORING_EVENTS, holding_points_and_bonus,
                        round_points, seat_extra_points_and_bonus)
 
 
-def round_event_rows(game_id: str, s: State) -> list[list]:
+def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | None = None
+                     ) -> list[list]:
     """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
-    ``s`` (the state after its ``round_started``) opens."""
-    rnd, event, effects = s.flow.round, s.table_event, s.effects
-    return [[game_id, rnd, p, event, list(held), sorted(effects(p)), None]
+    ``s`` (the state after its ``round_started``) opens; ``effects``: each seat's events in
+    effect (``s.effects``), if known."""
+    rnd, event = s.flow.round, s.table_event
+    if effects is None:
+        effects = [s.effects(p) for p in range(s.n)]
+    return [[game_id, rnd, p, event, list(held), sorted(effects[p]), None]
             for p, held in enumerate(s.held)]
-
-
-def extra_rows(game_id: str, s: State, e: ev.RoundScored) -> list[tuple]:
-    """The ``round_extra`` rows of round ``e``, from ``s``, the state before ``round_scored``
-    (its breakdowns scored once, :func:`~seasalt_log.engine.core.round_breakdowns`)."""
-    rnd = e.round
-    out = []
-    for p, b in enumerate(round_breakdowns(s)):
-        assert isinstance(b, ExtraBreakdown)    # written only under the expansions' scoring
-        out.append((game_id, rnd, p, b.trios, b.starfish, b.seahorse, b.seahorse_points,
-                    b.cast, b.rodeo_pairs, b.face_down, list(b.tables), b.card_points))
-    return out
 
 
 def _top(points) -> list[int]:
@@ -84,14 +77,16 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
 
 def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
                    scores: list[tuple[int, int]] | None = None,
-                   counted: dict[int, list[Any]] | None = None) -> list[tuple]:
+                   counted: dict[int, list[Any]] | None = None,
+                   effects: list[frozenset[str]] | None = None) -> list[tuple]:
     """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
     one per event in effect for some seat, in code order. ``scores``: each seat's (card
     points, colour bonus) in ``s``, if known (else scored here). ``counted``: the records of
     the seats' holdings that the closed turns' scoring keeps
     (:func:`~seasalt_log.scoring.seat_extra_points_and_bonus`), if any: a holding already
     counted there is rescored from its counts, not counted again (its record is left
-    scored without the event, still a record of that holding).
+    scored without the event, still a record of that holding). ``effects``: each seat's
+    events in effect this round (``s.effects``), if known.
 
     The round's points had an event been in effect for nobody are ``e.points`` (the engine
     checked them against its scoring of ``s``) unless the event changes some seat's card
@@ -100,8 +95,8 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
     (R-DECKOUT). Otherwise the seats' scores without it are combined by the round's ending
     as the engine does (R-STOP, R-LAST-4)."""
     winners = _top(e.points)
-    n = s.n
-    effects = [s.effects(p) for p in range(n)]
+    if effects is None:
+        effects = [s.effects(p) for p in range(s.n)]
     by_event: dict[str, list[int]] = {}
     for p, codes in enumerate(effects):
         for code in codes:

@@ -22,9 +22,9 @@ from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_breakdown, round_breakdowns
-from ..scoring import (CAST, MULTIPLIERS, as_breakdown, event_scoring, last_chance_outcome,
+from ..scoring import (CAST, MULTIPLIERS, ExtraBreakdown, as_breakdown, event_scoring, last_chance_outcome,
                        points_and_bonus, seat_extra_scored, seat_points_and_bonus)
-from .expansions import event_outcomes, extra_rows, round_event_rows
+from .expansions import event_outcomes, round_event_rows
 from .literals import sql_literal
 from .fetch import first_row
 
@@ -500,8 +500,9 @@ class Projector:
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
         # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
         # change hands between rounds only (event_awarded, event_kept, round_started)
-        round_scoring = ([event_scoring(prev.effects(p)) for p in range(n)]
-                         if extra and prev is not None else [])
+        round_effects = ([prev.effects(p) for p in range(n)]
+                         if extra and prev is not None else None)
+        round_scoring = list(map(event_scoring, round_effects)) if round_effects else []
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             t = type(e)
@@ -574,14 +575,16 @@ class Projector:
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if extra:
-                    round_scoring = [event_scoring(s.effects(p)) for p in range(n)]
+                    round_effects = [s.effects(p) for p in range(n)]
+                    round_scoring = list(map(event_scoring, round_effects))
                 if s.table_event is not None:
-                    seat_events = round_event_rows(game_id, s)
+                    seat_events = round_event_rows(game_id, s, round_effects)
                 elif seat_events:
                     seat_events = []
             elif k == _SCORED:
                 if open_round is not None:
-                    _round_scored(game_id, prev, e, n, open_round, final, counted)
+                    _round_scored(game_id, prev, e, n, open_round, final, counted,
+                                  round_effects)
             elif k == _AWARDED or k == _KEPT:
                 for row in seat_events:     # held_after: as it stands after this event
                     row[6] = list(s.held[row[2]])
@@ -711,12 +714,14 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
 
 
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
-                  final: dict[str, list], counted: dict[int, list[Any]]) -> None:
+                  final: dict[str, list], counted: dict[int, list[Any]],
+                  effects: list[frozenset[str]] | None) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES.md §12, its ``round_extra`` and
     ``event_outcomes`` rows. The seats' breakdowns are those the engine's check of ``e``
     scored (:func:`~seasalt_log.engine.core.round_breakdowns`); ``counted``: the closed turns'
-    records of the seats' holdings, which :func:`event_outcomes` rescores from."""
+    records of the seats' holdings, which :func:`event_outcomes` rescores from; ``effects``:
+    each seat's events in effect this round (None: read from ``s``)."""
     caller = e.caller
     open_round[4:9] = [e.ending, caller, e.caller_won,
                        last_chance_outcome(caller, e.card_points)
@@ -727,16 +732,21 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
     parts = round_breakdowns(s)
     results = final["round_results"]
     if s.ruleset.extra_scoring:
-        # as_breakdown's columns (a starfish counts with the pairs), without its Breakdown
+        # as_breakdown's columns (a starfish counts with the pairs), without its Breakdown,
+        # and the round_extra row of the same breakdown (R-X-SCORE)
+        extra_parts = final["round_extra"]
         for p, x in enumerate(parts):
-            results.append((game_id, rnd, p, x.pairs + x.starfish,  # type: ignore[union-attr]
-                            x.collectors, x.multipliers, x.mermaids, x.card_points,
-                            x.color_bonus, points[p], totals[p], cards_scored[p],
-                            bonus_scored[p]))
-        final["round_extra"].extend(extra_rows(game_id, s, e))
+            assert isinstance(x, ExtraBreakdown)    # written only under RULES.md §12
+            results.append((game_id, rnd, p, x.pairs + x.starfish, x.collectors,
+                            x.multipliers, x.mermaids, x.card_points, x.color_bonus,
+                            points[p], totals[p], cards_scored[p], bonus_scored[p]))
+            extra_parts.append((game_id, rnd, p, x.trios, x.starfish, x.seahorse,
+                                x.seahorse_points, x.cast, x.rodeo_pairs, x.face_down,
+                                list(x.tables), x.card_points))
         if s.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
-                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted))
+                game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted,
+                effects))
     else:
         results.extend(
             (game_id, rnd, p, b.pairs, b.collectors, b.multipliers, b.mermaids, b.card_points,
