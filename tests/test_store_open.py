@@ -101,3 +101,31 @@ def test_a_file_open_by_a_plain_connection_in_the_process_is_shared(tmp_path):
             assert s.con.execute("SELECT i FROM t").fetchall() == [(5,)]
     finally:
         con.close()
+
+
+def test_threads_opening_a_store_at_once_share_it(tmp_path):
+    import threading
+    path = tmp_path / "s.duckdb"
+    Store.open(path).close()
+    start = threading.Barrier(8)
+    opened: list[Store] = []
+    errors: list[Exception] = []
+
+    def open_it():
+        start.wait()
+        try:
+            opened.append(Store.open(path))
+        except Exception as exc:        # noqa: BLE001  (reported below)
+            errors.append(exc)
+    threads = [threading.Thread(target=open_it) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    try:
+        assert not errors, errors[:2]
+        opened[0].con.execute("CREATE TABLE t AS SELECT 7 AS i")
+        assert [s.con.execute("SELECT i FROM t").fetchall() for s in opened] == [[(7,)]] * 8
+    finally:
+        for s in opened:
+            s.close()

@@ -7,6 +7,7 @@ There is no update or delete path for events here, and the table's triggers refu
 from __future__ import annotations
 
 import re
+import threading
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -152,6 +153,14 @@ def _writable(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     this process shares it as plain connections of the file share theirs; when the file
     is open by a plain connection in this process already, or its stem is ``memory`` (the
     in-memory database's own name), the connection is a plain one."""
+    with _ATTACHING:    # two threads' first opens of a file: one attaches, the other shares
+        return _attached(path, config)
+
+
+_ATTACHING = threading.Lock()
+
+
+def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     con = duckdb.connect(":memory:seasalt:" + str(path.resolve()), config=config)
     try:
         if one_value(con, "SELECT current_database()") != "memory":
