@@ -32,6 +32,7 @@ from seasalt_log.http.server import ServerThread, is_loopback
 from seasalt_log.service import (GameCache, append_events, export_lines, import_logs,
                                  plan_append, start_game, write_planned)
 from seasalt_log.store import Store
+from seasalt_log.store.store import connect
 from seasalt_log.store.projections import TABLES
 from seasalt_log.verify import verify_store
 from seasalt_log.view import table_view
@@ -776,9 +777,10 @@ def assert_recorded_like_imported(tmp_path, db, games, play, errors: list[str],
     with Store.open(tmp_path / "imported.duckdb") as store:
         assert import_logs(store, [log]).ok
         want = _dump(store)
-    # the service holds the file; in its process a connection of the same configuration
-    # shares its database
-    con = duckdb.connect(str(db))
+    # the service holds the file; in its process a read-write open of the store shares its
+    # database (a plain duckdb.connect of the file would not: the store is attached with
+    # its own row group size)
+    con = connect(db, read_only=False)
     try:
         got = _dump(Store(con, db, read_only=False))
         report = verify_store(Store(con, db, read_only=False), [g[0].game_id for g in games])

@@ -7,6 +7,7 @@ There is no update or delete path for events here, and the table's triggers refu
 from __future__ import annotations
 
 import re
+import threading
 from itertools import groupby
 from operator import itemgetter
 from pathlib import Path
@@ -31,7 +32,7 @@ from .event_table import genesis_hash as genesis_hash
 from .format3 import Game, checked, format3_links, relinked_commits, stored_games
 from .projections import TABLES, project
 from .rebuild import migrate_projections
-from .literals import sql_literal
+from .literals import sql_identifier, sql_literal
 from .sandbox import QueryError, check_sql, one_line, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
@@ -48,6 +49,15 @@ _SAFE_SETTINGS = ("SET autoinstall_known_extensions = false", "SET autoload_know
 #: store of 1,000 games is 17 % smaller; larger stores are about the same (bench/RESULTS.md,
 #: "Against a plain SQLite store"). A file keeps the block size it was made with.
 BLOCK_SIZE = 64 * 1024
+
+#: rows per row group of the tables a read-write connection writes (DuckDB's default is
+#: 122,880). A transaction's full row groups are written while it loads them, the rest at
+#: its COMMIT: with smaller groups an import's COMMIT, after its last check, has less left
+#: to compress and write, and what it leaves in the write-ahead log is checkpointed as the
+#: store closes (bench/RESULTS.md, "The import's COMMIT and the row group size"). The size
+#: is an option of the attach (:func:`_writable`), not kept in the file: a plain
+#: ``duckdb.connect(file)`` reads the store as it is, and writes 122,880-row groups.
+ROW_GROUP_SIZE = 16_384
 
 
 
@@ -117,7 +127,8 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
     if not read_only and not path.exists():
         _create(path)
     try:
-        con = duckdb.connect(str(path), read_only=read_only, config=config or {})
+        con = (duckdb.connect(str(path), read_only=True, config=config or {}) if read_only
+               else _writable(path, config or {}))
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower():
             raise StoreBusyError(
@@ -131,6 +142,44 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
         except duckdb.Error as exc:
             con.close()
             raise store_failure(path, exc) from None
+    return con
+
+
+def _writable(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """A read-write connection to the store file attached with :data:`ROW_GROUP_SIZE`, as
+    the default database of its DuckDB instance, under the name ``duckdb.connect(path)``
+    gives it (the file's stem): users' SQL sees the same catalog. The instance is DuckDB's
+    named in-memory database for the file, so that every read-write open of the file in
+    this process shares it as plain connections of the file share theirs; when the file
+    is open by a plain connection in this process already, or its stem is ``memory`` (the
+    in-memory database's own name), the connection is a plain one."""
+    with _ATTACHING:    # two threads' first opens of a file: one attaches, the other shares
+        return _attached(path, config)
+
+
+_ATTACHING = threading.Lock()
+
+
+def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(":memory:seasalt:" + str(path.resolve()), config=config)
+    try:
+        if one_value(con, "SELECT current_database()") != "memory":
+            return con          # the file is attached in this instance already
+        try:
+            con.execute(f"ATTACH {sql_literal(path)} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        except duckdb.Error as exc:
+            text = str(exc)
+            if "Unique file handle conflict" in text or '"memory" already exists' in text:
+                con.close()
+                return duckdb.connect(str(path), read_only=False, config=config)
+            raise
+        name = one_value(con, "SELECT database_name FROM duckdb_databases() "
+                              "WHERE NOT internal AND path IS NOT NULL")
+        con.execute(f"USE {sql_identifier(name)}")
+        con.execute("DETACH memory")    # the store becomes the default of new connections
+    except BaseException:
+        con.close()
+        raise
     return con
 
 
