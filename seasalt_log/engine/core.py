@@ -390,18 +390,20 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
-                                      s.held[player]) and _angelfish_due(s, player, piles):
-        flow = replace(f, step=ANGEL)
-    else:                                       # a plain turn's play flow is shared
-        try:
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
-                else replace(f, step=PLAY))
+    flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
+
+
+def _after_take(s: State, f: Flow, player: int, piles: tuple) -> Flow:
+    """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
+    discard piles after it): the Angelfish's step when it is due, else the play step (a
+    plain turn's is the one kept in :data:`_PLAIN`)."""
+    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
+                                      s.held[player]) and _angelfish_due(s, player, piles):
+        return replace(f, step=ANGEL)
+    got = _kept(f.round, f.turn, f.player)
+    return got[1] if got is not None and (got[0] is f or got[2] is f) else replace(f, step=PLAY)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -421,16 +423,7 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
-                                      s.held[player]) and _angelfish_due(s, player, piles):
-        flow = replace(f, step=ANGEL)
-    else:                                       # a plain turn's play flow is shared
-        try:
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
-                else replace(f, step=PLAY))
+    flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -578,10 +571,7 @@ def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
     t = s.table                 # the deck and piles after the pair (boats_give_take's)
     f = s.flow
     if boats_give_take(s, t):
-        try:                                    # a plain turn's boat flow is shared
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
+        got = _kept(f.round, f.turn, f.player)  # a plain turn's boat flow is shared
         f = got[2] if got is not None and got[1] is f else replace(f, step=BOAT_TAKE)
     return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
                                   t.face_down), flow=f, seq=s.seq + 1)
@@ -1051,18 +1041,9 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
             player = 0
         if f.locks:
             return _next_turn(s, f, player, seq)
-        try:
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
+        got = _kept(f.round, f.turn, f.player)
         if got is not None and got[1] is f:     # a plain turn: so is the next one
-            turn = f.turn + 1
-            try:
-                got = _PLAIN[f.round][turn][player]
-            except IndexError:
-                got = None
-            return replace(s, seq=seq, flow=got[0] if got is not None
-                           else _plain_take(f.round, turn, player))
+            return replace(s, seq=seq, flow=_plain_take(f.round, f.turn + 1, player))
         return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=TAKE))
     # LAST CHANCE called before: a final turn ends
     left = f.final_left[1:]
@@ -1081,14 +1062,19 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
 _PLAIN: list[list[list[tuple[Flow, Flow, Flow] | None]]] = [[] for _ in range(32)]
 
 
+def _kept(round: int, turn: int, player: int) -> tuple[Flow, Flow, Flow] | None:
+    """The flows of that plain turn kept in :data:`_PLAIN`, if any."""
+    try:
+        return _PLAIN[round][turn][player]
+    except IndexError:
+        return None
+
+
 def _plain_take(round: int, turn: int, player: int) -> Flow:
     """The flow of a plain turn whose take is due, ``Flow(round, turn, player, TAKE)``: the
     one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
     seats < 8)."""
-    try:
-        got = _PLAIN[round][turn][player]
-    except IndexError:
-        got = None
+    got = _kept(round, turn, player)
     if got is not None:
         return got[0]
     take = Flow(round=round, turn=turn, player=player, step=TAKE)
