@@ -450,3 +450,18 @@ def test_shared_turn_flows_are_the_flows_the_handlers_make(ruleset, events, monk
             shared += kept is not None and any(f is x for x in kept)
             n += 1
     assert shared > n / 3           # the shortcut is taken: most turns are plain
+
+
+def test_a_round_started_by_a_seat_out_of_range_is_refused_with_shared_flows():
+    """R-FLOW-PLAYER: a round started by a negative seat is refused, as by the engine without
+    the kept flows (a negative index would have found another seat's kept flow)."""
+    from seasalt_log.engine import fold
+    from seasalt_log.sim import simulate
+
+    game = list(simulate(1, 4, 3, None, None, None))[0]
+    fold(game)                      # the genuine game first: its flows are kept
+    i = next(i for i, e in enumerate(game) if type(e) is ev.RoundStarted)
+    bad = game[:i] + [replace(game[i], first_player=game[i].first_player - 8)] + game[i + 1:]
+    with pytest.raises(IllegalMoveError) as err:
+        fold(bad)
+    assert err.value.rule == "R-FLOW-PLAYER"

@@ -1073,16 +1073,17 @@ def _kept(round: int, turn: int, player: int) -> tuple[Flow, Flow, Flow] | None:
 def _plain_take(round: int, turn: int, player: int) -> Flow:
     """The flow of a plain turn whose take is due, ``Flow(round, turn, player, TAKE)``: the
     one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
-    seats < 8)."""
+    seats < 8; any other is made anew, a negative seat too, which the checks refuse)."""
+    if not (0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8):
+        return Flow(round=round, turn=turn, player=player, step=TAKE)
     got = _kept(round, turn, player)
     if got is not None:
         return got[0]
     take = Flow(round=round, turn=turn, player=player, step=TAKE)
-    if 0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8:
-        row = _PLAIN[round]
-        while len(row) <= turn:
-            row.append([None] * 8)
-        row[turn][player] = (take, replace(take, step=PLAY), replace(take, step=BOAT_TAKE))
+    row = _PLAIN[round]
+    while len(row) <= turn:
+        row.append([None] * 8)
+    row[turn][player] = (take, replace(take, step=PLAY), replace(take, step=BOAT_TAKE))
     return take
 
 
