@@ -28,7 +28,7 @@ def row_groups(con, table: str) -> list[int]:
 
 
 @pytest.mark.parametrize("name", ["my-store.v2.duckdb", "store.duckdb", "main.db", "it's.duckdb",
-                                  "memory.duckdb"])
+                                  "memory.duckdb", "Memory.duckdb", "MEMORY.v2.duckdb"])
 def test_a_writable_store_keeps_the_name_a_plain_connection_gives_it(tmp_path, name):
     path = tmp_path / name
     Store.open(path).close()

@@ -24,9 +24,11 @@ from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
 if TYPE_CHECKING:       # a worker process writes files and never loads DuckDB
     import duckdb
 
-ROW_GROUP_ROWS = 122_880       # DuckDB's row group (its default, which stores keep)
+#: rows per INSERT at most: DuckDB's default row group (the store's own, since 2026-12, are
+#: 16,384 rows: an INSERT of this many writes whole groups of them as it runs)
+ROW_GROUP_ROWS = 122_880
 #: rows buffered before they become record batches: inserted, no table's INSERT is then
-#: larger than a row group (see StagedRows)
+#: larger than :data:`ROW_GROUP_ROWS` (see StagedRows)
 FLUSH_ROWS = ROW_GROUP_ROWS
 
 _SCALARS = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(),
@@ -225,8 +227,8 @@ def renumbered(rows: pa.Table, base: int, skip: set[str]) -> pa.Table:
 
 
 class StagedRows:
-    """Arrow rows for the store's tables, gathered into INSERTs of up to one DuckDB row
-    group each (:data:`ROW_GROUP_ROWS`).
+    """Arrow rows for the store's tables, gathered into INSERTs of up to
+    :data:`ROW_GROUP_ROWS` rows each (DuckDB's default row group).
 
     An INSERT costs about a millisecond whatever its size, so the small tables of many
     chunks go in together: :meth:`flush` with ``every`` False (a chunk loaded) inserts only

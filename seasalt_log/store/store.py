@@ -168,8 +168,8 @@ def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         try:
             con.execute(f"ATTACH {sql_literal(path)} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
         except duckdb.Error as exc:
-            text = str(exc)
-            if "Unique file handle conflict" in text or '"memory" already exists' in text:
+            text = str(exc).lower()     # DuckDB's names are case-insensitive: "Memory"
+            if "unique file handle conflict" in text or '"memory" already exists' in text:
                 con.close()
                 return duckdb.connect(str(path), read_only=False, config=config)
             raise
