@@ -153,11 +153,17 @@ def _writable(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     this process shares it as plain connections of the file share theirs; when the file
     is open by a plain connection in this process already, or its stem is ``memory`` (the
     in-memory database's own name), the connection is a plain one."""
-    with _ATTACHING:    # two threads' first opens of a file: one attaches, the other shares
+    key = str(path.resolve())
+    with _LOCKS_GUARD:
+        lock = _ATTACHING.setdefault(key, threading.Lock())
+    with lock:          # two threads' first opens of a file: one attaches, the other shares
         return _attached(path, config)
 
 
-_ATTACHING = threading.Lock()
+#: a lock per store file (by resolved path) around its first attach in this process: opens
+#: of other stores do not wait for one store's (a long write-ahead log's replay)
+_ATTACHING: dict[str, threading.Lock] = {}
+_LOCKS_GUARD = threading.Lock()
 
 
 def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
