@@ -395,7 +395,8 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
 
-def _after_take(s: State, f: Flow, player: int, piles: tuple) -> Flow:
+def _after_take(s: State, f: Flow, player: int,
+                piles: tuple[tuple[str, ...], tuple[str, ...]]) -> Flow:
     """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
     discard piles after it): the Angelfish's step when it is due, else the play step (a
     plain turn's is the one kept in :data:`_PLAIN`)."""
