@@ -129,3 +129,19 @@ def test_threads_opening_a_store_at_once_share_it(tmp_path):
     finally:
         for s in opened:
             s.close()
+
+
+def test_a_read_only_open_beside_this_process_writer_says_what_to_do(tmp_path):
+    """A read-only open of a store this process holds open for writing is refused by DuckDB
+    (one configuration per file and process): the error says so in one line, and what to
+    read it through, instead of DuckDB's "Unique file handle conflict"."""
+    from seasalt_log.errors import StoreBusyError
+
+    path = tmp_path / "held.duckdb"
+    with Store.open(path):
+        with pytest.raises(StoreBusyError) as err:
+            Store.open(path, read_only=True)
+    message = str(err.value)
+    assert "open for writing in this process" in message and "conflict" not in message
+    assert "\n" not in message
+    Store.open(path, read_only=True).close()    # once the writer has closed it opens

@@ -135,6 +135,10 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
                 f"the store {path} is busy: another process has it open (one process may "
                 "write to a store, or several may read it, never both at once); try again "
                 "when it has finished") from None
+        if "unique file handle conflict" in str(exc).lower():   # see _writable
+            raise StoreBusyError(
+                f"the store {path} is open for writing in this process (the library's "
+                "read-write Store); read it through that Store while it is open") from None
         raise store_failure(path, exc) from None
     if not read_only and wal.exists():
         try:
