@@ -136,7 +136,9 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
                 "write to a store, or several may read it, never both at once); try again "
                 "when it has finished") from None
         if "unique file handle conflict" in str(exc).lower():   # see _writable
-            raise StoreBusyError(
+            # not StoreBusyError (another process): this process's own hold, which an
+            # interrupted import's clean-up may still meet as it removes the store it made
+            raise SeasaltError(
                 f"the store {path} is open for writing in this process (the library's "
                 "read-write Store); read it through that Store while it is open") from None
         raise store_failure(path, exc) from None
