@@ -20,6 +20,11 @@ from ..scoring import (RODEO, SCORING_EVENTS, holding_points_and_bonus,
                        round_points, seat_extra_points_and_bonus)
 
 
+def seat_effects(s: State) -> list[frozenset[str]]:
+    """Each seat's events in effect in ``s``'s round (R-EV-APPLY), by seat."""
+    return [s.effects(p) for p in range(s.n)]
+
+
 def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | None = None
                      ) -> list[list]:
     """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
@@ -27,7 +32,7 @@ def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | Non
     effect (``s.effects``), if known."""
     rnd, event = s.flow.round, s.table_event
     if effects is None:
-        effects = [s.effects(p) for p in range(s.n)]
+        effects = seat_effects(s)
     return [[game_id, rnd, p, event, list(held), sorted(effects[p]), None]
             for p, held in enumerate(s.held)]
 
@@ -96,7 +101,7 @@ def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
     as the engine does (R-STOP, R-LAST-4)."""
     winners = _top(e.points)
     if effects is None:
-        effects = [s.effects(p) for p in range(s.n)]
+        effects = seat_effects(s)
     by_event: dict[str, list[int]] = {}
     for p, codes in enumerate(effects):
         for code in codes:

@@ -22,9 +22,10 @@ from .. import events as ev
 from ..cards import COPIES, DUO_PAIRS, EXTRA_COPIES, EXTRA_FAMILIES, FAMILIES
 from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_breakdown, round_breakdowns
-from ..scoring import (CAST, MULTIPLIERS, ExtraBreakdown, as_breakdown, event_scoring, last_chance_outcome,
-                       points_and_bonus, seat_extra_scored, seat_points_and_bonus)
-from .expansions import event_outcomes, round_event_rows
+from ..scoring import (CAST, MULTIPLIERS, ExtraBreakdown, as_breakdown, event_scoring,
+                       last_chance_outcome, points_and_bonus, seat_extra_scored,
+                       seat_points_and_bonus)
+from .expansions import event_outcomes, round_event_rows, seat_effects
 from .literals import sql_literal
 from .fetch import first_row
 
@@ -500,8 +501,7 @@ class Projector:
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
         # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
         # change hands between rounds only (event_awarded, event_kept, round_started)
-        round_effects = ([prev.effects(p) for p in range(n)]
-                         if extra and prev is not None else None)
+        round_effects = seat_effects(prev) if extra and prev is not None else None
         round_scoring = list(map(event_scoring, round_effects)) if round_effects else []
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
@@ -575,7 +575,7 @@ class Projector:
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
                 if extra:
-                    round_effects = [s.effects(p) for p in range(n)]
+                    round_effects = seat_effects(s)
                     round_scoring = list(map(event_scoring, round_effects))
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s, round_effects)
