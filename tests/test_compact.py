@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import random
 import re
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -157,23 +159,37 @@ def test_a_read_model_row_of_an_unknown_game_is_kept(db):
         assert store.con.execute("SELECT game_id FROM seats").fetchall()[-1] == ("no-such-game",)
 
 
+def free_blocks(path: Path) -> int:
+    """The free blocks of the store file, as DuckDB counts them on a fresh read-only open."""
+    with Store.open(path, read_only=True) as store:
+        return store.con.execute("SELECT free_blocks FROM pragma_database_size() "
+                                 "WHERE database_name = current_database()").fetchone()[0]
+
+
+def leftovers(path: Path) -> list[Path]:
+    """Files a compaction of ``path`` made beside it (its copy, the copy's log)."""
+    return sorted(path.parent.glob(f".{path.name}.compact-*"))
+
+
 def test_compact_shrinks_the_file_and_twice_is_a_fixed_point(db):
-    """The file ends no larger than it was (here one rewrite fills the free blocks the
-    small commits left; the second is made only when the free blocks could hold every used
-    one); a compacted store is in game order, so compacting it again rewrites nothing and
-    changes neither rows nor size."""
+    """The new file is smaller than the live-recorded one and has no free block (the small
+    commits' free and partly filled blocks are not copied); a compacted store is in game
+    order, so compacting it again rewrites nothing and changes neither rows nor bytes."""
     before = snapshot(db)
     size = db.stat().st_size
+    assert free_blocks(db) > 0                  # the premise: the small commits left some
     with Store.open(db) as store:
         first = compact(store)
     assert first.passes == 1
-    assert first.bytes_before == size and first.bytes_after == db.stat().st_size
-    assert first.bytes_after <= size
+    assert first.bytes_before == size and first.bytes_after == db.stat().st_size < size
+    assert first.free_bytes == 0 and free_blocks(db) == 0
+    raw = db.read_bytes()
     with Store.open(db) as store:
         again = compact(store)
     assert again.passes == 0 and again.rows == first.rows
-    assert again.bytes_after == again.bytes_before == first.bytes_after
+    assert db.read_bytes() == raw
     assert_same_store(db, before)
+    assert leftovers(db) == []
 
 
 def test_an_imported_store_is_left_as_it_is(tmp_path):
@@ -193,40 +209,100 @@ def test_an_imported_store_is_left_as_it_is(tmp_path):
     assert db.read_bytes() == raw
 
 
-def test_one_pass_leaves_the_freed_blocks(db):
-    """``passes=1``: one rewrite, the same rows in game order, even where a second would
-    have room (the old rows' blocks are left free for the writes that follow)."""
-    before = snapshot(db)
+def test_free_blocks_are_left_behind(db):
+    """Blocks a dropped table freed in the middle of the file (2,000,000 rows' worth, a
+    game recorded live after them) are not in the new file: it holds the rows alone."""
     with Store.open(db) as store:
         store.con.execute("CREATE TABLE filler AS SELECT range AS x FROM range(2000000)")
         store.con.execute("CHECKPOINT")
-        store.con.execute("DROP TABLE filler")      # many free blocks: room for a second
-        one = compact(store, passes=1)
-    assert one.passes == 1
-    assert_same_store(db, before)
-    with Store.open(db, read_only=True) as store:
-        assert in_game_order(store.con)
-
-
-@pytest.mark.parametrize("failing_pass,after_tables", [(1, 0), (1, 3), (2, 5)])
-def test_a_failure_part_way_leaves_every_row(db, monkeypatch, failing_pass, after_tables):
-    """All or nothing: an error raised while the tables are copied (the first rewrite, or
-    the second, made here whatever the free blocks) rolls back; the store opens, verify
-    passes, every row and the schema as before, no half-made table left."""
+        _record_live(store, valid_games(1, seed=99), per_commit=1, step=50)
+        store.con.execute("DROP TABLE filler")
+        store.con.execute("CHECKPOINT")
+    size, free = db.stat().st_size, free_blocks(db)
+    assert free > 0
     before = snapshot(db)
-    monkeypatch.setattr(compact_mod, "_room_to_shrink", lambda con: True)
+    with Store.open(db) as store:
+        summary = compact(store)
+    assert summary.passes == 1 and summary.free_bytes == 0 and free_blocks(db) == 0
+    assert db.stat().st_size < size - free * 65536 // 2
+    assert_same_store(db, before)
+
+
+@pytest.mark.parametrize("after_tables", [0, 3, 17])
+def test_a_failure_part_way_leaves_the_file_as_it_was(db, monkeypatch, after_tables):
+    """An error raised while the tables are copied (before the first, after some, after
+    all but one of the store's 18): the store's file is byte for byte as it was, the copy
+    is removed, and the store object goes on (a second compaction completes)."""
+    before = snapshot(db)
+    raw = db.read_bytes()
     real, calls = compact_mod.copy_table, []
 
     def failing(con, table):
         calls.append(table)
-        if len(calls) == (failing_pass - 1) * len(compact_mod.ORDER) + after_tables + 1:
+        if len(calls) == after_tables + 1:
             raise OSError("disk full (injected)")
         return real(con, table)
     monkeypatch.setattr(compact_mod, "copy_table", failing)
     with Store.open(db) as store:
         with pytest.raises(OSError, match="injected"):
             compact(store)
+        assert db.read_bytes() == raw and leftovers(db) == []
+        monkeypatch.setattr(compact_mod, "copy_table", real)
+        assert compact(store).passes == 1
     assert_same_store(db, before)
+
+
+def test_a_copy_a_killed_compaction_left_is_removed(db):
+    """A copy (and its log) that a killed compaction left beside the store is removed by
+    the next compaction, whether or not that one has anything to rewrite; other files
+    beside the store are not touched."""
+    stale = [db.parent / f".{db.name}.compact-0badc0de", db.parent / f".{db.name}.compact-0badc0de.wal"]
+    other = db.parent / f".{db.name}.backup-1"
+    for f in (*stale, other):
+        f.write_bytes(b"x" * 100)
+    with Store.open(db) as store:
+        assert compact(store).passes == 1
+    assert leftovers(db) == [] and other.exists()
+    stale[0].write_bytes(b"x")
+    with Store.open(db) as store:
+        assert compact(store).passes == 0
+    assert leftovers(db) == []
+
+
+def test_a_linked_store_stays_linked_and_keeps_its_mode(db):
+    """Compacting through a symbolic link replaces the file it points to (the link stays);
+    the new file has the store's permissions."""
+    os.chmod(db, 0o640)
+    link = db.parent / "link.duckdb"
+    link.symlink_to(db.name)
+    before = snapshot(db)
+    r = runner.invoke(app, ["compact", "--db", str(link)])
+    assert r.exit_code == 0, r.stderr
+    assert link.is_symlink() and os.readlink(link) == db.name
+    assert stat.S_IMODE(db.stat().st_mode) == 0o640
+    assert_same_store(db, before)
+    assert leftovers(db) == []
+    with Store.open(db, read_only=True) as store:
+        assert in_game_order(store.con)
+
+
+def test_the_new_file_is_checked_before_it_replaces_the_store(db, monkeypatch):
+    """A copy that misses rows (a table's copy made to skip its last row here) is refused
+    before the rename: one error, the store's file as it was, no copy left."""
+    raw = db.read_bytes()
+    real = compact_mod.copy_table
+
+    def short(con, table):
+        count = real(con, table)
+        if table == "turns":
+            con.execute(f"DELETE FROM {compact_mod._NEW}.main.turns WHERE rowid = "
+                        f"(SELECT max(rowid) FROM {compact_mod._NEW}.main.turns)")
+        return count
+    monkeypatch.setattr(compact_mod, "copy_table", short)
+    with Store.open(db) as store:
+        with pytest.raises(SeasaltError, match="the compacted copy is not the store"):
+            compact(store)
+    assert db.read_bytes() == raw and leftovers(db) == []
 
 
 def test_a_full_disk_is_one_line_and_leaves_every_row(db, monkeypatch):
@@ -299,7 +375,7 @@ def test_cli_summary_line_and_json(db):
 
 
 def _tight_store(path: Path) -> Path:
-    """Twelve games imported, then two recorded live: a store with no free blocks."""
+    """Twelve games imported, then two recorded live: a store with few free blocks."""
     games = valid_games(14, seed=8)
     with Store.open(path) as store:
         log = write_log(path.with_suffix(".jsonl"), games[:12])
@@ -308,27 +384,18 @@ def _tight_store(path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize("as_json", [True, False])
-def test_a_store_without_free_blocks_grows_and_says_so(tmp_path, as_json):
-    """With no free blocks, the copy cannot land where the old rows were: the rows are the
-    same, one rewrite only (a second could not cut the file), and the command says the
-    file grew and how much of it is free."""
+def test_a_store_with_few_free_blocks_does_not_grow(tmp_path):
+    """Where a rewrite in place would have had to grow the file (no free blocks to land
+    in), the new file holds the rows alone: no larger than the store, no free block, the
+    JSON saying so."""
     db = _tight_store(tmp_path / "tight.duckdb")
     before = snapshot(db)
     size = db.stat().st_size
-    r = runner.invoke(app, ["compact", "--db", str(db), *(["--json"] if as_json else [])])
+    r = runner.invoke(app, ["compact", "--db", str(db), "--json"])
     assert r.exit_code == 0
-    after = db.stat().st_size
-    assert after > size
-    if as_json:
-        doc = json.loads(r.stdout)
-        assert doc["passes"] == 1 and (doc["bytes_before"], doc["bytes_after"]) == (size, after)
-        assert 0 < doc["free_bytes"] < after
-    else:
-        found = re.search(r"; the file grew by the copy: ([\d,]+) bytes of it are free blocks "
-                          r"that later writes fill first\n$", r.stderr)
-        assert found and 0 < int(found[1].replace(",", "")) < after, r.stderr
-        assert f"rows rewritten; {size:,} -> {after:,} bytes" in r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["passes"] == 1 and (doc["bytes_before"], doc["bytes_after"]) == (size, db.stat().st_size)
+    assert doc["bytes_after"] <= size and doc["free_bytes"] == 0 and free_blocks(db) == 0
     assert_same_store(db, before)
 
 
@@ -364,22 +431,20 @@ def test_cli_refuses_a_store_another_process_holds(db):
 
 # ------------------------------------------------------------------ crashes
 
-#: ``seasalt compact`` that writes a line on stdout after each table copied and each commit
-#: (so that a test can kill it right after the n-th step)
+#: ``seasalt compact`` that writes a line on stdout after each table copied and after the
+#: rename (so that a test can kill it right after the n-th step)
 _STEPPED = """
 import sys
 from seasalt_log.store import compact as c
-from seasalt_log.store.store import Store
-copy, commit = c.copy_table, Store.commit
+copy, swap = c.copy_table, c._swap
 def copy_table(con, table):
     rows = copy(con, table)
     print('copied', table, flush=True)
     return rows
-def stepped_commit(self):
-    commit(self)
-    print('committed', flush=True)
-c.copy_table, Store.commit = copy_table, stepped_commit
-c._room_to_shrink = lambda con: True        # both rewrites, whatever the free blocks
+def stepped_swap(*args):
+    swap(*args)
+    print('renamed', flush=True)
+c.copy_table, c._swap = copy_table, stepped_swap
 from seasalt_cli.main import app
 sys.argv = ['seasalt', 'compact', '--db', sys.argv[1]]
 app()
@@ -388,20 +453,26 @@ app()
 
 @pytest.mark.skipif(not hasattr(signal, "SIGKILL"), reason="needs SIGKILL")
 def test_killed_at_each_step_the_store_is_whole(live_store, tmp_path):
-    """`seasalt compact` (both rewrites) killed with SIGKILL a random moment after its
-    n-th step (a table copied, a rewrite committed; the kill lands before, inside or after
-    either rewrite or its checkpoint), each time on a copy of the live-recorded store: the
-    store opens, verify passes and every row is as it was; compacting it then completes."""
+    """`seasalt compact` killed with SIGKILL a random moment after its n-th step (a table
+    copied, the copy renamed; the kill lands inside a copy, the check, the fsync or the
+    rename), each time on a copy of the live-recorded store: until the rename the store's
+    file is byte for byte as it was (a copy is never made by writing it in place: a write
+    a kill cuts short could tear a block), after it the whole copy; either way the store
+    opens, verify passes and every row is as it was; compacting it then completes and
+    leaves no copy behind."""
     db = tmp_path / "killed.duckdb"
     shutil.copy(live_store, db)
     before = snapshot(db)
-    steps = 2 * (len(compact_mod.ORDER) + 1)
+    raw = live_store.read_bytes()
+    with Store.open(live_store, read_only=True) as store:
+        tables = len(store.con.execute("SELECT * FROM duckdb_tables()").fetchall())
     rng = random.Random(7)
-    for step in (1, 5, len(compact_mod.ORDER), len(compact_mod.ORDER) + 1,
-                 len(compact_mod.ORDER) + 2, steps - 1, steps):
-        for p in (db, db.with_name(db.name + ".wal")):
-            p.unlink(missing_ok=True)
+    renamed = 0
+    for step in (1, 5, tables - 1, tables, tables, tables, tables + 1):
+        for p in [db, *tmp_path.glob("*.wal"), *leftovers(db)]:
+            p.unlink()
         shutil.copy(live_store, db)
+        inode = db.stat().st_ino
         proc = subprocess.Popen([sys.executable, "-c", _STEPPED, str(db)],
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
         for _ in range(step):
@@ -410,12 +481,18 @@ def test_killed_at_each_step_the_store_is_whole(live_store, tmp_path):
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         proc.stdout.close()
+        if db.stat().st_ino == inode:
+            assert db.read_bytes() == raw, f"the store's file was written (step {step})"
+        else:
+            renamed += 1
         assert_same_store(db, before)
         done = subprocess.run([*seasalt_argv(), "compact", "--db", str(db)], capture_output=True)
         assert done.returncode == 0, done.stderr
         assert_same_store(db, before)
+        assert leftovers(db) == []
         with Store.open(db, read_only=True) as store:
             assert in_game_order(store.con)
+    assert renamed >= 1         # the last kill came after the rename
 
 
 def test_the_same_store_object_records_on_after_compaction(tmp_path):

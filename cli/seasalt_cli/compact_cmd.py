@@ -14,15 +14,16 @@ from .options import DbOption, JsonOption
 @app.command()
 @handles_errors
 def compact(db: Path = DbOption, as_json: bool = JsonOption):
-    """Rewrite the events, the commits and the read models in game order, and shrink the
-    file when it can: a store recorded live by `seasalt serve` then reads a game as fast
-    as an imported one.
+    """Rewrite the events, the commits and the read models in game order into a new file
+    that replaces the store (without the free blocks): a store recorded live by `seasalt
+    serve` then reads a game as fast as an imported one.
 
-    No row changes: verify and export give what they gave. Each
-    rewrite is one transaction: a failure leaves every row as it was.
-    A store already in game order is left as it is. The store may not
-    be open in another process (stop `seasalt serve` first).
-    See docs/RELIABILITY.md, "Compacting a store recorded live"."""
+    No row changes: verify and export give what they gave. The store's
+    file is never written in place: a failure or a kill leaves it as it
+    was (or replaced by the whole new file). It needs free disk space
+    for the new file. A store already in game order is left as it is.
+    The store may not be open in another process (stop `seasalt serve`
+    first). See docs/RELIABILITY.md, "Compacting a store recorded live"."""
     with Store.open(db_path(db), create=False) as store:
         summary = compact_store(store)
     log.debug(f"compact: {summary.passes} rewrite(s); rows: "
@@ -38,9 +39,7 @@ def compact(db: Path = DbOption, as_json: bool = JsonOption):
         log.info(f"{head}, already in game order: nothing rewritten; {summary.bytes_after:,} "
                  f"bytes ({summary.bytes_per_event_after:.1f} bytes/event)")
         return
-    grew = (f"; the file grew by the copy: {summary.free_bytes:,} bytes of it are free blocks "
-            "that later writes fill first" if summary.bytes_after > summary.bytes_before else "")
     log.info(f"compacted {head}, {sum(summary.rows.values())} rows rewritten; "
              f"{summary.bytes_before:,} -> {summary.bytes_after:,} bytes "
              f"({summary.bytes_per_event_before:.1f} -> "
-             f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s{grew}")
+             f"{summary.bytes_per_event_after:.1f} bytes/event) in {summary.seconds:.2f} s")

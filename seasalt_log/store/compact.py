@@ -1,35 +1,34 @@
-"""``seasalt compact``: rewrite a store's tables in game order, the layout an import gives.
+"""``seasalt compact``: the store's tables in game order, in a new file that replaces it.
 
 A store recorded live (``seasalt serve``) writes each game a few events at a time, so one
 game's rows end up spread over every row group of the events table: the min/max of
 ``events.game`` then skips none of them and one game's query decompresses the whole event
 column. Its many small commits also leave partly filled and free blocks.
 
-:func:`compact` copies the events, the commits and every per-game read model into new
-tables made by the store's own DDL (:data:`~seasalt_log.store.schema.EVENTS_DDL`,
+:func:`compact` writes a new DuckDB file beside the store (``.NAME.compact-XXXXXXXX``) made
+by the store's own DDL (:data:`~seasalt_log.store.schema.EVENTS_DDL`,
 :data:`~seasalt_log.store.projections.PROJECTIONS_DDL`: every column type, constraint,
-default, compression setting and trigger as the format defines them), the events and
-commits by ``(game, seq)``, a read model's rows by their game's number (each game's rows
-in the order they had), drops the old tables and commits: one transaction, so a failure
-leaves the store as it was. No row changes; the hash chains, ``verify`` and ``export`` give
-what they gave.
+default, compression setting, trigger and view as the format defines them), copies every
+table into it, the events and commits by ``(game, seq)``, a read model's rows by their
+game's number (each game's rows in the order they had), checks it (the schema, every
+table's rows), makes it durable and renames it over the store. No row changes; the hash
+chains, ``verify`` and ``export`` give what they gave, and the new file has no free block.
 
-DuckDB writes a checkpoint's blocks before it frees the ones they replace, so the first
-rewrite cannot land where the old rows were: it fills the blocks that were free, then
-grows the file. A second
-rewrite (another transaction, the same rows again) fills the blocks the first one freed,
-at the front of the file, and the checkpoint after it cuts off the file's free end. It is
-made when the file's free blocks can hold every used one (a store recorded live, whose
-small commits left many); else it would spill past them and the end could not be cut.
-Then (a store with few free blocks: an import followed by a little live recording) the
-file keeps the size of the old rows and their copy, half of it free blocks that the
-writes that follow fill before the file grows again; only a new file would be smaller
-(DuckDB cannot move blocks in place). A store whose events and commits already lie in
-game order (an import's) is left as it is: a rewrite would gain no read.
+The store file itself is never written on the way (once its write-ahead log is folded into
+it, as every command that writes does): a failure or a kill at any moment leaves it as it
+was, or replaced by the whole copy. Rewriting in place could not promise that: a DuckDB
+checkpoint writes some blocks of the file over themselves, and a write cut short by a
+kill (the kernel stops it at a page boundary) leaves such a block torn. A copy left by a
+killed compaction is removed by the next one. A store whose events and commits already
+lie in game order (an import's) is left as it is: a copy would gain no read.
 """
 
 from __future__ import annotations
 
+import glob
+import os
+import secrets
+import shutil
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -38,7 +37,10 @@ import duckdb
 from msgspec import Struct
 
 from ..errors import SeasaltError, UsageError
+from ..outputs import fsync_dir
 from .fetch import first_row, one_value
+from .layout import schema_differences
+from .literals import sql_identifier, sql_literal
 from .projections import PROJECTIONS_DDL, TABLES
 from .schema import APPEND_ONLY, EVENTS_DDL
 from .stored_order import in_game_order
@@ -46,28 +48,30 @@ from .stored_order import in_game_order
 if TYPE_CHECKING:
     from .store import Store
 
-#: table -> the ORDER BY of its copy (``o``: the old table; ``n.game``: the game's number,
-#: NULL for a read-model row of a game with no commit, which ``verify`` reports: kept, last)
+#: table -> the ORDER BY of its copy (``o``: the store's table; ``n.game``: the game's
+#: number, NULL for a read-model row of a game with no commit, which ``verify`` reports:
+#: kept, last); the store's other tables are copied as they are
 ORDER: dict[str, str] = {
     "events": "o.game, o.seq",
     "commits": "o.game, o.seq",
     **{t: "n.game NULLS LAST, o.rowid" for t in TABLES},
 }
 
-_OLD = "compact_old_"           # the old tables' names while they are copied
+_NEW = "compact_new"            # the new file while it is filled
+_SWAP = "compact_swap"          # the connection's default database while the file is renamed
 
 
 class CompactSummary(Struct):
-    """What a compaction did: the file's bytes and the rows of each rewritten table (the
-    same before and after)."""
+    """What a compaction did: the file's bytes and the rows of each table in :data:`ORDER`
+    (the same before and after)."""
 
     path: str
     bytes_before: int
     bytes_after: int
     events: int
     games: int
-    rows: dict[str, int]        # table it rewrites -> its rows
-    passes: int                 # rewrites made (each one transaction; 0: in order already)
+    rows: dict[str, int]        # table in ORDER -> its rows
+    passes: int                 # 1: the file was rewritten; 0: in game order already
     free_bytes: int             # of bytes_after: free blocks, for the writes that follow
     seconds: float
 
@@ -80,37 +84,33 @@ class CompactSummary(Struct):
         return self.bytes_after / self.events if self.events else 0.0
 
 
-def compact(store: "Store", *, passes: int = 2) -> CompactSummary:
-    """Rewrite the events, commits and per-game read models of ``store`` (opened for
-    writing) in game order, each rewrite one transaction followed by a checkpoint; with
-    ``passes`` 2 (the default) a second time when that lets the file shrink (see the
-    module's text), with 1 never (the freed blocks are left to later writes). A store in
-    game order already is not rewritten (``passes`` 0 in the summary).
+def compact(store: "Store") -> CompactSummary:
+    """Replace the file of ``store`` (opened for writing) by a copy with the events, commits
+    and per-game read models in game order (see the module's text); ``store`` goes on
+    with the new file. A store in game order already is not rewritten (``passes`` 0).
 
-    A failure rolls the transaction back: every row stays as it was (after a failure in
-    the second rewrite, in the order the first one gave them)."""
+    A failure leaves the store's file as it was and removes the copy."""
     if store.read_only:
         raise UsageError("compact needs the store opened for writing")
-    if passes not in (1, 2):
-        raise UsageError(f"passes must be 1 or 2, not {passes}")
     t0 = time.perf_counter()
     con = store.con
     store.appenders().drop()        # made on the tables about to be replaced
-    con.execute("CHECKPOINT")
+    con.execute("CHECKPOINT")       # the file alone then holds every commit
     path = Path(store.path)
     before = path.stat().st_size
+    remove_leftovers(Path(os.path.realpath(path)))
     rows = {t: one_value(con, f"SELECT count(*) FROM {t}") for t in ORDER}
     done = 0
     if not all(in_game_order(con, table=t) for t in APPEND_ONLY):
-        while done < passes and (done == 0 or _room_to_shrink(con)):
-            try:
-                rows = _rewrite(store)
-            except duckdb.IOException as exc:      # a full disk, unless the file is damaged
-                from .store import damage_error
-                text = str(exc).strip().splitlines()[0]
-                raise damage_error(path, exc) or SeasaltError(
-                    f"cannot compact the store {path}: {text}; every row is as it was") from None
-            done += 1
+        try:
+            rows = _rewrite(store)
+        except duckdb.Error as exc:     # a full disk, unless the store's file is damaged
+            from .store import damage_error
+            text = str(exc).strip().splitlines()[0]
+            damaged = None if ".compact-" in text else damage_error(path, exc)    # the copy's
+            raise damaged or SeasaltError(
+                f"cannot compact the store {path}: {text}; every row is as it was") from None
+        done = 1
     _, free, block = _blocks(con)
     return CompactSummary(path=str(path), bytes_before=before, bytes_after=path.stat().st_size,
                           events=rows["events"], games=one_value(con, "SELECT count(*) FROM heads"),
@@ -118,17 +118,128 @@ def compact(store: "Store", *, passes: int = 2) -> CompactSummary:
                           seconds=time.perf_counter() - t0)
 
 
+def remove_leftovers(path: Path) -> None:
+    """Remove the copies (and their write-ahead logs) that killed compactions of the store
+    at ``path`` left beside it; the caller holds the store for writing, so none is in use."""
+    for leftover in glob.glob(str(path.parent / f".{glob.escape(path.name)}.compact-*")):
+        try:
+            os.unlink(leftover)
+        except OSError:
+            pass
+
+
 def _rewrite(store: "Store") -> dict[str, int]:
-    """One rewrite (:func:`rewrite_in`) in its own transaction, then a checkpoint."""
-    store.begin()
+    """Fill a new file beside the store, check it and rename it over the store's file."""
+    from .store import ROW_GROUP_SIZE, create_file, wal_path
+    con, path = store.con, Path(store.path)
+    real = Path(os.path.realpath(path))     # a symbolic link to the store stays one
+    name = one_value(con, "SELECT current_database()")
+    tmp = real.parent / f".{real.name}.compact-{secrets.token_hex(4)}"
     try:
-        rows = rewrite_in(store.con)
-        store.commit()
+        create_file(tmp)
+        con.execute(f"ATTACH {sql_literal(tmp)} AS {_NEW} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        try:
+            rows = _fill(con, name)
+            con.execute(f"CHECKPOINT {_NEW}")
+        except BaseException:
+            try:
+                con.execute(f"DETACH {_NEW}")
+            except duckdb.Error:
+                pass                    # the first failure says why
+            raise
+        con.execute(f"DETACH {_NEW}")
+        _check(tmp, rows)
+        for leftover in (wal_path(tmp), wal_path(real)):
+            if leftover.exists():       # a log beside the renamed copy would be replayed on it
+                raise SeasaltError(f"cannot compact the store {path}: {leftover} was left "
+                                   "beside it; every row is as it was")
+        shutil.copymode(real, tmp)      # the store's permissions, not the umask's
+        with open(tmp, "rb+") as made:
+            os.fsync(made.fileno())
+        _swap(con, name, real, tmp)
     except BaseException:
-        store.rollback()
+        for leftover in (tmp, wal_path(tmp)):
+            try:
+                os.unlink(leftover)
+            except FileNotFoundError:
+                pass
         raise
-    store.con.execute("CHECKPOINT")
     return rows
+
+
+def _fill(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
+    """Make the store's schema in the new file and copy every table of the store (the
+    default database ``name``) into it; each table of :data:`ORDER`'s rows."""
+    con.execute("CREATE OR REPLACE TEMP TABLE compact_numbers AS "
+                "SELECT game_id, min(game) AS game FROM commits GROUP BY game_id")
+    con.execute(f"USE {_NEW}")
+    try:
+        con.execute(EVENTS_DDL)
+        con.execute(PROJECTIONS_DDL)
+    finally:
+        con.execute(f"USE {sql_identifier(name)}")
+    tables = [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main' "
+        "ORDER BY table_name", [name]).fetchall()]
+    copied = {t: copy_table(con, t) for t in tables}
+    con.execute("DROP TABLE compact_numbers")
+    return {t: copied[t] for t in ORDER}
+
+
+def copy_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
+    """Fill ``table`` of the new file from the store's, in :data:`ORDER`'s order for its
+    tables (the card catalog's seed rows replaced by the store's); the rows copied."""
+    if table not in APPEND_ONLY:
+        con.execute(f"DELETE FROM {_NEW}.main.{table}")
+    select = f"SELECT o.* FROM {table} o"
+    if table in ORDER:
+        join = "" if table in APPEND_ONLY else " LEFT JOIN compact_numbers n USING (game_id)"
+        select += f"{join} ORDER BY {ORDER[table]}"
+    count: int = one_value(con, f"INSERT INTO {_NEW}.main.{table} {select}")
+    return count
+
+
+def _check(tmp: Path, rows: dict[str, int]) -> None:
+    """The new file opens on its own, its schema is the store format's and each table of
+    :data:`ORDER` holds ``rows``; else a :class:`SeasaltError` (the store is untouched)."""
+    check = duckdb.connect(str(tmp), read_only=True)
+    try:
+        got = {t: one_value(check, f"SELECT count(*) FROM {t}") for t in rows}
+        differences = schema_differences(check)
+    finally:
+        check.close()
+    if got != rows or differences:
+        what = differences[0].message if differences else f"rows {got}, the store has {rows}"
+        raise SeasaltError(f"the compacted copy is not the store ({what}); every row is as it was")
+
+
+def _swap(con: duckdb.DuckDBPyConnection, name: str, path: Path, tmp: Path) -> None:
+    """Rename ``tmp`` over the store's file ``path`` and attach it to ``con`` again under the
+    store's catalog name, as its default database (the store's lock is let go between the
+    detach and the attach: a process that opened the new file then has the store, and this
+    one says so)."""
+    from .store import ROW_GROUP_SIZE
+    store = sql_identifier(name)
+    con.execute(f"ATTACH ':memory:' AS {_SWAP}")
+    con.execute(f"USE {_SWAP}")
+    con.execute(f"DETACH {store}")
+    attach = f"ATTACH {sql_literal(path)} AS {store} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})"
+    try:
+        os.replace(tmp, path)
+    except OSError as exc:
+        con.execute(attach)             # the store's file as it was
+        con.execute(f"USE {store}")
+        con.execute(f"DETACH {_SWAP}")
+        raise SeasaltError(f"cannot compact the store {path}: {exc.strerror or exc}; every row "
+                           "is as it was") from None
+    fsync_dir(path.parent)
+    try:
+        con.execute(attach)
+    except duckdb.Error as exc:
+        raise SeasaltError(f"compacted the store {path}, but could not open it again: "
+                           f"{str(exc).strip().splitlines()[0]}") from None
+    con.execute(f"USE {store}")
+    con.execute(f"DETACH {_SWAP}")
 
 
 def _blocks(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
@@ -137,39 +248,3 @@ def _blocks(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:
                          "WHERE database_name = current_database()")
     assert row is not None
     return row[0], row[1], row[2]
-
-
-def _room_to_shrink(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether the file's free blocks can hold every used one: a rewrite then lands below
-    the blocks it frees, and the checkpoint cuts them off."""
-    used, free, _ = _blocks(con)
-    return free >= used
-
-
-def rewrite_in(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """The rewrite inside the caller's transaction on ``con``: every table of
-    :data:`ORDER` renamed, made again by the store's DDL, filled in order from the old one,
-    which is then dropped. Returns each table's rows."""
-    con.execute("CREATE OR REPLACE TEMP TABLE compact_numbers AS "
-                "SELECT game_id, min(game) AS game FROM commits GROUP BY game_id")
-    for t in APPEND_ONLY:           # their triggers are on them; the DDL makes them again
-        for op in ("update", "delete"):
-            con.execute(f"DROP TRIGGER IF EXISTS {t}_refuse_{op} ON {t}")
-    for t in ORDER:
-        con.execute(f"ALTER TABLE {t} RENAME TO {_OLD}{t}")
-    con.execute(EVENTS_DDL)
-    con.execute(PROJECTIONS_DDL)
-    rows = {t: copy_table(con, t) for t in ORDER}
-    con.execute("DROP TABLE compact_numbers")
-    return rows
-
-
-def copy_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """Fill ``table`` from its old copy in :data:`ORDER`'s order, drop the old copy; the
-    rows copied."""
-    join = "" if table in APPEND_ONLY else " LEFT JOIN compact_numbers n USING (game_id)"
-    old = _OLD + table
-    count: int = one_value(con, f"INSERT INTO {table} SELECT o.* FROM {old} o{join} "
-                                f"ORDER BY {ORDER[table]}")
-    con.execute(f"DROP TABLE {old}")
-    return count

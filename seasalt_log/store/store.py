@@ -125,7 +125,7 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
             finally:
                 fold.close()
     if not read_only and not path.exists():
-        _create(path)
+        create_file(path)
     try:
         con = (duckdb.connect(str(path), read_only=True, config=config or {}) if read_only
                else _writable(path, config or {}))
@@ -195,7 +195,7 @@ def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def _create(path: Path) -> None:
+def create_file(path: Path) -> None:
     """Make ``path`` an empty DuckDB file with :data:`BLOCK_SIZE` blocks. The file says its
     block size, so every connection opens it with DuckDB's default configuration (DuckDB
     refuses a second connection to a file open in the process with another one). A
