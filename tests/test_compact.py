@@ -252,6 +252,23 @@ def test_a_failure_part_way_leaves_the_file_as_it_was(db, monkeypatch, after_tab
     assert_same_store(db, before)
 
 
+def test_the_store_file_is_not_written_before_the_rename(db, monkeypatch):
+    """Up to the moment the copy is renamed over it, the store's file is byte for byte as
+    it was (so no write a kill cuts short can tear one of its blocks); after, it is the
+    copy, which was flushed and checked before."""
+    raw = db.read_bytes()
+    seen = []
+    real = compact_mod._swap
+
+    def watched(con, name, path, tmp):
+        seen.append((path.read_bytes() == raw, tmp.stat().st_size))
+        real(con, name, path, tmp)
+    monkeypatch.setattr(compact_mod, "_swap", watched)
+    with Store.open(db) as store:
+        assert compact(store).passes == 1
+    assert seen == [(True, db.stat().st_size)]
+
+
 def test_a_copy_a_killed_compaction_left_is_removed(db):
     """A copy (and its log) that a killed compaction left beside the store is removed by
     the next compaction, whether or not that one has anything to rewrite; other files
