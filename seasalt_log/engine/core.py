@@ -390,7 +390,16 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    flow = _after_take(s, f, player, piles)
+    event = s.table_event
+    try:                        # a plain turn's play flow, inline (else _after_take's call)
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if (got is not None and (got[0] is f or got[2] is f)
+            and (event is None or event != "angelfish" and "angelfish" not in s.held[player])):
+        flow = got[1]
+    else:
+        flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -399,12 +408,20 @@ def _after_take(s: State, f: Flow, player: int,
                 piles: tuple[tuple[str, ...], tuple[str, ...]]) -> Flow:
     """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
     discard piles after it): the Angelfish's step when it is due, else the play step (a
-    plain turn's is the one kept in :data:`_PLAIN`)."""
+    plain turn's is the one kept in :data:`_PLAIN`). The take handlers find a plain turn's
+    play flow inline when the Angelfish cannot be in effect for the seat, and call this
+    otherwise."""
     if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
                                       s.held[player]) and _angelfish_due(s, player, piles):
         return replace(f, step=ANGEL)
-    got = _kept(f.round, f.turn, f.player)
-    return got[1] if got is not None and (got[0] is f or got[2] is f) else replace(f, step=PLAY)
+    try:                                        # _kept, inline: a call less per take
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        return replace(f, step=PLAY)
+    if got is not None and (got[0] is f or got[2] is f):
+        play: Flow = got[1]
+        return play
+    return replace(f, step=PLAY)
 
 
 def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
@@ -424,7 +441,16 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    flow = _after_take(s, f, player, piles)
+    event = s.table_event
+    try:                        # a plain turn's play flow, inline (else _after_take's call)
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if (got is not None and (got[0] is f or got[2] is f)
+            and (event is None or event != "angelfish" and "angelfish" not in s.held[player])):
+        flow = got[1]
+    else:
+        flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -1040,11 +1066,18 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         player += 1
         if player == len(t.hands):
             player = 0
+        try:                                    # _kept, inline: a call less per turn
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        if got is not None and got[1] is f:     # a plain turn: so is the next one
+            k = _NEXT if player else _NEXT_FIRST
+            take = got[k]
+            if take is None:
+                take = got[k] = _plain_take(f.round, f.turn + 1, player)
+            return replace(s, seq=seq, flow=take)
         if f.locks:
             return _next_turn(s, f, player, seq)
-        got = _kept(f.round, f.turn, f.player)
-        if got is not None and got[1] is f:     # a plain turn: so is the next one
-            return replace(s, seq=seq, flow=_plain_take(f.round, f.turn + 1, player))
         return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1, step=TAKE))
     # LAST CHANCE called before: a final turn ends
     left = f.final_left[1:]
@@ -1058,12 +1091,15 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
 #: the flows of a plain turn, one with nothing in play but its round, turn, player and step
 #: (no call, reveal, lock or protection; the other fields as a round starts them): one object
 #: each, shared by every state that has it, so that a turn's events find the flow they lead
-#: to instead of making it. [round][turn][player] -> (the flow of its take, of its play, after
-#: a boat pair that gives a take) or None; a flow is one of them if it is the object kept
-_PLAIN: list[list[list[tuple[Flow, Flow, Flow] | None]]] = [[] for _ in range(32)]
+#: to instead of making it. [round][turn][player] -> [the flow of its take, of its play, after
+#: a boat pair that gives a take, then the next plain turn's take flow: the next seat's, seat
+#: 0's (None until a turn end asks for it)] or None; a flow is one of them if it is the object
+#: kept (the take flows of the next turn are those kept for it)
+_PLAIN: list[list[list[list[Any] | None]]] = [[] for _ in range(32)]
+_NEXT, _NEXT_FIRST = 3, 4
 
 
-def _kept(round: int, turn: int, player: int) -> tuple[Flow, Flow, Flow] | None:
+def _kept(round: int, turn: int, player: int) -> list[Any] | None:
     """The flows of that plain turn kept in :data:`_PLAIN`, if any."""
     try:
         return _PLAIN[round][turn][player]
@@ -1084,7 +1120,7 @@ def _plain_take(round: int, turn: int, player: int) -> Flow:
     row = _PLAIN[round]
     while len(row) <= turn:
         row.append([None] * 8)
-    row[turn][player] = (take, replace(take, step=PLAY), replace(take, step=BOAT_TAKE))
+    row[turn][player] = [take, replace(take, step=PLAY), replace(take, step=BOAT_TAKE), None, None]
     return take
 
 
