@@ -612,10 +612,9 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is CARD_INDEX:
         old = held[0]
-        n = len(old)
-        if len(hand) == n + 1 and hand[:n] == old:
+        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
-                k, c = CARD_INDEX[hand[n]]
+                k, c = CARD_INDEX[hand[-1]]
             except KeyError:
                 del counted[seat]
                 raise
@@ -754,10 +753,9 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
-        n = len(old)
-        if len(hand) == n + 1 and hand[:n] == old:
+        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
-                k, c = X_CARD_INDEX[hand[n]]
+                k, c = X_CARD_INDEX[hand[-1]]
             except KeyError:
                 del counted[seat]
                 raise
@@ -824,10 +822,11 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         else:
             in_hand = held = None
     elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
-          and held[10] is hand_starfish and len(laid) == len(held[1]) + 1
-          and laid[:-1] == held[1]):
-        # one unit laid since (a turn's pair): counted on when its cards and the hand are
-        # the last hand and cards gained (no card lost), the parts scored on as for a take
+          and held[10] is hand_starfish and laid[:-1] == held[1]):
+        # one unit laid since (a turn's pair; an empty ``laid`` never gets here: the empty
+        # tuple is one object, so it passed the first test): counted on when its cards and
+        # the hand are the last hand and cards gained (no card lost), the parts scored on as
+        # for a take
         old, unit = held[0], laid[-1]
         rest = list(old)
         gained = []
