@@ -612,10 +612,9 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is CARD_INDEX:
         old = held[0]
-        n = len(old)
-        if len(hand) == n + 1 and hand[:n] == old:
+        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
-                k, c = CARD_INDEX[hand[n]]
+                k, c = CARD_INDEX[hand[-1]]
             except KeyError:
                 del counted[seat]
                 raise
@@ -754,10 +753,9 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
-        n = len(old)
-        if len(hand) == n + 1 and hand[:n] == old:
+        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
-                k, c = X_CARD_INDEX[hand[n]]
+                k, c = X_CARD_INDEX[hand[-1]]
             except KeyError:
                 del counted[seat]
                 raise
@@ -799,11 +797,13 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
                         held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                   hand_starfish)
-                if k == _CRAB:                                      # R-X-SCORE-CAST
+                if not _X_SET_INPUT[k]:     # a card no set part counts: one test
+                    pass
+                elif k == _CRAB:                                    # R-X-SCORE-CAST
                     held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
                 elif k == _CASTS:
                     held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
-                elif _X_SET_INPUT[k]:
+                else:
                     if k != _SEAHORSE:
                         try:
                             sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
@@ -822,10 +822,11 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         else:
             in_hand = held = None
     elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
-          and held[10] is hand_starfish and len(laid) == len(held[1]) + 1
-          and laid[:-1] == held[1]):
-        # one unit laid since (a turn's pair): counted on when its cards and the hand are
-        # the last hand and cards gained (no card lost), the parts scored on as for a take
+          and held[10] is hand_starfish and laid[:-1] == held[1]):
+        # one unit laid since (a turn's pair; an empty ``laid`` never gets here: the empty
+        # tuple is one object, so it passed the first test): counted on when its cards and
+        # the hand are the last hand and cards gained (no card lost), the parts scored on as
+        # for a take
         old, unit = held[0], laid[-1]
         rest = list(old)
         gained = []
