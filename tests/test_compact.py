@@ -237,11 +237,11 @@ def test_a_failure_part_way_leaves_the_file_as_it_was(db, monkeypatch, after_tab
     raw = db.read_bytes()
     real, calls = compact_mod.copy_table, []
 
-    def failing(con, table):
+    def failing(con, table, alias):
         calls.append(table)
         if len(calls) == after_tables + 1:
             raise OSError("disk full (injected)")
-        return real(con, table)
+        return real(con, table, alias)
     monkeypatch.setattr(compact_mod, "copy_table", failing)
     with Store.open(db) as store:
         with pytest.raises(OSError, match="injected"):
@@ -309,11 +309,11 @@ def test_the_new_file_is_checked_before_it_replaces_the_store(db, monkeypatch):
     raw = db.read_bytes()
     real = compact_mod.copy_table
 
-    def short(con, table):
-        count = real(con, table)
+    def short(con, table, alias):
+        count = real(con, table, alias)
         if table == "turns":
-            con.execute(f"DELETE FROM {compact_mod._NEW}.main.turns WHERE rowid = "
-                        f"(SELECT max(rowid) FROM {compact_mod._NEW}.main.turns)")
+            con.execute(f"DELETE FROM {alias}.main.turns WHERE rowid = "
+                        f"(SELECT max(rowid) FROM {alias}.main.turns)")
         return count
     monkeypatch.setattr(compact_mod, "copy_table", short)
     with Store.open(db) as store:
@@ -329,11 +329,11 @@ def test_a_full_disk_is_one_line_and_leaves_every_row(db, monkeypatch):
     before = snapshot(db)
     real, calls = compact_mod.copy_table, []
 
-    def full(con, table):
+    def full(con, table, alias):
         calls.append(table)
         if len(calls) == 4:
             raise duckdb.IOException('IO Error: Could not write file "x": No space left on device')
-        return real(con, table)
+        return real(con, table, alias)
     monkeypatch.setattr(compact_mod, "copy_table", full)
     r = runner.invoke(app, ["compact", "--db", str(db)])
     assert r.exit_code == 1
@@ -347,7 +347,7 @@ def test_an_unreadable_block_part_way_is_called_damage(db, monkeypatch):
     as such, as every command names it, rather than as a full disk."""
     import duckdb
 
-    def unreadable(con, table):
+    def unreadable(con, table, alias):
         raise duckdb.IOException("IO Error: Could not read enough bytes from file \"x\"")
     monkeypatch.setattr(compact_mod, "copy_table", unreadable)
     r = runner.invoke(app, ["compact", "--db", str(db)])
@@ -454,8 +454,8 @@ _STEPPED = """
 import sys
 from seasalt_log.store import compact as c
 copy, swap = c.copy_table, c._swap
-def copy_table(con, table):
-    rows = copy(con, table)
+def copy_table(con, table, alias):
+    rows = copy(con, table, alias)
     print('copied', table, flush=True)
     return rows
 def stepped_swap(*args):
@@ -526,3 +526,61 @@ def test_the_same_store_object_records_on_after_compaction(tmp_path):
     assert exported == b"".join(ev.encode_lines(g) for g in games)
     with Store.open(db, read_only=True) as store:
         assert verify_store(store).ok
+
+
+# ------------------------------------------------------------------ found in review
+
+def test_another_connection_of_the_process_is_refused(db):
+    """A cursor of the store's connection with a transaction of its own (its writes would
+    go to the old file) makes compact refuse before anything: the file as it was, and the
+    store goes on."""
+    raw = db.read_bytes()
+    with Store.open(db) as store:
+        other = store.con.cursor()
+        with pytest.raises(SeasaltError, match="other connections of this process"):
+            compact(store)
+        other.close()
+        assert db.read_bytes() == raw
+        assert compact(store).passes == 1
+
+
+def test_a_store_whose_schema_differs_is_refused(db):
+    """A store whose schema is not the format's (here a view of a user's) is refused with the
+    first difference, byte for byte as it was: a copy by the format's DDL would drop it."""
+    with Store.open(db) as store:
+        store.con.execute("CREATE VIEW my_notes AS SELECT 1 AS a")
+    raw = db.read_bytes()
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 1
+    assert "its schema is not the store format's (the view my_notes is not part" in r.stderr
+    assert db.read_bytes() == raw and leftovers(db) == []
+
+
+@pytest.mark.parametrize("stem", ["compact_new", "Compact_Swap", "s" * 230])
+def test_unusual_store_names(live_store, tmp_path, stem):
+    """The names compact attaches under are not a store's own; a name near the file
+    system's limit still leaves room for the copy's name."""
+    db = tmp_path / f"{stem}.duckdb"
+    shutil.copy(live_store, db)
+    before = snapshot(db)
+    r = runner.invoke(app, ["compact", "--db", str(db)])
+    assert r.exit_code == 0, r.stderr
+    assert_same_store(db, before)
+    assert list(tmp_path.glob(".*")) == []
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="needs root")
+def test_the_owner_is_kept(db):
+    """A store a service user owns, compacted by root, stays that user's."""
+    os.chown(db, 65534, 65534)
+    with Store.open(db) as store:
+        assert compact(store).passes == 1
+    assert (db.stat().st_uid, db.stat().st_gid) == (65534, 65534)
+
+
+def test_a_store_spills_beside_itself(db):
+    """A read-write store's temporary files go beside it (``STORE.tmp``), as a plain
+    DuckDB connection of the file puts them, not into the working directory."""
+    with Store.open(db) as store:
+        got = store.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    assert got == str(db) + ".tmp"

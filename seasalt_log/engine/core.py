@@ -1115,7 +1115,8 @@ def _plain_take(round: int, turn: int, player: int) -> Flow:
         return Flow(round=round, turn=turn, player=player, step=TAKE)
     got = _kept(round, turn, player)
     if got is not None:
-        return got[0]
+        kept: Flow = got[0]
+        return kept
     take = Flow(round=round, turn=turn, player=player, step=TAKE)
     row = _PLAIN[round]
     while len(row) <= turn:

@@ -94,16 +94,24 @@ def compact(store: "Store") -> CompactSummary:
         raise UsageError("compact needs the store opened for writing")
     t0 = time.perf_counter()
     con = store.con
+    path = Path(store.path)
+    if one_value(con, "SELECT * FROM duckdb_connection_count()") > 1:
+        raise SeasaltError(f"cannot compact the store {path}: other connections of this process "
+                           "have it open (close them first); every row is as it was")
+    if differences := schema_differences(con):
+        raise SeasaltError(f"cannot compact the store {path}: its schema is not the store "
+                           f"format's ({differences[0].message}); run `seasalt verify` and "
+                           "`seasalt rebuild` first; every row is as it was")
     store.appenders().drop()        # made on the tables about to be replaced
     con.execute("CHECKPOINT")       # the file alone then holds every commit
-    path = Path(store.path)
     before = path.stat().st_size
     remove_leftovers(Path(os.path.realpath(path)))
+    tables = _store_tables(con)
     rows = {t: one_value(con, f"SELECT count(*) FROM {t}") for t in ORDER}
     done = 0
     if not all(in_game_order(con, table=t) for t in APPEND_ONLY):
         try:
-            rows = _rewrite(store)
+            rows = _rewrite(store, tables)
         except duckdb.Error as exc:     # a full disk, unless the store's file is damaged
             from .store import damage_error
             text = str(exc).strip().splitlines()[0]
@@ -121,39 +129,53 @@ def compact(store: "Store") -> CompactSummary:
 def remove_leftovers(path: Path) -> None:
     """Remove the copies (and their write-ahead logs) that killed compactions of the store
     at ``path`` left beside it; the caller holds the store for writing, so none is in use."""
-    for leftover in glob.glob(str(path.parent / f".{glob.escape(path.name)}.compact-*")):
+    for leftover in glob.glob(glob.escape(str(_copy_prefix(path))) + "*"):
         try:
             os.unlink(leftover)
         except OSError:
             pass
 
 
-def _rewrite(store: "Store") -> dict[str, int]:
+def _copy_prefix(real: Path) -> Path:
+    """The start of the name of a compaction's copy of the store file ``real`` (the store's
+    name cut so that the copy's log's name stays within a file system's 255 bytes)."""
+    return real.parent / f".{real.name[:200]}.compact-"
+
+
+def _store_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """The tables of the store (the connection's default database)."""
+    return [r[0] for r in con.execute(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'main' ORDER BY table_name").fetchall()]
+
+
+def _rewrite(store: "Store", tables: list[str]) -> dict[str, int]:
     """Fill a new file beside the store, check it and rename it over the store's file."""
     from .store import ROW_GROUP_SIZE, create_file, wal_path
     con, path = store.con, Path(store.path)
     real = Path(os.path.realpath(path))     # a symbolic link to the store stays one
     name = one_value(con, "SELECT current_database()")
-    tmp = real.parent / f".{real.name}.compact-{secrets.token_hex(4)}"
+    tmp = Path(f"{_copy_prefix(real)}{secrets.token_hex(4)}")
+    alias = f"{_NEW}_{secrets.token_hex(4)}"     # not the store's own name, whatever it is
     try:
         create_file(tmp)
-        con.execute(f"ATTACH {sql_literal(tmp)} AS {_NEW} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        _same_owner(real, tmp)
+        con.execute(f"ATTACH {sql_literal(tmp)} AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
         try:
-            rows = _fill(con, name)
-            con.execute(f"CHECKPOINT {_NEW}")
+            rows = _fill(con, name, alias, tables)
+            con.execute(f"CHECKPOINT {alias}")
         except BaseException:
             try:
-                con.execute(f"DETACH {_NEW}")
+                con.execute(f"DETACH {alias}")
             except duckdb.Error:
                 pass                    # the first failure says why
             raise
-        con.execute(f"DETACH {_NEW}")
+        con.execute(f"DETACH {alias}")
         _check(tmp, rows)
         for leftover in (wal_path(tmp), wal_path(real)):
             if leftover.exists():       # a log beside the renamed copy would be replayed on it
                 raise SeasaltError(f"cannot compact the store {path}: {leftover} was left "
                                    "beside it; every row is as it was")
-        shutil.copymode(real, tmp)      # the store's permissions, not the umask's
         with open(tmp, "rb+") as made:
             os.fsync(made.fileno())
         _swap(con, name, real, tmp)
@@ -161,47 +183,57 @@ def _rewrite(store: "Store") -> dict[str, int]:
         for leftover in (tmp, wal_path(tmp)):
             try:
                 os.unlink(leftover)
-            except FileNotFoundError:
-                pass
+            except OSError:
+                pass                    # gone, or the error that brought us here says why
         raise
-    return rows
+    return {t: rows[t] for t in ORDER}
 
 
-def _fill(con: duckdb.DuckDBPyConnection, name: str) -> dict[str, int]:
-    """Make the store's schema in the new file and copy every table of the store (the
-    default database ``name``) into it; each table of :data:`ORDER`'s rows."""
+def _same_owner(real: Path, tmp: Path) -> None:
+    """Give the copy the store file's permissions and, where this process may, its owner
+    and group (a store a service user owns stays that user's)."""
+    shutil.copymode(real, tmp)
+    st = real.stat()
+    try:
+        os.chown(tmp, st.st_uid, st.st_gid)
+    except OSError:
+        pass                            # not allowed: the copy is this process's user's
+
+
+def _fill(con: duckdb.DuckDBPyConnection, name: str, alias: str,
+          tables: list[str]) -> dict[str, int]:
+    """Make the store's schema in the new file (attached as ``alias``) and copy each of
+    ``tables`` of the store (the default database ``name``) into it; their rows."""
     con.execute("CREATE OR REPLACE TEMP TABLE compact_numbers AS "
                 "SELECT game_id, min(game) AS game FROM commits GROUP BY game_id")
-    con.execute(f"USE {_NEW}")
+    con.execute(f"USE {alias}")
     try:
         con.execute(EVENTS_DDL)
         con.execute(PROJECTIONS_DDL)
     finally:
         con.execute(f"USE {sql_identifier(name)}")
-    tables = [r[0] for r in con.execute(
-        "SELECT table_name FROM duckdb_tables() WHERE database_name = ? AND schema_name = 'main' "
-        "ORDER BY table_name", [name]).fetchall()]
-    copied = {t: copy_table(con, t) for t in tables}
+    copied = {t: copy_table(con, t, alias) for t in tables}
     con.execute("DROP TABLE compact_numbers")
-    return {t: copied[t] for t in ORDER}
+    return copied
 
 
-def copy_table(con: duckdb.DuckDBPyConnection, table: str) -> int:
-    """Fill ``table`` of the new file from the store's, in :data:`ORDER`'s order for its
-    tables (the card catalog's seed rows replaced by the store's); the rows copied."""
+def copy_table(con: duckdb.DuckDBPyConnection, table: str, alias: str) -> int:
+    """Fill ``table`` of the new file (attached as ``alias``) from the store's, columns by
+    name, in :data:`ORDER`'s order for its tables (the card catalog's seed rows replaced by
+    the store's); the rows copied."""
     if table not in APPEND_ONLY:
-        con.execute(f"DELETE FROM {_NEW}.main.{table}")
+        con.execute(f"DELETE FROM {alias}.main.{table}")
     select = f"SELECT o.* FROM {table} o"
     if table in ORDER:
         join = "" if table in APPEND_ONLY else " LEFT JOIN compact_numbers n USING (game_id)"
         select += f"{join} ORDER BY {ORDER[table]}"
-    count: int = one_value(con, f"INSERT INTO {_NEW}.main.{table} {select}")
+    count: int = one_value(con, f"INSERT INTO {alias}.main.{table} BY NAME {select}")
     return count
 
 
 def _check(tmp: Path, rows: dict[str, int]) -> None:
-    """The new file opens on its own, its schema is the store format's and each table of
-    :data:`ORDER` holds ``rows``; else a :class:`SeasaltError` (the store is untouched)."""
+    """The new file opens on its own, its schema is the store format's and each table
+    holds ``rows``; else a :class:`SeasaltError` (the store is untouched)."""
     check = duckdb.connect(str(tmp), read_only=True)
     try:
         got = {t: one_value(check, f"SELECT count(*) FROM {t}") for t in rows}
@@ -214,32 +246,30 @@ def _check(tmp: Path, rows: dict[str, int]) -> None:
 
 
 def _swap(con: duckdb.DuckDBPyConnection, name: str, path: Path, tmp: Path) -> None:
-    """Rename ``tmp`` over the store's file ``path`` and attach it to ``con`` again under the
-    store's catalog name, as its default database (the store's lock is let go between the
-    detach and the attach: a process that opened the new file then has the store, and this
-    one says so)."""
+    """Rename ``tmp`` over the store's file ``path`` while the old file is still attached
+    (and locked: no other process can write to it in between), then attach the new file to
+    ``con`` under the store's catalog name, as its default database. Between the detach of
+    the old file and the attach of the new one the store is unlocked: a process that opens
+    it then has it, and this one says so."""
     from .store import ROW_GROUP_SIZE
-    store = sql_identifier(name)
-    con.execute(f"ATTACH ':memory:' AS {_SWAP}")
-    con.execute(f"USE {_SWAP}")
-    con.execute(f"DETACH {store}")
-    attach = f"ATTACH {sql_literal(path)} AS {store} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})"
     try:
         os.replace(tmp, path)
     except OSError as exc:
-        con.execute(attach)             # the store's file as it was
-        con.execute(f"USE {store}")
-        con.execute(f"DETACH {_SWAP}")
         raise SeasaltError(f"cannot compact the store {path}: {exc.strerror or exc}; every row "
                            "is as it was") from None
     fsync_dir(path.parent)
+    store, swap = sql_identifier(name), f"{_SWAP}_{secrets.token_hex(4)}"
+    con.execute(f"ATTACH ':memory:' AS {swap}")
+    con.execute(f"USE {swap}")
     try:
-        con.execute(attach)
+        con.execute(f"DETACH {store}")
+        con.execute(f"ATTACH {sql_literal(path)} AS {store} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
     except duckdb.Error as exc:
         raise SeasaltError(f"compacted the store {path}, but could not open it again: "
-                           f"{str(exc).strip().splitlines()[0]}") from None
+                           f"{str(exc).strip().splitlines()[0]}; close the store and open it "
+                           "anew") from None
     con.execute(f"USE {store}")
-    con.execute(f"DETACH {_SWAP}")
+    con.execute(f"DETACH {swap}")
 
 
 def _blocks(con: duckdb.DuckDBPyConnection) -> tuple[int, int, int]:

@@ -189,6 +189,8 @@ def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
                               "WHERE NOT internal AND path IS NOT NULL")
         con.execute(f"USE {sql_identifier(name)}")
         con.execute("DETACH memory")    # the store becomes the default of new connections
+        if "temp_directory" not in config:      # where a plain connection of the file spills
+            con.execute(f"SET temp_directory = {sql_literal(str(path) + '.tmp')}")
     except BaseException:
         con.close()
         raise
