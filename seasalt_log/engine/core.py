@@ -390,16 +390,7 @@ def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
         raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
                                           "seahorse discarded by a two-card draw, for a player "
                                           "they are in effect for: dolphins_drew must be absent")
-    event = s.table_event
-    try:                        # a plain turn's play flow, inline (else _after_take's call)
-        got = _PLAIN[f.round][f.turn][f.player]
-    except IndexError:
-        got = None
-    if (got is not None and (got[0] is f or got[2] is f)
-            and (event is None or event != "angelfish" and "angelfish" not in s.held[player])):
-        flow = got[1]
-    else:
-        flow = _after_take(s, f, player, piles)
+    flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -408,9 +399,7 @@ def _after_take(s: State, f: Flow, player: int,
                 piles: tuple[tuple[str, ...], tuple[str, ...]]) -> Flow:
     """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
     discard piles after it): the Angelfish's step when it is due, else the play step (a
-    plain turn's is the one kept in :data:`_PLAIN`). The take handlers find a plain turn's
-    play flow inline when the Angelfish cannot be in effect for the seat, and call this
-    otherwise."""
+    plain turn's is the one kept in :data:`_PLAIN`)."""
     if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
                                       s.held[player]) and _angelfish_due(s, player, piles):
         return replace(f, step=ANGEL)
@@ -441,16 +430,7 @@ def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
     hands = list(t.hands)                   # replace_at, inline: a call less per take
     hands[player] += (card,)
     piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    event = s.table_event
-    try:                        # a plain turn's play flow, inline (else _after_take's call)
-        got = _PLAIN[f.round][f.turn][f.player]
-    except IndexError:
-        got = None
-    if (got is not None and (got[0] is f or got[2] is f)
-            and (event is None or event != "angelfish" and "angelfish" not in s.held[player])):
-        flow = got[1]
-    else:
-        flow = _after_take(s, f, player, piles)
+    flow = _after_take(s, f, player, piles)
     return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
