@@ -40,7 +40,7 @@ from ..errors import SeasaltError, UsageError
 from ..outputs import fsync_dir
 from .fetch import first_row, one_value
 from .layout import schema_differences
-from .literals import sql_identifier, sql_literal
+from .literals import sql_identifier
 from .projections import PROJECTIONS_DDL, TABLES
 from .schema import APPEND_ONLY, EVENTS_DDL
 from .stored_order import in_game_order
@@ -105,13 +105,14 @@ def compact(store: "Store") -> CompactSummary:
     store.appenders().drop()        # made on the tables about to be replaced
     con.execute("CHECKPOINT")       # the file alone then holds every commit
     before = path.stat().st_size
-    remove_leftovers(Path(os.path.realpath(path)))
+    real = Path(os.path.realpath(path))     # a symbolic link to the store stays one
+    remove_leftovers(real)
     tables = _store_tables(con)
     rows = {t: one_value(con, f"SELECT count(*) FROM {t}") for t in ORDER}
     done = 0
     if not all(in_game_order(con, table=t) for t in APPEND_ONLY):
         try:
-            rows = _rewrite(store, tables)
+            rows = _rewrite(store, real, tables)
         except duckdb.Error as exc:     # a full disk, unless the store's file is damaged
             from .store import damage_error
             text = str(exc).strip().splitlines()[0]
@@ -149,18 +150,18 @@ def _store_tables(con: duckdb.DuckDBPyConnection) -> list[str]:
         "AND schema_name = 'main' ORDER BY table_name").fetchall()]
 
 
-def _rewrite(store: "Store", tables: list[str]) -> dict[str, int]:
-    """Fill a new file beside the store, check it and rename it over the store's file."""
-    from .store import ROW_GROUP_SIZE, create_file, wal_path
+def _rewrite(store: "Store", real: Path, tables: list[str]) -> dict[str, int]:
+    """Fill a new file beside the store's file ``real`` (the store's path resolved), check
+    it and rename it over the store's file."""
+    from .store import attach_statement, create_file, wal_path
     con, path = store.con, Path(store.path)
-    real = Path(os.path.realpath(path))     # a symbolic link to the store stays one
     name = one_value(con, "SELECT current_database()")
     tmp = Path(f"{_copy_prefix(real)}{secrets.token_hex(4)}")
     alias = f"{_NEW}_{secrets.token_hex(4)}"     # not the store's own name, whatever it is
     try:
         create_file(tmp)
         _same_owner(real, tmp)
-        con.execute(f"ATTACH {sql_literal(tmp)} AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        con.execute(attach_statement(tmp, alias))
         try:
             rows = _fill(con, name, alias, tables)
             con.execute(f"CHECKPOINT {alias}")
@@ -251,7 +252,7 @@ def _swap(con: duckdb.DuckDBPyConnection, name: str, path: Path, tmp: Path) -> N
     ``con`` under the store's catalog name, as its default database. Between the detach of
     the old file and the attach of the new one the store is unlocked: a process that opens
     it then has it, and this one says so."""
-    from .store import ROW_GROUP_SIZE
+    from .store import attach_statement
     try:
         os.replace(tmp, path)
     except OSError as exc:
@@ -263,7 +264,7 @@ def _swap(con: duckdb.DuckDBPyConnection, name: str, path: Path, tmp: Path) -> N
     con.execute(f"USE {swap}")
     try:
         con.execute(f"DETACH {store}")
-        con.execute(f"ATTACH {sql_literal(path)} AS {store} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        con.execute(attach_statement(path, name))
     except duckdb.Error as exc:
         raise SeasaltError(f"compacted the store {path}, but could not open it again: "
                            f"{str(exc).strip().splitlines()[0]}; close the store and open it "

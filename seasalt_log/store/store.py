@@ -178,7 +178,7 @@ def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         if one_value(con, "SELECT current_database()") != "memory":
             return con          # the file is attached in this instance already
         try:
-            con.execute(f"ATTACH {sql_literal(path)} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+            con.execute(attach_statement(path))
         except duckdb.Error as exc:
             text = str(exc).lower()     # DuckDB's names are case-insensitive: "Memory"
             if "unique file handle conflict" in text or '"memory" already exists' in text:
@@ -195,6 +195,13 @@ def _attached(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
         con.close()
         raise
     return con
+
+
+def attach_statement(path: Path, alias: str | None = None) -> str:
+    """The ATTACH of a store file (``AS alias`` when given; else DuckDB names it by the
+    file's stem) that a read-write connection writes through: :data:`ROW_GROUP_SIZE`."""
+    as_alias = f" AS {sql_identifier(alias)}" if alias is not None else ""
+    return f"ATTACH {sql_literal(path)}{as_alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})"
 
 
 def create_file(path: Path) -> None:
