@@ -797,13 +797,11 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
                         held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                   hand_starfish)
-                if not _X_SET_INPUT[k]:     # a card no set part counts: one test
-                    pass
-                elif k == _CRAB:                                    # R-X-SCORE-CAST
+                if k == _CRAB:                                      # R-X-SCORE-CAST
                     held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
                 elif k == _CASTS:
                     held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
-                else:
+                elif _X_SET_INPUT[k]:
                     if k != _SEAHORSE:
                         try:
                             sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
