@@ -12,6 +12,7 @@ when its input closes, so none outlives the process that started it.
 from __future__ import annotations
 
 import gc
+import itertools
 import os
 import pickle
 import queue
@@ -24,7 +25,7 @@ from collections import deque
 import contextlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator
+from typing import IO, Any, Callable, Iterable, Iterator, NoReturn
 
 from .errors import SeasaltError
 
@@ -68,14 +69,27 @@ class Pool:
     garbage collector off: folding games makes many small acyclic objects, which the
     collector would only walk again and again). Use it as a context manager.
 
+    The items of :meth:`map` wait in one queue, and each worker takes the next one when it
+    is free: a faster worker takes more of them, so that all of them finish at about the
+    same time. A process takes its first items once it has started, and holds ``held``
+    items besides the one it runs (sent ahead on its input, so that it never waits for
+    the next: handing one over takes this process's threads a few switches).
+
     With ``local`` (a context manager factory: the setting of a thread, see :class:`_Local`),
-    one of the ``jobs`` is a thread of this process instead, the first in turn: it takes
-    the first item at once, while the processes start, and its results are not pickled."""
+    one of the ``jobs`` is a thread of this process instead: it takes the first item at
+    once, while the processes start, and its results are not pickled."""
 
     def __init__(self, jobs: int, initializer: Callable[..., None] | None = None,
                  initargs: tuple = (), ahead: int = 4,
-                 local: Callable[[], contextlib.AbstractContextManager] | None = None):
+                 local: Callable[[], contextlib.AbstractContextManager] | None = None,
+                 held: int = 1):
         self.ahead = ahead
+        #: (number, fn, item) for the next free worker to run; None: a worker stops
+        self.tasks: queue.Queue = queue.Queue()
+        #: (number, kind, value) of each item run; number None: a worker failed as a whole
+        self.results: queue.Queue = queue.Queue()
+        self._numbers = itertools.count()
+        self._ready: dict[int, tuple[str, Any]] = {}
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         # each in a process group of its own: Ctrl-C at a terminal signals the importer's
@@ -84,64 +98,87 @@ class Pool:
                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                        process_group=0)
                       for _ in range(jobs - (local is not None))]
-        self.inboxes: list[queue.Queue] = [queue.Queue(maxsize=ahead) for _ in self.procs]
-        self.outboxes: list[queue.Queue] = [queue.Queue() for _ in self.procs]
         self.threads = []
-        for proc, inbox, outbox in zip(self.procs, self.inboxes, self.outboxes):
-            for target, args in ((_feed, (proc.stdin, inbox, outbox)), (_drain, (proc.stdout, outbox))):
+        for proc in self.procs:
+            sent: deque[int] = deque()      # the numbers of its items in hand, in order
+            free = threading.Semaphore(0)   # released once it is ready for an item
+            for target, args in ((_feed, (proc.stdin, (initializer, initargs), self.tasks,
+                                          self.results, sent, free)),
+                                 (_drain, (proc, self.results, sent, free, held))):
                 t = threading.Thread(target=target, args=args, daemon=True)
                 t.start()
                 self.threads.append(t)
-            inbox.put((initializer, initargs))
-        self.local = _Local(local) if local is not None else None
-        if self.local is not None:
-            self.inboxes.insert(0, self.local.inbox)
-            self.outboxes.insert(0, self.local.outbox)
+        self.local = _Local(local, self.tasks, self.results) if local is not None else None
+
+    @property
+    def jobs(self) -> int:
+        """The workers: processes, and the local thread if any."""
+        return len(self.procs) + (self.local is not None)
 
     def map(self, fn: Callable[[Any], Any], items: Iterable[Any], *,
             weight: Callable[[Any], int] | None = None, budget: int = 0
             ) -> Iterator[tuple[Any, Any]]:
-        """``(item, fn(item))`` for each item, in order; item k runs on worker k mod jobs
-        (the local thread, if any, is worker 0), at most ``ahead`` items per worker waiting
-        (and with ``weight``, items of at most ``budget`` in all, beyond the oldest). A
-        failure in a worker raises here."""
-        pending: deque = deque()
-        jobs = len(self.inboxes)
+        """``(item, fn(item))`` for each item, in order; each item runs on the first worker
+        free to take it, at most ``ahead`` items per worker waiting (and with ``weight``,
+        items of at most ``budget`` in all, beyond the oldest). A failure in a worker
+        raises here."""
+        pending: deque = deque()            # (number, item, weight) not yet given back
+        room = self.jobs * self.ahead
         self._load = 0
-        for k, item in enumerate(items):
+        for item in items:
             w = weight(item) if weight is not None else 0
-            slot = k % jobs
-            self.inboxes[slot].put((fn, item))
-            pending.append((item, slot, w))
+            k = next(self._numbers)
+            self.tasks.put((k, fn, item))
+            pending.append((k, item, w))
             self._load += w
-            while len(pending) > jobs * self.ahead or (len(pending) > 1 and self._load > budget
-                                                       and weight is not None):
+            while len(pending) > room or (len(pending) > 1 and self._load > budget
+                                          and weight is not None):
                 yield self._result(pending)
         while pending:
             yield self._result(pending)
 
     def _result(self, pending: deque) -> tuple[Any, Any]:
-        item, w, size = pending.popleft()
-        self._load -= size
-        kind, value = self.outboxes[w].get()
+        k, item, w = pending.popleft()
+        self._load -= w
+        while k not in self._ready:
+            number, kind, value = self.results.get()
+            if number is None:              # a worker failed as a whole
+                self._failed(kind, value)
+            self._ready[number] = (kind, value)
+        kind, value = self._ready.pop(k)
         if kind == "ok":
             return item, value
-        if kind == "raise":                     # the local thread's exception
+        self._failed(kind, value)
+
+    def _failed(self, kind: str, value: Any) -> NoReturn:
+        """Raise a worker's failure: the local thread's exception as it is, a process's
+        message, or its death (after the error of an item it had sent back, if any: the
+        reason it stopped)."""
+        if kind == "raise":
             raise value
-        proc = self.procs[w - (self.local is not None)]
-        raise WorkerError(value if kind == "error" else
-                          f"a worker process stopped unexpectedly (exit code {proc.wait()})")
+        if kind == "died":
+            errors = [v for what, v in self._ready.values() if what in ("error", "raise")]
+            if errors:
+                self._failed("raise" if isinstance(errors[0], BaseException) else "error",
+                             errors[0])
+            raise WorkerError(f"a worker process stopped unexpectedly (exit code {value.wait()})")
+        raise WorkerError(value)
 
     def close(self, *, kill: bool = False) -> None:
+        """Stop every worker after the item in hand (the items waiting are dropped); with
+        ``kill``, the processes at once."""
+        while True:
+            try:
+                self.tasks.get_nowait()
+            except queue.Empty:
+                break
+        if kill:
+            for proc in self.procs:
+                proc.kill()
+        for _ in range(self.jobs):
+            self.tasks.put(None)
         if self.local is not None:
             self.local.close()
-        for proc, inbox in zip(self.procs, self.inboxes[self.local is not None:]):
-            if kill:
-                proc.kill()
-                with contextlib.suppress(queue.Full):
-                    inbox.put_nowait(None)      # its feeding thread stops too, not joined in vain
-            else:
-                inbox.put(None)
         for proc in self.procs:
             proc.wait()
         for t in self.threads:
@@ -155,40 +192,40 @@ class Pool:
 
 
 class _Local:
-    """The slot of a :class:`Pool` that is a thread of this process: it runs the tasks of
-    its inbox as a worker process would, within ``setting()`` (a context manager: the
+    """The worker of a :class:`Pool` that is a thread of this process: it runs the items
+    of ``tasks`` as a worker process would, within ``setting()`` (a context manager: the
     worker's initializer, undone at the end), with :func:`quick_switches` while it runs
     (so that this process's other threads get Python's lock back quickly). A task's
     exception is handed back as it is (an OSError as :func:`scratch_failure`)."""
 
-    def __init__(self, setting: Callable[[], contextlib.AbstractContextManager]):
-        self.inbox: queue.Queue = queue.Queue()
-        self.outbox: queue.Queue = queue.Queue()
+    def __init__(self, setting: Callable[[], contextlib.AbstractContextManager],
+                 tasks: queue.Queue, results: queue.Queue):
         self.stop = threading.Event()
         self.switches = quick_switches()
         self.switches.__enter__()
-        self.thread = threading.Thread(target=self._serve, args=(setting,), daemon=True)
+        self.thread = threading.Thread(target=self._serve, args=(setting, tasks, results),
+                                       daemon=True)
         self.thread.start()
 
-    def _serve(self, setting: Callable[[], contextlib.AbstractContextManager]) -> None:
+    def _serve(self, setting: Callable[[], contextlib.AbstractContextManager],
+               tasks: queue.Queue, results: queue.Queue) -> None:
         try:
             with setting():
-                while not self.stop.is_set() and (task := self.inbox.get()) is not None:
-                    fn, arg = task
+                while not self.stop.is_set() and (task := tasks.get()) is not None:
+                    k, fn, arg = task
                     try:
                         out = ("ok", fn(arg))
                     except OSError as exc:      # its files, as in a worker: TMPDIR full
                         out = ("raise", scratch_failure(exc))
                     except BaseException as exc:
                         out = ("raise", exc)
-                    self.outbox.put(out)
-        except BaseException as exc:            # the setting failed: said for its next item
-            self.outbox.put(("raise", exc))
+                    results.put((k, *out))
+        except BaseException as exc:            # the setting failed: the map raises it
+            results.put((None, "raise", exc))
 
     def close(self) -> None:
-        """Stop after the task in hand (the tasks waiting are dropped)."""
+        """Stop after the item in hand (the pool puts a None in its queue for it)."""
         self.stop.set()
-        self.inbox.put(None)
         self.thread.join()
         self.switches.__exit__(None, None, None)
 
@@ -268,18 +305,28 @@ def _taken(box: queue.Queue) -> Iterator[Any]:
         yield value
 
 
-def _feed(stdin: IO[bytes], inbox: queue.Queue, outbox: queue.Queue) -> None:
-    """Send a worker the tasks of ``inbox`` (its standard input) until a None. A task that
-    cannot be pickled is reported in ``outbox`` (where the caller waits for a result) and
-    stops the worker, rather than leave the caller waiting."""
+def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Queue,
+          sent: deque, free: threading.Semaphore) -> None:
+    """Send a worker ``first`` (its initializer), then an item of ``tasks`` each time it is
+    free (:func:`_drain` releases ``free``), on its standard input, until a None. An item
+    that cannot be pickled is reported as its result and stops the worker, rather than
+    leave the caller waiting."""
     try:
-        while (task := inbox.get()) is not None:
-            try:
-                data = pickle.dumps(task, protocol=pickle.HIGHEST_PROTOCOL)
-            except Exception as exc:                    # noqa: BLE001 (any pickling failure)
-                outbox.put(("error", f"cannot send a task to a worker process: "
-                                     f"{type(exc).__name__}: {exc}"))
+        stdin.write(pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL))
+        stdin.flush()
+        while True:
+            free.acquire()
+            task = tasks.get()
+            if task is None:
                 break
+            k, fn, item = task
+            try:
+                data = pickle.dumps((fn, item), protocol=pickle.HIGHEST_PROTOCOL)
+            except Exception as exc:                    # noqa: BLE001 (any pickling failure)
+                results.put((k, "error", f"cannot send a task to a worker process: "
+                                         f"{type(exc).__name__}: {exc}"))
+                break
+            sent.append(k)
             stdin.write(data)
             stdin.flush()
         stdin.close()
@@ -287,14 +334,26 @@ def _feed(stdin: IO[bytes], inbox: queue.Queue, outbox: queue.Queue) -> None:
         pass
 
 
-def _drain(stdout: IO[bytes], outbox: queue.Queue) -> None:
-    """Put a worker's results (its standard output) in ``outbox``, then ("died", None)."""
+def _drain(proc: subprocess.Popen, results: queue.Queue, sent: deque,
+           free: threading.Semaphore, held: int) -> None:
+    """Put a worker's results (its standard output) in ``results`` under the numbers of
+    its items ``sent``, releasing ``free`` after each, and 1 + ``held`` times once it is
+    ready; at its end, (None, "died", proc), which only a caller still waiting for an
+    item reads."""
+    stdout = proc.stdout
+    assert stdout is not None
     while True:
         try:
-            outbox.put(pickle.load(stdout))
+            kind, value = pickle.load(stdout)
         except Exception:                               # EOF: the worker stopped
-            outbox.put(("died", None))
+            results.put((None, "died", proc))
+            free.release()                              # its feeder takes its None
             return
+        if kind == "ready":
+            free.release(1 + held)
+            continue
+        results.put((sent.popleft(), kind, value))
+        free.release()
 
 
 # ---------------------------------------------------------------- the worker's side
@@ -309,6 +368,8 @@ def _serve() -> None:
         os._exit(0)
     if initializer is not None:
         initializer(*initargs)
+    pickle.dump(("ready", None), results, protocol=pickle.HIGHEST_PROTOCOL)
+    results.flush()             # (its pool sends it an item once it is ready)
     while True:
         try:
             fn, arg = pickle.load(tasks)

@@ -127,8 +127,8 @@ def test_worker_processes_give_the_same_report(shuffled, tmp_path, monkeypatch):
 
 def test_one_of_two_jobs_is_a_thread_of_this_process(shuffled, tmp_path, monkeypatch):
     """With two jobs, one worker process is started; the other slot is a thread of this
-    process on a connection of its own, which takes every other chunk (the first at once):
-    the report is the one of a single process."""
+    process on a connection of its own, which takes the first chunk at once and then the
+    next each time it is free: the report is the one of a single process."""
     import threading
     path, ids, _ = _tampered(shuffled, tmp_path)
     one = _verify(path, monkeypatch)
@@ -151,9 +151,10 @@ def test_one_of_two_jobs_is_a_thread_of_this_process(shuffled, tmp_path, monkeyp
         opened.append(store)
         two = verify_store(store, jobs=2)
     assert two.differences == one.differences and (two.games, two.events) == (one.games, one.events)
-    # 8 games: 3 chunks of numbers, the first and the third here; of the chunks of ids
-    # checked again (those of the three tampered games: 2), the first here
-    assert here == [("scan", False, True), ("scan", False, True), ("check", False, True)]
+    # 8 games: 3 chunks of numbers, the first here (and whichever others the thread was free
+    # for, as the chunks of ids checked again), each on the thread's own connection
+    assert here and here[0] == ("scan", False, True)
+    assert set(here) <= {("scan", False, True), ("check", False, True)}
 
 
 def test_a_read_the_store_fails_in_the_pass_leaves_the_chunks_of_ids_to_say_it(

@@ -10,6 +10,8 @@ import os
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
+from functools import partial
 
 import pytest
 
@@ -39,15 +41,36 @@ def _fails(x: int) -> int:
     return x
 
 
-def _dies(x: int) -> int:
-    if x == 2:
-        os._exit(3)
+def _fails_here(here: int, x: int) -> int:
+    """Fails in the process ``here`` (the local thread's)."""
+    if os.getpid() == here:
+        raise SeasaltError(f"item {x} is bad")
     return x
 
 
-def test_results_come_back_in_order_from_every_worker():
+def _dies(here: int, where: str, x: int) -> int:
+    """Ends any process but ``here`` (a worker process) at once; in ``here``, waits for
+    that first (so that a worker process takes an item)."""
+    if os.getpid() != here:
+        Path(where, "dying").touch()
+        os._exit(3)
+    _wait_for(Path(where, "dying"))
+    return x
+
+
+def _together(where: str, n: int, x: int) -> tuple[int, int]:
+    """:func:`_shifted`, once ``n`` processes have come here (each marks ``where``): each
+    worker takes an item, whichever is ready first (up to 30 s)."""
+    Path(where, str(os.getpid())).touch()
+    end = time.monotonic() + 30
+    while len(os.listdir(where)) < n and time.monotonic() < end:
+        time.sleep(0.005)
+    return _shifted(x)
+
+
+def test_results_come_back_in_order_from_every_worker(tmp_path):
     with Pool(2, _set_offset, (100,), ahead=2) as pool:
-        got = list(pool.map(_shifted, range(20)))
+        got = list(pool.map(partial(_together, str(tmp_path), 2), range(20)))
     assert [item for item, _ in got] == list(range(20))
     assert [r for _, (r, _) in got] == [100 + i for i in range(20)]      # the initializer ran
     assert len({pid for _, (_, pid) in got}) == 2 and os.getpid() not in {p for _, (_, p) in got}
@@ -70,27 +93,55 @@ def _offset_here(k: int):
         _set_offset(0)
 
 
-def test_a_local_slot_checks_items_in_this_process_in_turn_with_the_workers():
+def test_a_local_slot_checks_items_in_this_process_beside_the_workers(tmp_path):
     """With ``local``, one of the jobs is a thread of this process (within its setting):
-    it takes item 0, then its turn with the worker processes; the results come back in
-    order, the setting is undone at the end."""
-    for jobs, ours in ((2, set(range(0, 20, 2))), (3, set(range(0, 20, 3)))):
+    it takes item 0 while the processes start, then the next item each time it is free, as
+    they do; the results come back in order, the setting is undone at the end."""
+    for jobs in (2, 3):
+        where = tmp_path / str(jobs)
+        where.mkdir()
         with Pool(jobs, _set_offset, (100,), ahead=2, local=lambda: _offset_here(100)) as pool:
-            got = list(pool.map(_shifted, range(20)))
+            got = list(pool.map(partial(_together, str(where), jobs), range(20)))
             assert len(pool.procs) == jobs - 1
         assert [item for item, _ in got] == list(range(20))
         assert [r for _, (r, _) in got] == [100 + i for i in range(20)]
-        assert {i for i, (_, pid) in got if pid == os.getpid()} == ours
+        assert got[0][1][1] == os.getpid()
         assert len({pid for _, (_, pid) in got}) == jobs
         assert _offset == 0
+
+
+def _slow_elsewhere(here: int, where: str, x: int) -> int:
+    """Slow in any process but ``here``; in ``here``, quick once another has begun one."""
+    if os.getpid() != here:
+        Path(where, "begun").touch()
+        time.sleep(0.3)
+    else:
+        _wait_for(Path(where, "begun"))
+    return os.getpid()
+
+
+def _wait_for(path: Path, seconds: float = 30) -> None:
+    end = time.monotonic() + seconds
+    while not path.exists() and time.monotonic() < end:
+        time.sleep(0.005)
+
+
+def test_a_faster_worker_takes_more_items(tmp_path):
+    """Each item goes to the first worker free for it (not to each in turn): the local
+    thread, quick, takes most of them while the slow process is busy with one or two."""
+    here = os.getpid()
+    with Pool(2, local=contextlib.nullcontext, ahead=4) as pool:
+        got = [pid for _, pid in pool.map(partial(_slow_elsewhere, here, str(tmp_path)),
+                                          range(20))]
+    assert got.count(here) >= 15 and got.count(here) < 20, got
 
 
 def test_an_error_in_the_local_slot_is_raised_as_it_is():
     """The local thread's exception comes back itself (not a WorkerError's message); an
     OSError (a full TMPDIR) as one line naming the temporary directory."""
-    with pytest.raises(SeasaltError, match="item 3 is bad") as caught:
+    with pytest.raises(SeasaltError, match=r"item \d is bad") as caught:
         with Pool(2, local=contextlib.nullcontext) as pool:
-            list(pool.map(_fails, [0, 1, 3, 4]))       # item 2 (3): the local slot's
+            list(pool.map(partial(_fails_here, os.getpid()), [0, 1, 3, 4]))
     assert type(caught.value) is SeasaltError
     with pytest.raises(SeasaltError, match="cannot write temporary files.*No space left"):
         with Pool(2, local=contextlib.nullcontext) as pool:
@@ -137,7 +188,8 @@ def test_a_task_that_cannot_be_sent_to_a_worker_is_raised_not_waited_for(local):
     """A lambda cannot be pickled: the map raises at once (it waited forever before)."""
     def run() -> None:
         with Pool(2 if local is None else 3, local=local) as pool:
-            list(pool.map(lambda k: k, range(10)))
+            # (slow in the local thread: the processes start meanwhile, and fail to get one)
+            list(pool.map(lambda k: time.sleep(0.1) or k, range(30)))
     box: list[BaseException] = []
     t = threading.Thread(target=lambda: _caught(run, box), daemon=True)
     t.start()
@@ -155,11 +207,11 @@ def _caught(fn, box: list) -> None:
 
 
 @pytest.mark.parametrize("local", [None, contextlib.nullcontext])
-def test_a_worker_that_dies_is_reported(local):
-    """Item 2 goes to a worker process, beside a local thread or not."""
+def test_a_worker_that_dies_is_reported(local, tmp_path):
+    """A worker process dies at its first item, beside a local thread or not."""
     with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 3\)"):
         with Pool(2 if local is None else 3, local=local) as pool:
-            list(pool.map(_dies, range(10)))
+            list(pool.map(partial(_dies, os.getpid(), str(tmp_path)), range(10)))
 
 
 def test_a_script_without_a_main_guard_imports_in_parallel(tmp_path):

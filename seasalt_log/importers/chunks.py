@@ -401,8 +401,8 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
 
     An input expected to make at most :data:`LOCAL_CHUNKS` chunks per job has ``jobs`` - 1
     worker processes and a thread of this process (its rows kept in memory), which checks
-    the first chunk while the processes start and then takes its turn with them (see
-    :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an import
+    the first chunk while the processes start and then, as they do, the next chunk each
+    time it is free (see :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an import
     of a second or two (while this process loads a chunk, DuckDB lets its thread check). A
     larger one keeps its ``jobs`` processes: this process loads every chunk, which leaves it
     no room for a full share of the checks. At most :data:`AHEAD` chunks per worker, and
@@ -428,7 +428,7 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         if pool is None and jobs > 1 and len(head) >= parallel_from:
             pool = stack.enter_context(_pool(jobs, setup, local))
         if pool is not None:
-            yield from pool.map(check_chunk, chain(head, chunks), weight=_size,
+            yield from pool.map(check_chunk, _tapered(chain(head, chunks)), weight=_size,
                                 budget=AHEAD_BYTES)
             return
     if setup.out_dir is not None and in_thread:
@@ -467,7 +467,7 @@ def _in_process(chunks: Iterable[Chunk], setup: WorkerSetup) -> Iterator[tuple[C
             yield c, result
 
 
-#: the last chunk checked in this process is cut into pieces halving down to about this
+#: the last chunk of an import is cut into pieces halving down to about this
 #: many bytes (see :func:`_tapered`)
 TAIL_BYTES = CHUNK_BYTES // 8
 
@@ -475,9 +475,10 @@ TAIL_BYTES = CHUNK_BYTES // 8
 def _tapered(chunks: Iterable[Chunk], smallest: int | None = None) -> Iterator[Chunk]:
     """``chunks``, the last one cut into pieces of whole games (:func:`taper`).
 
-    Checked in this process, a chunk is checked while the importer loads the one before,
-    but nothing overlaps the load of the last one (nor the commit after it): the smaller
-    the last chunk, the shorter that tail. The pieces number on from the last chunk's
+    A chunk is checked while the importer loads the one before, but nothing overlaps the
+    load of the last one (nor the commit after it): the smaller the last chunk, the
+    shorter that tail; and beside worker processes, its pieces go to the workers free
+    first, which finish together. The pieces number on from the last chunk's
     ``index`` (no chunk follows it)."""
     it = iter(chunks)
     prev = next(it, None)
