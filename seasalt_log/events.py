@@ -284,6 +284,7 @@ TURN_TYPES = (DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed, FishPlayed, Sha
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
+_any_decoder = msgspec.json.Decoder()
 _PER_SEAT = ("card_points", "color_bonus", "points", "totals")
 #: a field holding one seat (or null), in a seat spec (see :func:`seat_spec`)
 SEAT = "seat"
@@ -417,6 +418,8 @@ def _check_meta(meta: Raw) -> None:
     raw = bytes(meta)
     if raw[:1] != b"{":
         raise LogFormatError("meta must be a JSON object", "$.meta")
+    if _plain_meta(raw):
+        return
     try:
         value = json.loads(raw.decode(), object_pairs_hook=_unique_keys, parse_int=_zero,
                            parse_float=_zero)   # the structure matters, not the values
@@ -430,6 +433,20 @@ def _check_meta(meta: Raw) -> None:
     if value is None or _depth(value, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
         raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
                              "$.meta")
+
+
+def _plain_meta(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` passes :func:`_check_meta` the short way, in C: at most
+    :data:`MAX_META_DEPTH` brackets in all, and the same bytes decoded and encoded again
+    (a key given twice is kept once, invalid UTF-8 is refused, any spelling not the
+    encoder's is changed: those, and any text that is not JSON, take the long way, which
+    names what is wrong)."""
+    if raw.count(b"{") + raw.count(b"[") > MAX_META_DEPTH:
+        return False
+    try:
+        return _encoder.encode(_any_decoder.decode(raw)) == raw
+    except (msgspec.DecodeError, RecursionError):
+        return False
 
 
 class _DuplicateKey(Exception):
