@@ -383,17 +383,34 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     ends in a newline and is exactly its event's :func:`encode` (as a log that seasalt wrote
     is): :func:`decode` of each line alone then gives the same events. None otherwise (a
     blank line, other spacing or key order, an error): decode the lines one by one."""
+    found = _canonical(data)
+    return None if found is None else found[:2]
+
+
+def canonical_games(data: bytes) -> tuple[list[Event], list[bytes], list[int] | None] | None:
+    """:func:`decode_canonical` of ``data`` and the :func:`game_starts` of its events (the
+    ``game_started`` lines found once for both)."""
+    found = _canonical(data)
+    if found is None:
+        return None
+    events, lines, starts = found
+    return events, lines, _checked_starts(events, starts)
+
+
+def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None:
+    """:func:`decode_canonical`, and the indexes of the ``game_started`` events."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
-    for i in _starts(events):
+    starts = _starts(events)
+    for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     lines = data.split(b"\n")
     # the same number of lines as events and the same bytes: each line is one event's JSON
     if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
         return None
-    return events, lines
+    return events, lines, starts
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:
@@ -574,21 +591,25 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     """The index of each ``game_started`` of a decoded log, every event having passed
     :func:`validate` against the players of the game it follows; None at the first format
     error (or an event before any ``game_started``)."""
-    starts: list[int] = []
-    n_players: int | None = None
+    return _checked_starts(events, _starts(events))
+
+
+def _checked_starts(events: Sequence[Event], starts: list[int]) -> list[int] | None:
+    """:func:`game_starts` of ``events``, whose ``game_started`` events are at ``starts``."""
+    if not starts or starts[0]:
+        return None if events else []
     player_only = _PLAYER_ONLY
     try:
-        for i, e in enumerate(events):
-            t = type(e)
-            if t in player_only and n_players is not None:
-                # validate's first test, here (a call per event costs more); a decoded
-                # event's player is an int, never null
-                if 0 <= e.player < n_players:    # type: ignore[attr-defined]
-                    continue
-            elif t is GameStarted:
-                starts.append(i)
-                n_players = len(e.players)      # type: ignore[attr-defined]
-            validate(e, n_players)
+        for a, b in zip(starts, [*starts[1:], len(events)]):
+            n_players = len(events[a].players)      # type: ignore[attr-defined]
+            validate(events[a], n_players)
+            for e in events[a + 1:b]:
+                if type(e) in player_only:
+                    # validate's first test, here (a call per event costs more); a decoded
+                    # event's player is an int, never null
+                    if 0 <= e.player < n_players:    # type: ignore[attr-defined]
+                        continue
+                validate(e, n_players)
     except LogFormatError:
         return None
     return starts

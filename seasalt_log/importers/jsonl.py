@@ -107,14 +107,13 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
         data = data[len(BOM):]
     if data and data[-1:] != b"\n":
         data += b"\n"              # the last line of a file without its newline
-    canonical = ev.decode_canonical(data)
+    canonical = ev.canonical_games(data)
     if canonical is None or not _lines_within(data, canonical[1], MAX_LINE_BYTES):
         lines = data.split(b"\n")
         if marked:                  # read past line by line (its errors count it)
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
-    events, texts = canonical
-    starts = ev.game_starts(events)
+    events, texts, starts = canonical
     if not starts or starts[0]:     # an error: the games as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
                       texts, first_line)
