@@ -420,12 +420,15 @@ def _meta_kept(e: GameStarted) -> GameStarted:
         raw = bytes(e.meta)
         if raw == b"null":
             return msgspec.structs.replace(e, meta=UNSET)
+        if raw.translate(None, _SPACES) == raw:     # no whitespace at all (a test in C)
+            return e
         compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
         if compact != raw:
             return msgspec.structs.replace(e, meta=Raw(compact))
     return e
 
 
+_SPACES = b" \t\r\n"
 _JSON_SPACE = re.compile(rb'("(?:[^"\\]+|\\.)*")|[ \t\r\n]+', re.S)
 
 
