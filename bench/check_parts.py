@@ -7,7 +7,9 @@ closed turns' points), and the events table's columns, over a sample of a log's 
 
 The stages are those of ``importers.chunks.check_chunk``; ``arrow`` turns the read models'
 rows into Arrow tables, as an import checking in its own process keeps them (its ``--stage``
-run projects the games first: subtract a ``--stage project`` run). Each figure is the best
+run projects the games first: subtract a ``--stage project`` run); ``events`` makes the
+events table's columns (the ``columns`` stage) and turns them into Arrow as ``check_chunk``
+does (subtract a ``--stage columns`` run for the Arrow part). Each figure is the best
 of ``--repeat`` runs of process CPU time, the garbage collector off (the import's checking
 thread runs so); ``--by-type``: the engine's CPU ns per event of each type, and its share
 of all the events. For instruction counts, run it under ``valgrind --tool=callgrind``
@@ -29,13 +31,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from seasalt_log.engine import State  # noqa: E402
 from seasalt_log.engine import core  # noqa: E402
 from seasalt_log.engine.core import HANDLERS  # noqa: E402
+from seasalt_log.importers.chunks import add_events  # noqa: E402
 from seasalt_log.importers.jsonl import check_game, read_games_data  # noqa: E402
 from seasalt_log.scoring import seat_extra_points_and_bonus, seat_points_and_bonus  # noqa: E402
 from seasalt_log.store import projections  # noqa: E402
 from seasalt_log.store.arrow_rows import RowSink  # noqa: E402
 from seasalt_log.store.event_table import event_columns  # noqa: E402
 
-STAGES = ("read", "check", "project", "columns", "arrow")
+STAGES = ("read", "check", "project", "columns", "arrow", "events")
 
 
 def sample(log: Path, every: int) -> bytes:
@@ -106,6 +109,12 @@ def main(argv: list[str] | None = None) -> None:
             sink.add(r)
         sink.close()
 
+    def events() -> None:           # the events table's columns into Arrow, as check_chunk
+        sink = RowSink(("events",))
+        for i, (g, r) in enumerate(zip(games, raws)):
+            add_events(sink, i, g, r.texts)
+        sink.close()
+
     runs: dict[str, Callable[[], Any]] = {
         "read": lambda: list(read_games_data(data, str(a.log))),
         "check": lambda: [check_game(r) for r in raws],
@@ -113,6 +122,7 @@ def main(argv: list[str] | None = None) -> None:
         "columns": lambda: [event_columns(g.game_id, i, g.events, g.states, texts=r.texts)
                             for i, (g, r) in enumerate(zip(games, raws))],
         "arrow": arrow,
+        "events": events,
     }
     if a.stage in (None, "arrow"):
         rows += runs["project"]()

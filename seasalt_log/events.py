@@ -284,6 +284,7 @@ TURN_TYPES = (DeckDrawn, DiscardTaken, CrabsPlayed, BoatsPlayed, FishPlayed, Sha
 
 _decoder = msgspec.json.Decoder(AnyEvent)
 _encoder = msgspec.json.Encoder()
+_any_decoder = msgspec.json.Decoder()
 _PER_SEAT = ("card_points", "color_bonus", "points", "totals")
 #: a field holding one seat (or null), in a seat spec (see :func:`seat_spec`)
 SEAT = "seat"
@@ -382,17 +383,34 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     ends in a newline and is exactly its event's :func:`encode` (as a log that seasalt wrote
     is): :func:`decode` of each line alone then gives the same events. None otherwise (a
     blank line, other spacing or key order, an error): decode the lines one by one."""
+    found = _canonical(data)
+    return None if found is None else found[:2]
+
+
+def canonical_games(data: bytes) -> tuple[list[Event], list[bytes], list[int] | None] | None:
+    """:func:`decode_canonical` of ``data`` and the :func:`game_starts` of its events (the
+    ``game_started`` lines found once for both)."""
+    found = _canonical(data)
+    if found is None:
+        return None
+    events, lines, starts = found
+    return events, lines, _checked_starts(events, starts)
+
+
+def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None:
+    """:func:`decode_canonical`, and the indexes of the ``game_started`` events."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
-    for i in _starts(events):
+    starts = _starts(events)
+    for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     lines = data.split(b"\n")
     # the same number of lines as events and the same bytes: each line is one event's JSON
     if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
         return None
-    return events, lines
+    return events, lines, starts
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:
@@ -402,12 +420,15 @@ def _meta_kept(e: GameStarted) -> GameStarted:
         raw = bytes(e.meta)
         if raw == b"null":
             return msgspec.structs.replace(e, meta=UNSET)
+        if raw.translate(None, _SPACES) == raw:     # no whitespace at all (a test in C)
+            return e
         compact = _JSON_SPACE.sub(lambda m: m.group(1) or b"", raw)
         if compact != raw:
             return msgspec.structs.replace(e, meta=Raw(compact))
     return e
 
 
+_SPACES = b" \t\r\n"
 _JSON_SPACE = re.compile(rb'("(?:[^"\\]+|\\.)*")|[ \t\r\n]+', re.S)
 
 
@@ -417,6 +438,8 @@ def _check_meta(meta: Raw) -> None:
     raw = bytes(meta)
     if raw[:1] != b"{":
         raise LogFormatError("meta must be a JSON object", "$.meta")
+    if _plain_meta(raw):
+        return
     try:
         value = json.loads(raw.decode(), object_pairs_hook=_unique_keys, parse_int=_zero,
                            parse_float=_zero)   # the structure matters, not the values
@@ -430,6 +453,20 @@ def _check_meta(meta: Raw) -> None:
     if value is None or _depth(value, MAX_META_DEPTH + 1) > MAX_META_DEPTH:
         raise LogFormatError(f"meta is nested too deeply (at most {MAX_META_DEPTH} levels)",
                              "$.meta")
+
+
+def _plain_meta(raw: bytes) -> bool:
+    """Whether the JSON text ``raw`` passes :func:`_check_meta` the short way, in C: at most
+    :data:`MAX_META_DEPTH` brackets in all, and the same bytes decoded and encoded again
+    (a key given twice is kept once, invalid UTF-8 is refused, any spelling not the
+    encoder's is changed: those, and any text that is not JSON, take the long way, which
+    names what is wrong)."""
+    if raw.count(b"{") + raw.count(b"[") > MAX_META_DEPTH:
+        return False
+    try:
+        return _encoder.encode(_any_decoder.decode(raw)) == raw
+    except (msgspec.DecodeError, RecursionError):
+        return False
 
 
 class _DuplicateKey(Exception):
@@ -557,21 +594,25 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     """The index of each ``game_started`` of a decoded log, every event having passed
     :func:`validate` against the players of the game it follows; None at the first format
     error (or an event before any ``game_started``)."""
-    starts: list[int] = []
-    n_players: int | None = None
+    return _checked_starts(events, _starts(events))
+
+
+def _checked_starts(events: Sequence[Event], starts: list[int]) -> list[int] | None:
+    """:func:`game_starts` of ``events``, whose ``game_started`` events are at ``starts``."""
+    if not starts or starts[0]:
+        return None if events else []
     player_only = _PLAYER_ONLY
     try:
-        for i, e in enumerate(events):
-            t = type(e)
-            if t in player_only and n_players is not None:
-                # validate's first test, here (a call per event costs more); a decoded
-                # event's player is an int, never null
-                if 0 <= e.player < n_players:    # type: ignore[attr-defined]
-                    continue
-            elif t is GameStarted:
-                starts.append(i)
-                n_players = len(e.players)      # type: ignore[attr-defined]
-            validate(e, n_players)
+        for a, b in zip(starts, [*starts[1:], len(events)]):
+            n_players = len(events[a].players)      # type: ignore[attr-defined]
+            validate(events[a], n_players)
+            for e in events[a + 1:b]:
+                if type(e) in player_only:
+                    # validate's first test, here (a call per event costs more); a decoded
+                    # event's player is an int, never null
+                    if 0 <= e.player < n_players:    # type: ignore[attr-defined]
+                        continue
+                validate(e, n_players)
     except LogFormatError:
         return None
     return starts

@@ -267,6 +267,27 @@ def test_a_sink_given_c_arrays_gives_the_batches_of_lists(tmp_path):
     assert all(list(col) == values for col, values in given)
 
 
+def test_a_sink_given_arrow_arrays_gives_the_batches_of_lists():
+    """A column given as Arrow arrays (each game's id, :func:`arrow_rows.repeated`), over
+    several adds, gives the batch of the same column as a list, counted by its rows."""
+    games = [_game_rows("g-1", 0)["events"], _game_rows("g-é", 1)["events"]]
+    lists = [list(c) for c in zip(*games[0], *games[1])]
+    sink = RowSink(("events",))
+    for rows in games:
+        part = [list(c) for c in zip(*rows)]
+        part[0] = arrow_rows.repeated(rows[0][0], len(rows))
+        sink.add_columns("events", part)
+    got = sink.close()["events"]
+    assert got.equals(pa.Table.from_batches([arrow_rows.column_batch("events", lists)]))
+    assert sink.counts["events"] == len(lists[0])
+
+
+@pytest.mark.parametrize("value", ["g-1", "", "é-ü", "x" * 300])
+@pytest.mark.parametrize("n", [0, 1, 7, 1000])
+def test_repeated_is_the_array_of_n_copies(value, n):
+    assert arrow_rows.repeated(value, n).equals(pa.array([value] * n, pa.string()))
+
+
 def _counted_inserts(monkeypatch, sizes_only: bool = False) -> list:
     """Every INSERT of :mod:`arrow_rows` from now on, as (table, rows) or as its row count."""
     inserts: list = []

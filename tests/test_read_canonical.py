@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from seasalt_log import events as ev
-from seasalt_log.importers.jsonl import read_games, read_games_data
+from seasalt_log.importers.jsonl import _lines_within, read_games, read_games_data
 from seasalt_log.service import import_logs
 from seasalt_log.store import Store
 
@@ -185,3 +185,15 @@ def test_decode_canonical_is_each_line_decoded_alone(data):
     assert b'"meta"' in LINES[SECOND]
     assert ev.decode_canonical(data) == _decoded_line_by_line(data)
     assert ev.decode_canonical(_META_OVER_LINES) is None
+
+
+@pytest.mark.parametrize("most", [4, 5, 6, 7, 10])
+def test_lines_within_is_the_longest_line_measured(most):
+    """The short way (a newline in each block of most // 2 bytes) never accepts a line
+    longer than ``most``, and the lines are measured whenever it cannot tell."""
+    for lengths in ([0], [most], [most + 1], [1, most, 2], [most - 1, most + 1], [3] * 9,
+                    [most + 5, 0], [0, 0, most * 3], [most - 2] * 4):
+        lines = [b"x" * n for n in lengths]
+        data = b"".join(line + b"\n" for line in lines)
+        assert _lines_within(data, lines, most) == (max(lengths) <= most), lengths
+    assert _lines_within(b"", [], most)

@@ -31,10 +31,10 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
-from ..store.arrow_rows import RowSink, Rows
+from ..store.arrow_rows import RowSink, Rows, repeated
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
-from .jsonl import RawGame, check_game, read_games_data
+from .jsonl import CheckedGame, RawGame, check_game, read_games_data
 from .outcomes import GameOutcome, failed_outcome, fingerprints
 
 CHUNK_BYTES = 4 << 20          # a chunk is cut at the first game start after this many bytes
@@ -313,14 +313,23 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
-            columns, h = event_columns(gid, number, game.events, game.states, texts=texts)
-            sink.add_columns("events", columns)
+            h = add_events(sink, number, game, texts)
             sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     if alone is not None:
         games.append(alone)
     files = sink.close() if sink is not None else {}
     return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
+
+
+def add_events(sink: RowSink, number: int, game: CheckedGame, texts: list[bytes] | None) -> int:
+    """Buffer the events table's columns of ``game`` (numbered ``number`` in its chunk;
+    ``texts``: its events' JSON, if known) in ``sink``, its id column made in C (no string
+    converted per event); the chain link of the write that stores them."""
+    columns, h = event_columns(game.game_id, number, game.events, game.states, texts=texts)
+    columns[0] = repeated(game.game_id, len(columns[7]))
+    sink.add_columns("events", columns)
+    return h
 
 
 def _mark_last(items: Iterable[RawGame]) -> Iterator[tuple[RawGame, bool]]:

@@ -85,12 +85,47 @@ _C_INTS = {kind: code for kind, code in ((pa.int8(), "b"), (pa.int16(), "h"), (p
            if array(code).itemsize * 8 == kind.bit_width}
 
 
-def _own(column: Sequence | array) -> list | array:
+def repeated(value: str, n: int) -> pa.Array:
+    """``n`` copies of the string ``value`` (e.g. a game's id on each of its events) as one
+    Arrow array, built from two buffers: the value's bytes repeated and a slice of the
+    offsets kept for its length (a third of the cost of pyarrow's conversion of a list of
+    them; :meth:`RowSink.add_columns` takes it as a column)."""
+    data = value.encode()
+    offsets = _multiples(len(data), n)
+    return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
+                                                  pa.py_buffer(data * n)])
+
+
+#: per step, 0, step, 2 * step, ... as C ints (Arrow's string offsets), as far as needed
+_MULTIPLES: dict[int, array] = {}
+
+
+def _multiples(step: int, n: int) -> array:
+    """0, ``step``, ..., ``n * step``: a slice (a copy of memory) of those kept for ``step``."""
+    have = _MULTIPLES.get(step)
+    if have is None or len(have) <= n:
+        have = _MULTIPLES[step] = array("i", map(step.__mul__, range(2 * n + 1)))
+    return have[:n + 1]
+
+
+class _Arrays(list):
+    """A column buffered as the Arrow arrays :meth:`RowSink.add_columns` was given,
+    concatenated when it is passed on."""
+
+    def extend(self, more: pa.Array) -> None:     # type: ignore[override]
+        self.append(more)
+
+
+def _own(column: Sequence | array | pa.Array) -> list | array:
     """A copy of a column given to :meth:`RowSink.add_columns`, to extend."""
+    if isinstance(column, pa.Array):
+        return _Arrays([column])
     return column[:] if type(column) is array else list(column)
 
 
 def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
+    if type(values) is _Arrays:
+        return pa.concat_arrays(values)
     code = _C_INTS.get(kind)
     if type(values) is array and values.typecode == code:     # a C array of the width
         return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
@@ -163,10 +198,11 @@ class RowSink:
         if self.pending >= FLUSH_ROWS:
             self.flush()
 
-    def add_columns(self, table: str, columns: Sequence[list | array]) -> None:
+    def add_columns(self, table: str, columns: Sequence[list | array | pa.Array]) -> None:
         """Buffer rows of ``table`` given as columns (one list per column, in its column
         order; see :func:`column_batch`; an integer column may also be a C array of its
-        width, then each time). A table takes either rows or columns."""
+        width, any column an Arrow array of its type (:func:`repeated`), then each time). A
+        table takes either rows or columns."""
         have = self.cols.get(table)
         if have is None:
             self.cols[table] = [_own(c) for c in columns]
@@ -180,13 +216,13 @@ class RowSink:
     def flush(self) -> None:
         """Pass the buffered rows on."""
         cols, self.cols = self.cols, {}
-        batches = [(t, column_batch(t, c), len(c[0])) for t, c in cols.items() if c[0]]
+        batches = [(t, column_batch(t, c)) for t, c in cols.items() if c[0]]
         # rows as columns: pyarrow converts a column at a time faster than a struct of rows
-        batches += [(t, column_batch(t, list(zip(*rows))), len(rows))
+        batches += [(t, column_batch(t, list(zip(*rows))))
                     for t, rows in self.buf.items() if rows]
-        for t, batch, n in batches:
+        for t, batch in batches:
             self.buf[t] = []
-            self.counts[t] += n
+            self.counts[t] += batch.num_rows
             if self.con is not None:
                 insert(self.con, t, batch)
                 continue

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import struct
 from array import array
+from itertools import repeat
 from typing import Any, Iterable, Sequence
 
 from .. import events as ev
@@ -144,7 +145,7 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
         rounds += [rnd] * (len(new) - at)
     n, end = len(datas), len(events)
     return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
-             [getattr(e, "player", None) for e in new], types, datas],
+             list(map(getattr, new, repeat("player"), repeat(None))), types, datas],
             _INT64.unpack(h)[0])
 
 
