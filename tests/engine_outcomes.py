@@ -13,6 +13,7 @@ before a rewrite; to compare two engines directly, run this module under each an
 from __future__ import annotations
 
 import argparse
+import functools
 import hashlib
 import json
 import random
@@ -33,7 +34,9 @@ from .randomplay import play_random_game, without_deck_order
 REFERENCE = Path(__file__).with_name("engine_reference.json")
 #: the games compared: (seed, players, ruleset, events); a few of each setting
 SETTINGS = ((None, None), ("extra-salt", None), (None, "pepper"), ("extra-salt", "pepper"))
-_encode = msgspec.json.encode
+#: a state's JSON with its fields sorted by name: the digest of a state does not depend on the
+#: order its fields are declared in
+_encode = functools.partial(msgspec.json.encode, order="sorted")
 
 
 def games(count: int) -> Iterator[tuple[str, list[ev.Event]]]:

@@ -79,6 +79,11 @@ def _new_effects(event: str, held: tuple[str, ...]) -> frozenset[str]:
 class State(Struct, frozen=True, gc=False):
     """A whole game at one point of its stream; ``seq`` events have been applied."""
 
+    # the fields every event changes come first: ``replace`` finds a field it is given by
+    # looking through the fields in order
+    seq: int = 0
+    flow: Flow = Flow()
+    table: Table = Table()
     phase: str = NEW
     game_id: str | None = None
     players: tuple[str, ...] = ()
@@ -87,11 +92,8 @@ class State(Struct, frozen=True, gc=False):
     totals: tuple[int, ...] = ()
     last_points: tuple[int, ...] = ()
     rounds_played: int = 0
-    seq: int = 0
     winners: tuple[int, ...] = ()
     reason: str | None = None
-    flow: Flow = Flow()
-    table: Table = Table()
     # ---- Extra Pepper (RULES.md §14); empty in a game without events
     #: per seat, the events held (one between rounds, two until event_kept)
     held: tuple[tuple[str, ...], ...] = ()
