@@ -344,6 +344,37 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     return n + plain_swim, 0
 
 
+def _partners() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """R-SCORE-MULT, R-X-SCORE-CAST: per kind of :data:`X_KINDS`, the kind a card of it
+    scores points by (a multiplier's counted kind, a counted kind's multiplier), and the
+    points per card of that kind (0, and the first kind, for a kind without one)."""
+    by_kind = {}
+    for m, c, per in (*((m, c, per) for m, (c, per) in MULTIPLIERS.items()), CAST):
+        by_kind[m], by_kind[c] = (c, per), (m, per)
+    partners = [by_kind.get(kind, (X_KINDS[0], 0)) for kind in X_KINDS]
+    return (tuple(X_KIND_INDEX[o] for o, _ in partners), tuple(per for _, per in partners))
+
+
+_PARTNER, _PER_PARTNER = _partners()
+
+
+def _steps(tables: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """Per kind of :data:`X_KINDS`, what the m-th card of it adds to the collectors by
+    ``tables`` (the shell, octopus, penguin and sailor tables in effect, padded:
+    :func:`_padded`), by m (0 for the other kinds); past :data:`_MOST`, an IndexError."""
+    rises = [tuple(0 if m == 0 else t[m] - t[m - 1] for m in range(len(t))) for t in tables]
+    none = (0,) * (_MOST + 1)
+    return tuple(rises[k - _SHELL] if _SHELL <= k <= _SAILOR else none
+                 for k in range(len(X_KINDS)))
+
+
+# What the m-th card of a kind k adds to a holding's collectors and multipliers, its kinds as
+# counts ``kinds`` (R-SCORE-COLLECT by ``steps``, R-SCORE-MULT, R-X-SCORE-CAST), is
+# ``steps[k][m] + kinds[_PARTNER[k]] * _PER_PARTNER[k]``: the closed turns' scorers add it
+# inline (a call per card taken costs more than the sum).
+_BASE_STEPS = _steps(_BASE_TABLES)
+
+
 class _EventScoring(NamedTuple):
     """What the events in effect for a player change in RULES.md §12, made once per set."""
 
@@ -353,6 +384,7 @@ class _EventScoring(NamedTuple):
     rodeo: bool
     tornado: bool
     changed: tuple[str, ...]
+    steps: tuple[tuple[int, ...], ...]     # what each card adds to the collectors (:func:`_steps`)
 
 
 def _event_scoring(effects: frozenset[str]) -> _EventScoring:
@@ -379,8 +411,9 @@ def _new_event_scoring(effects: frozenset[str]) -> _EventScoring:
     padded = {kind: _padded(table) for kind, table in tables.items()}
     seahorse = tuple((kind, X_KIND_INDEX[kind], most, padded[kind])
                      for kind, most in SEAHORSE_KINDS)
-    return _EventScoring(tuple(padded.values()), seahorse, RODEO in effects, tornado,
-                         tuple(changed))
+    collect = tuple(padded.values())
+    return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed),
+                         _steps(collect))
 
 
 _EVENT_SCORING: dict[frozenset[str], _EventScoring] = {}
@@ -480,7 +513,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
     :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
-    collect, seahorse_kinds, rodeo, tornado, changed = (
+    collect, seahorse_kinds, rodeo, tornado, changed, _ = (
         _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO
     held = in_hand[_STARFISH]
@@ -630,12 +663,12 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
                     if not h & 1:
                         fixed += 1
                     if k:                           # boat, fish: R-SCORE-MULT
-                        fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                        fixed += kinds[_PARTNER[k]] * _PER_PARTNER[k]
                 elif h <= in_hand[_SWIMMER if k == _SHARK else _SHARK]:
                     fixed += 1
-            elif k != _MERMAID:
+            elif k != _MERMAID:                     # the collectors and multipliers
                 try:
-                    fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                    fixed += _BASE_STEPS[k][m] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
                 except IndexError:                  # past the padded tables
                     fixed = _fixed_points(in_hand, kinds, len(laid))
             held[7] = fixed
@@ -682,34 +715,6 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     return fixed, bonus
 
 
-def _sets_gain(k: int, m: int, kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]
-               ) -> int:
-    """What one card more of the kind ``k`` (``m`` of them now, counted in ``kinds``) adds
-    to the collectors (R-SCORE-COLLECT by ``tables``, as :func:`_sets` reads them) and the
-    multipliers (R-SCORE-MULT). An IndexError: past the padded tables (:func:`_padded`)."""
-    if k == _BOAT:
-        return kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
-    if k == _FISH:
-        return kinds[_SHOAL] * _SHOAL_PER
-    if _SHELL <= k <= _SAILOR:
-        table = tables[k - _SHELL]
-        gain = table[m] - table[m - 1]
-        if k == _PENGUIN:
-            gain += kinds[_COLONY] * _COLONY_PER
-        elif k == _SAILOR:
-            gain += kinds[_CAPTAIN] * _CAPTAIN_PER
-        return gain
-    if k == _LIGHTHOUSE:
-        return kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
-    if k == _SHOAL:
-        return kinds[_SHOAL_OF] * _SHOAL_PER
-    if k == _COLONY:
-        return kinds[_COLONY_OF] * _COLONY_PER
-    if k == _CAPTAIN:
-        return kinds[_CAPTAIN_OF] * _CAPTAIN_PER
-    return 0
-
-
 def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> int:
     """The points of a base holding as counts that do not depend on the colours: pairs
     (laid ones included), collectors and multipliers."""
@@ -720,11 +725,12 @@ def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> 
 #: what a card of each kind of :data:`X_KINDS` changes in :func:`seat_extra_points_and_bonus`'s
 #: parts: the pairs in hand and the starfish (R-X-SCORE-DUO, R-X-SCORE-STARFISH), and the
 #: collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
-#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST)
+#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST), and of those the seahorse's part
 _X_DUO_INPUT = tuple(k in ("crab", "lobster", "boat", "fish", "swimmer", "shark", "jellyfish",
                            "starfish") for k in X_KINDS)
 _X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, "boat", "fish", "seahorse", *CAST[:2])
                      for k in X_KINDS)
+_X_SEAHORSE_INPUT = tuple(k in (*COLLECTOR_POINTS, "seahorse") for k in X_KINDS)
 
 
 def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
@@ -797,18 +803,13 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                             held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
                         held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
                                                   hand_starfish)
-                if k == _CRAB:                                      # R-X-SCORE-CAST
-                    held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
-                elif k == _CASTS:
-                    held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
-                elif _X_SET_INPUT[k]:
-                    if k != _SEAHORSE:
-                        try:
-                            sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
-                        except IndexError:          # past the padded tables
-                            sets = _set_part(kinds, scoring)
-                        held[8] = sets
-                    if kinds[_SEAHORSE] and not _BOAT <= k <= _FISH:
+                if _X_SET_INPUT[k]:
+                    try:
+                        sets += scoring.steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
+                    except IndexError:              # past the padded tables
+                        sets = _set_part(kinds, scoring)
+                    held[8] = sets
+                    if kinds[_SEAHORSE] and _X_SEAHORSE_INPUT[k]:
                         held[11] = seahorse = _seahorse_part(kinds, scoring)
             else:
                 held = None
@@ -898,7 +899,7 @@ def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...]
     (the hand and the unit are the last hand and them). The holding is the last one and
     ``gained``: the kinds in hand less the unit's, the parts those cards change scored on.
     A KeyError: a card :data:`X_CARD_INDEX` does not number."""
-    index = X_CARD_INDEX
+    index, steps = X_CARD_INDEX, scoring.steps
     in_hand, kinds, colors = held[3], held[4], held[5]
     bonus, sets, seahorse = held[6], held[8], held[11]
     past = False
@@ -910,16 +911,12 @@ def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...]
         colors[c] = group
         if group > bonus:
             bonus = group
-        if k == _CRAB:                                              # R-X-SCORE-CAST
-            sets += kinds[_CASTS] * _CASTS_PER
-        elif k == _CASTS:
-            sets += kinds[_CASTS_OF] * _CASTS_PER
-        elif _X_SET_INPUT[k] and k != _SEAHORSE and not past:
+        if _X_SET_INPUT[k] and not past:
             try:
-                sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+                sets += steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
             except IndexError:              # past the padded tables
                 past = True
-        if kinds[_SEAHORSE] and _X_SET_INPUT[k] and not _BOAT <= k <= _FISH:
+        if kinds[_SEAHORSE] and _X_SEAHORSE_INPUT[k]:
             seahorse = -1
     for code in unit:
         in_hand[index[code][0]] -= 1
