@@ -492,9 +492,9 @@ class Projector:
         # the turn in play, column by column (:data:`_TURN_COLUMNS` less game_id, ended and
         # what its close fills); first_seq 0: no turn in play
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
-         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
+         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, _
          ) = in_play
-        kinds, ended_by, counted = _KIND, _ENDED, self.counted
+        kinds, ended_by, counted = _KIND, _ENDED_BY, self.counted
         # a closed turn's points, counted on from the seat's last count, by the game's
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
@@ -505,8 +505,7 @@ class Projector:
         round_scoring = list(map(event_scoring, round_effects)) if round_effects else []
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
-            t = type(e)
-            k = kinds[t]
+            k = kinds[type(e)]
             if k < _ROUND_STARTED:                      # a turn event
                 if not first_seq:
                     f = prev.flow
@@ -515,13 +514,13 @@ class Projector:
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
                     boat_kept = _NO_BOAT_TAKES
-                    final_turn = f.call == "last_chance"
+                    final_turn = f.call is not None and f.call == "last_chance"   # (None: most)
                     first_seq = seq
-                last_seq = seq
-                if k == _END:                   # the turn's last event: its row, closed
+                if k <= _LAST_CHANCE:           # the turn's last event: its row, closed
                     table = s.table
                     hand = table.hands[seat]
-                    if s.flow.due == "round_scored":    # the round's end, scored once
+                    due = s.flow.due            # None: most turns (a cheaper test first)
+                    if due is not None and due == "round_scored":   # the round's end, scored once
                         b = round_breakdowns(s)[seat]
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
@@ -535,7 +534,7 @@ class Projector:
                         except KeyError:        # Extra Salt cards: scored by breakdown
                             card_points, color_bonus = points_and_bonus(hand, table.laid[seat])
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
-                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
+                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[k],
                                   final_turn, len(hand), card_points, color_bonus,
                                   len(table.deck), first_seq, seq))
                     first_seq = 0
@@ -556,6 +555,7 @@ class Projector:
                         take, kept = "forced", e.card
                 elif k == _DUO:
                     pairs += 1
+                    t = type(e)
                     duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
                                  list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
@@ -602,11 +602,12 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        # the turn in play in the same columns, ended and what its close fills left out
+        self.last_turn = _, last = _latest_turn_event(events, states, seq - 1)
+        # the turn in play in the same columns, ended and what its close fills left out; its
+        # last event is the round's latest turn event (a turn in play has one)
         self.turn = ([game_id, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile,
                       pile, boat_takes, boat_kept, pairs, None, final_turn, 0, 0, 0, 0,
-                      first_seq, last_seq] if first_seq else None)
-        self.last_turn = _latest_turn_event(events, states, seq - 1)
+                      first_seq, last.seq] if first_seq and last is not None else None)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
@@ -702,10 +703,12 @@ _NO_BOAT_TAKES: list[str] = []
 
 #: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
-(_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
- _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
+(_TURN_ENDED, _STOP, _LAST_CHANCE, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
+ _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(16)
+#: a turn's end's ``ended`` column, by its kind
+_ENDED_BY = tuple(_ENDED.values())
 _KIND: dict[type[ev.Event], int]
-_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
+_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(_ENDED)},
          ev.DeckDrawn: _DECK, ev.DiscardTaken: _DISCARD, ev.ForcedDrawn: _FORCED,
          **dict.fromkeys(_DUO_KIND, _DUO), ev.StarfishPlayed: _TRIO,
          ev.ShellFaceDown: _FACE_DOWN, ev.AngelfishTaken: _PLAY,
