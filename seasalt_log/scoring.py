@@ -385,6 +385,7 @@ class _EventScoring(NamedTuple):
     tornado: bool
     changed: tuple[str, ...]
     steps: tuple[tuple[int, ...], ...]     # what each card adds to the collectors (:func:`_steps`)
+    hand_starfish: bool = True              # R-X-SCORE-STARFISH's ruling (:func:`event_scoring`)
 
 
 def _event_scoring(effects: frozenset[str]) -> _EventScoring:
@@ -513,7 +514,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
     :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
-    collect, seahorse_kinds, rodeo, tornado, changed, _ = (
+    collect, seahorse_kinds, rodeo, tornado, changed, _, _ = (
         _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO
     held = in_hand[_STARFISH]
@@ -741,21 +742,39 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
     of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
     of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
     the parts a card taken changes scored again, with the same events."""
-    return seat_extra_scored(counted, seat, hand, laid, event_scoring(effects), hand_starfish)
+    return seat_extra_scored(counted, seat, hand, laid, event_scoring(effects, hand_starfish))
 
 
-def event_scoring(effects: frozenset[str]) -> _EventScoring:
+def event_scoring(effects: frozenset[str], hand_starfish: bool = True) -> _EventScoring:
     """What the events ``effects`` in effect for a player change in RULES.md §12 (the
-    collector tables, the seahorse's, the Water Rodeo, the Tornado): the ``scoring`` of
-    :func:`seat_extra_scored`, one object per set."""
-    return _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    collector tables, the seahorse's, the Water Rodeo, the Tornado), with the starfish
+    ruling ``hand_starfish`` (R-X-SCORE-STARFISH): the ``scoring`` of
+    :func:`seat_extra_scored`, one object per set and ruling."""
+    got = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    if hand_starfish:
+        return got
+    plain = _NO_HAND_STARFISH.get(effects)
+    if plain is None:
+        plain = _NO_HAND_STARFISH[effects] = got._replace(hand_starfish=False)
+    return plain
+
+
+_NO_HAND_STARFISH: dict[frozenset[str], _EventScoring] = {}
+
+# The record of a seat's holding that seat_extra_scored keeps: [0 hand, 1 laid,
+# 2 index (X_CARD_INDEX), 3 kinds in hand, 4 kinds in hand and laid, 5 colours of both,
+# 6 the largest colour group, 7 the pairs-and-starfish part (:func:`_duo_on`), 8 the points
+# that do not depend on the colours (that part, the sets part: :func:`_set_part`, and the
+# seahorse part), 9 the scoring they were made with (:func:`event_scoring`), 10 the
+# seahorse part (:func:`_seahorse_part`), 11 the pairs in hand (:func:`hand_pairs`)]
 
 
 def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
-                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring,
-                      hand_starfish: bool) -> tuple[int, int]:
-    """:func:`seat_extra_points_and_bonus` with the events in effect given by their
-    :func:`event_scoring` (a read model's closed turns take it once per round)."""
+                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring
+                      ) -> tuple[int, int]:
+    """:func:`seat_extra_points_and_bonus` with the events in effect and the starfish
+    ruling given by their :func:`event_scoring` (a read model's closed turns take it once
+    per round)."""
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
@@ -774,54 +793,49 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
             if group > bonus:
                 held[6] = bonus = group
             held[0] = hand
-            if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets, seahorse = held[7], held[8], held[11]
+            if held[9] is scoring:
+                fixed = held[8]
                 if _X_DUO_INPUT[k]:
-                    in_pairs = held[12]
+                    in_pairs = held[11]
                     if k == _BOAT or k == _FISH:            # pairs of their own
                         if not in_hand[k] & 1:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     elif k == _CRAB:        # a pair with a lobster left, else with a crab
                         left = in_hand[_CRAB] - in_hand[_LOBSTER]
                         if left <= 0 or not left & 1:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     elif (_SWIMMER <= k <= _SHARK or k == _JELLYFISH) and not scoring.rodeo:
                         # a swimmer pairs with a shark or jellyfish: one more pair if the
                         # card taken has one left to pair with (the Water Rodeo: below)
                         swimmers = in_hand[_SWIMMER]
                         others = in_hand[_SHARK] + in_hand[_JELLYFISH]
                         if swimmers <= others if k == _SWIMMER else others <= swimmers:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     else:
                         if k != _STARFISH:
-                            held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-                        held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                  hand_starfish)
+                            in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+                        fixed = _duo_on(held, in_pairs, len(laid), scoring)
                 if _X_SET_INPUT[k]:
                     try:
-                        sets += scoring.steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
+                        fixed += scoring.steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
                     except IndexError:              # past the padded tables
-                        sets = _set_part(kinds, scoring)
-                    held[8] = sets
+                        fixed = held[7] + _set_part(kinds, scoring) + held[10]
                     if kinds[_SEAHORSE] and _X_SEAHORSE_INPUT[k]:
-                        held[11] = seahorse = _seahorse_part(kinds, scoring)
+                        seahorse = _seahorse_part(kinds, scoring)
+                        fixed += seahorse - held[10]
+                        held[10] = seahorse
+                    held[8] = fixed
             else:
                 held = None
         elif hand is old:
             in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            if held[9] is not scoring or held[10] is not hand_starfish:
-                _rescore_parts(held, scoring, hand_starfish, len(laid))
-            duo, sets, seahorse = held[7], held[8], held[11]
+            if held[9] is not scoring:
+                _rescore_parts(held, scoring, len(laid))
+            fixed = held[8]
         else:
             in_hand = held = None
     elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
-          and held[10] is hand_starfish and laid[:-1] == held[1]):
+          and laid[:-1] == held[1]):
         # one unit laid since (a turn's pair; an empty ``laid`` never gets here: the empty
         # tuple is one object, so it passed the first test): counted on when its cards and
         # the hand are the last hand and cards gained (no card lost), the parts scored on as
@@ -838,71 +852,65 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
             in_hand = held = None
         else:
             try:
-                _laid_on(held, hand, laid, unit, gained, scoring, hand_starfish)
+                _laid_on(held, hand, laid, unit, gained, scoring)
             except KeyError:
                 del counted[seat]
                 raise
-            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            duo, sets, seahorse = held[7], held[8], held[11]
+            in_hand, kinds, colors, bonus, fixed = held[3], held[4], held[5], held[6], held[8]
     else:
         in_hand = held = None
     if held is None:
         if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
             if not laid and len(hand) == 1:     # a round's first take (see above)
                 counted[seat] = [(), laid, X_CARD_INDEX, _NO_KINDS[:], _NO_KINDS[:],
-                                 _NO_COLORS[:], 0, 0, 0, scoring, hand_starfish, 0, 0]
-                return seat_extra_scored(counted, seat, hand, laid, scoring, hand_starfish)
+                                 _NO_COLORS[:], 0, 0, 0, scoring, 0, 0]
+                return seat_extra_scored(counted, seat, hand, laid, scoring)
             try:
                 in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:
                 counted.pop(seat, None)
                 raise
             bonus = max(colors)
-        in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-        duo = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
-        sets = _set_part(kinds, scoring)
         seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
-        counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
-                         scoring, hand_starfish, seahorse, in_pairs]
+        held = counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, 0,
+                                _set_part(kinds, scoring) + seahorse, scoring, seahorse, 0]
+        fixed = _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], len(laid), scoring)
     mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
     if mermaids and not scoring.tornado:
-        return (duo + sets + seahorse + (bonus if mermaids == 1
-                                         else sum(sorted(colors, reverse=True)[:mermaids])),
-                bonus)
-    return duo + sets + seahorse, bonus
+        return (fixed + (bonus if mermaids == 1
+                         else sum(sorted(colors, reverse=True)[:mermaids])), bonus)
+    return fixed, bonus
 
 
-def _rescore_parts(held: list[Any], scoring: _EventScoring, hand_starfish: bool,
-                   n_units: int) -> None:
-    """:func:`seat_extra_points_and_bonus`'s record ``held`` scored again with other events
-    in effect (``scoring``) or another starfish ruling: only the parts they change (the Water
-    Rodeo the pairs in hand, the tables the sets and the seahorse; the Tornado only the
-    mermaids, scored by the caller)."""
+def _rescore_parts(held: list[Any], scoring: _EventScoring, n_units: int) -> None:
+    """:func:`seat_extra_scored`'s record ``held`` scored again with other events in effect
+    or another starfish ruling (``scoring``): only the parts they change (the tables the
+    sets and the seahorse, the Water Rodeo the pairs in hand, the ruling the starfish; the
+    Tornado only the mermaids, scored by the caller)."""
     was: _EventScoring = held[9]
     in_hand, kinds = held[3], held[4]
-    if was.rodeo != scoring.rodeo:
-        held[12] = hand_pairs(in_hand, scoring.rodeo)[0]
-        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
-    elif held[10] is not hand_starfish:
-        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    held[9] = scoring
     if was.collect != scoring.collect:
-        held[8] = _set_part(kinds, scoring)
-        held[11] = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
-    held[9], held[10] = scoring, hand_starfish
+        seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
+        held[8] = held[7] + _set_part(kinds, scoring) + seahorse
+        held[10] = seahorse
+    if was.rodeo != scoring.rodeo:
+        _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], n_units, scoring)
+    elif was.hand_starfish != scoring.hand_starfish:
+        _duo_on(held, held[11], n_units, scoring)
 
 
 def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
-             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring,
-             hand_starfish: bool) -> None:
-    """:func:`seat_extra_points_and_bonus`'s record ``held`` brought to the holding ``hand``,
-    ``laid``: its last holding with ``unit`` laid from the hand and the cards ``gained``
-    (the hand and the unit are the last hand and them). The holding is the last one and
-    ``gained``: the kinds in hand less the unit's, the parts those cards change scored on.
-    A KeyError: a card :data:`X_CARD_INDEX` does not number."""
+             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring) -> None:
+    """:func:`seat_extra_scored`'s record ``held`` brought to the holding ``hand``, ``laid``:
+    its last holding with ``unit`` laid from the hand and the cards ``gained`` (the hand and
+    the unit are the last hand and them). The holding is the last one and ``gained``: the
+    kinds in hand less the unit's, the parts those cards change scored on. A KeyError: a
+    card :data:`X_CARD_INDEX` does not number."""
     index, steps = X_CARD_INDEX, scoring.steps
     in_hand, kinds, colors = held[3], held[4], held[5]
-    bonus, sets, seahorse = held[6], held[8], held[11]
-    past = False
+    bonus, fixed = held[6], held[8]
+    past = seahorse_input = False
     for code in gained:
         k, c = index[code]
         in_hand[k] += 1
@@ -913,35 +921,40 @@ def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...]
             bonus = group
         if _X_SET_INPUT[k] and not past:
             try:
-                sets += steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
+                fixed += steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
             except IndexError:              # past the padded tables
                 past = True
-        if kinds[_SEAHORSE] and _X_SEAHORSE_INPUT[k]:
-            seahorse = -1
+        if _X_SEAHORSE_INPUT[k]:
+            seahorse_input = True
     for code in unit:
         in_hand[index[code][0]] -= 1
     if past:
-        sets = _set_part(kinds, scoring)
-    if seahorse < 0:
+        fixed = held[7] + _set_part(kinds, scoring) + held[10]
+    if seahorse_input and kinds[_SEAHORSE]:
         seahorse = _seahorse_part(kinds, scoring)
-    in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-    held[0], held[1], held[6], held[8] = hand, laid, bonus, sets
-    held[11], held[12] = seahorse, in_pairs
-    held[7] = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
+        fixed += seahorse - held[10]
+        held[10] = seahorse
+    held[0], held[1], held[6], held[8] = hand, laid, bonus, fixed
+    _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], len(laid), scoring)
 
 
-def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,
-              hand_starfish: bool) -> int:
-    """The pairs (laid units 1 each, and ``in_pairs`` in hand: R-X-SCORE-DUO,
-    :func:`hand_pairs`) and the starfish (R-X-SCORE-STARFISH) of a holding as counts, as
-    :func:`_extra_points` scores them."""
+def _duo_on(held: list[Any], in_pairs: int, n_units: int, scoring: _EventScoring) -> int:
+    """:func:`seat_extra_scored`'s record ``held`` with ``in_pairs`` pairs in hand
+    (:func:`hand_pairs`) and ``n_units`` laid: its pairs-and-starfish part (laid units 1
+    each, the pairs in hand, R-X-SCORE-DUO, and the starfish, R-X-SCORE-STARFISH, as
+    :func:`_extra_points` scores them) made again, and with it the points that do not depend
+    on the colours, which it returns."""
+    kinds = held[4]
     starfish = kinds[_STARFISH]
     if starfish:
-        held = in_hand[_STARFISH]
-        starfish = 2 * (starfish - held)
-        if hand_starfish and held:
-            starfish += 2 * (held if held < in_pairs else in_pairs)
-    return n_units + in_pairs + starfish
+        in_hand = held[3][_STARFISH]
+        starfish = 2 * (starfish - in_hand)
+        if scoring.hand_starfish and in_hand:
+            starfish += 2 * (in_hand if in_hand < in_pairs else in_pairs)
+    duo = n_units + in_pairs + starfish
+    fixed = held[8] + duo - held[7]
+    held[7], held[8], held[11] = duo, fixed, in_pairs
+    return fixed
 
 
 def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:

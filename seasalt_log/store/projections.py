@@ -426,6 +426,12 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
             [won or p == e.caller for p in range(n)])
 
 
+def _seat_scoring(effects: list[frozenset[str]], hand_starfish: bool) -> list[Any]:
+    """Each seat's :func:`~seasalt_log.scoring.event_scoring` of its events in effect
+    ``effects`` and the starfish ruling ``hand_starfish``, by seat."""
+    return [event_scoring(codes, hand_starfish) for codes in effects]
+
+
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
     p = Projector(game_id, events[0], memo=False)     # each state is scored once
@@ -499,10 +505,11 @@ class Projector:
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
-        # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
-        # change hands between rounds only (event_awarded, event_kept, round_started)
+        # the scoring of the seats' events in effect (R-EV-APPLY) with the starfish ruling,
+        # the same all round: the events change hands between rounds only (event_awarded,
+        # event_kept, round_started)
         round_effects = seat_effects(prev) if extra and prev is not None else None
-        round_scoring = list(map(event_scoring, round_effects)) if round_effects else []
+        round_scoring = _seat_scoring(round_effects, hand_starfish) if round_effects else []
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
             k = kinds[type(e)]
@@ -525,8 +532,7 @@ class Projector:
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
                         card_points, color_bonus = seat_extra_scored(
-                            counted, seat, hand, table.laid[seat], round_scoring[seat],
-                            hand_starfish)
+                            counted, seat, hand, table.laid[seat], round_scoring[seat])
                     else:
                         try:
                             card_points, color_bonus = seat_points_and_bonus(
@@ -576,7 +582,7 @@ class Projector:
                               None, None, None, 0, len(s.table.deck)]
                 if extra:
                     round_effects = seat_effects(s)
-                    round_scoring = list(map(event_scoring, round_effects))
+                    round_scoring = _seat_scoring(round_effects, hand_starfish)
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s, round_effects)
                 elif seat_events:
