@@ -4,9 +4,9 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, overload
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from .cards import ALL_CODES, CODES, COLOR, COLORS, EXTRA_FAMILIES, KIND, KINDS
 
@@ -375,8 +375,9 @@ def _steps(tables: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
 _BASE_STEPS = _steps(_BASE_TABLES)
 
 
-class _EventScoring(NamedTuple):
-    """What the events in effect for a player change in RULES.md §12, made once per set."""
+class _EventScoring(Struct, frozen=True):
+    """What the events in effect for a player change in RULES.md §12, made once per set (a
+    Struct: the closed turns' scorers read its fields, a slot each)."""
 
     collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order,
     #                                         padded (:func:`_padded`)
@@ -514,9 +515,8 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
     :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
-    collect, seahorse_kinds, rodeo, tornado, changed, _, _ = (
-        _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)      # R-X-SCORE-DUO
     held = in_hand[_STARFISH]
     pairs = n_units + in_pairs
     starfish = kinds[_STARFISH]
@@ -524,10 +524,10 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
-    collectors, multipliers = _sets(kinds, collect)
+    collectors, multipliers = _sets(kinds, scoring.collect)
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
-        for kind, k, most, table in seahorse_kinds:     # ties: the first kind in this order
+        for kind, k, most, table in scoring.seahorse:   # ties: the first kind in this order
             n = kinds[k]
             if 0 < n < most:
                 gain = table[n + 1] - table[n]
@@ -536,7 +536,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     cast = kinds[_CASTS] and kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER  # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
-    if mermaids and not tornado:                                    # R-EV-TORNADO
+    if mermaids and not scoring.tornado:                            # R-EV-TORNADO
         mermaids = mermaid_points(mermaids, colors, largest)
     else:
         mermaids = 0
@@ -544,7 +544,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     if not parts:
         return card_pts
     return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
-            multipliers, cast, mermaids, changed)
+            multipliers, cast, mermaids, scoring.changed)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -755,7 +755,7 @@ def event_scoring(effects: frozenset[str], hand_starfish: bool = True) -> _Event
         return got
     plain = _NO_HAND_STARFISH.get(effects)
     if plain is None:
-        plain = _NO_HAND_STARFISH[effects] = got._replace(hand_starfish=False)
+        plain = _NO_HAND_STARFISH[effects] = structs.replace(got, hand_starfish=False)
     return plain
 
 
