@@ -500,6 +500,8 @@ class Projector:
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
          boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, _
          ) = in_play
+        # the round in play: a turn's round is its flow's, which a round's start alone changes
+        rnd = prev.flow.round if prev is not None else None
         kinds, ended_by, counted = _KIND, _ENDED_BY, self.counted
         # a closed turn's points, counted on from the seat's last count, by the game's
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
@@ -516,7 +518,7 @@ class Projector:
             if k < _ROUND_STARTED:                      # a turn event
                 if not first_seq:
                     f = prev.flow
-                    rnd, turn_no, seat = f.round, f.turn, e.player
+                    turn_no, seat = f.turn, e.player
                     take = "none" if f.step != TAKE else None
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
@@ -574,12 +576,13 @@ class Projector:
                 if open_round is not None:              # the round before is final now
                     _progress(open_round, *_latest_turn_event(events, states, seq - 2))
                     final["rounds"].append(tuple(open_round))
-                    final["round_events"].extend(tuple(r) for r in seat_events)
-                    final["event_awards"].extend(tuple(r) for r in awards)
+                    final["round_events"].extend(map(tuple, seat_events))
+                    final["event_awards"].extend(map(tuple, awards))
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
+                rnd = s.flow.round
                 if extra:
                     round_effects = seat_effects(s)
                     round_scoring = _seat_scoring(round_effects, hand_starfish)
@@ -625,8 +628,8 @@ class Projector:
         end = self.last if ended else None
         return {
             "rounds": [tuple(open_round)] if open_round is not None else [],
-            "round_events": [tuple(r) for r in self.seat_events],
-            "event_awards": [tuple(r) for r in self.awards],
+            "round_events": list(map(tuple, self.seat_events)),
+            "event_awards": list(map(tuple, self.awards)),
             # the turn in play
             "turns": [_close_turn(turn, last, self.scores.points)] if turn is not None else [],
             "games": [(
