@@ -358,10 +358,12 @@ def _partners() -> tuple[tuple[int, ...], tuple[int, ...]]:
 _PARTNER, _PER_PARTNER = _partners()
 
 
+@lru_cache(maxsize=None)
 def _steps(tables: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
     """Per kind of :data:`X_KINDS`, what the m-th card of it adds to the collectors by
     ``tables`` (the shell, octopus, penguin and sailor tables in effect, padded:
-    :func:`_padded`), by m (0 for the other kinds); past :data:`_MOST`, an IndexError."""
+    :func:`_padded`), by m (0 for the other kinds); past :data:`_MOST`, an IndexError. One
+    copy per set of tables (the events change two of them: four sets)."""
     rises = [tuple(0 if m == 0 else t[m] - t[m - 1] for m in range(len(t))) for t in tables]
     none = (0,) * (_MOST + 1)
     return tuple(rises[k - _SHELL] if _SHELL <= k <= _SAILOR else none
