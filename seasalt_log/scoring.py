@@ -4,9 +4,9 @@ game winners. The engine, the CLI's ``score`` and ``rescore`` all use these func
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Iterable, Literal, NamedTuple, Sequence, overload
+from typing import TYPE_CHECKING, Any, Iterable, Literal, Sequence, overload
 
-from msgspec import Struct
+from msgspec import Struct, structs
 
 from .cards import ALL_CODES, CODES, COLOR, COLORS, EXTRA_FAMILIES, KIND, KINDS
 
@@ -344,8 +344,42 @@ def hand_pairs(in_hand: Sequence[int], rodeo: bool) -> tuple[int, int]:
     return n + plain_swim, 0
 
 
-class _EventScoring(NamedTuple):
-    """What the events in effect for a player change in RULES.md §12, made once per set."""
+def _partners() -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """R-SCORE-MULT, R-X-SCORE-CAST: per kind of :data:`X_KINDS`, the kind a card of it
+    scores points by (a multiplier's counted kind, a counted kind's multiplier), and the
+    points per card of that kind (0, and the first kind, for a kind without one)."""
+    by_kind = {}
+    for m, c, per in (*((m, c, per) for m, (c, per) in MULTIPLIERS.items()), CAST):
+        by_kind[m], by_kind[c] = (c, per), (m, per)
+    partners = [by_kind.get(kind, (X_KINDS[0], 0)) for kind in X_KINDS]
+    return (tuple(X_KIND_INDEX[o] for o, _ in partners), tuple(per for _, per in partners))
+
+
+_PARTNER, _PER_PARTNER = _partners()
+
+
+@lru_cache(maxsize=None)
+def _steps(tables: tuple[tuple[int, ...], ...]) -> tuple[tuple[int, ...], ...]:
+    """Per kind of :data:`X_KINDS`, what the m-th card of it adds to the collectors by
+    ``tables`` (the shell, octopus, penguin and sailor tables in effect, padded:
+    :func:`_padded`), by m (0 for the other kinds); past :data:`_MOST`, an IndexError. One
+    copy per set of tables (the events change two of them: four sets)."""
+    rises = [tuple(0 if m == 0 else t[m] - t[m - 1] for m in range(len(t))) for t in tables]
+    none = (0,) * (_MOST + 1)
+    return tuple(rises[k - _SHELL] if _SHELL <= k <= _SAILOR else none
+                 for k in range(len(X_KINDS)))
+
+
+# What the m-th card of a kind k adds to a holding's collectors and multipliers, its kinds as
+# counts ``kinds`` (R-SCORE-COLLECT by ``steps``, R-SCORE-MULT, R-X-SCORE-CAST), is
+# ``steps[k][m] + kinds[_PARTNER[k]] * _PER_PARTNER[k]``: the closed turns' scorers add it
+# inline (a call per card taken costs more than the sum).
+_BASE_STEPS = _steps(_BASE_TABLES)
+
+
+class _EventScoring(Struct, frozen=True):
+    """What the events in effect for a player change in RULES.md §12, made once per set (a
+    Struct: the closed turns' scorers read its fields, a slot each)."""
 
     collect: tuple[tuple[int, ...], ...]    # the collector tables, in COLLECTOR_POINTS' order,
     #                                         padded (:func:`_padded`)
@@ -353,6 +387,8 @@ class _EventScoring(NamedTuple):
     rodeo: bool
     tornado: bool
     changed: tuple[str, ...]
+    steps: tuple[tuple[int, ...], ...]     # what each card adds to the collectors (:func:`_steps`)
+    hand_starfish: bool = True              # R-X-SCORE-STARFISH's ruling (:func:`event_scoring`)
 
 
 def _event_scoring(effects: frozenset[str]) -> _EventScoring:
@@ -379,8 +415,9 @@ def _new_event_scoring(effects: frozenset[str]) -> _EventScoring:
     padded = {kind: _padded(table) for kind, table in tables.items()}
     seahorse = tuple((kind, X_KIND_INDEX[kind], most, padded[kind])
                      for kind, most in SEAHORSE_KINDS)
-    return _EventScoring(tuple(padded.values()), seahorse, RODEO in effects, tornado,
-                         tuple(changed))
+    collect = tuple(padded.values())
+    return _EventScoring(collect, seahorse, RODEO in effects, tornado, tuple(changed),
+                         _steps(collect))
 
 
 _EVENT_SCORING: dict[frozenset[str], _EventScoring] = {}
@@ -480,9 +517,8 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
     :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
-    collect, seahorse_kinds, rodeo, tornado, changed = (
-        _EVENT_SCORING.get(effects) or _event_scoring(effects))        # made once per set
-    in_pairs, rodeo_pairs = hand_pairs(in_hand, rodeo)              # R-X-SCORE-DUO
+    scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
+    in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)      # R-X-SCORE-DUO
     held = in_hand[_STARFISH]
     pairs = n_units + in_pairs
     starfish = kinds[_STARFISH]
@@ -490,10 +526,10 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
         starfish = 2 * (starfish - held)
         if hand_starfish and held:
             starfish += 2 * (held if held < in_pairs else in_pairs)
-    collectors, multipliers = _sets(kinds, collect)
+    collectors, multipliers = _sets(kinds, scoring.collect)
     seahorse, seahorse_points = None, 0
     if kinds[_SEAHORSE]:                                            # R-X-SCORE-SEAHORSE
-        for kind, k, most, table in seahorse_kinds:     # ties: the first kind in this order
+        for kind, k, most, table in scoring.seahorse:   # ties: the first kind in this order
             n = kinds[k]
             if 0 < n < most:
                 gain = table[n + 1] - table[n]
@@ -502,7 +538,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     cast = kinds[_CASTS] and kinds[_CASTS] * kinds[_CASTS_OF] * _CASTS_PER  # R-X-SCORE-CAST
     # R-SCORE-MERMAID, R-X-SCORE-COLOUR: every face-up card by its colour (seahorse: white)
     mermaids = kinds[_MERMAID]
-    if mermaids and not tornado:                                    # R-EV-TORNADO
+    if mermaids and not scoring.tornado:                            # R-EV-TORNADO
         mermaids = mermaid_points(mermaids, colors, largest)
     else:
         mermaids = 0
@@ -510,7 +546,7 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
     if not parts:
         return card_pts
     return (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points,
-            multipliers, cast, mermaids, changed)
+            multipliers, cast, mermaids, scoring.changed)
 
 
 def extra_breakdown(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
@@ -630,12 +666,12 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
                     if not h & 1:
                         fixed += 1
                     if k:                           # boat, fish: R-SCORE-MULT
-                        fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                        fixed += kinds[_PARTNER[k]] * _PER_PARTNER[k]
                 elif h <= in_hand[_SWIMMER if k == _SHARK else _SHARK]:
                     fixed += 1
-            elif k != _MERMAID:
+            elif k != _MERMAID:                     # the collectors and multipliers
                 try:
-                    fixed += _sets_gain(k, m, kinds, _BASE_TABLES)
+                    fixed += _BASE_STEPS[k][m] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
                 except IndexError:                  # past the padded tables
                     fixed = _fixed_points(in_hand, kinds, len(laid))
             held[7] = fixed
@@ -682,34 +718,6 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     return fixed, bonus
 
 
-def _sets_gain(k: int, m: int, kinds: Sequence[int], tables: tuple[tuple[int, ...], ...]
-               ) -> int:
-    """What one card more of the kind ``k`` (``m`` of them now, counted in ``kinds``) adds
-    to the collectors (R-SCORE-COLLECT by ``tables``, as :func:`_sets` reads them) and the
-    multipliers (R-SCORE-MULT). An IndexError: past the padded tables (:func:`_padded`)."""
-    if k == _BOAT:
-        return kinds[_LIGHTHOUSE] * _LIGHTHOUSE_PER
-    if k == _FISH:
-        return kinds[_SHOAL] * _SHOAL_PER
-    if _SHELL <= k <= _SAILOR:
-        table = tables[k - _SHELL]
-        gain = table[m] - table[m - 1]
-        if k == _PENGUIN:
-            gain += kinds[_COLONY] * _COLONY_PER
-        elif k == _SAILOR:
-            gain += kinds[_CAPTAIN] * _CAPTAIN_PER
-        return gain
-    if k == _LIGHTHOUSE:
-        return kinds[_LIGHTHOUSE_OF] * _LIGHTHOUSE_PER
-    if k == _SHOAL:
-        return kinds[_SHOAL_OF] * _SHOAL_PER
-    if k == _COLONY:
-        return kinds[_COLONY_OF] * _COLONY_PER
-    if k == _CAPTAIN:
-        return kinds[_CAPTAIN_OF] * _CAPTAIN_PER
-    return 0
-
-
 def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> int:
     """The points of a base holding as counts that do not depend on the colours: pairs
     (laid ones included), collectors and multipliers."""
@@ -720,11 +728,12 @@ def _fixed_points(in_hand: Sequence[int], kinds: Sequence[int], n_laid: int) -> 
 #: what a card of each kind of :data:`X_KINDS` changes in :func:`seat_extra_points_and_bonus`'s
 #: parts: the pairs in hand and the starfish (R-X-SCORE-DUO, R-X-SCORE-STARFISH), and the
 #: collectors, multipliers, seahorse and cast of crabs (R-SCORE-COLLECT, R-SCORE-MULT,
-#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST)
+#: R-X-SCORE-SEAHORSE, R-X-SCORE-CAST), and of those the seahorse's part
 _X_DUO_INPUT = tuple(k in ("crab", "lobster", "boat", "fish", "swimmer", "shark", "jellyfish",
                            "starfish") for k in X_KINDS)
 _X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, "boat", "fish", "seahorse", *CAST[:2])
                      for k in X_KINDS)
+_X_SEAHORSE_INPUT = tuple(k in (*COLLECTOR_POINTS, "seahorse") for k in X_KINDS)
 
 
 def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
@@ -735,21 +744,39 @@ def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
     of a seat's holding, as :func:`holding_points_and_bonus` gives them (every closed turn
     of an expansion game is scored so); ``counted`` as for :func:`seat_points_and_bonus`,
     the parts a card taken changes scored again, with the same events."""
-    return seat_extra_scored(counted, seat, hand, laid, event_scoring(effects), hand_starfish)
+    return seat_extra_scored(counted, seat, hand, laid, event_scoring(effects, hand_starfish))
 
 
-def event_scoring(effects: frozenset[str]) -> _EventScoring:
+def event_scoring(effects: frozenset[str], hand_starfish: bool = True) -> _EventScoring:
     """What the events ``effects`` in effect for a player change in RULES.md §12 (the
-    collector tables, the seahorse's, the Water Rodeo, the Tornado): the ``scoring`` of
-    :func:`seat_extra_scored`, one object per set."""
-    return _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    collector tables, the seahorse's, the Water Rodeo, the Tornado), with the starfish
+    ruling ``hand_starfish`` (R-X-SCORE-STARFISH): the ``scoring`` of
+    :func:`seat_extra_scored`, one object per set and ruling."""
+    got = _EVENT_SCORING.get(effects) or _event_scoring(effects)
+    if hand_starfish:
+        return got
+    plain = _NO_HAND_STARFISH.get(effects)
+    if plain is None:
+        plain = _NO_HAND_STARFISH[effects] = structs.replace(got, hand_starfish=False)
+    return plain
+
+
+_NO_HAND_STARFISH: dict[frozenset[str], _EventScoring] = {}
+
+# The record of a seat's holding that seat_extra_scored keeps: [0 hand, 1 laid,
+# 2 index (X_CARD_INDEX), 3 kinds in hand, 4 kinds in hand and laid, 5 colours of both,
+# 6 the largest colour group, 7 the pairs-and-starfish part (:func:`_duo_on`), 8 the points
+# that do not depend on the colours (that part, the sets part: :func:`_set_part`, and the
+# seahorse part), 9 the scoring they were made with (:func:`event_scoring`), 10 the
+# seahorse part (:func:`_seahorse_part`), 11 the pairs in hand (:func:`hand_pairs`)]
 
 
 def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
-                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring,
-                      hand_starfish: bool) -> tuple[int, int]:
-    """:func:`seat_extra_points_and_bonus` with the events in effect given by their
-    :func:`event_scoring` (a read model's closed turns take it once per round)."""
+                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring
+                      ) -> tuple[int, int]:
+    """:func:`seat_extra_points_and_bonus` with the events in effect and the starfish
+    ruling given by their :func:`event_scoring` (a read model's closed turns take it once
+    per round)."""
     held = counted.get(seat)
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
@@ -768,59 +795,49 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
             if group > bonus:
                 held[6] = bonus = group
             held[0] = hand
-            if held[9] is scoring and held[10] is hand_starfish:
-                duo, sets, seahorse = held[7], held[8], held[11]
+            if held[9] is scoring:
+                fixed = held[8]
                 if _X_DUO_INPUT[k]:
-                    in_pairs = held[12]
+                    in_pairs = held[11]
                     if k == _BOAT or k == _FISH:            # pairs of their own
                         if not in_hand[k] & 1:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     elif k == _CRAB:        # a pair with a lobster left, else with a crab
                         left = in_hand[_CRAB] - in_hand[_LOBSTER]
                         if left <= 0 or not left & 1:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     elif (_SWIMMER <= k <= _SHARK or k == _JELLYFISH) and not scoring.rodeo:
                         # a swimmer pairs with a shark or jellyfish: one more pair if the
                         # card taken has one left to pair with (the Water Rodeo: below)
                         swimmers = in_hand[_SWIMMER]
                         others = in_hand[_SHARK] + in_hand[_JELLYFISH]
                         if swimmers <= others if k == _SWIMMER else others <= swimmers:
-                            held[12] = in_pairs = in_pairs + 1
-                            held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                      hand_starfish)
+                            fixed = _duo_on(held, in_pairs + 1, len(laid), scoring)
                     else:
                         if k != _STARFISH:
-                            held[12] = in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-                        held[7] = duo = _duo_part(in_pairs, in_hand, kinds, len(laid),
-                                                  hand_starfish)
-                if k == _CRAB:                                      # R-X-SCORE-CAST
-                    held[8] = sets = sets + kinds[_CASTS] * _CASTS_PER
-                elif k == _CASTS:
-                    held[8] = sets = sets + kinds[_CASTS_OF] * _CASTS_PER
-                elif _X_SET_INPUT[k]:
-                    if k != _SEAHORSE:
-                        try:
-                            sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
-                        except IndexError:          # past the padded tables
-                            sets = _set_part(kinds, scoring)
-                        held[8] = sets
-                    if kinds[_SEAHORSE] and not _BOAT <= k <= _FISH:
-                        held[11] = seahorse = _seahorse_part(kinds, scoring)
+                            in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
+                        fixed = _duo_on(held, in_pairs, len(laid), scoring)
+                if _X_SET_INPUT[k]:
+                    try:
+                        fixed += scoring.steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
+                    except IndexError:              # past the padded tables
+                        fixed = held[7] + _set_part(kinds, scoring) + held[10]
+                    if kinds[_SEAHORSE] and _X_SEAHORSE_INPUT[k]:
+                        seahorse = _seahorse_part(kinds, scoring)
+                        fixed += seahorse - held[10]
+                        held[10] = seahorse
+                    held[8] = fixed
             else:
                 held = None
         elif hand is old:
             in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            if held[9] is not scoring or held[10] is not hand_starfish:
-                _rescore_parts(held, scoring, hand_starfish, len(laid))
-            duo, sets, seahorse = held[7], held[8], held[11]
+            if held[9] is not scoring:
+                _rescore_parts(held, scoring, len(laid))
+            fixed = held[8]
         else:
             in_hand = held = None
     elif (held is not None and held[2] is X_CARD_INDEX and held[9] is scoring
-          and held[10] is hand_starfish and laid[:-1] == held[1]):
+          and laid[:-1] == held[1]):
         # one unit laid since (a turn's pair; an empty ``laid`` never gets here: the empty
         # tuple is one object, so it passed the first test): counted on when its cards and
         # the hand are the last hand and cards gained (no card lost), the parts scored on as
@@ -837,71 +854,65 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
             in_hand = held = None
         else:
             try:
-                _laid_on(held, hand, laid, unit, gained, scoring, hand_starfish)
+                _laid_on(held, hand, laid, unit, gained, scoring)
             except KeyError:
                 del counted[seat]
                 raise
-            in_hand, kinds, colors, bonus = held[3], held[4], held[5], held[6]
-            duo, sets, seahorse = held[7], held[8], held[11]
+            in_hand, kinds, colors, bonus, fixed = held[3], held[4], held[5], held[6], held[8]
     else:
         in_hand = held = None
     if held is None:
         if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
             if not laid and len(hand) == 1:     # a round's first take (see above)
                 counted[seat] = [(), laid, X_CARD_INDEX, _NO_KINDS[:], _NO_KINDS[:],
-                                 _NO_COLORS[:], 0, 0, 0, scoring, hand_starfish, 0, 0]
-                return seat_extra_scored(counted, seat, hand, laid, scoring, hand_starfish)
+                                 _NO_COLORS[:], 0, 0, 0, scoring, 0, 0]
+                return seat_extra_scored(counted, seat, hand, laid, scoring)
             try:
                 in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:
                 counted.pop(seat, None)
                 raise
             bonus = max(colors)
-        in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-        duo = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
-        sets = _set_part(kinds, scoring)
         seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
-        counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, duo, sets,
-                         scoring, hand_starfish, seahorse, in_pairs]
+        held = counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, bonus, 0,
+                                _set_part(kinds, scoring) + seahorse, scoring, seahorse, 0]
+        fixed = _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], len(laid), scoring)
     mermaids = kinds[_MERMAID]          # R-SCORE-MERMAID, R-X-SCORE-COLOUR, R-EV-TORNADO
     if mermaids and not scoring.tornado:
-        return (duo + sets + seahorse + (bonus if mermaids == 1
-                                         else sum(sorted(colors, reverse=True)[:mermaids])),
-                bonus)
-    return duo + sets + seahorse, bonus
+        return (fixed + (bonus if mermaids == 1
+                         else sum(sorted(colors, reverse=True)[:mermaids])), bonus)
+    return fixed, bonus
 
 
-def _rescore_parts(held: list[Any], scoring: _EventScoring, hand_starfish: bool,
-                   n_units: int) -> None:
-    """:func:`seat_extra_points_and_bonus`'s record ``held`` scored again with other events
-    in effect (``scoring``) or another starfish ruling: only the parts they change (the Water
-    Rodeo the pairs in hand, the tables the sets and the seahorse; the Tornado only the
-    mermaids, scored by the caller)."""
+def _rescore_parts(held: list[Any], scoring: _EventScoring, n_units: int) -> None:
+    """:func:`seat_extra_scored`'s record ``held`` scored again with other events in effect
+    or another starfish ruling (``scoring``): only the parts they change (the tables the
+    sets and the seahorse, the Water Rodeo the pairs in hand, the ruling the starfish; the
+    Tornado only the mermaids, scored by the caller)."""
     was: _EventScoring = held[9]
     in_hand, kinds = held[3], held[4]
-    if was.rodeo != scoring.rodeo:
-        held[12] = hand_pairs(in_hand, scoring.rodeo)[0]
-        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
-    elif held[10] is not hand_starfish:
-        held[7] = _duo_part(held[12], in_hand, kinds, n_units, hand_starfish)
+    held[9] = scoring
     if was.collect != scoring.collect:
-        held[8] = _set_part(kinds, scoring)
-        held[11] = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
-    held[9], held[10] = scoring, hand_starfish
+        seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)
+        held[8] = held[7] + _set_part(kinds, scoring) + seahorse
+        held[10] = seahorse
+    if was.rodeo != scoring.rodeo:
+        _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], n_units, scoring)
+    elif was.hand_starfish != scoring.hand_starfish:
+        _duo_on(held, held[11], n_units, scoring)
 
 
 def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
-             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring,
-             hand_starfish: bool) -> None:
-    """:func:`seat_extra_points_and_bonus`'s record ``held`` brought to the holding ``hand``,
-    ``laid``: its last holding with ``unit`` laid from the hand and the cards ``gained``
-    (the hand and the unit are the last hand and them). The holding is the last one and
-    ``gained``: the kinds in hand less the unit's, the parts those cards change scored on.
-    A KeyError: a card :data:`X_CARD_INDEX` does not number."""
-    index = X_CARD_INDEX
+             unit: tuple[str, ...], gained: list[str], scoring: _EventScoring) -> None:
+    """:func:`seat_extra_scored`'s record ``held`` brought to the holding ``hand``, ``laid``:
+    its last holding with ``unit`` laid from the hand and the cards ``gained`` (the hand and
+    the unit are the last hand and them). The holding is the last one and ``gained``: the
+    kinds in hand less the unit's, the parts those cards change scored on. A KeyError: a
+    card :data:`X_CARD_INDEX` does not number."""
+    index, steps = X_CARD_INDEX, scoring.steps
     in_hand, kinds, colors = held[3], held[4], held[5]
-    bonus, sets, seahorse = held[6], held[8], held[11]
-    past = False
+    bonus, fixed = held[6], held[8]
+    past = seahorse_input = False
     for code in gained:
         k, c = index[code]
         in_hand[k] += 1
@@ -910,41 +921,42 @@ def _laid_on(held: list[Any], hand: tuple[str, ...], laid: tuple[tuple[str, ...]
         colors[c] = group
         if group > bonus:
             bonus = group
-        if k == _CRAB:                                              # R-X-SCORE-CAST
-            sets += kinds[_CASTS] * _CASTS_PER
-        elif k == _CASTS:
-            sets += kinds[_CASTS_OF] * _CASTS_PER
-        elif _X_SET_INPUT[k] and k != _SEAHORSE and not past:
+        if _X_SET_INPUT[k] and not past:
             try:
-                sets += _sets_gain(k, kinds[k], kinds, scoring.collect)
+                fixed += steps[k][kinds[k]] + kinds[_PARTNER[k]] * _PER_PARTNER[k]
             except IndexError:              # past the padded tables
                 past = True
-        if kinds[_SEAHORSE] and _X_SET_INPUT[k] and not _BOAT <= k <= _FISH:
-            seahorse = -1
+        if _X_SEAHORSE_INPUT[k]:
+            seahorse_input = True
     for code in unit:
         in_hand[index[code][0]] -= 1
     if past:
-        sets = _set_part(kinds, scoring)
-    if seahorse < 0:
+        fixed = held[7] + _set_part(kinds, scoring) + held[10]
+    if seahorse_input and kinds[_SEAHORSE]:
         seahorse = _seahorse_part(kinds, scoring)
-    in_pairs = hand_pairs(in_hand, scoring.rodeo)[0]
-    held[0], held[1], held[6], held[8] = hand, laid, bonus, sets
-    held[11], held[12] = seahorse, in_pairs
-    held[7] = _duo_part(in_pairs, in_hand, kinds, len(laid), hand_starfish)
+        fixed += seahorse - held[10]
+        held[10] = seahorse
+    held[0], held[1], held[6], held[8] = hand, laid, bonus, fixed
+    _duo_on(held, hand_pairs(in_hand, scoring.rodeo)[0], len(laid), scoring)
 
 
-def _duo_part(in_pairs: int, in_hand: Sequence[int], kinds: Sequence[int], n_units: int,
-              hand_starfish: bool) -> int:
-    """The pairs (laid units 1 each, and ``in_pairs`` in hand: R-X-SCORE-DUO,
-    :func:`hand_pairs`) and the starfish (R-X-SCORE-STARFISH) of a holding as counts, as
-    :func:`_extra_points` scores them."""
+def _duo_on(held: list[Any], in_pairs: int, n_units: int, scoring: _EventScoring) -> int:
+    """:func:`seat_extra_scored`'s record ``held`` with ``in_pairs`` pairs in hand
+    (:func:`hand_pairs`) and ``n_units`` laid: its pairs-and-starfish part (laid units 1
+    each, the pairs in hand, R-X-SCORE-DUO, and the starfish, R-X-SCORE-STARFISH, as
+    :func:`_extra_points` scores them) made again, and with it the points that do not depend
+    on the colours, which it returns."""
+    kinds = held[4]
     starfish = kinds[_STARFISH]
     if starfish:
-        held = in_hand[_STARFISH]
-        starfish = 2 * (starfish - held)
-        if hand_starfish and held:
-            starfish += 2 * (held if held < in_pairs else in_pairs)
-    return n_units + in_pairs + starfish
+        in_hand = held[3][_STARFISH]
+        starfish = 2 * (starfish - in_hand)
+        if scoring.hand_starfish and in_hand:
+            starfish += 2 * (in_hand if in_hand < in_pairs else in_pairs)
+    duo = n_units + in_pairs + starfish
+    fixed = held[8] + duo - held[7]
+    held[7], held[8], held[11] = duo, fixed, in_pairs
+    return fixed
 
 
 def _set_part(kinds: Sequence[int], scoring: _EventScoring) -> int:

@@ -11,12 +11,15 @@ functions do), so these rows agree with ``round_scored``.
 
 from __future__ import annotations
 
+from itertools import chain
 from typing import Any
 
 from .. import events as ev
+from ..cards import KIND
 from ..engine.core import round_breakdowns
 from ..engine.state import State
-from ..scoring import (RODEO, SCORING_EVENTS, holding_points_and_bonus,
+from ..scoring import (EVENT_TABLES, MERMAIDS_SCORE_NOTHING, RODEO, SCORING_EVENTS,
+                       holding_points_and_bonus,
                        round_points, seat_extra_points_and_bonus)
 
 
@@ -35,6 +38,15 @@ def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | Non
         effects = seat_effects(s)
     return [[game_id, rnd, p, event, list(held), sorted(effects[p]), None]
             for p, held in enumerate(s.held)]
+
+
+#: a scoring event that changes only how the cards of one kind score -> the codes of that
+#: kind (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN: a collector table, and the seahorse joining
+#: it; R-EV-TORNADO: the mermaids): a holding without them scores the same without the event
+_SCORED_CODES: dict[str, frozenset[str]] = {
+    code: frozenset(c for c, k in KIND.items() if k == kind)
+    for code, kind in [*((code, kind) for code, (kind, _) in EVENT_TABLES.items()),
+                       (MERMAIDS_SCORE_NOTHING, "mermaid")]}
 
 
 def _top(points) -> list[int]:
@@ -59,13 +71,17 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
     The Water Rodeo changes a holding's hand pairs only (R-EV-WATER-RODEO; the starfish
     read them): a seat whose breakdown has no pair only the rodeo makes (``rodeo_pairs``,
     :func:`~seasalt_log.engine.core.round_breakdowns`) scores the same without it, and is
-    not rescored."""
+    not rescored; nor is a seat that holds no card of the kind the other scoring events
+    score (:data:`_SCORED_CODES`)."""
     hand_starfish = s.ruleset.starfish_in_hand_scores
     hands, laid = s.table.hands, s.table.laid
     parts = round_breakdowns(s) if event == RODEO else None
+    scored = _SCORED_CODES.get(event)
     out = None
     for p in seats:
         if parts is not None and not parts[p].rodeo_pairs:   # type: ignore[union-attr]
+            continue
+        if scored is not None and scored.isdisjoint(chain(hands[p], *laid[p])):
             continue
         without = effects[p] - {event}
         if counted is None:

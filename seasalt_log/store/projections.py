@@ -426,6 +426,12 @@ def _scored_parts(e: ev.RoundScored, n: int) -> tuple[list[bool], list[bool]]:
             [won or p == e.caller for p in range(n)])
 
 
+def _seat_scoring(effects: list[frozenset[str]], hand_starfish: bool) -> list[Any]:
+    """Each seat's :func:`~seasalt_log.scoring.event_scoring` of its events in effect
+    ``effects`` and the starfish ruling ``hand_starfish``, by seat."""
+    return [event_scoring(codes, hand_starfish) for codes in effects]
+
+
 def project(game_id: str, events, states) -> dict[str, list[tuple]]:
     """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
     p = Projector(game_id, events[0], memo=False)     # each state is scored once
@@ -492,42 +498,43 @@ class Projector:
         # the turn in play, column by column (:data:`_TURN_COLUMNS` less game_id, ended and
         # what its close fills); first_seq 0: no turn in play
         (_, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile, pile, boat_takes,
-         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, last_seq
+         boat_kept, pairs, _, final_turn, _, _, _, _, first_seq, _
          ) = in_play
-        kinds, ended_by, counted = _KIND, _ENDED, self.counted
+        # the round in play: a turn's round is its flow's, which a round's start alone changes
+        rnd = prev.flow.round if prev is not None else None
+        kinds, ended_by, counted = _KIND, _ENDED_BY, self.counted
         # a closed turn's points, counted on from the seat's last count, by the game's
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
         extra, hand_starfish = rules.extra_scoring, rules.starfish_in_hand_scores
-        # the scoring of the seats' events in effect (R-EV-APPLY), the same all round: the events
-        # change hands between rounds only (event_awarded, event_kept, round_started)
+        # the scoring of the seats' events in effect (R-EV-APPLY) with the starfish ruling,
+        # the same all round: the events change hands between rounds only (event_awarded,
+        # event_kept, round_started)
         round_effects = seat_effects(prev) if extra and prev is not None else None
-        round_scoring = list(map(event_scoring, round_effects)) if round_effects else []
+        round_scoring = _seat_scoring(round_effects, hand_starfish) if round_effects else []
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             seq += 1
-            t = type(e)
-            k = kinds[t]
+            k = kinds[type(e)]
             if k < _ROUND_STARTED:                      # a turn event
                 if not first_seq:
                     f = prev.flow
-                    rnd, turn_no, seat = f.round, f.turn, e.player
+                    turn_no, seat = f.turn, e.player
                     take = "none" if f.step != TAKE else None
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
                     boat_kept = _NO_BOAT_TAKES
-                    final_turn = f.call == "last_chance"
+                    final_turn = f.call is not None and f.call == "last_chance"   # (None: most)
                     first_seq = seq
-                last_seq = seq
-                if k == _END:                   # the turn's last event: its row, closed
+                if k <= _LAST_CHANCE:           # the turn's last event: its row, closed
                     table = s.table
                     hand = table.hands[seat]
-                    if s.flow.due == "round_scored":    # the round's end, scored once
+                    due = s.flow.due            # None: most turns (a cheaper test first)
+                    if due is not None and due == "round_scored":   # the round's end, scored once
                         b = round_breakdowns(s)[seat]
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
                         card_points, color_bonus = seat_extra_scored(
-                            counted, seat, hand, table.laid[seat], round_scoring[seat],
-                            hand_starfish)
+                            counted, seat, hand, table.laid[seat], round_scoring[seat])
                     else:
                         try:
                             card_points, color_bonus = seat_points_and_bonus(
@@ -535,7 +542,7 @@ class Projector:
                         except KeyError:        # Extra Salt cards: scored by breakdown
                             card_points, color_bonus = points_and_bonus(hand, table.laid[seat])
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
-                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[t],
+                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[k],
                                   final_turn, len(hand), card_points, color_bonus,
                                   len(table.deck), first_seq, seq))
                     first_seq = 0
@@ -556,6 +563,7 @@ class Projector:
                         take, kept = "forced", e.card
                 elif k == _DUO:
                     pairs += 1
+                    t = type(e)
                     duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
                                  list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
@@ -568,15 +576,16 @@ class Projector:
                 if open_round is not None:              # the round before is final now
                     _progress(open_round, *_latest_turn_event(events, states, seq - 2))
                     final["rounds"].append(tuple(open_round))
-                    final["round_events"].extend(tuple(r) for r in seat_events)
-                    final["event_awards"].extend(tuple(r) for r in awards)
+                    final["round_events"].extend(map(tuple, seat_events))
+                    final["event_awards"].extend(map(tuple, awards))
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
                               None, None, None, 0, len(s.table.deck)]
+                rnd = s.flow.round
                 if extra:
                     round_effects = seat_effects(s)
-                    round_scoring = list(map(event_scoring, round_effects))
+                    round_scoring = _seat_scoring(round_effects, hand_starfish)
                 if s.table_event is not None:
                     seat_events = round_event_rows(game_id, s, round_effects)
                 elif seat_events:
@@ -602,11 +611,12 @@ class Projector:
             self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
-        # the turn in play in the same columns, ended and what its close fills left out
+        self.last_turn = _, last = _latest_turn_event(events, states, seq - 1)
+        # the turn in play in the same columns, ended and what its close fills left out; its
+        # last event is the round's latest turn event (a turn in play has one)
         self.turn = ([game_id, rnd, turn_no, seat, take, drawn, kept, discarded, discard_pile,
                       pile, boat_takes, boat_kept, pairs, None, final_turn, 0, 0, 0, 0,
-                      first_seq, last_seq] if first_seq else None)
-        self.last_turn = _latest_turn_event(events, states, seq - 1)
+                      first_seq, last.seq] if first_seq and last is not None else None)
 
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
@@ -618,8 +628,8 @@ class Projector:
         end = self.last if ended else None
         return {
             "rounds": [tuple(open_round)] if open_round is not None else [],
-            "round_events": [tuple(r) for r in self.seat_events],
-            "event_awards": [tuple(r) for r in self.awards],
+            "round_events": list(map(tuple, self.seat_events)),
+            "event_awards": list(map(tuple, self.awards)),
             # the turn in play
             "turns": [_close_turn(turn, last, self.scores.points)] if turn is not None else [],
             "games": [(
@@ -702,10 +712,12 @@ _NO_BOAT_TAKES: list[str] = []
 
 #: what :meth:`Projector.feed` does with an event, by its type: a turn's events first (a
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
-(_END, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
- _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(14)
+(_TURN_ENDED, _STOP, _LAST_CHANCE, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
+ _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(16)
+#: a turn's end's ``ended`` column, by its kind
+_ENDED_BY = tuple(_ENDED.values())
 _KIND: dict[type[ev.Event], int]
-_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **dict.fromkeys(_ENDED, _END),
+_KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(_ENDED)},
          ev.DeckDrawn: _DECK, ev.DiscardTaken: _DISCARD, ev.ForcedDrawn: _FORCED,
          **dict.fromkeys(_DUO_KIND, _DUO), ev.StarfishPlayed: _TRIO,
          ev.ShellFaceDown: _FACE_DOWN, ev.AngelfishTaken: _PLAY,
