@@ -90,6 +90,8 @@ class Pool:
         self.results: queue.Queue = queue.Queue()
         self._numbers = itertools.count()
         self._ready: dict[int, tuple[str, Any]] = {}
+        #: the numbers of items of a map stopped early still run: their results are dropped
+        self._dropped: set[int] = set()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
         # each in a process group of its own: Ctrl-C at a terminal signals the importer's
@@ -102,9 +104,10 @@ class Pool:
         for proc in self.procs:
             sent: deque[int] = deque()      # the numbers of its items in hand, in order
             free = threading.Semaphore(0)   # released once it is ready for an item
+            stopped = threading.Event()     # set once its output ended: it takes no item
             for target, args in ((_feed, (proc.stdin, (initializer, initargs), self.tasks,
-                                          self.results, sent, free)),
-                                 (_drain, (proc, self.results, sent, free, held))):
+                                          self.results, sent, free, stopped)),
+                                 (_drain, (proc, self.results, sent, free, held, stopped))):
                 t = threading.Thread(target=target, args=args, daemon=True)
                 t.start()
                 self.threads.append(t)
@@ -121,29 +124,52 @@ class Pool:
         """``(item, fn(item))`` for each item, in order; each item runs on the first worker
         free to take it, at most ``ahead`` items per worker waiting (and with ``weight``,
         items of at most ``budget`` in all, beyond the oldest). A failure in a worker
-        raises here."""
+        raises here. A map stopped early (its caller stopped taking results, or a failure)
+        leaves nothing behind: its items still waiting are dropped, and the results of
+        those in hand are dropped when they come (another map of the pool takes their
+        workers once they are done)."""
         pending: deque = deque()            # (number, item, weight) not yet given back
         room = self.jobs * self.ahead
-        self._load = 0
-        for item in items:
-            w = weight(item) if weight is not None else 0
-            k = next(self._numbers)
-            self.tasks.put((k, fn, item))
-            pending.append((k, item, w))
-            self._load += w
-            while len(pending) > room or (len(pending) > 1 and self._load > budget
-                                          and weight is not None):
+        load = 0
+        try:
+            for item in items:
+                w = weight(item) if weight is not None else 0
+                k = next(self._numbers)
+                self.tasks.put((k, fn, item))
+                pending.append((k, item, w))
+                load += w
+                while len(pending) > room or (len(pending) > 1 and load > budget
+                                              and weight is not None):
+                    load -= pending[0][2]
+                    yield self._result(pending)
+            while pending:
                 yield self._result(pending)
-        while pending:
-            yield self._result(pending)
+        finally:
+            if pending:
+                self._drop({k for k, _, _ in pending})
+
+    def _drop(self, numbers: set[int]) -> None:
+        """Forget the items ``numbers`` of a map stopped early: those waiting are taken out
+        of the queue, the results of the others dropped (now or when they come)."""
+        with self.tasks.mutex:
+            waiting = [t for t in self.tasks.queue if t is not None and t[0] in numbers]
+            if waiting:
+                kept = [t for t in self.tasks.queue if t is None or t[0] not in numbers]
+                self.tasks.queue.clear()
+                self.tasks.queue.extend(kept)
+        for k in numbers.difference(t[0] for t in waiting):
+            if self._ready.pop(k, None) is None:
+                self._dropped.add(k)
 
     def _result(self, pending: deque) -> tuple[Any, Any]:
         k, item, w = pending.popleft()
-        self._load -= w
         while k not in self._ready:
             number, kind, value = self.results.get()
             if number is None:              # a worker failed as a whole
                 self._failed(kind, value)
+            if number in self._dropped:     # of a map stopped early
+                self._dropped.discard(number)
+                continue
             self._ready[number] = (kind, value)
         kind, value = self._ready.pop(k)
         if kind == "ok":
@@ -152,21 +178,17 @@ class Pool:
 
     def _failed(self, kind: str, value: Any) -> NoReturn:
         """Raise a worker's failure: the local thread's exception as it is, a process's
-        message, or its death (after the error of an item it had sent back, if any: the
-        reason it stopped)."""
+        message, or its death."""
         if kind == "raise":
             raise value
         if kind == "died":
-            errors = [v for what, v in self._ready.values() if what in ("error", "raise")]
-            if errors:
-                self._failed("raise" if isinstance(errors[0], BaseException) else "error",
-                             errors[0])
             raise WorkerError(f"a worker process stopped unexpectedly (exit code {value.wait()})")
         raise WorkerError(value)
 
     def close(self, *, kill: bool = False) -> None:
-        """Stop every worker after the item in hand (the items waiting are dropped); with
-        ``kill``, the processes at once."""
+        """Stop every worker after the items in hand (a process's: the one it runs and
+        those sent ahead to it; the items waiting are dropped); with ``kill``, the
+        processes at once."""
         while True:
             try:
                 self.tasks.get_nowait()
@@ -306,16 +328,18 @@ def _taken(box: queue.Queue) -> Iterator[Any]:
 
 
 def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Queue,
-          sent: deque, free: threading.Semaphore) -> None:
+          sent: deque, free: threading.Semaphore, stopped: threading.Event) -> None:
     """Send a worker ``first`` (its initializer), then an item of ``tasks`` each time it is
-    free (:func:`_drain` releases ``free``), on its standard input, until a None. An item
-    that cannot be pickled is reported as its result and stops the worker, rather than
-    leave the caller waiting."""
+    free (:func:`_drain` releases ``free``), on its standard input, until a None or the
+    worker's end (``stopped``: it takes no item then). An item that cannot be pickled is
+    reported as its result, rather than leave the caller waiting."""
     try:
         stdin.write(pickle.dumps(first, protocol=pickle.HIGHEST_PROTOCOL))
         stdin.flush()
         while True:
             free.acquire()
+            if stopped.is_set():
+                break
             task = tasks.get()
             if task is None:
                 break
@@ -324,8 +348,9 @@ def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Que
                 data = pickle.dumps((fn, item), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception as exc:                    # noqa: BLE001 (any pickling failure)
                 results.put((k, "error", f"cannot send a task to a worker process: "
-                                         f"{type(exc).__name__}: {exc}"))
-                break
+                                         f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
+                free.release()                          # (not sent: it is free still)
+                continue
             sent.append(k)
             stdin.write(data)
             stdin.flush()
@@ -335,28 +360,57 @@ def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Que
 
 
 def _drain(proc: subprocess.Popen, results: queue.Queue, sent: deque,
-           free: threading.Semaphore, held: int) -> None:
+           free: threading.Semaphore, held: int, stopped: threading.Event) -> None:
     """Put a worker's results (its standard output) in ``results`` under the numbers of
     its items ``sent``, releasing ``free`` after each, and 1 + ``held`` times once it is
     ready; at its end, (None, "died", proc), which only a caller still waiting for an
-    item reads."""
+    item reads, and ``stopped`` (its feeder stops). A result that cannot be read, from a
+    worker still running (the stream out of step after it), stops the worker: (None,
+    "error", why)."""
     stdout = proc.stdout
     assert stdout is not None
-    while True:
-        try:
-            kind, value = pickle.load(stdout)
-        except Exception:                               # EOF: the worker stopped
-            results.put((None, "died", proc))
-            free.release()                              # its feeder takes its None
-            return
-        if kind == "ready":
-            free.release(1 + held)
-            continue
-        results.put((sent.popleft(), kind, value))
-        free.release()
+    try:
+        while True:
+            try:
+                kind, value = pickle.load(stdout)
+            except EOFError:                            # the worker stopped
+                results.put((None, "died", proc))
+                return
+            except Exception as exc:                    # noqa: BLE001 (any unpickling failure)
+                try:                                    # (cut short: the worker ended)
+                    proc.wait(timeout=1)
+                    results.put((None, "died", proc))
+                except subprocess.TimeoutExpired:       # (a result this process cannot read)
+                    proc.kill()
+                    results.put((None, "error", "cannot read a worker process's result: "
+                                 f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
+                return
+            if kind == "ready":
+                free.release(1 + held)
+            elif kind == "failed":                      # its initializer failed: why
+                results.put((None, "error", value))
+            else:
+                results.put((sent.popleft(), kind, value))
+                free.release()
+    finally:
+        stopped.set()
+        free.release()                                  # (its feeder, if it waits, stops)
 
 
 # ---------------------------------------------------------------- the worker's side
+
+def _failure(exc: Exception, bug: str) -> str:
+    """A worker's failure in one line: a SeasaltError's message, a :func:`scratch_failure`,
+    or (a bug) ``bug`` with the exception (SEASALT_DEBUG=1: its traceback too, on standard
+    error)."""
+    if isinstance(exc, SeasaltError):
+        return str(exc)
+    if isinstance(exc, OSError):      # its temporary files: a full or read-only TMPDIR
+        return str(scratch_failure(exc))
+    if os.environ.get("SEASALT_DEBUG"):
+        traceback.print_exc()
+    return f"{bug}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+
 
 def _serve() -> None:
     tasks, results = sys.stdin.buffer, sys.stdout.buffer
@@ -366,8 +420,15 @@ def _serve() -> None:
         initializer, initargs = pickle.load(tasks)
     except EOFError:        # the importer stopped (Ctrl-C) before it sent anything
         os._exit(0)
-    if initializer is not None:
-        initializer(*initargs)
+    try:
+        if initializer is not None:
+            initializer(*initargs)
+    except Exception as exc:    # said in one line (SEASALT_DEBUG=1: the traceback too)
+        pickle.dump(("failed", _failure(exc, "a worker process failed to start")), results,
+                    protocol=pickle.HIGHEST_PROTOCOL)
+        results.flush()
+        sys.stderr.flush()
+        os._exit(1)
     pickle.dump(("ready", None), results, protocol=pickle.HIGHEST_PROTOCOL)
     results.flush()             # (its pool sends it an item once it is ready)
     while True:
@@ -377,17 +438,16 @@ def _serve() -> None:
             break
         try:
             out = ("ok", fn(arg))
-        except SeasaltError as exc:
-            out = ("error", str(exc))
-        except OSError as exc:        # its temporary files: a full or read-only TMPDIR
-            out = ("error", str(scratch_failure(exc)))
-        except Exception as exc:      # a bug: one line (SEASALT_DEBUG=1: the traceback too)
-            if os.environ.get("SEASALT_DEBUG"):
-                traceback.print_exc()
-            out = ("error", f"a worker process failed: {type(exc).__name__}: "
-                            f"{' '.join(str(exc).split())}")
+        except Exception as exc:
+            out = ("error", _failure(exc, "a worker process failed"))
         try:
-            pickle.dump(out, results, protocol=pickle.HIGHEST_PROTOCOL)
+            data = pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception as exc:      # (its result cannot be sent back: a bug)
+            data = pickle.dumps(("error", _failure(exc, "a worker process cannot send back "
+                                                        "its result")),
+                                protocol=pickle.HIGHEST_PROTOCOL)
+        try:
+            results.write(data)
             results.flush()
         except BrokenPipeError:
             break

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -212,6 +213,127 @@ def test_a_worker_that_dies_is_reported(local, tmp_path):
     with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 3\)"):
         with Pool(2 if local is None else 3, local=local) as pool:
             list(pool.map(partial(_dies, os.getpid(), str(tmp_path)), range(10)))
+
+
+def _cannot_start() -> None:
+    raise RuntimeError("no store here")
+
+
+def _pool_threads_end(pool: Pool) -> bool:
+    return not any(t.is_alive() for t in pool.threads)
+
+
+@pytest.mark.parametrize("local", [None, contextlib.nullcontext])
+def test_a_worker_that_ends_before_it_is_ready_leaves_no_thread_behind(local):
+    """A worker process that ends as Python does (its output closes before its input: an
+    initializer's error here) stops its feeding thread (it waited forever for the worker
+    to be free, and the pool's close waited 5 s for it)."""
+    start = time.monotonic()
+    with pytest.raises(WorkerError):
+        with Pool(2 if local is None else 3, _cannot_start, local=local) as pool:
+            list(pool.map(_slowly, range(20)))
+    assert time.monotonic() - start < 4 and _pool_threads_end(pool)
+
+
+def test_a_worker_whose_initializer_fails_says_why_in_one_line():
+    with pytest.raises(WorkerError, match=r"^a worker process failed to start: "
+                                          r"RuntimeError: no store here$"):
+        with Pool(2, _cannot_start) as pool:
+            list(pool.map(_slowly, range(20)))
+
+
+def _slowly(x: int) -> int:
+    time.sleep(0.1)
+    return x
+
+
+class _NotHere:
+    """Pickled in a worker, but not read back in the caller's process."""
+
+    def __reduce__(self):
+        return int, ("not a number",)
+
+
+class _NotThere:
+    def __reduce__(self):
+        raise TypeError("cannot go back")
+
+
+def _odd_result(kind: type, x: int):
+    return kind() if x == 1 else x
+
+
+@pytest.mark.parametrize("kind, said", [
+    (_NotHere, r"^cannot read a worker process's result: ValueError: invalid literal"),
+    (_NotThere, r"^a worker process cannot send back its result: TypeError: cannot go back$")])
+def test_a_result_that_cannot_be_handed_back_is_raised_not_waited_for(kind, said):
+    """A result the caller cannot read (the worker's output out of step after it: the
+    worker is stopped) waited forever for the worker's end; one the worker cannot pickle
+    ended the worker with a traceback and no reason."""
+    def run() -> None:
+        with Pool(1, ahead=2) as pool:
+            list(pool.map(partial(_odd_result, kind), range(6)))
+    box: list[BaseException] = []
+    t = threading.Thread(target=lambda: _caught(run, box), daemon=True)
+    t.start()
+    t.join(timeout=60)
+    assert not t.is_alive(), "the map still waits for the worker"
+    assert len(box) == 1 and isinstance(box[0], WorkerError), box
+    assert re.search(said, str(box[0])), str(box[0])
+
+
+def _ends_mid_result(x: int) -> int:
+    if x == 1:              # a result cut short: the worker ends as it writes it
+        import pickle
+        os.write(1, pickle.dumps(("ok", "y" * 100_000), protocol=5)[:5000])
+        os._exit(9)
+    return x
+
+
+def test_a_worker_that_ends_mid_result_is_said_as_its_death():
+    with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 9\)"):
+        with Pool(1) as pool:
+            list(pool.map(_ends_mid_result, range(4)))
+
+
+def _dies_or_fails(x: int) -> int:
+    if x == 0:              # its worker dies once the other worker has failed item 1
+        time.sleep(1)
+        os._exit(7)
+    if x == 1:
+        raise SeasaltError("item 1 is bad")
+    return x
+
+
+def test_a_worker_death_is_not_said_as_another_items_error():
+    """Item 0 ends its worker; item 1, on the other worker, fails meanwhile: the map says
+    the death (item 0's turn), not item 1's error, which it read first."""
+    with pytest.raises(WorkerError, match=r"stopped unexpectedly \(exit code 7\)"):
+        with Pool(2, ahead=1, held=0) as pool:
+            list(pool.map(_dies_or_fails, range(4)))
+
+
+def _marks(where: str, x: int) -> int:
+    Path(where, str(x)).touch()
+    time.sleep(0.1)
+    return x
+
+
+def test_a_map_stopped_early_leaves_nothing_for_the_next_map(tmp_path):
+    """A map the caller stops taking (as verify may, then maps again on the pool): its
+    items waiting are not run, and the results of those in hand are not kept."""
+    with Pool(2, ahead=4) as pool:
+        first = pool.map(partial(_marks, str(tmp_path)), range(16))
+        assert next(first) == (0, 0)
+        first.close()
+        got = list(pool.map(_shifted, range(100, 104)))
+        assert [(k, r) for k, (r, _) in got] == [(k, k) for k in range(100, 104)]
+        time.sleep(0.3)
+        ran = len(os.listdir(tmp_path))
+        # 9 items put (8 waiting beside the one given back): each process had one in hand
+        # and one sent ahead, and took one more once its first result came back
+        assert ran <= 6, ran
+        assert not pool._ready and not pool.tasks.qsize()
 
 
 def test_a_script_without_a_main_guard_imports_in_parallel(tmp_path):

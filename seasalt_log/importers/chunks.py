@@ -411,12 +411,12 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
     An input expected to make at most :data:`LOCAL_CHUNKS` chunks per job has ``jobs`` - 1
     worker processes and a thread of this process (its rows kept in memory), which checks
     the first chunk while the processes start and then, as they do, the next chunk each
-    time it is free (see :class:`workers.Pool`): an interpreter fewer to start, and fewer files, for an import
-    of a second or two (while this process loads a chunk, DuckDB lets its thread check). A
-    larger one keeps its ``jobs`` processes: this process loads every chunk, which leaves it
-    no room for a full share of the checks. At most :data:`AHEAD` chunks per worker, and
-    :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep the workers busy while
-    the importer loads a batch.
+    time it is free (see :class:`workers.Pool`): an interpreter fewer to start, and fewer
+    files, for an import of a second or two (while this process loads a chunk, DuckDB lets
+    its thread check). A larger one keeps its ``jobs`` processes: this process loads every
+    chunk, which leaves it no room for a full share of the checks. At most :data:`AHEAD`
+    chunks per worker, and :data:`AHEAD_BYTES` of log in all, wait in memory: enough to keep
+    the workers busy while the importer loads a batch.
 
     Checked in this process alone for an import, the chunks are checked by a thread, one
     chunk ahead of the importer: DuckDB inserts the rows of a chunk while the next one is
