@@ -191,13 +191,21 @@ def test_a_task_that_cannot_be_sent_to_a_worker_is_raised_not_waited_for(local):
         with Pool(2 if local is None else 3, local=local) as pool:
             # (slow in the local thread: the processes start meanwhile, and fail to get one)
             list(pool.map(lambda k: time.sleep(0.1) or k, range(30)))
+    error = _raised_within(run, 60, "the map still waits for a task it could not send")
+    assert isinstance(error, WorkerError), error
+    assert "cannot send a task to a worker process" in str(error)
+
+
+def _raised_within(fn, seconds: float, hung: str) -> BaseException:
+    """What ``fn()`` raised, run in a thread that must end within ``seconds`` (``hung``:
+    the failure's message if it does not)."""
     box: list[BaseException] = []
-    t = threading.Thread(target=lambda: _caught(run, box), daemon=True)
+    t = threading.Thread(target=lambda: _caught(fn, box), daemon=True)
     t.start()
-    t.join(timeout=60)
-    assert not t.is_alive(), "the map still waits for a task it could not send"
-    assert len(box) == 1 and isinstance(box[0], WorkerError), box
-    assert "cannot send a task to a worker process" in str(box[0])
+    t.join(timeout=seconds)
+    assert not t.is_alive(), hung
+    assert len(box) == 1, box
+    return box[0]
 
 
 def _caught(fn, box: list) -> None:
@@ -273,13 +281,9 @@ def test_a_result_that_cannot_be_handed_back_is_raised_not_waited_for(kind, said
     def run() -> None:
         with Pool(1, ahead=2) as pool:
             list(pool.map(partial(_odd_result, kind), range(6)))
-    box: list[BaseException] = []
-    t = threading.Thread(target=lambda: _caught(run, box), daemon=True)
-    t.start()
-    t.join(timeout=60)
-    assert not t.is_alive(), "the map still waits for the worker"
-    assert len(box) == 1 and isinstance(box[0], WorkerError), box
-    assert re.search(said, str(box[0])), str(box[0])
+    error = _raised_within(run, 60, "the map still waits for the worker")
+    assert isinstance(error, WorkerError), error
+    assert re.search(said, str(error)), str(error)
 
 
 def _ends_mid_result(x: int) -> int:
