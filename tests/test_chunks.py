@@ -394,6 +394,7 @@ def test_only_the_last_chunk_tapers():
     whole = [Chunk(source="log", index=i, first_line=1, data=_log_bytes(GAMES)) for i in range(3)]
     got = list(_tapered(whole, 1))
     assert got[:2] == whole[:2] and len(got) > 3
+    assert [c.tail for c in got] == [False, False] + [True] * (len(got) - 2)
     assert [c.index for c in got] == list(range(len(got)))
     assert b"".join(c.data for c in got[2:]) == whole[2].data
     assert list(_tapered([], 1)) == []
@@ -425,6 +426,41 @@ def test_one_worker_with_a_tapered_last_chunk_stores_and_reports_the_same(tmp_pa
     assert len(sizes) > 3
     assert msgspec.to_builtins(got) == msgspec.to_builtins(expected)
     assert [o.status for o in got.games].count("failed") == 1
+
+
+def test_the_small_tables_go_in_as_the_last_chunks_pieces_come(tmp_path, monkeypatch):
+    """Once the pieces of the last chunk come, the small tables' rows staged so far go in
+    at once, while the other pieces are checked, rather than all after them at the commit:
+    the same rows, in the same transaction."""
+    from seasalt_log.importers import chunks as chunks_mod
+    from seasalt_log.importers.writer import ImportRun
+    from seasalt_log.store import arrow_rows
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    with Store.open(tmp_path / "serial.duckdb") as s:
+        import_games(s, GAMES, source=str(log))
+        rows = _rows_in_order(s)
+    monkeypatch.setattr(chunks_mod, "TAIL_BYTES", 1)
+    seen: list[tuple[str, object]] = []
+    real_add, real_insert, real_commit = ImportRun.add_chunk, arrow_rows.insert, Store.commit
+
+    def add_chunk(self, chunk, result):
+        seen.append(("piece" if chunk.tail else "chunk", chunk.index))
+        real_add(self, chunk, result)
+
+    def commit(self):
+        seen.append(("commit", None))
+        real_commit(self)
+    monkeypatch.setattr(ImportRun, "add_chunk", add_chunk)
+    monkeypatch.setattr(arrow_rows, "insert",
+                        lambda con, t, got: seen.append(("insert", t)) or real_insert(con, t, got))
+    monkeypatch.setattr(Store, "commit", commit)
+    with Store.open(tmp_path / "tapered.duckdb") as s:
+        import_logs(s, [log], jobs=1)
+        assert _rows_in_order(s) == rows
+    pieces = [k for k, (what, _) in enumerate(seen) if what == "piece"]
+    games = [k for k, x in enumerate(seen) if x == ("insert", "games")]
+    assert len(pieces) > 2 and seen.count(("commit", None)) == 1
+    assert pieces[0] < games[0] < pieces[1]         # the first piece's load inserted them
 
 
 @pytest.mark.parametrize("expect, count, started_after", [(8, 4, 0), (0, 4, 3), (0, 2, None),

@@ -75,6 +75,7 @@ class Chunk(Struct):
     data: bytes
     spilled: str | None = None    # the file holding ``data`` once it left memory
     cut: Cut | None = None    # the log was cut short after ``data``
+    tail: bool = False        # a piece of the import's last chunk (:func:`taper`)
 
     def lines(self, first: int, last: int) -> list[bytes]:
         """Lines ``first`` .. ``last`` (line numbers of the log) of this chunk."""
@@ -517,13 +518,13 @@ def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
         if at - begin >= (len(data) - begin) // 2:
             piece = data[begin:at]
             pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
-                                first_line=line, data=piece))
+                                first_line=line, data=piece, tail=True))
             line += piece.count(b"\n")
             begin = at
     if not pieces:
         return [chunk]
     pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,
-                        data=data[begin:], cut=chunk.cut))
+                        data=data[begin:], cut=chunk.cut, tail=True))
     return pieces
 
 

@@ -283,7 +283,9 @@ class ImportRun:
                 try:
                     for (_, r), load, skip in zip(batch, loads, skips):
                         store.load(r.files, load, skip)
-                    store.finish_loads(every=False)     # the small tables wait for the commit
+                    # the small tables wait for the commit, or (the import near its end) go
+                    # in now, while the last pieces are checked, rather than after them
+                    store.finish_loads(every=any(c.tail for c, _ in batch))
                 except (SeasaltError, duckdb.Error) as exc:
                     error = _store_error(exc)
         finally:
