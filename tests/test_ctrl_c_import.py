@@ -138,6 +138,23 @@ def test_a_store_failure_after_ctrl_c_is_still_an_interruption(tmp_path, logs, m
     assert not db.exists()
 
 
+def test_ctrl_c_while_the_store_opens_is_an_interruption(tmp_path, logs, monkeypatch):
+    """Ctrl-C stops a statement of the store's opening once its transaction has ended (as
+    an interrupted COMMIT may): the ROLLBACK after it finds no transaction, and the command
+    still ends as interrupted (130, one line), not as a store that cannot be opened (a
+    sweep of real signals met it)."""
+    import seasalt_log.store.store as store_mod
+    real = store_mod.migrate_projections
+
+    def stopped(con):
+        real(con)
+        con.execute("COMMIT")
+        raise duckdb.InterruptException("INTERRUPT Error: Interrupted!")
+    monkeypatch.setattr(store_mod, "migrate_projections", stopped)
+    r = run("import", logs[0], "--db", tmp_path / "s.duckdb")
+    assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+
+
 # ------------------------------------------------------------ real signals, a short sweep
 
 @pytest.fixture(scope="module")

@@ -281,6 +281,8 @@ def handles_errors(fn):
         except (typer.Exit, typer.Abort, typer.TyperException):
             raise
         except SeasaltError as exc:
+            if _stopped_by_ctrl_c(exc):     # a failure worded after Ctrl-C stopped a statement
+                fail("interrupted", 130)
             fail(str(exc), 1)
         except duckdb.Error as exc:     # the store failed under a command: damaged, most likely
             if _stopped_by_ctrl_c(exc):

@@ -6,6 +6,7 @@ There is no update or delete path for events here, and the table's triggers refu
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from itertools import groupby
@@ -331,7 +332,10 @@ class Store:
                         "(SELECT 1 FROM store_meta WHERE key = 'schema_version')", [str(SCHEMA_VERSION)])
             con.execute("COMMIT")
         except Exception:
-            con.execute("ROLLBACK")
+            # (a statement stopped by Ctrl-C may have ended the transaction already: the
+            # ROLLBACK's own failure must not hide why, and closing rolls back anyway)
+            with contextlib.suppress(duckdb.Error):
+                con.execute("ROLLBACK")
             raise
 
     def close(self) -> None:
