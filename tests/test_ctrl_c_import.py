@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 
 from seasalt_cli.main import app
 from seasalt_log import events as ev
+from seasalt_log.errors import SeasaltError
 from seasalt_log.store.store import Store
 
 from .randomplay import play_random_game
@@ -153,6 +154,10 @@ def test_ctrl_c_while_the_store_opens_is_an_interruption(tmp_path, logs, monkeyp
     monkeypatch.setattr(store_mod, "migrate_projections", stopped)
     r = run("import", logs[0], "--db", tmp_path / "s.duckdb")
     assert (r.exit_code, r.stderr) == (130, "error: interrupted\n")
+    # the store's own error says the interrupt, not the ROLLBACK that found no transaction
+    with pytest.raises(SeasaltError, match="Interrupted") as opening:
+        Store.open(tmp_path / "t.duckdb")
+    assert isinstance(opening.value.__context__, duckdb.InterruptException)
 
 
 # ------------------------------------------------------------ real signals, a short sweep

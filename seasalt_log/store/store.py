@@ -6,7 +6,6 @@ There is no update or delete path for events here, and the table's triggers refu
 
 from __future__ import annotations
 
-import contextlib
 import re
 import threading
 from itertools import groupby
@@ -333,9 +332,8 @@ class Store:
             con.execute("COMMIT")
         except Exception:
             # (a statement stopped by Ctrl-C may have ended the transaction already: the
-            # ROLLBACK's own failure must not hide why, and closing rolls back anyway)
-            with contextlib.suppress(duckdb.Error):
-                con.execute("ROLLBACK")
+            # ROLLBACK's own failure must not hide why)
+            self.abandon()
             raise
 
     def close(self) -> None:
