@@ -114,7 +114,7 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
     events, texts, starts = canonical
-    if not starts or starts[0]:     # an error: the games as read_games finds them
+    if not starts:      # a format error, or no game_started first: as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
                       texts, first_line)
     ends = [*starts[1:], len(events)]
