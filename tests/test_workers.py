@@ -63,9 +63,7 @@ def _together(where: str, n: int, x: int) -> tuple[int, int]:
     """:func:`_shifted`, once ``n`` processes have come here (each marks ``where``): each
     worker takes an item, whichever is ready first (up to 30 s)."""
     Path(where, str(os.getpid())).touch()
-    end = time.monotonic() + 30
-    while len(os.listdir(where)) < n and time.monotonic() < end:
-        time.sleep(0.005)
+    _wait_until(lambda: len(os.listdir(where)) >= n)
     return _shifted(x)
 
 
@@ -121,9 +119,14 @@ def _slow_elsewhere(here: int, where: str, x: int) -> int:
     return os.getpid()
 
 
-def _wait_for(path: Path, seconds: float = 30) -> None:
+def _wait_for(path: Path) -> None:
+    _wait_until(path.exists)
+
+
+def _wait_until(done, seconds: float = 30) -> None:
+    """Wait until ``done()`` (at most ``seconds``: the test's assertions then say what failed)."""
     end = time.monotonic() + seconds
-    while not path.exists() and time.monotonic() < end:
+    while not done() and time.monotonic() < end:
         time.sleep(0.005)
 
 
