@@ -11,6 +11,7 @@ from contextlib import closing, contextmanager
 from pathlib import Path
 from typing import Callable, Iterable, Iterator, Sequence, cast
 
+import duckdb
 from msgspec import Struct
 
 from . import events as ev
@@ -64,7 +65,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     # innermost, the guard rolls back before the settings are put back (threads, memory)
-    with (_capped_memory(store), no_gc(), scratch_dir(store is not None) as out_dir,
+    with (_capped_memory(store), _checkpoint_at_commits(store), no_gc(),
+          scratch_dir(store is not None) as out_dir,
           _one_thread(store) as all_threads, _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
@@ -180,28 +182,45 @@ def _rolled_back_on_error(store: Store | None) -> Iterator[None]:
 @contextmanager
 def _capped_memory(store: Store | None) -> Iterator[None]:
     """Lower DuckDB's ``memory_limit`` to :data:`IMPORT_MEMORY_LIMIT` for a while (never
-    raise it), then put it back (exactly when it was the default; else as DuckDB shows
-    it, to a tenth of its unit)."""
+    raise it), then put it back."""
+    if store is None or _bytes(_current(store.con, "memory_limit")) <= _bytes(IMPORT_MEMORY_LIMIT):
+        yield
+        return
+    with _setting(store.con, "memory_limit", IMPORT_MEMORY_LIMIT):
+        yield
+
+
+@contextmanager
+def _checkpoint_at_commits(store: Store | None) -> Iterator[None]:
+    """Each commit of the import written straight into the store's file (a checkpoint)
+    rather than first into the write-ahead log, which the checkpoint as the store closes
+    would copy into the file again: ``checkpoint_threshold`` at 0 for a while, then put
+    back. An import's commit holds megabytes; DuckDB checkpoints at a commit when it is
+    the only transaction, else it writes the log as before."""
     if store is None:
         yield
         return
-    con = store.con
+    with _setting(store.con, "checkpoint_threshold", "0 bytes"):
+        yield
 
-    def current() -> str:
-        row = first_row(con, "SELECT current_setting('memory_limit')")
-        return str(row[0]) if row else ""
 
-    previous = current()
-    lower = _bytes(previous) > _bytes(IMPORT_MEMORY_LIMIT)
-    if lower:
-        con.execute("RESET memory_limit")
-        default = current() == previous      # then RESET puts it back exactly
-        con.execute(f"SET memory_limit = '{IMPORT_MEMORY_LIMIT}'")
+def _current(con: duckdb.DuckDBPyConnection, name: str) -> str:
+    row = first_row(con, f"SELECT current_setting('{name}')")
+    return str(row[0]) if row else ""
+
+
+@contextmanager
+def _setting(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[None]:
+    """DuckDB's setting ``name`` at ``value`` for a while, then put back: exactly when it
+    was the default (RESET), else as DuckDB shows it (to a tenth of its unit)."""
+    previous = _current(con, name)
+    con.execute(f"RESET {name}")
+    default = _current(con, name) == previous      # then RESET puts it back exactly
+    con.execute(f"SET {name} = '{value}'")
     try:
         yield
     finally:
-        if lower:
-            con.execute("RESET memory_limit" if default else f"SET memory_limit = '{previous}'")
+        con.execute(f"RESET {name}" if default else f"SET {name} = '{previous}'")
 
 
 @contextmanager

@@ -885,3 +885,28 @@ def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, mon
         assert abs(service._bytes(setting(store)) / service._bytes(custom) - 1) < 0.05
     cap = service._bytes(service.IMPORT_MEMORY_LIMIT)
     assert len(seen) >= 2 and all(service._bytes(s) <= cap * 1.01 for s in seen), seen
+
+
+def test_an_imports_commit_goes_straight_into_the_store_file(tmp_path):
+    """An import's commit is written into the store's file (a checkpoint at the commit), not
+    first into the write-ahead log that closing the store would copy into the file again;
+    the setting that does it is put back after, as it was (the default, or one of the
+    user's)."""
+    def setting(store):
+        return store.con.execute("SELECT current_setting('checkpoint_threshold')").fetchone()[0]
+
+    db = tmp_path / "s.duckdb"
+    wal = tmp_path / "s.duckdb.wal"
+    with Store.open(db) as store:
+        default = setting(store)
+        import_logs(store, [_log(tmp_path / "a.jsonl", *valid_games(2, seed=13))])
+        assert store.con.execute("SELECT count(*) FROM events").fetchone()[0] > 0
+        assert not wal.exists() or wal.stat().st_size == 0
+        assert setting(store) == default
+        store.con.execute("SET checkpoint_threshold = '64MB'")
+        custom = setting(store)
+        import_logs(store, [_log(tmp_path / "b.jsonl", *valid_games(1, seed=14))])
+        assert setting(store) == custom
+        assert not wal.exists() or wal.stat().st_size == 0
+    with Store.open(db, read_only=True) as store:       # the games read back from the file
+        assert store.con.execute("SELECT count(DISTINCT game_id) FROM events").fetchone()[0] == 3
