@@ -7,7 +7,8 @@ For each log (simulated games, a third each of 2, 3 and 4 players; ``base``: the
 game, ``extra``: Extra Salt with the Extra Pepper events; cached in ``bench/.data/``, never
 committed) and each of ``--runs`` rounds, every measure runs in a fresh process, the
 baseline's and seasalt's in turn (B A B A ...), so that a drift of the shared machine's
-speed touches both alike:
+speed touches both alike (seasalt's with its modules compiled, as installed: see
+:func:`child_env`):
 
 - import: the whole log into a fresh store (seasalt: ``import_logs`` with the default
   ``--jobs``, and with ``--one-worker`` also one worker), events/s of wall clock and the
@@ -105,9 +106,27 @@ def corpus(games: int, kind: str) -> Path:
     return simulated(games, *SETTINGS[kind])
 
 
+def child_env() -> dict[str, str]:
+    """The measuring processes' environment (their workers inherit it): Python's bytecode
+    cache on, kept in ``DATA/pycache``, whatever this shell says. An installed seasalt runs
+    from compiled modules (pip compiles a wheel's as it installs it; an editable install
+    writes them on first use); with ``PYTHONDONTWRITEBYTECODE`` set, every worker process of
+    an import would compile seasalt's sources again (about 50 ms of CPU each), which the
+    baseline, importing only the standard library (compiled with Python), never pays."""
+    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPYCACHEPREFIX": str(DATA / "pycache")}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def compile_once() -> None:
+    """seasalt's modules compiled into the cache of :func:`child_env` before any measure."""
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(ROOT / "seasalt_log")],
+                   check=True, stdout=subprocess.DEVNULL, env=child_env())
+
+
 def child(*args: str) -> dict:
     out = subprocess.run([sys.executable, *args], check=True, stdout=subprocess.PIPE,
-                         text=True, cwd=ROOT, env={**os.environ, "PYTHONHASHSEED": "0"})
+                         text=True, cwd=ROOT, env=child_env())
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -207,6 +226,7 @@ def main() -> None:
                     help="measure the imports only (no replay, no point reads)")
     args = ap.parse_args()
     lines = ["| figure | seasalt | plain sqlite3 | seasalt / sqlite3 |", "|---|---|---|---|"]
+    compile_once()
     for games in args.games:
         for kind in args.corpus:
             log = corpus(games, kind)
