@@ -94,24 +94,31 @@ class Pool:
         self._dropped: set[int] = set()
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH")) if p)
-        # each in a process group of its own: Ctrl-C at a terminal signals the importer's
-        # group alone, and the importer stops its workers (their input closes)
-        self.procs = [subprocess.Popen([sys.executable, "-m", "seasalt_log.workers"], env=env,
-                                       stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                       process_group=0)
-                      for _ in range(jobs - (local is not None))]
-        self.threads = []
-        for proc in self.procs:
-            sent: deque[int] = deque()      # the numbers of its items in hand, in order
-            free = threading.Semaphore(0)   # released once it is ready for an item
-            stopped = threading.Event()     # set once its output ended: it takes no item
-            for target, args in ((_feed, (proc.stdin, (initializer, initargs), self.tasks,
-                                          self.results, sent, free, stopped)),
-                                 (_drain, (proc, self.results, sent, free, held, stopped))):
-                t = threading.Thread(target=target, args=args, daemon=True)
-                t.start()
-                self.threads.append(t)
-        self.local = _Local(local, self.tasks, self.results) if local is not None else None
+        self.procs: list[subprocess.Popen] = []
+        self.threads: list[threading.Thread] = []
+        self.local: _Local | None = None
+        try:
+            for _ in range(jobs - (local is not None)):
+                # each in a process group of its own: Ctrl-C at a terminal signals the
+                # importer's group alone, and the importer stops its workers (input closed)
+                self.procs.append(subprocess.Popen(
+                    [sys.executable, "-m", "seasalt_log.workers"], env=env,
+                    stdin=subprocess.PIPE, stdout=subprocess.PIPE, process_group=0))
+            for proc in self.procs:
+                sent: deque[int] = deque()      # the numbers of its items in hand, in order
+                free = threading.Semaphore(0)   # released once it is ready for an item
+                stopped = threading.Event()     # set once its output ended: it takes no item
+                for target, args in ((_feed, (proc.stdin, (initializer, initargs), self.tasks,
+                                              self.results, sent, free, stopped)),
+                                     (_drain, (proc, self.results, sent, free, held, stopped))):
+                    t = threading.Thread(target=target, args=args, daemon=True)
+                    t.start()
+                    self.threads.append(t)
+            if local is not None:
+                self.local = _Local(local, self.tasks, self.results)
+        except BaseException:       # a process or thread that could not start: none left
+            self.close(kill=True)
+            raise
 
     @property
     def jobs(self) -> int:

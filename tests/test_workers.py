@@ -472,3 +472,22 @@ def test_a_thread_ahead_switches_threads_quickly_and_puts_the_interval_back(ends
     assert seen and all(s == pytest.approx(min(before, 0.0005)) for s in seen)
     assert workers.QUICK_SWITCH == 0.0005
     assert sys.getswitchinterval() == before
+
+
+def test_a_pool_that_cannot_start_every_worker_leaves_none_running(monkeypatch):
+    """A worker process that cannot be started (no memory, no process left to the user)
+    fails the pool's start, and the processes started before it are stopped: nothing is
+    left running behind the error."""
+    from seasalt_log import workers
+    real, started = subprocess.Popen, []
+
+    def popen(*args, **kwargs):
+        if started:
+            raise OSError(errno.EAGAIN, "Resource temporarily unavailable")
+        started.append(real(*args, **kwargs))
+        return started[-1]
+
+    monkeypatch.setattr(workers.subprocess, "Popen", popen)
+    with pytest.raises(OSError, match="temporarily unavailable"):
+        Pool(3)
+    assert len(started) == 1 and started[0].poll() is not None
