@@ -442,10 +442,10 @@ def score_extra_counts(in_hand: Sequence[int], kinds: Sequence[int], colors: Seq
                        face_down: int = 0, hand_starfish: bool = True) -> ExtraBreakdown:
     """The :class:`ExtraBreakdown` of a holding given as counts (:func:`extra_counts`), with
     the event codes ``effects`` in effect for the player (R-EV-APPLY)."""
+    bonus = max(colors)             # R-X-SCORE-COLOUR; a single mermaid scores it too
     (card_pts, pairs, rodeo_pairs, starfish, collectors, seahorse, seahorse_points, multipliers,
-     cast, mermaids, changed) = extra_card_points(in_hand, kinds, colors, n_units, effects,
-                                                  hand_starfish, parts=True)
-    bonus = max(colors)                                             # R-X-SCORE-COLOUR
+     cast, mermaids, changed) = _extra_points(in_hand, kinds, colors, n_units, effects,
+                                              hand_starfish, bonus, True)
     return ExtraBreakdown(pairs, rodeo_pairs, trios, starfish, collectors + seahorse_points,
                           seahorse, seahorse_points, multipliers + cast, cast, mermaids,
                           card_pts, bonus, changed, face_down)
@@ -508,6 +508,12 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
 @overload
 def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
                   n_units: int, effects: frozenset[str], hand_starfish: bool,
+                  largest: int | None, parts: Literal[True]) -> ExtraParts: ...
+
+
+@overload
+def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence[int],
+                  n_units: int, effects: frozenset[str], hand_starfish: bool,
                   largest: int | None, parts: bool) -> int | ExtraParts: ...
 
 
@@ -516,7 +522,8 @@ def _extra_points(in_hand: Sequence[int], kinds: Sequence[int], colors: Sequence
                   largest: int | None = None, parts: bool = False) -> int | ExtraParts:
     """RULES.md §12 on a holding as counts (:func:`extra_counts`), with the events
     ``effects`` in effect (``largest``: the largest colour group, if known):
-    :func:`extra_card_points` and :func:`holding_points_and_bonus` score through it."""
+    :func:`extra_card_points`, :func:`score_extra_counts` and :func:`holding_points_and_bonus`
+    score through it."""
     scoring = _EVENT_SCORING.get(effects) or _event_scoring(effects)   # made once per set
     in_pairs, rodeo_pairs = hand_pairs(in_hand, scoring.rodeo)      # R-X-SCORE-DUO
     held = in_hand[_STARFISH]

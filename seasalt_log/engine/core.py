@@ -81,8 +81,11 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     # a recorded deck that with the discards is the ruleset's cards once each (a sorted tuple
     # compared) holds only known codes, as many as the round's deck: the checks of
     # _known_codes are for the other cases
-    whole = (e.deck is not None and len(e.discards) == 2
-             and tuple(sorted((*e.deck, *e.discards))) == rules.cards)
+    whole = False
+    if e.deck is not None and len(e.discards) == 2:
+        cards = [*e.deck, *e.discards]
+        cards.sort()                # in place: one list made, and one tuple to compare
+        whole = tuple(cards) == rules.cards
     if whole:
         _known_event(s, e)
     else:
@@ -400,8 +403,9 @@ def _after_take(s: State, f: Flow, player: int,
     """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
     discard piles after it): the Angelfish's step when it is due, else the play step (a
     plain turn's is the one kept in :data:`_PLAIN`)."""
-    if s.table_event is not None and (s.table_event == "angelfish" or "angelfish" in
-                                      s.held[player]) and _angelfish_due(s, player, piles):
+    event = s.table_event
+    if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
+            and _angelfish_due(s, player, piles):
         return replace(f, step=ANGEL)
     try:                                        # _kept, inline: a call less per take
         got = _PLAIN[f.round][f.turn][f.player]
