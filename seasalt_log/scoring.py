@@ -857,15 +857,12 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         # tuple is one object, so it passed the first test): counted on when its cards and
         # the hand are the last hand and cards gained (no card lost), the parts scored on as
         # for a take
-        old, unit = held[0], laid[-1]
-        rest = list(old)
-        gained = []
-        for code in (*unit, *hand):
-            if code in rest:
-                rest.remove(code)
-            else:
-                gained.append(code)
-        if rest:                            # a card of the last hand is gone
+        unit = laid[-1]
+        gained = [*unit, *hand]
+        try:
+            for code in held[0]:
+                gained.remove(code)
+        except ValueError:                  # a card of the last hand is gone
             in_hand = held = None
         else:
             try:
