@@ -634,12 +634,26 @@ def effect_notes(hand: Sequence[str], laid: Sequence[Sequence[str]], rules: "Rul
 # collectors, multipliers)]
 #
 # A round's first take: a seat's first closed turn of a round (or a game) most often holds
-# one card and nothing laid (every hand starts a round empty, R-SETUP-3), the empty holding
-# and that card. Both scorers then make the empty holding's record (every count and part 0:
-# a collector table, the events' too, scores 0 for none) and score the card on from it as
-# a take, instead of counting the holding anew (some 40 % less per such turn).
+# one card and nothing laid (every hand starts a round empty, R-SETUP-3). Both scorers then
+# make that holding's record at once (:func:`_one_card`): one card makes no pair and has
+# no partner to multiply, the seahorse joins no collector, so the card scores its kind's
+# first collector step (a collector table, the events' too, scores 0 for none) and a
+# mermaid its colour group of one (R-EV-TORNADO: nothing).
 assert all(table[0] == 0 for table in (*COLLECTOR_TABLES,
                                        *(table for _, table in EVENT_TABLES.values())))
+
+
+def _one_card(code: str, index: dict[str, tuple[int, int]], no_kinds: list[int]
+              ) -> tuple[int, list[int], list[int], list[int]]:
+    """(kind index, kinds in hand, kinds in hand and laid, colours) of a holding of the card
+    ``code`` alone, counted by ``index`` (as :func:`_count_anew` counts it); a KeyError: a
+    card ``index`` does not number."""
+    k, c = index[code]
+    in_hand = no_kinds[:]
+    in_hand[k] = 1
+    colors = _NO_COLORS[:]
+    colors[c] = 1
+    return k, in_hand, in_hand[:], colors
 
 
 def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
@@ -695,11 +709,12 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
     else:
         held = None
     if held is None:                        # counted anew (as :func:`counts` counts)
-        if not laid and len(hand) == 1:     # a round's first take (see above)
-            counted[seat] = [(), laid, CARD_INDEX, _NO_BASE_KINDS[:], _NO_BASE_KINDS[:],
-                             _NO_COLORS[:], 0, 0]
-            return seat_points_and_bonus(counted, seat, hand, laid)
         try:
+            if not laid and len(hand) == 1:     # a round's first take (see above)
+                k, in_hand, kinds, colors = _one_card(hand[0], CARD_INDEX, _NO_BASE_KINDS)
+                fixed = _BASE_STEPS[k][1]
+                counted[seat] = [hand, laid, CARD_INDEX, in_hand, kinds, colors, 1, fixed]
+                return fixed + (k == _MERMAID), 1
             in_hand, kinds, colors = _count_anew(hand, laid, CARD_INDEX, _NO_BASE_KINDS)
         except KeyError:
             counted.pop(seat, None)
@@ -849,15 +864,12 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         # tuple is one object, so it passed the first test): counted on when its cards and
         # the hand are the last hand and cards gained (no card lost), the parts scored on as
         # for a take
-        old, unit = held[0], laid[-1]
-        rest = list(old)
-        gained = []
-        for code in (*unit, *hand):
-            if code in rest:
-                rest.remove(code)
-            else:
-                gained.append(code)
-        if rest:                            # a card of the last hand is gone
+        unit = laid[-1]
+        gained = [*unit, *hand]
+        try:
+            for code in held[0]:
+                gained.remove(code)
+        except ValueError:                  # a card of the last hand is gone
             in_hand = held = None
         else:
             try:
@@ -870,11 +882,13 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
         in_hand = held = None
     if held is None:
         if in_hand is None:                 # counted anew (as :func:`extra_counts` counts)
-            if not laid and len(hand) == 1:     # a round's first take (see above)
-                counted[seat] = [(), laid, X_CARD_INDEX, _NO_KINDS[:], _NO_KINDS[:],
-                                 _NO_COLORS[:], 0, 0, 0, scoring, 0, 0]
-                return seat_extra_scored(counted, seat, hand, laid, scoring)
             try:
+                if not laid and len(hand) == 1:     # a round's first take (see above)
+                    k, in_hand, kinds, colors = _one_card(hand[0], X_CARD_INDEX, _NO_KINDS)
+                    fixed = scoring.steps[k][1]
+                    counted[seat] = [hand, laid, X_CARD_INDEX, in_hand, kinds, colors, 1, 0,
+                                     fixed, scoring, 0, 0]
+                    return fixed + (k == _MERMAID and not scoring.tornado), 1
                 in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:
                 counted.pop(seat, None)

@@ -492,8 +492,7 @@ class Projector:
         open_round, seat_events, awards = self.open_round, self.seat_events, self.awards
         prev = self.prev
         n = states[-1].n
-        seq = self.seq
-        start = seq
+        start = self.seq
         in_play: Sequence[Any] = self.turn if self.turn is not None else _NO_TURN
         # the turn in play, column by column (:data:`_TURN_COLUMNS` less game_id, ended and
         # what its close fills); first_seq 0: no turn in play
@@ -512,8 +511,9 @@ class Projector:
         # event_kept, round_started)
         round_effects = seat_effects(prev) if extra and prev is not None else None
         round_scoring = _seat_scoring(round_effects, hand_starfish) if round_effects else []
+        # an event's seq is its state's (``State.seq``: the events applied), read where a row
+        # needs it
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
-            seq += 1
             k = kinds[type(e)]
             if k < _ROUND_STARTED:                      # a turn event
                 if not first_seq:
@@ -524,7 +524,7 @@ class Projector:
                     boat_takes = pairs = 0
                     boat_kept = _NO_BOAT_TAKES
                     final_turn = f.call is not None and f.call == "last_chance"   # (None: most)
-                    first_seq = seq
+                    first_seq = s.seq
                 if k <= _LAST_CHANCE:           # the turn's last event: its row, closed
                     table = s.table
                     hand = table.hands[seat]
@@ -544,7 +544,7 @@ class Projector:
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
                                   discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[k],
                                   final_turn, len(hand), card_points, color_bonus,
-                                  len(table.deck), first_seq, seq))
+                                  len(table.deck), first_seq, s.seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
                     if prev.flow.step == BOAT_TAKE:
@@ -564,17 +564,17 @@ class Projector:
                 elif k == _DUO:
                     pairs += 1
                     t = type(e)
-                    duos.append((game_id, rnd, turn_no, e.player, seq, _DUO_KIND[t],
+                    duos.append((game_id, rnd, turn_no, e.player, s.seq, _DUO_KIND[t],
                                  list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
-                    final["trios"].append((game_id, rnd, turn_no, e.player, seq,
+                    final["trios"].append((game_id, rnd, turn_no, e.player, s.seq,
                                            list(e.cards), e.starfish))
                 elif k == _FACE_DOWN:
                     final["face_down_shells"].append((game_id, rnd, turn_no, e.player,
-                                                      seq, e.card))
+                                                      s.seq, e.card))
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
-                    _progress(open_round, *_latest_turn_event(events, states, seq - 2))
+                    _progress(open_round, *_latest_turn_event(events, states, s.seq - 2))
                     final["rounds"].append(tuple(open_round))
                     final["round_events"].extend(map(tuple, seat_events))
                     final["event_awards"].extend(map(tuple, awards))
@@ -607,8 +607,8 @@ class Projector:
             elif k == _GAME_ENDED and e.reason == "mermaids" and open_round is not None:
                 open_round[4] = "mermaids"
             prev = s
-        if seq > self.seq:
-            self.last = events[seq - 1]
+        seq = prev.seq
+        self.last = events[seq - 1]
         self.seq, self.prev = seq, prev
         self.open_round, self.seat_events, self.awards = open_round, seat_events, awards
         self.last_turn = _, last = _latest_turn_event(events, states, seq - 1)
