@@ -857,12 +857,12 @@ def _known_links(stored: list[bytes], seqs: list[int], commits: list[tuple],
 def _row_differences(gid: str, rows: _ChunkRows, a: int, seqs: list[int],
                      cols: list[Any]) -> list[Difference]:
     """The rows ``a:`` of a game whose columns differ from ``cols`` (as
-    :func:`~seasalt_log.store.event_table.event_columns` gives them: the game number a C
-    array, compared as the list of its values)."""
+    :func:`~seasalt_log.store.event_table.event_columns` gives them: the game and round
+    numbers C arrays, compared as the lists of their values)."""
     b = a + len(seqs)
     stored = (rows.game[a:b], rows.round[a:b], rows.turn[a:b], rows.player[a:b],
               rows.type[a:b], rows.data[a:b])
-    want = (cols[2].tolist(), *cols[3:8])
+    want = (cols[2].tolist(), cols[3].tolist(), *cols[4:8])
     if all(got == exp for got, exp in zip(stored, want)):
         return []
     found = []

@@ -114,9 +114,10 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
     write, which stored events up to ``start``; None: this is the game's first write).
     The ``event`` column holds each event's JSON as UTF-8 bytes, as it is hashed
     (:func:`event_rows` gives rows of strings); ``texts``, if given, is that JSON of each
-    of ``events[start:]`` (:func:`events.encode_each`) already. The ``seq`` and ``game``
-    columns are C arrays of 32-bit ints, the column type (a :class:`~.arrow_rows.RowSink`
-    takes them with no conversion per value), the others lists."""
+    of ``events[start:]`` (:func:`events.encode_each`) already. The ``seq``, ``game`` and
+    ``round`` columns are C arrays of 32-bit ints, the column type (a
+    :class:`~.arrow_rows.RowSink` takes them with no conversion per value), the others
+    lists."""
     new = events[start:] if start else events
     datas = ev.encode_each(new) if texts is None else texts
     h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
@@ -132,17 +133,17 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
         turns.insert(0, 0)
     tags = ev.TAGS
     types = [tags[type(e)] for e in new]
-    rounds: list[int] = []
+    rounds = array("i")
     rnd, at = before[0].flow.round if start and new else 0, 0
     try:
         while True:
             i = types.index(_ROUND_STARTED, at)
-            rounds += [rnd] * (i - at)
+            rounds += array("i", (rnd,)) * (i - at)
             rnd, at = new[i].round, i + 1      # type: ignore[attr-defined]
             rounds.append(rnd)
             turns[i] = 0
     except ValueError:
-        rounds += [rnd] * (len(new) - at)
+        rounds += array("i", (rnd,)) * (len(new) - at)
     n, end = len(datas), len(events)
     return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
              list(map(getattr, new, repeat("player"), repeat(None))), types, datas],
