@@ -108,9 +108,11 @@ class Pool:
                 sent: deque[int] = deque()      # the numbers of its items in hand, in order
                 free = threading.Semaphore(0)   # released once it is ready for an item
                 stopped = threading.Event()     # set once its output ended: it takes no item
-                for target, args in ((_feed, (proc.stdin, (initializer, initargs), self.tasks,
-                                              self.results, sent, free, stopped)),
-                                     (_drain, (proc, self.results, sent, free, held, stopped))):
+                # its drain first: a feeder whose drain could not start would wait on
+                # ``free`` for ever (the drain's end releases it)
+                for target, args in ((_drain, (proc, self.results, sent, free, held, stopped)),
+                                     (_feed, (proc.stdin, (initializer, initargs), self.tasks,
+                                              self.results, sent, free, stopped))):
                     t = threading.Thread(target=target, args=args, daemon=True)
                     t.start()
                     self.threads.append(t)
@@ -232,9 +234,13 @@ class _Local:
         self.stop = threading.Event()
         self.switches = quick_switches()
         self.switches.__enter__()
-        self.thread = threading.Thread(target=self._serve, args=(setting, tasks, results),
-                                       daemon=True)
-        self.thread.start()
+        try:
+            self.thread = threading.Thread(target=self._serve, args=(setting, tasks, results),
+                                           daemon=True)
+            self.thread.start()
+        except BaseException:           # no thread: the switch interval put back
+            self.switches.__exit__(None, None, None)
+            raise
 
     def _serve(self, setting: Callable[[], contextlib.AbstractContextManager],
                tasks: queue.Queue, results: queue.Queue) -> None:

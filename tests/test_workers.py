@@ -491,3 +491,28 @@ def test_a_pool_that_cannot_start_every_worker_leaves_none_running(monkeypatch):
     with pytest.raises(OSError, match="temporarily unavailable"):
         Pool(3)
     assert len(started) == 1 and started[0].poll() is not None
+
+
+@pytest.mark.parametrize("fail_at", [1, 2, 3, 5])
+def test_a_pool_whose_thread_cannot_start_leaves_no_thread_waiting(monkeypatch, fail_at):
+    """A thread that cannot be started (the feeder's or drain's of a process, or the local
+    worker's) fails the pool's start at once: no thread left waiting for ever, and the
+    switch interval the local worker lowered put back."""
+    import threading
+    import time
+    real, calls = threading.Thread.start, []
+
+    def start(self):
+        calls.append(self)
+        if len(calls) == fail_at:
+            raise RuntimeError("can't start new thread")
+        return real(self)
+
+    before = sys.getswitchinterval()
+    monkeypatch.setattr(threading.Thread, "start", start)
+    t = time.monotonic()
+    with pytest.raises(RuntimeError, match="can't start"):
+        Pool(3, local=contextlib.nullcontext)
+    assert time.monotonic() - t < 2
+    assert sys.getswitchinterval() == before
+    assert not [c for c in calls if c.is_alive()]
