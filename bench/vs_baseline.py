@@ -108,13 +108,14 @@ def corpus(games: int, kind: str) -> Path:
 
 def child_env() -> dict[str, str]:
     """The measuring processes' environment (their workers inherit it): Python's bytecode
-    cache on, kept in ``DATA/pycache``, whatever this shell says. An installed seasalt runs
+    cache on (``__pycache__`` beside the sources), whatever this shell says. An installed seasalt runs
     from compiled modules (pip compiles a wheel's as it installs it; an editable install
     writes them on first use); with ``PYTHONDONTWRITEBYTECODE`` set, every worker process of
     an import would compile seasalt's sources again (about 50 ms of CPU each), which the
     baseline, importing only the standard library (compiled with Python), never pays."""
-    env = {**os.environ, "PYTHONHASHSEED": "0", "PYTHONPYCACHEPREFIX": str(DATA / "pycache")}
-    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env = {**os.environ, "PYTHONHASHSEED": "0"}
+    for name in ("PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+        env.pop(name, None)
     return env
 
 

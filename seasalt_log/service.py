@@ -214,10 +214,11 @@ def _setting(con: duckdb.DuckDBPyConnection, name: str, value: str) -> Iterator[
     """DuckDB's setting ``name`` at ``value`` for a while, then put back: exactly when it
     was the default (RESET), else as DuckDB shows it (to a tenth of its unit)."""
     previous = _current(con, name)
-    con.execute(f"RESET {name}")
-    default = _current(con, name) == previous      # then RESET puts it back exactly
-    con.execute(f"SET {name} = '{value}'")
+    default = False
     try:
+        con.execute(f"RESET {name}")
+        default = _current(con, name) == previous  # then RESET puts it back exactly
+        con.execute(f"SET {name} = '{value}'")
         yield
     finally:
         con.execute(f"RESET {name}" if default else f"SET {name} = '{previous}'")

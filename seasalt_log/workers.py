@@ -120,6 +120,11 @@ class Pool:
                 self.local = _Local(local, self.tasks, self.results)
         except BaseException:       # a process or thread that could not start: none left
             self.close(kill=True)
+            for proc in self.procs:     # the pipes of those whose threads never started
+                for pipe in (proc.stdin, proc.stdout):
+                    if pipe is not None:
+                        with contextlib.suppress(OSError):
+                            pipe.close()
             raise
 
     @property
