@@ -64,6 +64,11 @@ def scratch_failure(exc: Exception, where: str | None = None) -> SeasaltError:
                         "the directory: point it at one with more room)")
 
 
+def _said(exc: BaseException) -> str:
+    """An exception as its type and its message, in one line."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 class Pool:
     """``jobs`` worker processes that run ``initializer(*initargs)`` first (with the cyclic
     garbage collector off: folding games makes many small acyclic objects, which the
@@ -120,11 +125,6 @@ class Pool:
                 self.local = _Local(local, self.tasks, self.results)
         except BaseException:       # a process or thread that could not start: none left
             self.close(kill=True)
-            for proc in self.procs:     # the pipes of those whose threads never started
-                for pipe in (proc.stdin, proc.stdout):
-                    if pipe is not None:
-                        with contextlib.suppress(OSError):
-                            pipe.close()
             raise
 
     @property
@@ -219,6 +219,11 @@ class Pool:
             proc.wait()
         for t in self.threads:
             t.join(timeout=5)
+        for proc in self.procs:         # (those of a process whose threads never started too)
+            for pipe in (proc.stdin, proc.stdout):
+                if pipe is not None:
+                    with contextlib.suppress(OSError):
+                        pipe.close()
 
     def __enter__(self) -> "Pool":
         return self
@@ -365,8 +370,7 @@ def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Que
             try:
                 data = pickle.dumps((fn, item), protocol=pickle.HIGHEST_PROTOCOL)
             except Exception as exc:                    # noqa: BLE001 (any pickling failure)
-                results.put((k, "error", f"cannot send a task to a worker process: "
-                                         f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
+                results.put((k, "error", f"cannot send a task to a worker process: {_said(exc)}"))
                 free.release()                          # (not sent: it is free still)
                 continue
             sent.append(k)
@@ -400,8 +404,8 @@ def _drain(proc: subprocess.Popen, results: queue.Queue, sent: deque,
                     results.put((None, "died", proc))
                 except subprocess.TimeoutExpired:       # (a result this process cannot read)
                     proc.kill()
-                    results.put((None, "error", "cannot read a worker process's result: "
-                                 f"{type(exc).__name__}: {' '.join(str(exc).split())}"))
+                    results.put((None, "error",
+                                 f"cannot read a worker process's result: {_said(exc)}"))
                 return
             if kind == "ready":
                 free.release(1 + held)
@@ -427,7 +431,7 @@ def _failure(exc: Exception, bug: str) -> str:
         return str(scratch_failure(exc))
     if os.environ.get("SEASALT_DEBUG"):
         traceback.print_exc()
-    return f"{bug}: {type(exc).__name__}: {' '.join(str(exc).split())}"
+    return f"{bug}: {_said(exc)}"
 
 
 def _serve() -> None:
