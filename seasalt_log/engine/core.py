@@ -1029,7 +1029,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     f = s.flow
     mermaid_check = True
     if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE:
+        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
             # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
             mermaid_check = s.ruleset.mermaid_win_after_forced_turn
         else:
