@@ -326,6 +326,9 @@ def _no_pepper_field(s: State, e: Any, name: str) -> None:
         raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
 
 
+_DECK_DRAWN = ev.DeckDrawn
+
+
 def _take(s: State, e: Any) -> State:
     """A turn's take step: ``deck_drawn`` (R-TAKE-1, R-TAKE-3, R-DRAW, R-EV-DOLPHINS) or
     ``discard_taken`` (R-TAKE-2), then the Angelfish's step when it is due, else the play
@@ -334,8 +337,10 @@ def _take(s: State, e: Any) -> State:
     runs one Python call (each costs about as much as finding that flow)."""
     drawn = type(e) is _DECK_DRAWN
     f = s.flow
-    if drawn:                       # e's fields read in each branch: one type per attribute
-        if e.dolphins_drew is not None:     # read is the interpreter's fast, specialized one
+    # e's fields are read in the branch of its type: a read that sees one event type keeps
+    # the interpreter's specialised attribute read
+    if drawn:
+        if e.dolphins_drew is not None:
             _no_pepper_field(s, e, "dolphins_drew")
         player = e.player
     else:
@@ -421,9 +426,6 @@ def _take(s: State, e: Any) -> State:
                 else replace(f, step=PLAY))
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
-
-
-_DECK_DRAWN = ev.DeckDrawn
 
 
 def _dolphins_drawn(s: State, e: ev.DeckDrawn, t: Table, deck: tuple[str, ...],
