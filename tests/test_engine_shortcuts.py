@@ -465,3 +465,28 @@ def test_a_round_started_by_a_seat_out_of_range_is_refused_with_shared_flows():
     with pytest.raises(IllegalMoveError) as err:
         fold(bad)
     assert err.value.rule == "R-FLOW-PLAYER"
+
+
+@pytest.mark.parametrize("ruleset,events", [(None, None), ("extra-salt", None),
+                                            (None, "pepper"), ("extra-salt", "pepper")])
+def test_every_input_event_is_refused_while_a_derived_event_is_owed(ruleset, events):
+    """R-DERIVED: ``check_game`` looks for a derived event the log left out only when an
+    input event is refused, so no input event may pass while one is owed. Each input event
+    of simulated games (every type the games reach, a forced turn's end included) is refused
+    by the state before it with any derived event made due, and accepted without."""
+    from seasalt_log.errors import SeasaltError
+    from seasalt_log.sim import simulate
+
+    seen: set[type] = set()
+    for game in simulate(4, 3, 53, None, ruleset, events):
+        s = State()
+        for e in game:
+            if type(e) not in ev.DERIVED_TYPES and s.phase != "new":
+                for due in ("round_scored", "event_awarded", "game_ended"):
+                    with pytest.raises(SeasaltError):
+                        apply(replace(s, flow=replace(s.flow, due=due)), e)
+                seen.add(type(e))
+            s = apply(s, e)
+    assert ev.TurnEnded in seen and ev.DeckDrawn in seen and ev.RoundStarted in seen
+    if ruleset:
+        assert ev.ForcedDrawn in seen

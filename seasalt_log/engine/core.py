@@ -326,117 +326,125 @@ def _no_pepper_field(s: State, e: Any, name: str) -> None:
         raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
 
 
-def _deck_drawn(s: State, e: ev.DeckDrawn) -> State:
-    dolphins = e.dolphins_drew
-    if dolphins is not None:
-        _no_pepper_field(s, e, "dolphins_drew")
+_DECK_DRAWN = ev.DeckDrawn
+
+
+def _take(s: State, e: Any) -> State:
+    """A turn's take step: ``deck_drawn`` (R-TAKE-1, R-TAKE-3, R-DRAW, R-EV-DOLPHINS) or
+    ``discard_taken`` (R-TAKE-2), then the Angelfish's step when it is due, else the play
+    step (a plain turn's is the one kept in :data:`_PLAIN`). One handler for both takes, as
+    :func:`_called` is for both calls: the flow after a take is written once, and a take
+    runs one Python call (each costs about as much as finding that flow)."""
+    drawn = type(e) is _DECK_DRAWN
     f = s.flow
-    player = e.player
+    # e's fields are read in the branch of its type: a read that sees one event type keeps
+    # the interpreter's specialised attribute read
+    if drawn:
+        if e.dolphins_drew is not None:
+            _no_pepper_field(s, e, "dolphins_drew")
+        player = e.player
+    else:
+        player = e.player
     if (s.phase != ROUND or f.due or player != f.player
             or (f.step != TAKE and f.step != BOAT_TAKE)):
         f = _take_due(s, e)                     # raises the error due
     t = s.table
     deck = t.deck
-    left = len(deck)
-    if not left:
-        raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
-    cards = e.cards
-    two = len(cards) == 2
-    if left == 1 and s.ruleset.one_card_draw:
-        if two or len(cards) != 1 or e.discard_pile is not None:
-            raise illegal(s, "R-TAKE-3", "with one card left in the deck, a draw takes that one "
-                                         "card and discards nothing (cards: [1 code], no "
-                                         "discard_pile)")
-    elif not two:
-        raise illegal(s, "R-TAKE-1", f"a deck draw takes the top two cards ({left} are left)")
-    kept = e.kept
-    if kept not in cards:
-        raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
-    # the recorded top two, compared in place (a one-card draw: _draw_from_deck)
-    if t.deck_ordered and two and left > 1 and deck[0] == cards[0] and deck[1] == cards[1]:
-        deck = deck[2:]
-    else:
-        deck = _draw_from_deck(s, t, cards)
-    hands = list(t.hands)                   # replace_at, inline: a call less per take
-    hands[player] += (kept,)
     piles = t.piles
-    if two:
-        pile = e.discard_pile
-        if pile is None:
-            raise illegal(s, "R-TAKE-1", "a two-card draw must name discard_pile for the other card")
-        p0, p1 = piles
-        other = cards[1] if cards[0] == kept else cards[0]
-        if pile:
-            if p1 and not p0:
-                raise illegal(s, "R-TAKE-1", "discard pile 0 is empty, so the discarded card "
-                                             "must go there")
-            piles = (p0, p1 + (other,))
+    hands = list(t.hands)                       # replace_at, inline: a call less per take
+    if drawn:                                   # ---- deck_drawn
+        left = len(deck)
+        if not left:
+            raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
+        cards = e.cards
+        two = len(cards) == 2
+        if left == 1 and s.ruleset.one_card_draw:
+            if two or len(cards) != 1 or e.discard_pile is not None:
+                raise illegal(s, "R-TAKE-3", "with one card left in the deck, a draw takes that "
+                                             "one card and discards nothing (cards: [1 code], "
+                                             "no discard_pile)")
+        elif not two:
+            raise illegal(s, "R-TAKE-1", f"a deck draw takes the top two cards ({left} are left)")
+        kept = e.kept
+        if kept not in cards:
+            raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
+        # the recorded top two, compared in place (a one-card draw: _draw_from_deck)
+        if t.deck_ordered and two and left > 1 and deck[0] == cards[0] and deck[1] == cards[1]:
+            deck = deck[2:]
         else:
-            if p0 and not p1:
-                raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded card "
-                                             "must go there")
-            piles = (p0 + (other,), p1)
-        event = s.table_event       # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
-        if event is not None and other in DOLPHIN_CODES \
-                and (event == "dolphins" or "dolphins" in s.held[player]):
-            if deck:
-                if dolphins is None:
-                    raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
-                                                     f"{other}: dolphins_drew must be the "
-                                                     "deck's top card")
-                deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
-                hands[player] += (dolphins,)
-            elif dolphins is not None:
-                raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
-            dolphins = None                     # drawn, or rightly null
-    if dolphins is not None:
-        raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
-                                          "seahorse discarded by a two-card draw, for a player "
-                                          "they are in effect for: dolphins_drew must be absent")
-    flow = _after_take(s, f, player, piles)
+            deck = _draw_from_deck(s, t, cards)
+        hands[player] += (kept,)
+        dolphins = e.dolphins_drew
+        if two:
+            pile = e.discard_pile
+            if pile is None:
+                raise illegal(s, "R-TAKE-1", "a two-card draw must name discard_pile for the "
+                                             "other card")
+            p0, p1 = piles
+            other = cards[1] if cards[0] == kept else cards[0]
+            if pile:
+                if p1 and not p0:
+                    raise illegal(s, "R-TAKE-1", "discard pile 0 is empty, so the discarded "
+                                                 "card must go there")
+                piles = (p0, p1 + (other,))
+            else:
+                if p0 and not p1:
+                    raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded "
+                                                 "card must go there")
+                piles = (p0 + (other,), p1)
+            event = s.table_event   # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
+            if event is not None and other in DOLPHIN_CODES \
+                    and (event == "dolphins" or "dolphins" in s.held[player]):
+                deck = _dolphins_drawn(s, e, t, deck, hands)
+                dolphins = None                 # drawn, or rightly null
+        if dolphins is not None:
+            raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
+                                              "seahorse discarded by a two-card draw, for a "
+                                              "player they are in effect for: dolphins_drew "
+                                              "must be absent")
+    else:                                       # ---- discard_taken
+        i = e.pile
+        pile = piles[i]
+        if not pile:
+            raise illegal(s, "R-TAKE-2", f"discard pile {i} is empty")
+        card = e.card
+        if pile[-1] != card:
+            raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
+        hands[player] += (card,)
+        piles = (piles[0], pile[:-1]) if i else (pile[:-1], piles[1])
+    # ---- the flow after the take
+    event = s.table_event
+    if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
+            and _angelfish_due(s, player, piles):
+        flow = replace(f, step=ANGEL)
+    else:
+        try:                                    # _kept, inline: a call less per take
+            got = _PLAIN[f.round][f.turn][f.player]
+        except IndexError:
+            got = None
+        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
+                else replace(f, step=PLAY))
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
 
-def _after_take(s: State, f: Flow, player: int,
-                piles: tuple[tuple[str, ...], tuple[str, ...]]) -> Flow:
-    """The flow after ``player``'s take (``f`` the flow it was taken in, ``piles`` the
-    discard piles after it): the Angelfish's step when it is due, else the play step (a
-    plain turn's is the one kept in :data:`_PLAIN`)."""
-    event = s.table_event
-    if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
-            and _angelfish_due(s, player, piles):
-        return replace(f, step=ANGEL)
-    try:                                        # _kept, inline: a call less per take
-        got = _PLAIN[f.round][f.turn][f.player]
-    except IndexError:
-        return replace(f, step=PLAY)
-    if got is not None and (got[0] is f or got[2] is f):
-        play: Flow = got[1]
-        return play
-    return replace(f, step=PLAY)
-
-
-def _discard_taken(s: State, e: ev.DiscardTaken) -> State:
-    f = s.flow
-    if (s.phase != ROUND or f.due or e.player != f.player
-            or (f.step != TAKE and f.step != BOAT_TAKE)):
-        f = _take_due(s, e)                     # raises the error due
-    t = s.table
-    i = e.pile
-    pile = t.piles[i]
-    if not pile:
-        raise illegal(s, "R-TAKE-2", f"discard pile {i} is empty")
-    card = e.card
-    if pile[-1] != card:
-        raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
-    player = e.player
-    hands = list(t.hands)                   # replace_at, inline: a call less per take
-    hands[player] += (card,)
-    piles = (t.piles[0], pile[:-1]) if i else (pile[:-1], t.piles[1])
-    flow = _after_take(s, f, player, piles)
-    return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), t.laid,
-                                  t.face_down), flow=flow, seq=s.seq + 1)
+def _dolphins_drawn(s: State, e: ev.DeckDrawn, t: Table, deck: tuple[str, ...],
+                    hands: list[Hand]) -> tuple[str, ...]:
+    """R-EV-DOLPHINS, in effect for the player whose draw discarded a collector or the
+    seahorse: the deck's top card (``deck``, the deck after the draw) goes to their hand
+    too (``hands``, changed in place), unless the deck is empty. The deck after it."""
+    dolphins = e.dolphins_drew
+    if deck:
+        if dolphins is None:
+            other = e.cards[1] if e.cards[0] == e.kept else e.cards[0]
+            raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
+                                             f"{other}: dolphins_drew must be the "
+                                             "deck's top card")
+        deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
+        hands[e.player] += (dolphins,)
+    elif dolphins is not None:
+        raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
+    return deck
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -1029,7 +1037,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     f = s.flow
     mermaid_check = True
     if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE:
+        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
             # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
             mermaid_check = s.ruleset.mermaid_win_after_forced_turn
         else:
@@ -1449,8 +1457,8 @@ HANDLERS: dict[type[ev.Event], Callable[[State, Any], State]] = {
     ev.ForcedDrawn: _forced_drawn,
     ev.GameStarted: _game_started,
     ev.RoundStarted: _round_started,
-    ev.DeckDrawn: _deck_drawn,
-    ev.DiscardTaken: _discard_taken,
+    ev.DeckDrawn: _take,
+    ev.DiscardTaken: _take,
     ev.CrabsPlayed: _crabs_played,
     ev.BoatsPlayed: _boats_played,
     ev.FishPlayed: _fish_played,

@@ -267,7 +267,7 @@ RULINGS: tuple[tuple[str, str, str], ...] = (
     ("R-EV-DANCE-OF-THE-MERMAIDS", "at least 3 mermaids win", "Ruleset.mermaid_events"),
     ("R-EV-ANGELFISH", "after every take step (a one-card draw and a boat's take too), "
      "mandatory, once", "core._angelfish_due"),
-    ("R-EV-DOLPHINS", "mandatory", "core._deck_drawn"),
+    ("R-EV-DOLPHINS", "mandatory", "core._dolphins_drawn"),
     ("R-EV-CORAL-REEF", "one face-down shell per player per round", "core._shell_face_down"),
     ("R-X-DRAW", "a deck of a wrong length is a format error in both rulesets, as in base",
      "core._known_codes"),

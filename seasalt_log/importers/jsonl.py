@@ -267,20 +267,19 @@ def check_game(raw: RawGame) -> CheckedGame:
     handlers, derived = HANDLERS, ev.DERIVED_TYPES
     try:
         for e in events:
-            if s.flow.due is not None and type(e) not in derived:    # a derived event is owed
-                while (d := next_derived(s)) is not None:
-                    s = apply(s, d)
-                    added.append((len(states), d))
-                    states.append(s)
             try:                # apply(s, e), without a call of its own per event
                 s = handlers[type(e)](s, e)
-            except (IndexError, KeyError, IllegalMoveError) as exc:
-                raise refusal(s, e, exc) from None
+            except (IndexError, KeyError, IllegalMoveError, LogFormatError) as exc:
+                # every input event is refused while a derived event is owed (R-DERIVED), so
+                # an owed event the log left out is looked for only here, not at every event
+                if s.flow.due is not None and type(e) not in derived:
+                    s = apply(_add_owed(s, states, added), e)
+                elif isinstance(exc, LogFormatError):
+                    raise
+                else:
+                    raise refusal(s, e, exc) from None
             states.append(s)    # list.append called by name: the interpreter's own fast path
-        while (d := next_derived(s)) is not None:
-            s = apply(s, d)
-            added.append((len(states), d))
-            states.append(s)
+        s = _add_owed(s, states, added)
     except SeasaltError as exc:
         if hasattr(exc, "locate"):
             exc.locate(file=raw.source, line=_line_of(raw, len(states) - len(added)),
@@ -295,6 +294,16 @@ def check_game(raw: RawGame) -> CheckedGame:
             states = [_with_id(st, gid) for st in states]
     return CheckedGame(game_id=gid, events=out, states=states, source=raw.source,
                        first_line=raw.first_line)
+
+
+def _add_owed(s: State, states: list[State], added: list[tuple[int, ev.Event]]) -> State:
+    """``s`` after the derived events owed there (:func:`next_derived`), each appended to
+    ``states`` and, with its place among them, to ``added``."""
+    while (d := next_derived(s)) is not None:
+        s = apply(s, d)
+        added.append((len(states), d))
+        states.append(s)
+    return s
 
 
 def _line_of(raw: RawGame, i: int) -> int:
