@@ -33,7 +33,8 @@ from seasalt_log.engine import core  # noqa: E402
 from seasalt_log.engine.core import HANDLERS  # noqa: E402
 from seasalt_log.importers.chunks import add_events  # noqa: E402
 from seasalt_log.importers.jsonl import check_game, read_games_data  # noqa: E402
-from seasalt_log.scoring import seat_extra_points_and_bonus, seat_points_and_bonus  # noqa: E402
+from seasalt_log.scoring import (seat_extra_points_and_bonus, seat_points_and_bonus,  # noqa: E402
+                                 seat_records)
 from seasalt_log.store import projections  # noqa: E402
 from seasalt_log.store.arrow_rows import RowSink  # noqa: E402
 from seasalt_log.store.event_table import event_columns  # noqa: E402
@@ -73,7 +74,7 @@ def _closed_turns_points(turns: list[tuple[State, int]]) -> None:
     """One game's closed turns scored as the read models score them (each seat's holding
     counted on from its last count; a base game's Extra Salt cards would need a breakdown:
     none in these logs)."""
-    counted: dict[int, list[Any]] = {}
+    counted = seat_records(turns[0][0].n if turns else 0)
     for s, seat in turns:
         t, rules = s.table, s.ruleset
         if rules.extra_scoring:

@@ -656,24 +656,35 @@ def _one_card(code: str, index: dict[str, tuple[int, int]], no_kinds: list[int]
     return k, in_hand, in_hand[:], colors
 
 
-def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+#: the records of a game's seats that the closed turns' scorers keep, by seat (None: none
+#: yet): :func:`seat_records` makes one (a list: read by index, cheaper than a dict's get)
+SeatRecords = list["list[Any] | None"]
+
+
+def seat_records(n: int) -> SeatRecords:
+    """The records of ``n`` seats for :func:`seat_points_and_bonus` and
+    :func:`seat_extra_scored`, none made yet."""
+    return [None] * n
+
+
+def seat_points_and_bonus(counted: SeatRecords, seat: int, hand: tuple[str, ...],
                           laid: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
     """(card points, colour bonus) by R-SCORE of a seat's holding, as
     :func:`points_and_bonus` gives them (every closed turn of a base game is scored so).
 
-    ``counted``: seat -> the record of the seat's holding last scored here, scored on in
-    place when ``laid`` is the same tuple and the hand is its hand and one card more (a
-    turn's take; the engine's states share a seat's tuples until they change): only the
-    parts that card changes are scored again. Else the holding is counted and scored anew.
+    ``counted``: by seat (:func:`seat_records`), the record of the seat's holding last
+    scored here (None: none), scored on in place when ``laid`` is the same tuple and the
+    hand is its hand and one card more (a turn's take; the engine's states share a seat's
+    tuples until they change): only the parts that card changes are scored again. Else the holding is counted and scored anew.
     A KeyError: a card :data:`CARD_INDEX` does not number (the record is dropped)."""
-    held = counted.get(seat)
+    held = counted[seat]
     if held is not None and held[1] is laid and held[2] is CARD_INDEX:
         old = held[0]
         if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
                 k, c = CARD_INDEX[hand[-1]]
             except KeyError:
-                del counted[seat]
+                counted[seat] = None
                 raise
             in_hand, kinds, colors = held[3], held[4], held[5]
             fixed = held[7]
@@ -717,7 +728,7 @@ def seat_points_and_bonus(counted: dict[int, list[Any]], seat: int, hand: tuple[
                 return fixed + (k == _MERMAID), 1
             in_hand, kinds, colors = _count_anew(hand, laid, CARD_INDEX, _NO_BASE_KINDS)
         except KeyError:
-            counted.pop(seat, None)
+            counted[seat] = None
             raise
         bonus = max(colors)
         sharks, swimmers = in_hand[_SHARK], in_hand[_SWIMMER]       # R-SCORE-DUO
@@ -758,7 +769,7 @@ _X_SET_INPUT = tuple(k in (*COLLECTOR_POINTS, *MULTIPLIERS, "boat", "fish", "sea
 _X_SEAHORSE_INPUT = tuple(k in (*COLLECTOR_POINTS, "seahorse") for k in X_KINDS)
 
 
-def seat_extra_points_and_bonus(counted: dict[int, list[Any]], seat: int,
+def seat_extra_points_and_bonus(counted: SeatRecords, seat: int,
                                 hand: tuple[str, ...], laid: tuple[tuple[str, ...], ...],
                                 effects: frozenset[str], hand_starfish: bool
                                 ) -> tuple[int, int]:
@@ -793,20 +804,20 @@ _NO_HAND_STARFISH: dict[frozenset[str], _EventScoring] = {}
 # seahorse part (:func:`_seahorse_part`), 11 the pairs in hand (:func:`hand_pairs`)]
 
 
-def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str, ...],
+def seat_extra_scored(counted: SeatRecords, seat: int, hand: tuple[str, ...],
                       laid: tuple[tuple[str, ...], ...], scoring: _EventScoring
                       ) -> tuple[int, int]:
     """:func:`seat_extra_points_and_bonus` with the events in effect and the starfish
     ruling given by their :func:`event_scoring` (a read model's closed turns take it once
     per round)."""
-    held = counted.get(seat)
+    held = counted[seat]
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
         if hand and hand[:-1] == old:       # (its length one more than the last hand's)
             try:
                 k, c = X_CARD_INDEX[hand[-1]]
             except KeyError:
-                del counted[seat]
+                counted[seat] = None
                 raise
             in_hand, kinds, colors = held[3], held[4], held[5]
             in_hand[k] += 1
@@ -875,7 +886,7 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
             try:
                 _laid_on(held, hand, laid, unit, gained, scoring)
             except KeyError:
-                del counted[seat]
+                counted[seat] = None
                 raise
             in_hand, kinds, colors, bonus, fixed = held[3], held[4], held[5], held[6], held[8]
     else:
@@ -891,7 +902,7 @@ def seat_extra_scored(counted: dict[int, list[Any]], seat: int, hand: tuple[str,
                     return fixed + (k == _MERMAID and not scoring.tornado), 1
                 in_hand, kinds, colors = _count_anew(hand, laid, X_CARD_INDEX, _NO_KINDS)
             except KeyError:
-                counted.pop(seat, None)
+                counted[seat] = None
                 raise
             bonus = max(colors)
         seahorse = kinds[_SEAHORSE] and _seahorse_part(kinds, scoring)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from seasalt_log.cards import CODES, EXTRA_CODES, KIND
 from seasalt_log.events import EVENT_CODES
 from seasalt_log.scoring import (breakdown, points_and_bonus, seat_extra_points_and_bonus,
-                                 seat_points_and_bonus)
+                                 seat_points_and_bonus, seat_records)
 
 from . import extra_scoring_oracle as oracle
 
@@ -82,7 +82,7 @@ def test_long_random_sequences_give_the_full_scorers_points():
 
 
 def _play(steps, extra, palette):
-    counted: dict = {}          # one thread's records, shared by the seats and both scorers
+    counted = seat_records(3)   # one thread's records, shared by the seats and both scorers
     base_palette = [k for k in palette if k in BASE_KINDS] or BASE_KINDS
     seats = [[(), (), frozenset(), True] for _ in range(3)]
     for seat, (what, arg) in steps:
@@ -131,8 +131,7 @@ def test_more_of_a_collector_than_every_deck_holds_taken_one_by_one(kind):
     code = next(c for c in CODES if c.startswith(kind + ":"))
     multiplier = {"shell": "mermaid:white", "octopus": "mermaid:white",
                   "penguin": "colony:green", "sailor": "captain:light-orange"}[kind]
-    counted: dict = {}
-    xcounted: dict = {}
+    counted, xcounted = seat_records(1), seat_records(1)
     hand: tuple[str, ...] = (multiplier,)
     for _ in range(160):
         hand = hand + (code,)
@@ -148,11 +147,11 @@ def test_more_of_a_collector_than_every_deck_holds_taken_one_by_one(kind):
 def test_a_card_the_base_game_lacks_drops_the_seats_record():
     """A base record met by an Extra Salt card: a KeyError (the engine then scores the
     holding by the breakdown), the record dropped, and the next score counted anew."""
-    counted: dict = {}
+    counted = seat_records(1)
     assert seat_points_and_bonus(counted, 0, ("crab:black",), ()) == (0, 1)
     with pytest.raises(KeyError):
         seat_points_and_bonus(counted, 0, ("crab:black", "lobster:black"), ())
-    assert 0 not in counted
+    assert counted[0] is None
     assert seat_points_and_bonus(counted, 0, ("crab:black", "crab:yellow"), ()) == (1, 1)
 
 
@@ -182,10 +181,10 @@ def test_a_hand_grown_by_one_card_is_scored_on_in_place():
         (True, h, lay, hs) for h, lay, _, _, hs in extra_holdings(300, 5)]
     for extra, hand, laid, hand_starfish in holdings:
         hand, laid = tuple(hand), tuple(tuple(u) for u in laid)
-        counted: dict = {}
+        counted = seat_records(1)
         for i in range(len(hand) + 1):          # the hand taken card by card
             part = hand[:i]
-            before = counted.get(0)
+            before = counted[0]
             assert score(extra, counted, part, laid, hand_starfish) == want(
                 extra, part, laid, hand_starfish), (part, laid)
             if before is not None:
@@ -225,7 +224,7 @@ def test_a_rounds_first_take_is_scored_on_from_the_empty_holding(extra):
     codes = ALL if extra else CODES
     for code in codes:
         effects = frozenset(rng.sample(EVENT_CODES, rng.randint(0, 3))) if extra else frozenset()
-        counted: dict = {}
+        counted = seat_records(2)
         before = tuple(rng.sample(codes, 6))          # the round before's last holding
         laid = ((before[0], before[1]),)
         for hand, units in ((before[2:], laid), ((code,), ())):

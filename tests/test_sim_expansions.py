@@ -78,7 +78,7 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
     the event can change), equal those of every seat rescored by the Counter scorer of
     tests/extra_scoring_oracle.py without the event (R-STOP, R-LAST-4, R-DECKOUT)."""
     from seasalt_log.engine import apply
-    from seasalt_log.scoring import round_points, seat_extra_points_and_bonus
+    from seasalt_log.scoring import round_points, seat_extra_points_and_bonus, seat_records
     from seasalt_log.store.expansions import event_outcomes
     from . import extra_scoring_oracle as oracle
 
@@ -106,7 +106,7 @@ def test_event_outcomes_agree_with_the_oracle(expansion_games):
                                                          for p in range(s.n)])
                 # the holdings rescored from the closed turns' records of them (as the read
                 # models keep them), twice: the records are left scored without an event
-                counted: dict = {}
+                counted = seat_records(s.n)
                 for p in range(s.n):
                     seat_extra_points_and_bonus(counted, p, t.hands[p], t.laid[p], s.effects(p),
                                                 s.ruleset.starfish_in_hand_scores)

@@ -58,7 +58,7 @@ def _top(points) -> list[int]:
 
 
 def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[str]],
-              scores: list[tuple[int, int]], counted: dict[int, list[Any]] | None
+              scores: list[tuple[int, int]], counted: list[Any] | None
               ) -> list[tuple[int, int]] | None:
     """Each seat's (card points, colour bonus) had the scoring ``event`` been in effect for
     nobody, or None if that changes no seat's: the ``seats`` it is in effect for scored by
@@ -98,7 +98,7 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
 
 def event_outcomes(game_id: str, s: State, e: ev.RoundScored,
                    scores: list[tuple[int, int]] | None = None,
-                   counted: dict[int, list[Any]] | None = None,
+                   counted: list[Any] | None = None,
                    effects: list[frozenset[str]] | None = None) -> list[tuple]:
     """The ``event_outcomes`` rows of round ``e`` (``s``: the state before ``round_scored``):
     one per event in effect for some seat, in code order. ``scores``: each seat's (card

@@ -24,7 +24,7 @@ from ..engine.state import BOAT_TAKE, TAKE, State
 from ..engine.core import player_breakdown, round_breakdowns
 from ..scoring import (CAST, MULTIPLIERS, ExtraBreakdown, as_breakdown, event_scoring,
                        last_chance_outcome, points_and_bonus, seat_extra_scored,
-                       seat_points_and_bonus)
+                       seat_points_and_bonus, seat_records)
 from .expansions import event_outcomes, round_event_rows, seat_effects
 from .literals import sql_literal
 from .fetch import first_row
@@ -469,9 +469,9 @@ class Projector:
         self.prev: Any = None            # the state after the last event fed
         self.last: ev.Event | None = None  # the last event fed
         self.scores = ScoreMemo(memo)
-        #: seat -> the record of its holding at its last closed turn, scored on from it
+        #: by seat, the record of its holding at its last closed turn, scored on from it
         #: (:func:`scoring.seat_points_and_bonus`): the game's own, so no thread shares it
-        self.counted: dict[int, list[Any]] = {}
+        self.counted = seat_records(len(first.players))
         self.final: dict[str, list[tuple]] = {t: [] for t in TABLES}
         self.open_round: list | None = None     # the latest round's rounds row
         self.seat_events: list[list] = []       # its round_events rows
@@ -726,7 +726,7 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(
 
 
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
-                  final: dict[str, list], counted: dict[int, list[Any]],
+                  final: dict[str, list], counted: list[Any],
                   effects: list[frozenset[str]] | None) -> None:
     """The rows round ``e`` makes (``s``: the state before it): its ``rounds`` row's ending,
     its ``round_results`` rows and, under RULES.md §12, its ``round_extra`` and
