@@ -384,21 +384,27 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     is): :func:`decode` of each line alone then gives the same events. None otherwise (a
     blank line, other spacing or key order, an error): decode the lines one by one."""
     found = _canonical(data)
-    return None if found is None else found[:2]
+    if found is None:
+        return None
+    lines = data.split(b"\n")
+    lines.pop()
+    return found[0], lines
 
 
-def canonical_games(data: bytes) -> tuple[list[Event], list[bytes], list[int] | None] | None:
-    """:func:`decode_canonical` of ``data`` and the :func:`game_starts` of its events (the
+def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None] | None:
+    """The events of :func:`decode_canonical` of ``data`` (event ``i`` is line ``i``; None
+    if a line is not canonical) and the :func:`game_starts` of its events (the
     ``game_started`` lines found once for both)."""
     found = _canonical(data)
     if found is None:
         return None
-    events, lines, starts = found
-    return events, lines, _checked_starts(events, starts)
+    events, starts = found
+    return events, _checked_starts(events, starts)
 
 
-def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None:
-    """:func:`decode_canonical`, and the indexes of the ``game_started`` events."""
+def _canonical(data: bytes) -> tuple[list[Event], list[int]] | None:
+    """The events of :func:`decode_canonical`, and the indexes of the ``game_started``
+    events."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
@@ -406,11 +412,31 @@ def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None
     starts = _starts(events)
     for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
-    lines = data.split(b"\n")
-    # the same number of lines as events and the same bytes: each line is one event's JSON
-    if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
+    # the same bytes: each line is one event's JSON (no JSON holds a raw newline: the
+    # decoder refuses one in a string, and _meta_kept took those between meta's tokens out)
+    if _encoder.encode_lines(events) != data:
         return None
-    return events, lines, starts
+    return events, starts
+
+
+def game_offsets(data: bytes, n: int) -> list[int] | None:
+    """The offset of each of the ``n`` ``game_started`` lines of the canonical JSON Lines
+    ``data`` (:func:`canonical_games`; the first one at 0), and ``len(data)`` after them;
+    None if ``data`` has another number of them."""
+    found = [0]
+    at = data.find(_GAME_STARTED_LINE)
+    while at >= 0 and len(found) < n:
+        found.append(at + 1)
+        at = data.find(_GAME_STARTED_LINE, at + 1)
+    if at >= 0 or len(found) != n or not data.startswith(_GAME_STARTED_LINE[1:]):
+        return None
+    found.append(len(data))
+    return found
+
+
+#: a ``game_started`` line, as its canonical JSON begins (the tag first), after the newline
+#: of the line before it (a newline in canonical JSON Lines ends a line)
+_GAME_STARTED_LINE = b'\n{"type":"game_started"'
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:

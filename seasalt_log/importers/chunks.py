@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
-from typing import BinaryIO, Generator, Iterable, Iterator
+from typing import BinaryIO, Generator, Iterable, Iterator, Sequence
 
 import msgspec
 from msgspec import Struct
@@ -31,7 +31,7 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
-from ..store.arrow_rows import RowSink, Rows, repeated
+from ..store.arrow_rows import RowSink, Rows, repeated, texts_array
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
 from .jsonl import CheckedGame, RawGame, check_game, read_games_data
@@ -306,11 +306,9 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         texts = raw.texts if raw.texts is not None and len(raw.texts) == n else None
         if sink is None:            # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
-                                   encoded=(texts or ev.encode_each(game.events))
-                                   if gid in stored else None))
+                                   encoded=_encoded(game, texts) if gid in stored else None))
         elif gid in stored or gid in here:
-            games.append(ChunkGame(gid, first, last, n,
-                                   encoded=texts or ev.encode_each(game.events)))
+            games.append(ChunkGame(gid, first, last, n, encoded=_encoded(game, texts)))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
@@ -323,14 +321,22 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
     return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
 
 
-def add_events(sink: RowSink, number: int, game: CheckedGame, texts: list[bytes] | None) -> int:
+def add_events(sink: RowSink, number: int, game: CheckedGame, texts: Sequence[bytes] | None
+               ) -> int:
     """Buffer the events table's columns of ``game`` (numbered ``number`` in its chunk;
-    ``texts``: its events' JSON, if known) in ``sink``, its id column made in C (no string
-    converted per event); the chain link of the write that stores them."""
+    ``texts``: its events' JSON, if known) in ``sink``, its id and JSON columns as Arrow
+    arrays (the id's made in C: no string converted per event; the JSON's a slice of its
+    log's lines, when they are those texts); the chain link of the write that stores them."""
     columns, h = event_columns(game.game_id, number, game.events, game.states, texts=texts)
     columns[0] = repeated(game.game_id, len(columns[7]))
+    columns[7] = texts_array(columns[7])
     sink.add_columns("events", columns)
     return h
+
+
+def _encoded(game: CheckedGame, texts: Sequence[bytes] | None) -> list[bytes]:
+    """The JSON of each event of ``game``: ``texts`` if known."""
+    return list(texts) if texts else ev.encode_each(game.events)
 
 
 def _mark_last(items: Iterable[RawGame]) -> Iterator[tuple[RawGame, bool]]:

@@ -17,6 +17,9 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
+from pyarrow._compute import SplitPatternOptions, call_function
+
+from ..log_lines import Lines
 
 from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
@@ -94,6 +97,27 @@ def repeated(value: str, n: int) -> pa.Array:
     offsets = _multiples(len(data), n)
     return pa.Array.from_buffers(pa.string(), n, [None, pa.py_buffer(offsets),
                                                   pa.py_buffer(data * n)])
+
+
+def texts_array(texts: Sequence[bytes]) -> pa.Array:
+    """JSON texts (UTF-8, unchecked as in :func:`column_batch`) as an Arrow string array;
+    the :class:`Lines` of a log as a slice of the array of all its lines, cut out of its
+    bytes once (by Arrow: no Python object per line)."""
+    if type(texts) is not Lines:
+        return pa.array(texts, type=pa.binary()).view(pa.string())
+    log = texts.log
+    if log.lines is None:
+        data = log.data
+        whole = pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(array("i", (0, len(data)))),
+                                                       pa.py_buffer(data)])
+        # the lines and an empty piece after the last newline
+        log.lines = call_function("split_pattern", [whole], _NEWLINE).values.view(pa.string())
+    return log.lines.slice(texts.first, len(texts))
+
+
+#: pyarrow.compute's options of split_pattern, from its own module (pyarrow.compute makes a
+#: function of every kernel as it is imported: three times the time)
+_NEWLINE = SplitPatternOptions(b"\n")
 
 
 #: per step, 0, step, 2 * step, ... as C ints (Arrow's string offsets), as far as needed

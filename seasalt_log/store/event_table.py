@@ -23,6 +23,7 @@ from typing import Any, Iterable, Sequence
 
 from .. import events as ev
 from ..engine import State
+from ..log_lines import Lines
 
 #: one row of a table, as DuckDB gives and takes it
 Row = tuple[Any, ...]
@@ -107,21 +108,22 @@ _ROUND_STARTED = ev.TAGS[ev.RoundStarted]
 
 def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State],
                   *, start: int = 0, prev_hash: int | None = None,
-                  texts: list[bytes] | None = None) -> tuple[list[Any], int]:
+                  texts: Sequence[bytes] | None = None) -> tuple[list[Any], int]:
     """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order)
     for ``events[start:]`` (seq = index + 1) of the game numbered ``game``, and the chain
     link of the write that stores them (``prev_hash``, the link of the game's previous
     write, which stored events up to ``start``; None: this is the game's first write).
     The ``event`` column holds each event's JSON as UTF-8 bytes, as it is hashed
     (:func:`event_rows` gives rows of strings); ``texts``, if given, is that JSON of each
-    of ``events[start:]`` (:func:`events.encode_each`) already. The ``seq``, ``game`` and
-    ``round`` columns are C arrays of 32-bit ints, the column type (a
-    :class:`~.arrow_rows.RowSink` takes them with no conversion per value), the others
-    lists."""
+    of ``events[start:]`` (:func:`events.encode_each`) already: the column is then
+    ``texts`` itself (a :class:`~seasalt_log.log_lines.Lines` is hashed as the log's bytes
+    hold it). The ``seq``, ``game`` and ``round`` columns are C arrays of 32-bit ints, the
+    column type (a :class:`~.arrow_rows.RowSink` takes them with no conversion per value),
+    the others lists."""
     new = events[start:] if start else events
     datas = ev.encode_each(new) if texts is None else texts
-    h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
-                   datas)
+    prev = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
+    h = lines_link(prev, datas.joined()) if type(datas) is Lines else write_link(prev, datas)
     # an event's round and turn are those of the flow before it: a game's first event is
     # in round 0, turn 0, a round_started in its own round, turn 0. The round changes only
     # there, so the rounds column is runs between the round starts (found in C); the turns
