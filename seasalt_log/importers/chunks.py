@@ -113,10 +113,12 @@ def _starts_game(line: bytes | bytearray) -> bool:
         return False
 
 
-def _game_starts(buf: bytearray, at: int, found: list[int], final: bool) -> int:
+def _game_starts(buf: bytes | bytearray, at: int, found: list[int], final: bool,
+                 first: bool = False) -> int:
     """Append to ``found`` the offsets of the ``game_started`` lines of ``buf`` among its
     complete lines (``final``: the last line too) from offset ``at`` (a line start or a
-    line's end); the offset to go on from once more bytes came."""
+    line's end; ``first``: only the first one); the offset to go on from once more bytes
+    came."""
     while True:
         i = buf.find(b"game_started", at)
         if i < 0:
@@ -129,7 +131,19 @@ def _game_starts(buf: bytearray, at: int, found: list[int], final: bool) -> int:
             end = len(buf)
         if _starts_game(buf[begin:end]):
             found.append(begin)
+            if first:
+                return end
         at = end
+
+
+def _start_after(buf: bytes | bytearray, after: int, final: bool) -> int | None:
+    """The offset of the first ``game_started`` line of ``buf`` that starts after offset
+    ``after``, among its complete lines (``final``: the last line too); None if none."""
+    end = buf.find(b"\n", after)       # the end of the line holding ``after``
+    found: list[int] = []
+    if end >= 0:
+        _game_starts(buf, end, found, final, first=True)
+    return found[0] if found else None
 
 
 def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK_BYTES,
@@ -175,13 +189,18 @@ def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK
         block = stream.read(max(size, 1 << 16))
         buf += block
         eof = not block
-        scan = _game_starts(buf, scan, starts, eof)
         while checked + max_line < len(buf):
             j = buf.rfind(b"\n", checked, checked + max_line + 1)
             if j < 0:           # a line longer than max_line: the stream ends there
                 long_at = checked
                 break
             checked = j + 1
+        # every game start is looked for only where a game may be too long (buf holds more
+        # than one may take) or is skipped, or the stream ends early; else only the first
+        # one past ``size``, where the chunk is cut (the rest of buf is not searched)
+        every = skipping or long_at is not None or len(buf) > max_game
+        if every:
+            scan = _game_starts(buf, scan, starts, eof)
         while True:             # skip the rest of a game too long; find the next one
             limit = (long_at if long_at is not None
                      else len(buf) if eof else buf.rfind(b"\n") + 1)
@@ -208,7 +227,8 @@ def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK
                                      limit=max_line))
             return
         while not skipping and len(buf) > size:
-            cut = next((s for s in starts if s > size), None)
+            cut = (next((s for s in starts if s > size), None) if every
+                   else _start_after(buf, size, eof))
             if cut is None:
                 break
             yield chunk(cut)
@@ -514,19 +534,17 @@ def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
     data = chunk.data
     if len(data) <= smallest or chunk.spilled is not None:
         return [chunk]
-    starts: list[int] = []
-    _game_starts(bytearray(data), 0, starts, True)
     pieces: list[Chunk] = []
     begin, line = 0, chunk.first_line
-    for at in starts:
-        if len(data) - begin <= smallest:
+    while len(data) - begin > smallest:
+        at = _start_after(data, begin + (len(data) - begin) // 2 - 1, True)
+        if at is None:
             break
-        if at - begin >= (len(data) - begin) // 2:
-            piece = data[begin:at]
-            pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
-                                first_line=line, data=piece, tail=True))
-            line += piece.count(b"\n")
-            begin = at
+        piece = data[begin:at]
+        pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
+                            first_line=line, data=piece, tail=True))
+        line += piece.count(b"\n")
+        begin = at
     if not pieces:
         return [chunk]
     pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,
