@@ -10,6 +10,7 @@ their decoding on the other.
 
 from __future__ import annotations
 
+import functools
 import struct
 from array import array
 from pathlib import Path
@@ -20,6 +21,7 @@ import pyarrow.ipc as ipc
 from pyarrow._compute import SplitPatternOptions, call_function
 
 from ..log_lines import Lines
+from .event_table import Coded
 
 from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
@@ -75,7 +77,7 @@ def column_batch(table: str, columns: Sequence[Sequence[Any]]) -> pa.RecordBatch
     encoded): its array is then pyarrow's binary one of them, seen as strings (no decoding);
     an integer column without NULLs is packed into a buffer (by :mod:`struct`: a quarter of
     the cost of pyarrow's conversion of Python ints), or is given as a C array (its buffer
-    is taken as it is)."""
+    is taken as it is); a :class:`~.event_table.Coded` column's values are taken by Arrow."""
     schema = SCHEMAS[table]
     return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
                                       schema=schema)
@@ -140,11 +142,37 @@ class _Arrays(list):
         self.append(more)
 
 
-def _own(column: Sequence | array | pa.Array) -> list | array:
+class _Codes(bytearray):
+    """A :class:`Coded` column buffered: its codes, and the values they stand for."""
+
+    values: tuple
+
+    def extend(self, more: Any) -> None:
+        if type(more) is not Coded or more.values != self.values:
+            raise ValueError("a coded column takes more of the same values, coded")
+        self += more.codes
+
+
+def _own(column: Sequence | array | pa.Array) -> list | array | _Codes:
     """A copy of a column given to :meth:`RowSink.add_columns`, to extend."""
     if isinstance(column, pa.Array):
         return _Arrays([column])
+    if type(column) is Coded:
+        codes = _Codes(column.codes)
+        codes.values = column.values
+        return codes
     return column[:] if type(column) is array else list(column)
+
+
+def _decoded(codes: _Codes, kind: pa.DataType) -> pa.Array:
+    """A coded column as the Arrow array of its values (each one's taken, in C)."""
+    indices = pa.Array.from_buffers(pa.uint8(), len(codes), [None, pa.py_buffer(codes)])
+    return call_function("take", [_dictionary(codes.values, kind), indices])
+
+
+@functools.cache
+def _dictionary(values: tuple, kind: pa.DataType) -> pa.Array:
+    return pa.array(values, type=kind)
 
 
 #: the binary type of each string type: a string column is converted as binary and seen as
@@ -156,6 +184,8 @@ _AS_BINARY = {pa.string(): pa.binary(), pa.list_(pa.string()): pa.list_(pa.binar
 def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
     if type(values) is _Arrays:
         return pa.concat_arrays(values)
+    if type(values) is _Codes:
+        return _decoded(values, kind)
     code = _C_INTS.get(kind)
     if type(values) is array and values.typecode == code:     # a C array of the width
         return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
@@ -220,7 +250,7 @@ class RowSink:
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
         #: tables given as columns (:meth:`add_columns`): one list per column
-        self.cols: dict[str, list[list | array]] = {}
+        self.cols: dict[str, list[list | array | _Codes]] = {}
         self.counts = {t: 0 for t in self.tables}
         self.pending = 0
         self._writers: dict[str, ipc.RecordBatchFileWriter] = {}
@@ -236,11 +266,12 @@ class RowSink:
         if self.pending >= FLUSH_ROWS:
             self.flush()
 
-    def add_columns(self, table: str, columns: Sequence[list | array | pa.Array]) -> None:
+    def add_columns(self, table: str, columns: Sequence[list | array | pa.Array | Coded]) -> None:
         """Buffer rows of ``table`` given as columns (one list per column, in its column
         order; see :func:`column_batch`; an integer column may also be a C array of its
-        width, any column an Arrow array of its type (:func:`repeated`), then each time). A
-        table takes either rows or columns."""
+        width, any column an Arrow array of its type (:func:`repeated`) or a
+        :class:`~.event_table.Coded` one, then each time). A table takes either rows or
+        columns."""
         have = self.cols.get(table)
         if have is None:
             self.cols[table] = [_own(c) for c in columns]
