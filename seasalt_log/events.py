@@ -391,20 +391,21 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     return found[0], lines
 
 
-def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None] | None:
+def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None, list[int]] | None:
     """The events of :func:`decode_canonical` of ``data`` (event ``i`` is line ``i``; None
-    if a line is not canonical) and the :func:`game_starts` of its events (the
-    ``game_started`` lines found once for both)."""
+    if a line is not canonical), the :func:`game_starts` of its events (the
+    ``game_started`` lines found once for both), and the offset in ``data`` of each
+    ``game_started`` line, then ``len(data)``."""
     found = _canonical(data)
     if found is None:
         return None
-    events, starts = found
-    return events, _checked_starts(events, starts)
+    events, starts, offsets = found
+    return events, _checked_starts(events, starts), offsets
 
 
-def _canonical(data: bytes) -> tuple[list[Event], list[int]] | None:
-    """The events of :func:`decode_canonical`, and the indexes of the ``game_started``
-    events."""
+def _canonical(data: bytes) -> tuple[list[Event], list[int], list[int]] | None:
+    """The events of :func:`decode_canonical`, the indexes of the ``game_started``
+    events, and the offsets of their lines then ``len(data)``."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
@@ -413,30 +414,19 @@ def _canonical(data: bytes) -> tuple[list[Event], list[int]] | None:
     for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     # the same bytes: each line is one event's JSON (no JSON holds a raw newline: the
-    # decoder refuses one in a string, and _meta_kept took those between meta's tokens out)
-    if _encoder.encode_lines(events) != data:
+    # decoder refuses one in a string, and _meta_kept took those between meta's tokens
+    # out), compared a game at a time: where each game's lines begin is then known
+    offsets: list[int] = []     # where the lines before the first game begin, then each game's
+    at = 0
+    for a, b in zip([0, *starts], [*starts, len(events)]):
+        offsets.append(at)
+        text = _encoder.encode_lines(events[a:b])
+        if not data.startswith(text, at):
+            return None
+        at += len(text)
+    if at != len(data):
         return None
-    return events, starts
-
-
-def game_offsets(data: bytes, n: int) -> list[int] | None:
-    """The offset of each of the ``n`` ``game_started`` lines of the canonical JSON Lines
-    ``data`` (:func:`canonical_games`; the first one at 0), and ``len(data)`` after them;
-    None if ``data`` has another number of them."""
-    found = [0]
-    at = data.find(_GAME_STARTED_LINE)
-    while at >= 0 and len(found) < n:
-        found.append(at + 1)
-        at = data.find(_GAME_STARTED_LINE, at + 1)
-    if at >= 0 or len(found) != n or not data.startswith(_GAME_STARTED_LINE[1:]):
-        return None
-    found.append(len(data))
-    return found
-
-
-#: a ``game_started`` line, as its canonical JSON begins (the tag first), after the newline
-#: of the line before it (a newline in canonical JSON Lines ends a line)
-_GAME_STARTED_LINE = b'\n{"type":"game_started"'
+    return events, starts, [*offsets[1:], at]
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:

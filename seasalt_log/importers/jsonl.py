@@ -114,8 +114,8 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
         if marked:                  # read past line by line (its errors count it)
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
-    events, starts = canonical
-    if not starts or (offsets := ev.game_offsets(data, len(starts))) is None:
+    events, starts, offsets = canonical
+    if not starts:
         # a format error, or no game_started first: as read_games finds them
         texts = data.split(b"\n")
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
