@@ -134,40 +134,41 @@ def _multiples(step: int, n: int) -> array:
     return have[:n + 1]
 
 
-class _Arrays(list):
-    """A column buffered as the Arrow arrays :meth:`RowSink.add_columns` was given,
-    concatenated when it is passed on."""
+class _Parts(list):
+    """A column buffered as the parts :meth:`RowSink.add_columns` was given (Arrow arrays,
+    C arrays or :class:`Coded` columns: each time the same kind), joined once when it is
+    passed on (a C array extended part by part would be copied as it grows)."""
 
-    def extend(self, more: pa.Array) -> None:     # type: ignore[override]
+    def extend(self, more: Any) -> None:
+        if type(more) is not type(self[0]):
+            raise ValueError(f"a column given as {type(self[0]).__name__} takes no "
+                             f"{type(more).__name__}")
         self.append(more)
 
 
-class _Codes(bytearray):
-    """A :class:`Coded` column buffered: its codes, and the values they stand for."""
-
-    values: tuple
-
-    def extend(self, more: Any) -> None:
-        if type(more) is not Coded or more.values != self.values:
-            raise ValueError("a coded column takes more of the same values, coded")
-        self += more.codes
+def _own(column: Sequence | array | pa.Array | Coded) -> list | _Parts:
+    """A column given to :meth:`RowSink.add_columns`, to extend (a list's copy)."""
+    if isinstance(column, (pa.Array, array, Coded)):
+        return _Parts([column])
+    return list(column)
 
 
-def _own(column: Sequence | array | pa.Array) -> list | array | _Codes:
-    """A copy of a column given to :meth:`RowSink.add_columns`, to extend."""
-    if isinstance(column, pa.Array):
-        return _Arrays([column])
-    if type(column) is Coded:
-        codes = _Codes(column.codes)
-        codes.values = column.values
-        return codes
-    return column[:] if type(column) is array else list(column)
-
-
-def _decoded(codes: _Codes, kind: pa.DataType) -> pa.Array:
-    """A coded column as the Arrow array of its values (each one's taken, in C)."""
-    indices = pa.Array.from_buffers(pa.uint8(), len(codes), [None, pa.py_buffer(codes)])
-    return call_function("take", [_dictionary(codes.values, kind), indices])
+def _joined(parts: _Parts, kind: pa.DataType) -> pa.Array:
+    """A column's parts as one Arrow array of the type ``kind``: Arrow arrays concatenated,
+    C arrays of its width and coded values by their buffers joined (each coded value then
+    taken in C), others converted."""
+    first = parts[0]
+    if isinstance(first, pa.Array):
+        return pa.concat_arrays(parts)
+    if type(first) is Coded and all(p.values == first.values for p in parts):
+        codes = b"".join(p.codes for p in parts)
+        indices = pa.Array.from_buffers(pa.uint8(), len(codes), [None, pa.py_buffer(codes)])
+        return call_function("take", [_dictionary(first.values, kind), indices])
+    if type(first) is array and first.typecode == _C_INTS.get(kind):
+        data = b"".join(parts)
+        return pa.Array.from_buffers(kind, len(data) // first.itemsize,
+                                     [None, pa.py_buffer(data)])
+    return _array([v for p in parts for v in p], kind)
 
 
 @functools.cache
@@ -182,10 +183,8 @@ _AS_BINARY = {pa.string(): pa.binary(), pa.list_(pa.string()): pa.list_(pa.binar
 
 
 def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
-    if type(values) is _Arrays:
-        return pa.concat_arrays(values)
-    if type(values) is _Codes:
-        return _decoded(values, kind)
+    if type(values) is _Parts:
+        return _joined(values, kind)
     code = _C_INTS.get(kind)
     if type(values) is array and values.typecode == code:     # a C array of the width
         return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
@@ -250,7 +249,7 @@ class RowSink:
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
         #: tables given as columns (:meth:`add_columns`): one list per column
-        self.cols: dict[str, list[list | array | _Codes]] = {}
+        self.cols: dict[str, list[list | _Parts]] = {}
         self.counts = {t: 0 for t in self.tables}
         self.pending = 0
         self._writers: dict[str, ipc.RecordBatchFileWriter] = {}
