@@ -4,7 +4,8 @@ object per line.
 A log whose every line is its event's canonical JSON (:func:`events.canonical_games`) is
 read in one piece; each of its games keeps its lines as a :class:`Lines`, which the events
 table takes as they are: hashed in one piece (:func:`.store.event_table.lines_link`) and
-cut into an Arrow column once for all the games of the log (:func:`.store.arrow_rows.lines_array`).
+cut into an Arrow column once for all the games of the log
+(:func:`.store.arrow_rows.texts_array`).
 """
 
 from __future__ import annotations

@@ -102,7 +102,9 @@ def read_games(source: str | Path | BinaryIO | Iterable[bytes], name: str | None
 def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[RawGame]:
     """:func:`read_games` of a log's lines held in memory (a chunk of a log). A log whose
     every line is its event's canonical JSON (:func:`events.decode_canonical`) is decoded in
-    one call, and its games keep their lines as their events' ``texts``."""
+    one call, and its games keep their lines as their events' ``texts`` (a
+    :class:`~seasalt_log.log_lines.Lines`: where they lie in ``data``, no bytes object per
+    line)."""
     marked = first_line == 1 and data.startswith(BOM)
     if marked:
         data = data[len(BOM):]
@@ -115,11 +117,9 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
     events, starts, offsets = canonical
-    if not starts:
-        # a format error, or no game_started first: as read_games finds them
-        texts = data.split(b"\n")
+    if not starts:      # a format error, or no game_started first: as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
-                      texts, first_line)
+                      data.split(b"\n"), first_line)
     log = Log(data)
     ends = [*starts[1:], len(events)]
     return iter([RawGame(source=name, events=events[a:b],
