@@ -384,21 +384,28 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     is): :func:`decode` of each line alone then gives the same events. None otherwise (a
     blank line, other spacing or key order, an error): decode the lines one by one."""
     found = _canonical(data)
-    return None if found is None else found[:2]
+    if found is None:
+        return None
+    lines = data.split(b"\n")
+    lines.pop()
+    return found[0], lines
 
 
-def canonical_games(data: bytes) -> tuple[list[Event], list[bytes], list[int] | None] | None:
-    """:func:`decode_canonical` of ``data`` and the :func:`game_starts` of its events (the
-    ``game_started`` lines found once for both)."""
+def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None, list[int]] | None:
+    """The events of :func:`decode_canonical` of ``data`` (event ``i`` is line ``i``; None
+    if a line is not canonical), the :func:`game_starts` of its events (the
+    ``game_started`` lines found once for both), and the offset in ``data`` of each
+    ``game_started`` line, then ``len(data)``."""
     found = _canonical(data)
     if found is None:
         return None
-    events, lines, starts = found
-    return events, lines, _checked_starts(events, starts)
+    events, starts, offsets = found
+    return events, _checked_starts(events, starts), offsets
 
 
-def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None:
-    """:func:`decode_canonical`, and the indexes of the ``game_started`` events."""
+def _canonical(data: bytes) -> tuple[list[Event], list[int], list[int]] | None:
+    """The events of :func:`decode_canonical`, the indexes of the ``game_started``
+    events, and the offsets of their lines then ``len(data)``."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
@@ -406,11 +413,20 @@ def _canonical(data: bytes) -> tuple[list[Event], list[bytes], list[int]] | None
     starts = _starts(events)
     for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
-    lines = data.split(b"\n")
-    # the same number of lines as events and the same bytes: each line is one event's JSON
-    if lines.pop() or len(lines) != len(events) or _encoder.encode_lines(events) != data:
+    # the same bytes: each line is one event's JSON (no JSON holds a raw newline: the
+    # decoder refuses one in a string, and _meta_kept took those between meta's tokens
+    # out), compared a game at a time: where each game's lines begin is then known
+    offsets: list[int] = []     # where the lines before the first game begin, then each game's
+    at = 0
+    for a, b in zip([0, *starts], [*starts, len(events)]):
+        offsets.append(at)
+        text = _encoder.encode_lines(events[a:b])
+        if not data.startswith(text, at):
+            return None
+        at += len(text)
+    if at != len(data):
         return None
-    return events, lines, starts
+    return events, starts, [*offsets[1:], at]
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:

@@ -20,7 +20,7 @@ from contextlib import ExitStack, contextmanager
 from functools import partial
 from itertools import chain, islice
 from pathlib import Path
-from typing import BinaryIO, Generator, Iterable, Iterator
+from typing import BinaryIO, Generator, Iterable, Iterator, Sequence
 
 import msgspec
 from msgspec import Struct
@@ -31,7 +31,7 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
-from ..store.arrow_rows import RowSink, Rows, repeated
+from ..store.arrow_rows import RowSink, Rows, repeated, texts_array
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
 from .jsonl import CheckedGame, RawGame, check_game, read_games_data
@@ -113,10 +113,12 @@ def _starts_game(line: bytes | bytearray) -> bool:
         return False
 
 
-def _game_starts(buf: bytearray, at: int, found: list[int], final: bool) -> int:
+def _game_starts(buf: bytes | bytearray, at: int, found: list[int], final: bool,
+                 first: bool = False) -> int:
     """Append to ``found`` the offsets of the ``game_started`` lines of ``buf`` among its
     complete lines (``final``: the last line too) from offset ``at`` (a line start or a
-    line's end); the offset to go on from once more bytes came."""
+    line's end; ``first``: only the first one); the offset to go on from once more bytes
+    came."""
     while True:
         i = buf.find(b"game_started", at)
         if i < 0:
@@ -129,7 +131,19 @@ def _game_starts(buf: bytearray, at: int, found: list[int], final: bool) -> int:
             end = len(buf)
         if _starts_game(buf[begin:end]):
             found.append(begin)
+            if first:
+                return end
         at = end
+
+
+def _start_after(buf: bytes | bytearray, after: int, final: bool) -> int | None:
+    """The offset of the first ``game_started`` line of ``buf`` that starts after offset
+    ``after``, among its complete lines (``final``: the last line too); None if none."""
+    end = buf.find(b"\n", after)       # the end of the line holding ``after``
+    found: list[int] = []
+    if end >= 0:
+        _game_starts(buf, end, found, final, first=True)
+    return found[0] if found else None
 
 
 def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK_BYTES,
@@ -175,13 +189,18 @@ def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK
         block = stream.read(max(size, 1 << 16))
         buf += block
         eof = not block
-        scan = _game_starts(buf, scan, starts, eof)
         while checked + max_line < len(buf):
             j = buf.rfind(b"\n", checked, checked + max_line + 1)
             if j < 0:           # a line longer than max_line: the stream ends there
                 long_at = checked
                 break
             checked = j + 1
+        # every game start is looked for only where a game may be too long (buf holds more
+        # than one may take) or is skipped, or the stream ends early; else only the first
+        # one past ``size``, where the chunk is cut (the rest of buf is not searched)
+        every = skipping or long_at is not None or len(buf) > max_game
+        if every:
+            scan = _game_starts(buf, scan, starts, eof)
         while True:             # skip the rest of a game too long; find the next one
             limit = (long_at if long_at is not None
                      else len(buf) if eof else buf.rfind(b"\n") + 1)
@@ -208,7 +227,8 @@ def split(stream: BinaryIO, source: str, first_index: int = 0, size: int = CHUNK
                                      limit=max_line))
             return
         while not skipping and len(buf) > size:
-            cut = next((s for s in starts if s > size), None)
+            cut = (next((s for s in starts if s > size), None) if every
+                   else _start_after(buf, size, eof))
             if cut is None:
                 break
             yield chunk(cut)
@@ -306,11 +326,9 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
         texts = raw.texts if raw.texts is not None and len(raw.texts) == n else None
         if sink is None:            # validating (against a store, if any)
             games.append(ChunkGame(gid, first, last, n, fingerprints=fingerprints(game.events),
-                                   encoded=(texts or ev.encode_each(game.events))
-                                   if gid in stored else None))
+                                   encoded=_encoded(game, texts) if gid in stored else None))
         elif gid in stored or gid in here:
-            games.append(ChunkGame(gid, first, last, n,
-                                   encoded=texts or ev.encode_each(game.events)))
+            games.append(ChunkGame(gid, first, last, n, encoded=_encoded(game, texts)))
         else:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
@@ -323,14 +341,22 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
     return ChunkResult(index=chunk.index, games=games, files=files, bytes=len(chunk.data))
 
 
-def add_events(sink: RowSink, number: int, game: CheckedGame, texts: list[bytes] | None) -> int:
+def add_events(sink: RowSink, number: int, game: CheckedGame, texts: Sequence[bytes] | None
+               ) -> int:
     """Buffer the events table's columns of ``game`` (numbered ``number`` in its chunk;
-    ``texts``: its events' JSON, if known) in ``sink``, its id column made in C (no string
-    converted per event); the chain link of the write that stores them."""
+    ``texts``: its events' JSON, if known) in ``sink``, its id and JSON columns as Arrow
+    arrays (the id's made in C: no string converted per event; the JSON's a slice of its
+    log's lines, when they are those texts); the chain link of the write that stores them."""
     columns, h = event_columns(game.game_id, number, game.events, game.states, texts=texts)
     columns[0] = repeated(game.game_id, len(columns[7]))
+    columns[7] = texts_array(columns[7])
     sink.add_columns("events", columns)
     return h
+
+
+def _encoded(game: CheckedGame, texts: Sequence[bytes] | None) -> list[bytes]:
+    """The JSON of each event of ``game``: ``texts`` if known."""
+    return list(texts) if texts else ev.encode_each(game.events)
 
 
 def _mark_last(items: Iterable[RawGame]) -> Iterator[tuple[RawGame, bool]]:
@@ -508,19 +534,17 @@ def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
     data = chunk.data
     if len(data) <= smallest or chunk.spilled is not None:
         return [chunk]
-    starts: list[int] = []
-    _game_starts(bytearray(data), 0, starts, True)
     pieces: list[Chunk] = []
     begin, line = 0, chunk.first_line
-    for at in starts:
-        if len(data) - begin <= smallest:
+    while len(data) - begin > smallest:
+        at = _start_after(data, begin + (len(data) - begin) // 2 - 1, True)
+        if at is None:
             break
-        if at - begin >= (len(data) - begin) // 2:
-            piece = data[begin:at]
-            pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
-                                first_line=line, data=piece, tail=True))
-            line += piece.count(b"\n")
-            begin = at
+        piece = data[begin:at]
+        pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
+                            first_line=line, data=piece, tail=True))
+        line += piece.count(b"\n")
+        begin = at
     if not pieces:
         return [chunk]
     pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,

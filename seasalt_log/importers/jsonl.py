@@ -20,6 +20,7 @@ from ..engine import State, apply, next_derived
 from ..engine.core import HANDLERS, refusal
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..identifiers import MAX_LINE_BYTES, game_id_problem
+from ..log_lines import Lines, Log
 
 
 #: A UTF-8 byte-order mark: at the start of a log (line 1) it is read past, as the editors
@@ -35,8 +36,8 @@ class RawGame(Struct):
     lines: list[int] | range    # each event's line number (a range: the lines in a row, no
                                 # int object made per event; a list where _games makes it)
     error: LogFormatError | None = None     # a format error that cut the game short
-    texts: list[bytes] | None = None    # each event's line, when it is the event's own
-                                        # JSON (events.encode), else not kept
+    texts: Sequence[bytes] | None = None    # each event's line, when it is the event's own
+                                            # JSON (events.encode), else not kept
 
     @property
     def first_line(self) -> int:
@@ -101,37 +102,41 @@ def read_games(source: str | Path | BinaryIO | Iterable[bytes], name: str | None
 def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[RawGame]:
     """:func:`read_games` of a log's lines held in memory (a chunk of a log). A log whose
     every line is its event's canonical JSON (:func:`events.decode_canonical`) is decoded in
-    one call, and its games keep their lines as their events' ``texts``."""
+    one call, and its games keep their lines as their events' ``texts`` (a
+    :class:`~seasalt_log.log_lines.Lines`: where they lie in ``data``, no bytes object per
+    line)."""
     marked = first_line == 1 and data.startswith(BOM)
     if marked:
         data = data[len(BOM):]
     if data and data[-1:] != b"\n":
         data += b"\n"              # the last line of a file without its newline
     canonical = ev.canonical_games(data)
-    if canonical is None or not _lines_within(data, canonical[1], MAX_LINE_BYTES):
+    if canonical is None or not _lines_within(data, MAX_LINE_BYTES):
         lines = data.split(b"\n")
         if marked:                  # read past line by line (its errors count it)
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
-    events, texts, starts = canonical
+    events, starts, offsets = canonical
     if not starts:      # a format error, or no game_started first: as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
-                      texts, first_line)
+                      data.split(b"\n"), first_line)
+    log = Log(data)
     ends = [*starts[1:], len(events)]
     return iter([RawGame(source=name, events=events[a:b],
-                         lines=range(first_line + a, first_line + b), texts=texts[a:b])
-                 for a, b in zip(starts, ends)])
+                         lines=range(first_line + a, first_line + b),
+                         texts=Lines(log, a, b - a, start, stop))
+                 for a, b, start, stop in zip(starts, ends, offsets, offsets[1:])])
 
 
-def _lines_within(data: bytes, lines: list[bytes], most: int) -> bool:
-    """Whether each of ``lines`` (the lines of ``data``, each ending in a newline there)
-    holds at most ``most`` bytes. They are measured only if some block of ``most // 2``
-    bytes of ``data`` holds no newline: else no line is longer than ``most - 2`` (a few
-    searches in C for a whole chunk, no call per line)."""
+def _lines_within(data: bytes, most: int) -> bool:
+    """Whether each line of ``data`` (each ending in a newline) holds at most ``most``
+    bytes. They are measured only if some block of ``most // 2`` bytes of ``data`` holds no
+    newline: else no line is longer than ``most - 2`` (a few searches in C for a whole
+    chunk, no call per line)."""
     half = most // 2
     if all(data.find(b"\n", at, at + half) >= 0 for at in range(0, len(data), half)):
         return True
-    return max(map(len, lines), default=0) <= most
+    return max(map(len, data.split(b"\n")), default=0) <= most
 
 
 def _games(lines: Iterator[tuple[int, Any]], name: str, decode: Callable[[bytes], ev.Event] | None,

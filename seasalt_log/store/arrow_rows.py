@@ -10,6 +10,7 @@ their decoding on the other.
 
 from __future__ import annotations
 
+import functools
 import struct
 from array import array
 from pathlib import Path
@@ -17,6 +18,10 @@ from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
+from pyarrow._compute import SplitPatternOptions, call_function
+
+from ..log_lines import Lines
+from .event_table import Coded
 
 from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
@@ -72,7 +77,7 @@ def column_batch(table: str, columns: Sequence[Sequence[Any]]) -> pa.RecordBatch
     encoded): its array is then pyarrow's binary one of them, seen as strings (no decoding);
     an integer column without NULLs is packed into a buffer (by :mod:`struct`: a quarter of
     the cost of pyarrow's conversion of Python ints), or is given as a C array (its buffer
-    is taken as it is)."""
+    is taken as it is); a :class:`~.event_table.Coded` column's values are taken by Arrow."""
     schema = SCHEMAS[table]
     return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
                                       schema=schema)
@@ -96,6 +101,27 @@ def repeated(value: str, n: int) -> pa.Array:
                                                   pa.py_buffer(data * n)])
 
 
+def texts_array(texts: Sequence[bytes]) -> pa.Array:
+    """JSON texts (UTF-8, unchecked as in :func:`column_batch`) as an Arrow string array;
+    the :class:`Lines` of a log as a slice of the array of all its lines, cut out of its
+    bytes once (by Arrow: no Python object per line)."""
+    if type(texts) is not Lines:
+        return pa.array(texts, type=pa.binary()).view(pa.string())
+    log = texts.log
+    if log.lines is None:
+        data = log.data
+        whole = pa.Array.from_buffers(pa.binary(), 1, [None, pa.py_buffer(array("i", (0, len(data)))),
+                                                       pa.py_buffer(data)])
+        # the lines and an empty piece after the last newline
+        log.lines = call_function("split_pattern", [whole], _NEWLINE).values.view(pa.string())
+    return log.lines.slice(texts.first, len(texts))
+
+
+#: pyarrow.compute's options of split_pattern, from its own module (pyarrow.compute makes a
+#: function of every kernel as it is imported: three times the time)
+_NEWLINE = SplitPatternOptions(b"\n")
+
+
 #: per step, 0, step, 2 * step, ... as C ints (Arrow's string offsets), as far as needed
 _MULTIPLES: dict[int, array] = {}
 
@@ -108,19 +134,46 @@ def _multiples(step: int, n: int) -> array:
     return have[:n + 1]
 
 
-class _Arrays(list):
-    """A column buffered as the Arrow arrays :meth:`RowSink.add_columns` was given,
-    concatenated when it is passed on."""
+class _Parts(list):
+    """A column buffered as the parts :meth:`RowSink.add_columns` was given (Arrow arrays,
+    C arrays or :class:`Coded` columns: each time the same kind), joined once when it is
+    passed on (a C array extended part by part would be copied as it grows)."""
 
-    def extend(self, more: pa.Array) -> None:     # type: ignore[override]
+    def extend(self, more: Any) -> None:
+        if type(more) is not type(self[0]):
+            raise ValueError(f"a column given as {type(self[0]).__name__} takes no "
+                             f"{type(more).__name__}")
         self.append(more)
 
 
-def _own(column: Sequence | array | pa.Array) -> list | array:
-    """A copy of a column given to :meth:`RowSink.add_columns`, to extend."""
-    if isinstance(column, pa.Array):
-        return _Arrays([column])
-    return column[:] if type(column) is array else list(column)
+def _own(column: Sequence | array | pa.Array | Coded) -> list | _Parts:
+    """A column given to :meth:`RowSink.add_columns`, to extend (a list's copy)."""
+    if isinstance(column, (pa.Array, array, Coded)):
+        return _Parts([column])
+    return list(column)
+
+
+def _joined(parts: _Parts, kind: pa.DataType) -> pa.Array:
+    """A column's parts as one Arrow array of the type ``kind``: Arrow arrays concatenated,
+    C arrays of its width and coded values by their buffers joined (each coded value then
+    taken in C), others converted."""
+    first = parts[0]
+    if isinstance(first, pa.Array):
+        return pa.concat_arrays(parts)
+    if type(first) is Coded and all(p.values == first.values for p in parts):
+        codes = b"".join(p.codes for p in parts)
+        indices = pa.Array.from_buffers(pa.uint8(), len(codes), [None, pa.py_buffer(codes)])
+        return call_function("take", [_dictionary(first.values, kind), indices])
+    if type(first) is array and first.typecode == _C_INTS.get(kind):
+        data = b"".join(parts)
+        return pa.Array.from_buffers(kind, len(data) // first.itemsize,
+                                     [None, pa.py_buffer(data)])
+    return _array([v for p in parts for v in p], kind)
+
+
+@functools.cache
+def _dictionary(values: tuple, kind: pa.DataType) -> pa.Array:
+    return pa.array(values, type=kind)
 
 
 #: the binary type of each string type: a string column is converted as binary and seen as
@@ -130,8 +183,8 @@ _AS_BINARY = {pa.string(): pa.binary(), pa.list_(pa.string()): pa.list_(pa.binar
 
 
 def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
-    if type(values) is _Arrays:
-        return pa.concat_arrays(values)
+    if type(values) is _Parts:
+        return _joined(values, kind)
     code = _C_INTS.get(kind)
     if type(values) is array and values.typecode == code:     # a C array of the width
         return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(values)])
@@ -196,7 +249,7 @@ class RowSink:
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
         #: tables given as columns (:meth:`add_columns`): one list per column
-        self.cols: dict[str, list[list | array]] = {}
+        self.cols: dict[str, list[list | _Parts]] = {}
         self.counts = {t: 0 for t in self.tables}
         self.pending = 0
         self._writers: dict[str, ipc.RecordBatchFileWriter] = {}
@@ -212,11 +265,12 @@ class RowSink:
         if self.pending >= FLUSH_ROWS:
             self.flush()
 
-    def add_columns(self, table: str, columns: Sequence[list | array | pa.Array]) -> None:
+    def add_columns(self, table: str, columns: Sequence[list | array | pa.Array | Coded]) -> None:
         """Buffer rows of ``table`` given as columns (one list per column, in its column
         order; see :func:`column_batch`; an integer column may also be a C array of its
-        width, any column an Arrow array of its type (:func:`repeated`), then each time). A
-        table takes either rows or columns."""
+        width, any column an Arrow array of its type (:func:`repeated`) or a
+        :class:`~.event_table.Coded` one, then each time). A table takes either rows or
+        columns."""
         have = self.cols.get(table)
         if have is None:
             self.cols[table] = [_own(c) for c in columns]

@@ -19,10 +19,11 @@ import hashlib
 import struct
 from array import array
 from itertools import repeat
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Iterator, Sequence, overload
 
 from .. import events as ev
 from ..engine import State
+from ..log_lines import Lines
 
 #: one row of a table, as DuckDB gives and takes it
 Row = tuple[Any, ...]
@@ -102,26 +103,69 @@ def _seqs(first: int, last: int) -> array:
     return _SEQS[first - 1:last]
 
 
-_ROUND_STARTED = ev.TAGS[ev.RoundStarted]
+class Coded(Sequence[Any]):
+    """A column of values taken from a few (``values``), held as the index of each one's in
+    ``values``, a byte: a :class:`~.arrow_rows.RowSink` turns it into Arrow in C (no Python
+    object per value); read as a sequence, it gives the values."""
+
+    __slots__ = ("codes", "values")
+
+    def __init__(self, codes: bytes | bytearray, values: tuple[Any, ...]) -> None:
+        self.codes, self.values = codes, values
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __iter__(self) -> Iterator[Any]:
+        return map(self.values.__getitem__, self.codes)
+
+    @overload
+    def __getitem__(self, i: int) -> Any: ...
+    @overload
+    def __getitem__(self, i: slice) -> list[Any]: ...
+    def __getitem__(self, i: int | slice) -> Any:
+        return self.values[self.codes[i]] if isinstance(i, int) else list(self)[i]
+
+    def __eq__(self, other: object) -> bool:
+        """Equal to any sequence of the same values."""
+        if isinstance(other, Sequence):
+            return list(self) == list(other)
+        return NotImplemented
+
+    __hash__ = None     # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Coded({list(self)!r})"
+
+
+#: the ``type`` column's values, in the order of their codes
+TYPE_NAMES = tuple(ev.TAGS[t] for t in ev.EVENT_TYPES)
+_TYPE_CODES = {t: i for i, t in enumerate(ev.EVENT_TYPES)}
+_ROUND_STARTED = _TYPE_CODES[ev.RoundStarted]
+#: the ``player`` column's values: a seat (the engine allows no other), or NULL (an event
+#: without a player)
+SEATS = (0, 1, 2, 3, None)
+_NO_SEAT = SEATS.index(None)
 
 
 def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State],
                   *, start: int = 0, prev_hash: int | None = None,
-                  texts: list[bytes] | None = None) -> tuple[list[Any], int]:
+                  texts: Sequence[bytes] | None = None) -> tuple[list[Any], int]:
     """The events table's columns (in :data:`~.schema.EVENT_COLUMNS` order)
     for ``events[start:]`` (seq = index + 1) of the game numbered ``game``, and the chain
     link of the write that stores them (``prev_hash``, the link of the game's previous
     write, which stored events up to ``start``; None: this is the game's first write).
     The ``event`` column holds each event's JSON as UTF-8 bytes, as it is hashed
     (:func:`event_rows` gives rows of strings); ``texts``, if given, is that JSON of each
-    of ``events[start:]`` (:func:`events.encode_each`) already. The ``seq``, ``game`` and
-    ``round`` columns are C arrays of 32-bit ints, the column type (a
-    :class:`~.arrow_rows.RowSink` takes them with no conversion per value), the others
-    lists."""
+    of ``events[start:]`` (:func:`events.encode_each`) already: the column is then
+    ``texts`` itself (a :class:`~seasalt_log.log_lines.Lines` is hashed as the log's bytes
+    hold it). The ``seq``, ``game`` and ``round`` columns are C arrays of 32-bit ints, the
+    column type (a :class:`~.arrow_rows.RowSink` takes them with no conversion per value),
+    the ``type`` and ``player`` columns :class:`Coded`, the others lists."""
     new = events[start:] if start else events
     datas = ev.encode_each(new) if texts is None else texts
-    h = write_link(_INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id)),
-                   datas)
+    prev = _INT64.pack(prev_hash if prev_hash is not None else genesis_hash(game_id))
+    h = lines_link(prev, datas.joined()) if type(datas) is Lines else write_link(prev, datas)
     # an event's round and turn are those of the flow before it: a game's first event is
     # in round 0, turn 0, a round_started in its own round, turn 0. The round changes only
     # there, so the rounds column is runs between the round starts (found in C); the turns
@@ -131,8 +175,7 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
     turns = [s.flow.turn for s in before]
     if not start and new:
         turns.insert(0, 0)
-    tags = ev.TAGS
-    types = [tags[type(e)] for e in new]
+    types = bytes(map(_TYPE_CODES.__getitem__, map(type, new)))
     rounds = array("i")
     rnd, at = before[0].flow.round if start and new else 0, 0
     try:
@@ -146,8 +189,8 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
         rounds += array("i", (rnd,)) * (len(new) - at)
     n, end = len(datas), len(events)
     return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
-             list(map(getattr, new, repeat("player"), repeat(None))), types, datas],
-            _INT64.unpack(h)[0])
+             Coded(bytes(map(getattr, new, repeat("player"), repeat(_NO_SEAT))), SEATS),
+             Coded(types, TYPE_NAMES), datas], _INT64.unpack(h)[0])
 
 
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
