@@ -22,6 +22,7 @@ from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
 from .importers.writer import ImportRun
+from .store.arrow_rows import system_allocation
 from .store.heads import advance
 from .store.projections import KEY_COLUMNS, TABLES
 from .outputs import DUCKDB_MAGIC
@@ -65,7 +66,7 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     # innermost, the guard rolls back before the settings are put back (threads, memory)
-    with (_capped_memory(store), _checkpoint_at_commits(store), no_gc(),
+    with (_capped_memory(store), _checkpoint_at_commits(store), no_gc(), system_allocation(),
           scratch_dir(store is not None) as out_dir,
           _one_thread(store) as all_threads, _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,

@@ -31,7 +31,7 @@ from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
 from ..engine.state import ENDED
-from ..store.arrow_rows import RowSink, Rows, repeated, texts_array
+from ..store.arrow_rows import RowSink, Rows, repeated, texts_array, use_system_allocation
 from ..store.projections import TABLES, project
 from ..store.event_table import event_columns
 from .jsonl import CheckedGame, RawGame, check_game, read_games_data
@@ -278,6 +278,8 @@ _setup: WorkerSetup | None = None
 def _init(setup: WorkerSetup) -> None:
     global _setup
     _setup = setup
+    if not setup.in_memory:     # a worker process: its own setting for good
+        use_system_allocation()
 
 
 def _close() -> None:

@@ -13,8 +13,9 @@ from __future__ import annotations
 import functools
 import struct
 from array import array
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Any, Iterator, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -38,6 +39,27 @@ ROW_GROUP_ROWS = 122_880
 #: rows buffered before they become record batches: inserted, no table's INSERT is then
 #: larger than :data:`ROW_GROUP_ROWS` (see StagedRows)
 FLUSH_ROWS = ROW_GROUP_ROWS
+
+
+def use_system_allocation() -> None:
+    """Arrow's new buffers from the C library's allocator from now on (a worker process's
+    setting: see :func:`system_allocation`)."""
+    pa.set_memory_pool(pa.system_memory_pool())
+
+
+@contextmanager
+def system_allocation() -> Iterator[None]:
+    """Arrow's new buffers from the C library's allocator for a while (pyarrow's default
+    pool then put back; each buffer is freed by the pool that made it). An import makes and
+    frees a few hundred megabytes of them a second: the default allocator hands the freed
+    pages back to the system at once, and the next ones fault in again, which cost the
+    checking thread about 3 % of its time in system calls (bench/RESULTS.md)."""
+    previous = pa.default_memory_pool()
+    use_system_allocation()
+    try:
+        yield
+    finally:
+        pa.set_memory_pool(previous)
 
 _SCALARS = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(),
             "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
