@@ -304,3 +304,27 @@ def _commit_rows(n: int, first: int) -> pa.Table:
     """``n`` commits rows of games ``first``, ``first + 1``, ..."""
     return pa.Table.from_batches([record_batch(
         "commits", [(f"g{first + i}", first + i, 1, 0) for i in range(n)])])
+
+
+def test_system_allocation_puts_the_pool_back_after_an_error():
+    before = pa.default_memory_pool()
+    with pytest.raises(RuntimeError):
+        with arrow_rows.system_allocation():
+            assert pa.default_memory_pool().backend_name == pa.system_memory_pool().backend_name
+            raise RuntimeError
+    assert pa.default_memory_pool().backend_name == before.backend_name
+
+
+def test_system_allocation_overlapping_uses_ending_out_of_order_put_the_first_pool_back():
+    """Two imports of one process (a library user's threads) that end in another order
+    than they began: the pool there was before the first is put back after the last."""
+    before = pa.default_memory_pool().backend_name
+    if before == pa.system_memory_pool().backend_name:
+        pytest.skip("the system's pool is pyarrow's default here")
+    first, second = arrow_rows.system_allocation(), arrow_rows.system_allocation()
+    first.__enter__()
+    second.__enter__()
+    first.__exit__(None, None, None)
+    assert pa.default_memory_pool().backend_name == pa.system_memory_pool().backend_name
+    second.__exit__(None, None, None)
+    assert pa.default_memory_pool().backend_name == before

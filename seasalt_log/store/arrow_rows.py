@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import struct
+import threading
 from array import array
 from contextlib import contextmanager
 from pathlib import Path
@@ -53,13 +54,32 @@ def system_allocation() -> Iterator[None]:
     pool then put back; each buffer is freed by the pool that made it). An import makes and
     frees a few hundred megabytes of them a second: the default allocator hands the freed
     pages back to the system at once, and the next ones fault in again, which cost the
-    checking thread about 3 % of its time in system calls (bench/RESULTS.md)."""
-    previous = pa.default_memory_pool()
-    use_system_allocation()
+    checking thread about 3 % of its time in system calls (bench/RESULTS.md).
+
+    The setting is the process's: imports that overlap (threads of a library user) share
+    it, and the last one to end puts back the pool there was before the first began (each
+    putting back the pool it found would leave the system's set for good when they end in
+    another order than they began)."""
+    global _allocating, _previous_pool
+    with _allocation_lock:
+        if not _allocating:
+            _previous_pool = pa.default_memory_pool()
+            use_system_allocation()
+        _allocating += 1
     try:
         yield
     finally:
-        pa.set_memory_pool(previous)
+        with _allocation_lock:
+            _allocating -= 1
+            if not _allocating:
+                pa.set_memory_pool(_previous_pool)
+                _previous_pool = None
+
+
+#: the :func:`system_allocation` blocks running, and the pool to put back after the last
+_allocating = 0
+_previous_pool: pa.MemoryPool | None = None
+_allocation_lock = threading.Lock()
 
 _SCALARS = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(),
             "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
