@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("domain", ("seasalt_log", "seasalt_log.errors", "seasalt_log.digits",
                 "seasalt_log.identifiers", "seasalt_log.outputs", "seasalt_log.arrow_text", "seasalt_log.workers",
                 "seasalt_log.rulebook", "seasalt_log.cards", "seasalt_log.events",
-                "seasalt_log.schema", "seasalt_log.engine", "seasalt_log.scoring",
+                "seasalt_log.log_lines", "seasalt_log.schema", "seasalt_log.engine", "seasalt_log.scoring",
                 "seasalt_log.hand", "seasalt_log.view",
                 "seasalt_log.replay")),     # pure folds of an event list
     # the DuckDB store: events, read models (and their rebuild), the store's queries
