@@ -394,7 +394,8 @@ def test_only_the_last_chunk_tapers():
     whole = [Chunk(source="log", index=i, first_line=1, data=_log_bytes(GAMES)) for i in range(3)]
     got = list(_tapered(whole, 1))
     assert got[:2] == whole[:2] and len(got) > 3
-    assert [c.tail for c in got] == [False, False] + [True] * (len(got) - 2)
+    # the small tables go in with the last piece but one
+    assert [c.flush_staged for c in got] == [False] * (len(got) - 2) + [True, False]
     assert [c.index for c in got] == list(range(len(got)))
     assert b"".join(c.data for c in got[2:]) == whole[2].data
     assert list(_tapered([], 1)) == []
@@ -428,10 +429,10 @@ def test_one_worker_with_a_tapered_last_chunk_stores_and_reports_the_same(tmp_pa
     assert [o.status for o in got.games].count("failed") == 1
 
 
-def test_the_small_tables_go_in_as_the_last_chunks_pieces_come(tmp_path, monkeypatch):
-    """Once the pieces of the last chunk come, the small tables' rows staged so far go in
-    at once, while the other pieces are checked, rather than all after them at the commit:
-    the same rows, in the same transaction."""
+def test_the_small_tables_go_in_with_the_last_chunks_piece_but_one(tmp_path, monkeypatch):
+    """The small tables' rows staged so far go in once, with the load of the last chunk's
+    piece before its last one (while the last is checked), rather than at each piece or
+    all after the last at the commit: the same rows, in the same transaction."""
     from seasalt_log.importers import chunks as chunks_mod
     from seasalt_log.importers.writer import ImportRun
     from seasalt_log.store import arrow_rows
@@ -444,7 +445,7 @@ def test_the_small_tables_go_in_as_the_last_chunks_pieces_come(tmp_path, monkeyp
     real_add, real_insert, real_commit = ImportRun.add_chunk, arrow_rows.insert, Store.commit
 
     def add_chunk(self, chunk, result):
-        seen.append(("piece" if chunk.tail else "chunk", chunk.index))
+        seen.append(("flush" if chunk.flush_staged else "chunk", chunk.index))
         real_add(self, chunk, result)
 
     def commit(self):
@@ -457,10 +458,14 @@ def test_the_small_tables_go_in_as_the_last_chunks_pieces_come(tmp_path, monkeyp
     with Store.open(tmp_path / "tapered.duckdb") as s:
         import_logs(s, [log], jobs=1)
         assert _rows_in_order(s) == rows
-    pieces = [k for k, (what, _) in enumerate(seen) if what == "piece"]
+    flush = [k for k, (what, _) in enumerate(seen) if what == "flush"]
+    chunks = [k for k, (what, _) in enumerate(seen) if what in ("chunk", "flush")]
     games = [k for k, x in enumerate(seen) if x == ("insert", "games")]
-    assert len(pieces) > 2 and seen.count(("commit", None)) == 1
-    assert pieces[0] < games[0] < pieces[1]         # the first piece's load inserted them
+    assert len(flush) == 1 and len(chunks) > 3 and seen.count(("commit", None)) == 1
+    commit = seen.index(("commit", None))
+    # with its load (the rows staged so far), then the last piece's by the commit
+    assert chunks[-2] == flush[0] < games[0] < chunks[-1] < commit < games[1]
+    assert len(games) == 2
 
 
 @pytest.mark.parametrize("expect, count, started_after", [(8, 4, 0), (0, 4, 3), (0, 2, None),

@@ -75,7 +75,9 @@ class Chunk(Struct):
     data: bytes
     spilled: str | None = None    # the file holding ``data`` once it left memory
     cut: Cut | None = None    # the log was cut short after ``data``
-    tail: bool = False        # a piece of the import's last chunk (:func:`taper`)
+    #: its load inserts the rows every table has staged (the last chunk's piece before its
+    #: last one: :func:`taper`), not only the large tables'
+    flush_staged: bool = False
 
     def lines(self, first: int, last: int) -> list[bytes]:
         """Lines ``first`` .. ``last`` (line numbers of the log) of this chunk."""
@@ -532,7 +534,8 @@ def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
     """``chunk`` cut at ``game_started`` lines into pieces that each hold about half of
     what is left (up to the first game start past its half), until what is left is at most
     ``smallest`` bytes or has no game start past its half: the same lines, games and cut
-    (on the last piece), numbered from ``chunk.index``. A spilled chunk is not cut."""
+    (on the last piece), numbered from ``chunk.index``; the piece before the last one
+    :attr:`~Chunk.flush_staged`. A spilled chunk is not cut."""
     data = chunk.data
     if len(data) <= smallest or chunk.spilled is not None:
         return [chunk]
@@ -544,13 +547,16 @@ def taper(chunk: Chunk, smallest: int) -> list[Chunk]:
             break
         piece = data[begin:at]
         pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces),
-                            first_line=line, data=piece, tail=True))
+                            first_line=line, data=piece))
         line += piece.count(b"\n")
         begin = at
     if not pieces:
         return [chunk]
+    # the small tables' rows go in with the piece before the last, while the last is
+    # checked: once, not at each piece (an INSERT per table each time), nor after the last
+    pieces[-1] = msgspec.structs.replace(pieces[-1], flush_staged=True)
     pieces.append(Chunk(source=chunk.source, index=chunk.index + len(pieces), first_line=line,
-                        data=data[begin:], cut=chunk.cut, tail=True))
+                        data=data[begin:], cut=chunk.cut))
     return pieces
 
 

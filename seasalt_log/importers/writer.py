@@ -284,8 +284,8 @@ class ImportRun:
                     for (_, r), load, skip in zip(batch, loads, skips):
                         store.load(r.files, load, skip)
                     # the small tables wait for the commit, or (the import near its end) go
-                    # in now, while the last pieces are checked, rather than after them
-                    store.finish_loads(every=any(c.tail for c, _ in batch))
+                    # in now, while the last piece is checked, rather than after it
+                    store.finish_loads(every=any(c.flush_staged for c, _ in batch))
                 except (SeasaltError, duckdb.Error) as exc:
                     error = _store_error(exc)
         finally:
