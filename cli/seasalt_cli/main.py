@@ -8,6 +8,10 @@ from __future__ import annotations
 import sys
 
 try:
+    import tempfile
+    # its first call probes each candidate directory with a file it then removes: done at
+    # the start, not where a Ctrl-C could cut it short and leave the file (an import's)
+    tempfile.gettempdir()
     from .app import app, main  # noqa: F401
     from . import score_cmd  # noqa: F401  (registers commands)
     from . import store_cmds  # noqa: F401
