@@ -25,25 +25,27 @@ from collections import deque
 import contextlib
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Iterator, NoReturn
+from typing import IO, Any, Callable, ContextManager, Iterable, Iterator, NoReturn
 
 from .errors import SeasaltError
+from .process_settings import SharedSetting
 
 _PACKAGE_ROOT = str(Path(__file__).resolve().parents[1])
 
 
-@contextmanager
-def no_gc() -> Iterator[None]:
+def _set_gc(enabled: bool) -> None:
+    (gc.enable if enabled else gc.disable)()
+
+
+_GC = SharedSetting(gc.isenabled, _set_gc)
+_SWITCH_INTERVAL = SharedSetting(sys.getswitchinterval, sys.setswitchinterval)
+
+
+def no_gc() -> ContextManager[None]:
     """The cyclic garbage collector off for a while (in this process; workers run with it
     off): folding games keeps many small acyclic objects alive, which the collector would
-    only walk again and again."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
+    only walk again and again. Blocks may overlap (see :mod:`.process_settings`)."""
+    return _GC.held(lambda enabled: False)
 
 
 class WorkerError(SeasaltError):
@@ -279,19 +281,14 @@ class _Local:
 QUICK_SWITCH = 0.0005
 
 
-@contextmanager
-def quick_switches(interval: float = QUICK_SWITCH) -> Iterator[None]:
+def quick_switches(interval: float = QUICK_SWITCH) -> ContextManager[None]:
     """Python's thread switch interval at most ``interval`` seconds for a while. A thread
     back from a call that let Python's lock go (a DuckDB insert) waits up to the interval
     for a thread running Python code to hand the lock back, and an insert takes it back
     several times: at the default 5 ms, inserts beside a busy thread took four and a half
-    times their CPU time (0.5 ms: about twice, the busy thread as fast)."""
-    previous = sys.getswitchinterval()
-    sys.setswitchinterval(min(previous, interval))
-    try:
-        yield
-    finally:
-        sys.setswitchinterval(previous)
+    times their CPU time (0.5 ms: about twice, the busy thread as fast). Blocks may overlap
+    (see :mod:`.process_settings`)."""
+    return _SWITCH_INTERVAL.held(lambda previous: min(previous, interval))
 
 
 def ahead_in_thread(items: Iterable[Any], ahead: int = 2) -> Iterator[Any]:

@@ -274,20 +274,3 @@ def test_collector_threshold_raised_while_the_service_runs(tmp_path):
         assert gc.get_threshold() == (700, *before[1:])
     finally:
         gc.set_threshold(*before)
-
-
-def test_switch_interval_shortened_while_the_service_runs(tmp_path):
-    """The service lets a thread keep Python's lock for a shorter time (its committer waits
-    for the lock after each DuckDB statement) and puts the process's own back when it stops."""
-    import sys
-
-    from seasalt_log.http.live import SWITCH_INTERVAL
-    before = sys.getswitchinterval()
-    sys.setswitchinterval(0.005)
-    try:
-        with ServerThread(create_app(tmp_path / "switch.duckdb")) as url:
-            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
-            assert httpx.post(url + "/games", content=START, headers=JSON).status_code == 201
-        assert sys.getswitchinterval() == pytest.approx(0.005)
-    finally:
-        sys.setswitchinterval(before)

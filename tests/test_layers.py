@@ -24,6 +24,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     # the rules and the log format: pure data and functions, no store, no I/O of their own
     ("domain", ("seasalt_log", "seasalt_log.errors", "seasalt_log.digits",
                 "seasalt_log.identifiers", "seasalt_log.outputs", "seasalt_log.arrow_text", "seasalt_log.workers",
+                "seasalt_log.process_settings",
                 "seasalt_log.rulebook", "seasalt_log.cards", "seasalt_log.events",
                 "seasalt_log.log_lines", "seasalt_log.schema", "seasalt_log.engine", "seasalt_log.scoring",
                 "seasalt_log.hand", "seasalt_log.view",

@@ -35,10 +35,10 @@ import gc
 import logging
 import os
 import queue
-import sys
 import threading
 import time
 from collections import OrderedDict
+from contextlib import ExitStack
 from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Callable, Sequence
@@ -52,6 +52,7 @@ from ..service import (AppendResult, GameCache, PlannedAppend, PreparedWrite, pl
 from ..analytics.limits import limits_from
 from ..store import Store
 from ..store.backup import copy_while_quiet
+from ..workers import quick_switches
 
 #: appends stored together in one transaction at most
 MAX_BATCH = 512
@@ -167,7 +168,7 @@ class LiveStore:
         self.appends = 0            # requests stored
         self.writer_seconds = 0.0   # time spent checking and writing batches (both threads)
         self._gc_threshold: tuple[int, ...] | None = None    # the collector's, before start
-        self._switch_interval: float | None = None             # the process's, before start
+        self._switches: ExitStack | None = None     # the quick switches, from start to stop
 
     # ------------------------------------------------------------ life
 
@@ -178,8 +179,8 @@ class LiveStore:
         self._gc_threshold = gc.get_threshold()
         if self._gc_threshold[0] < GC_THRESHOLD:
             gc.set_threshold(GC_THRESHOLD, *self._gc_threshold[1:])
-        self._switch_interval = sys.getswitchinterval()
-        sys.setswitchinterval(min(self._switch_interval, SWITCH_INTERVAL))
+        self._switches = ExitStack()
+        self._switches.enter_context(quick_switches(SWITCH_INTERVAL))
         memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
         if memory is not None:
             self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
@@ -238,9 +239,9 @@ class LiveStore:
         if self._gc_threshold is not None:
             gc.set_threshold(*self._gc_threshold)
             self._gc_threshold = None
-        if self._switch_interval is not None:
-            sys.setswitchinterval(self._switch_interval)
-            self._switch_interval = None
+        if self._switches is not None:
+            self._switches.close()
+            self._switches = None
 
     # ------------------------------------------------------------ writes
 

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import functools
 import struct
-import threading
 from array import array
-from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterator, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Any, ContextManager, Iterator, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
@@ -26,6 +24,7 @@ except ImportError:     # a pyarrow that moved its private module: the public na
     from pyarrow.compute import SplitPatternOptions, call_function
 
 from ..log_lines import Lines
+from ..process_settings import SharedSetting
 from .event_table import Coded
 
 from .projections import SCHEMA, TABLES
@@ -48,38 +47,17 @@ def use_system_allocation() -> None:
     pa.set_memory_pool(pa.system_memory_pool())
 
 
-@contextmanager
-def system_allocation() -> Iterator[None]:
+def system_allocation() -> ContextManager[None]:
     """Arrow's new buffers from the C library's allocator for a while (pyarrow's default
     pool then put back; each buffer is freed by the pool that made it). An import makes and
     frees a few hundred megabytes of them a second: the default allocator hands the freed
     pages back to the system at once, and the next ones fault in again, which cost the
-    checking thread about 3 % of its time in system calls (bench/RESULTS.md).
-
-    The setting is the process's: imports that overlap (threads of a library user) share
-    it, and the last one to end puts back the pool there was before the first began (each
-    putting back the pool it found would leave the system's set for good when they end in
-    another order than they began)."""
-    global _allocating, _previous_pool
-    with _allocation_lock:
-        if not _allocating:
-            _previous_pool = pa.default_memory_pool()
-            use_system_allocation()
-        _allocating += 1
-    try:
-        yield
-    finally:
-        with _allocation_lock:
-            _allocating -= 1
-            if not _allocating:
-                pa.set_memory_pool(_previous_pool)
-                _previous_pool = None
+    checking thread about 3 % of its time in system calls (bench/RESULTS.md). Imports may
+    overlap (see :mod:`..process_settings`)."""
+    return _MEMORY_POOL.held(lambda previous: pa.system_memory_pool())
 
 
-#: the :func:`system_allocation` blocks running, and the pool to put back after the last
-_allocating = 0
-_previous_pool: pa.MemoryPool | None = None
-_allocation_lock = threading.Lock()
+_MEMORY_POOL = SharedSetting(pa.default_memory_pool, pa.set_memory_pool)
 
 _SCALARS = {"VARCHAR": pa.string(), "JSON": pa.string(), "BIGINT": pa.int64(),
             "INTEGER": pa.int32(), "SMALLINT": pa.int16(), "TINYINT": pa.int8(),
