@@ -33,11 +33,11 @@ def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | Non
     """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
     ``s`` (the state after its ``round_started``) opens; ``effects``: each seat's events in
     effect (``s.effects``), if known."""
-    rnd, event = s.flow.round, s.table_event
+    rnd, event = s.flow.round, s.game.table_event
     if effects is None:
         effects = seat_effects(s)
     return [[game_id, rnd, p, event, list(held), sorted(effects[p]), None]
-            for p, held in enumerate(s.held)]
+            for p, held in enumerate(s.game.held)]
 
 
 #: a scoring event that changes only how the cards of one kind score -> the codes of that

@@ -586,7 +586,7 @@ class Projector:
                 if extra:
                     round_effects = seat_effects(s)
                     round_scoring = _seat_scoring(round_effects, hand_starfish)
-                if s.table_event is not None:
+                if s.game.table_event is not None:
                     seat_events = round_event_rows(game_id, s, round_effects)
                 elif seat_events:
                     seat_events = []
@@ -595,8 +595,9 @@ class Projector:
                     _round_scored(game_id, prev, e, n, open_round, final, counted,
                                   round_effects)
             elif k == _AWARDED or k == _KEPT:
+                held = s.game.held
                 for row in seat_events:     # held_after: as it stands after this event
-                    row[6] = list(s.held[row[2]])
+                    row[6] = list(held[row[2]])
                 if k == _AWARDED:
                     awards.append([game_id, e.round, e.event, e.to,
                                    [d.player for d in e.discarded],
