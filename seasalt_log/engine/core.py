@@ -107,7 +107,7 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
         left = full.copy()
         left.subtract(e.discards)
         deck, ordered = tuple(sorted(left.elements())), False
-    n = s.n
+    n = len(s.game.players)
     piles = ((e.discards[0],), (e.discards[1],))
     flow = _plain_take(e.round, 1, e.first_player)
     if rules.events is not None:
@@ -635,7 +635,7 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
     t = t or s.table
     f = s.flow
     hidden = f.revealed | f.protected                            # R-LAST-3, R-EV-PROTECT
-    return [v for v in range(s.n)
+    return [v for v in range(len(t.hands))
             if v != f.player and t.hands[v] and not hidden & (1 << v)]
 
 
@@ -1338,16 +1338,16 @@ def round_breakdowns(s: State) -> tuple[Breakdown | ExtraBreakdown, ...]:
     scored once per round end, for the derived ``round_scored``, its check and the read
     models. Memoised by what the breakdowns depend on (the table, the events held, the
     ruleset and the table event), so a copy of ``s`` with another ``game_id`` finds it."""
-    t = s.table
+    t, g = s.table, s.game
     got = _round_ends.get(id(t))
-    if (got is not None and got[0] is t and got[1] is s.game.held and got[2] is s.game.ruleset
-            and got[3] == s.game.table_event):
+    if (got is not None and got[0] is t and got[1] is g.held and got[2] is g.ruleset
+            and got[3] == g.table_event):
         scores: tuple[Breakdown | ExtraBreakdown, ...] = got[4]
         return scores
-    scores = tuple([_breakdown(s, p) for p in range(s.n)])
+    scores = tuple([_breakdown(s, p) for p in range(len(t.hands))])
     if len(_round_ends) >= ROUND_ENDS_KEPT:
         _round_ends.clear()
-    _round_ends[id(t)] = (t, s.game.held, s.game.ruleset, s.game.table_event, scores)
+    _round_ends[id(t)] = (t, g.held, g.ruleset, g.table_event, scores)
     return scores
 
 

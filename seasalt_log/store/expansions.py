@@ -73,7 +73,7 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
     :func:`~seasalt_log.engine.core.round_breakdowns`) scores the same without it, and is
     not rescored; nor is a seat that holds no card of the kind the other scoring events
     score (:data:`_SCORED_CODES`)."""
-    hand_starfish = s.ruleset.starfish_in_hand_scores
+    hand_starfish = s.game.ruleset.starfish_in_hand_scores
     hands, laid = s.table.hands, s.table.laid
     parts = round_breakdowns(s) if event == RODEO else None
     scored = _SCORED_CODES.get(event)
