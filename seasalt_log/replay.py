@@ -82,13 +82,12 @@ def steps(events: Iterable[ev.Event], *, game_id: str | None = None,
     first ``start.seq`` events; default the empty state). Events are checked by the engine
     as they are applied.
     """
-    from msgspec.structs import replace
     s = State() if start is None else start
     for seq, e in enumerate(events, s.seq + 1):
         before = s
         s = apply(s, e)
         if seq == 1 and s.game_id is None and game_id is not None:
-            s = replace(s, game_id=game_id)
+            s = s.changed(game_id=game_id)
         f = before.flow
         if isinstance(e, ev.GameStarted):
             rnd, turn = 0, 0
@@ -243,14 +242,13 @@ def _between_rounds(texts: Sequence[str], first: int, game_id: str | None,
     """The state just before the ``round_started`` at index ``first`` (None: a stream that
     is not as stored); ``starts``: the index of every round's start up to ``first``, if
     known. What is needed of the earlier rounds is decoded with one call."""
-    from msgspec.structs import replace
     start = _decode_all([texts[0]])[0]
     if type(start) is not ev.GameStarted:
         return None
     s = apply(State(), start)
     if s.game_id is None:
         # the id the store derives from game_started and the first round_started
-        s = replace(s, game_id=game_id or game_id_of([ev.decode(texts[0]), ev.decode(texts[1])]))
+        s = s.changed(game_id=game_id or game_id_of([ev.decode(texts[0]), ev.decode(texts[1])]))
     if s.ruleset.events is None or first == 1:
         begun, result = _decode_all([texts[first], texts[first - 1]])
         if type(begun) is not ev.RoundStarted:
@@ -290,12 +288,11 @@ def _after_scored(s: State, scored: ev.Event, at: int, round: int,
     """What _round_scored leaves after ``scored``, the ``round_scored`` of ``round`` at
     index ``at`` (R-SETUP-4's check of the next first player was made when the game was
     stored: ender None skips it here)."""
-    from msgspec.structs import replace
     if type(scored) is not ev.RoundScored or scored.round != round:
         return None
-    return replace(s, phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
-                   rounds_played=scored.round, seq=at + 1,
-                   flow=Flow(round=scored.round, due=due))
+    return s.changed(phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
+                     rounds_played=scored.round, seq=at + 1,
+                     flow=Flow(round=scored.round, due=due))
 
 
 def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | None:

@@ -427,8 +427,7 @@ class GameCache:
         for e in events:
             s = apply(s, e)
             if s.game_id is None:       # a game_started without its id: name the states
-                from msgspec.structs import replace
-                s = replace(s, game_id=game_id)
+                s = s.changed(game_id=game_id)
             states.append(s)
         number = store.number(game_id)
         if number is None:

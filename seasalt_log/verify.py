@@ -47,6 +47,7 @@ import pyarrow.compute as pc
 
 from . import events as ev
 from .engine import State
+from .engine.state import named
 from .importers.jsonl import derive_game_id
 from .store.arrow_rows import record_batch
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
@@ -798,8 +799,7 @@ def _check_events(gid: str, rows: _ChunkRows, a: int, b: int, commits: list[tupl
                 checked.append(Difference("game_id", f"the events say game {own!r}, the rows "
                                                      f"say {gid!r}", game_id=gid, seq=1))
         if start is not None and states[0].game_id is None:
-            from msgspec.structs import replace
-            states = [replace(st, game_id=gid) for st in states]
+            states = named(states, gid)
         # the columns of each row, as the store writes them (and the chain through the last)
         cols, last_hash = event_columns(gid, number, events, states)
         checked.extend(_row_differences(gid, rows, a, seqs, cols))

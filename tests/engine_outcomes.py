@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Iterator
 
 import msgspec
-from msgspec.structs import replace
+from msgspec.structs import asdict, replace
 
 from seasalt_log import events as ev
 from seasalt_log.cards import ALL_CODES
@@ -37,6 +37,14 @@ SETTINGS = ((None, None), ("extra-salt", None), (None, "pepper"), ("extra-salt",
 #: a state's JSON with its fields sorted by name: the digest of a state does not depend on the
 #: order its fields are declared in
 _encode = functools.partial(msgspec.json.encode, order="sorted")
+
+
+def _fields(s: State) -> dict[str, object]:
+    """The state's fields and its game's (:class:`State.game`) in one mapping: the digest
+    does not depend on which of the two holds a field either."""
+    fields = {**asdict(s), **asdict(s.game)}
+    del fields["game"]
+    return fields
 
 
 def games(count: int) -> Iterator[tuple[str, list[ev.Event]]]:
@@ -58,7 +66,7 @@ def outcome(s: State, e: ev.Event) -> tuple[str, State | None]:
     except SeasaltError as exc:
         return f"{type(exc).__name__} {getattr(exc, 'rule', '')} {exc}", None
     # the ruleset is one of a few constants (its sets print in a per-process order)
-    body = _encode(replace(after, ruleset=None))
+    body = _encode({**_fields(after), "ruleset": None})
     return f"ok {after.ruleset.name} {after.ruleset.events} " + \
         hashlib.blake2b(body, digest_size=8).hexdigest(), after
 

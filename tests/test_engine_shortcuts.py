@@ -204,9 +204,9 @@ def test_a_turns_end_mermaid_win_as_the_rules_count_it(ruleset, events):
                 if s.table_event is not None:
                     how = rng.randrange(3)
                     if how == 0:
-                        x = replace(x, table_event="dance-of-the-mermaids")
+                        x = x.changed(table_event="dance-of-the-mermaids")
                     elif how == 1:
-                        x = replace(x, held=replace_at(x.held, p, ("dance-of-the-mermaids",)))
+                        x = x.changed(held=replace_at(x.held, p, ("dance-of-the-mermaids",)))
                 after = apply(x, ev.TurnEnded(player=p))
                 won = k >= _mermaid_need(x, p)
                 assert (after.flow.due == "game_ended" and after.flow.mermaid_winner == p) == won
@@ -245,10 +245,10 @@ def test_the_angelfish_take_follows_a_take_as_the_rules_say(ruleset, events):
                 seen[due] += 1
                 if s.table_event is not None and "dolphins" not in s.effects(e.player):
                     p, other = e.player, (e.player + 1) % len(s.players)
-                    x = [replace(s, table_event="angelfish"),
-                         replace(s, held=replace_at(s.held, p, ("angelfish",))),
-                         replace(s, table_event="kraken",
-                                 held=replace_at(s.held, other, ("angelfish",)))][rng.randrange(3)]
+                    x = [s.changed(table_event="angelfish"),
+                         s.changed(held=replace_at(s.held, p, ("angelfish",))),
+                         s.changed(table_event="kraken", held=replace_at(s.held, other, (
+                             "angelfish",)))][rng.randrange(3)]
                     tried = apply(x, e)
                     due = due_after(tried, p)
                     assert (tried.flow.step == "angel") == due
@@ -289,8 +289,8 @@ def test_the_events_in_effect_as_the_rules_say_asked_in_any_order():
     for held in (tuple(s.held[seat]), (others[0],), (), (others[0], others[1]),
                  tuple(list(s.held[seat]))):
         for event in (s.table_event, others[2], "".join(list(s.table_event))):
-            t = replace(s, table_event=event,
-                        held=tuple(held if i == seat else h for i, h in enumerate(s.held)))
+            t = s.changed(table_event=event,
+                          held=tuple(held if i == seat else h for i, h in enumerate(s.held)))
             assert t.effects(seat) == frozenset((event, *held))
             assert s.effects(seat) == want(s, seat)
 

@@ -13,7 +13,7 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.cards import CODES, COUNT
-from seasalt_log.engine import ENDED, ROUND, State, fold, legal_moves, next_derived, apply
+from seasalt_log.engine import ENDED, ROUND, Game, State, fold, legal_moves, next_derived, apply
 from seasalt_log.errors import UsageError
 from seasalt_log.importers.jsonl import check_game, read_games
 from seasalt_log.narration import describe, log_lines
@@ -418,7 +418,7 @@ def test_describe_player_views(demo):
 
 
 def test_describe_hides_a_steal_between_two_others_and_a_crab_take():
-    s = State(players=("Ann", "Ben", "Cid"))
+    s = State(game=Game(players=("Ann", "Ben", "Cid")))
     steal = ev.SharkPlayed(player=0, cards=("shark:green", "swimmer:black"), victim=1,
                            stole="octopus:green")
     assert describe(steal, s) == ("Ann played shark:green + swimmer:black and stole "

@@ -158,13 +158,13 @@ def test_the_memo_tells_round_ends_apart():
     s = g.state
     b = round_breakdowns(s)
     assert [x.mermaids for x in b] == [0, 0]                    # R-EV-TORNADO
-    assert round_breakdowns(replace(s, game_id="x")) is b       # found, not scored again
-    for other in (replace(s, table_event="kraken"), replace(s, held=(("kraken",), ()))):
+    assert round_breakdowns(s.changed(game_id="x")) is b       # found, not scored again
+    for other in (s.changed(table_event="kraken"), s.changed(held=(("kraken",), ()))):
         got = round_breakdowns(other)
         assert got is not b
         assert [x.card_points for x in got] == [oracle_breakdown(other, p)["card_points"]
                                                 for p in range(2)]
-    plain = replace(s, table_event=None, held=((), ()))
+    plain = s.changed(table_event=None, held=((), ()))
     mermaids = [oracle_breakdown(plain, p)["mermaids"] for p in range(2)]
     assert [x.mermaids for x in round_breakdowns(plain)] == mermaids and min(mermaids) > 0
     assert round_breakdowns(s) == b

@@ -56,8 +56,7 @@ def _viewer(events: list[ev.Event], who: str | None, game: str) -> Viewer | int 
         return SPECTATOR
     start = apply(State(), events[0])
     if start.game_id is None:
-        from msgspec.structs import replace
-        start = replace(start, game_id=game)
+        start = start.changed(game_id=game)
     return rp.resolve_seat(start, who)
 
 

@@ -14,9 +14,9 @@ from .decisions import (Decision, chance_outcomes, decision_event, legal_decisio
                         next_decisions)
 from .moves import legal_moves
 from .rulings import BASE, RULESETS, Ruleset
-from .state import BETWEEN, ENDED, NEW, ROUND, Flow, State, Table
+from .state import BETWEEN, ENDED, NEW, ROUND, Flow, Game, State, Table
 
 __all__ = ["apply", "check", "fold", "next_derived", "with_derived", "legal_moves",
            "legal_decisions", "chance_outcomes", "next_decisions", "decision_event", "Decision",
-           "shark_targets", "boats_give_take", "State", "Table", "Flow", "Ruleset", "BASE", "RULESETS",
-           "NEW", "BETWEEN", "ROUND", "ENDED"]
+           "shark_targets", "boats_give_take", "State", "Game", "Table", "Flow", "Ruleset", "BASE",
+           "RULESETS", "NEW", "BETWEEN", "ROUND", "ENDED"]

@@ -34,13 +34,13 @@ def _place(s: State) -> dict[str, Any]:
     while a round is in play, the turn (a round's end, its awards and the game's end belong
     to no turn, LOG_FORMAT.md)."""
     f = s.flow
-    return {"game_id": s.game_id, "seq": s.seq + 1, "round": f.round or None,
+    return {"game_id": s.game.game_id, "seq": s.seq + 1, "round": f.round or None,
             "turn": (f.turn or None) if s.phase not in (BETWEEN, ENDED) else None}
 
 
 def seat_name(state: State, seat: int) -> str:
-    if 0 <= seat < len(state.players):
-        return f"seat {seat} ({state.players[seat]})"
+    if 0 <= seat < len(state.game.players):
+        return f"seat {seat} ({state.game.players[seat]})"
     return f"seat {seat} (no such seat)"
 
 
@@ -52,11 +52,12 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
                                         "begins another game")
     ruleset = rules_for(e.ruleset, e.events)
     n = len(e.players)
-    if ruleset.events is not None:                              # R-EV-DECK: all 12 events
-        s = replace(s, held=((),) * n, event_deck=_EVENT_DECK)
-    return replace(s, phase=BETWEEN, game_id=e.game_id, players=tuple(e.players),
+    game = replace(s.game, game_id=e.game_id, players=tuple(e.players),
                    target=e.target or ruleset.target_for(n), ruleset=ruleset,
-                   totals=(0,) * n, last_points=(0,) * n, seq=s.seq + 1)
+                   totals=(0,) * n, last_points=(0,) * n)
+    if ruleset.events is not None:                              # R-EV-DECK: all 12 events
+        game = replace(game, held=((),) * n, event_deck=_EVENT_DECK)
+    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1)
 
 
 _EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
@@ -77,7 +78,7 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
             raise illegal(_located(s, e), "R-SETUP-4",
                           f"round {e.round} starts with {seat_name(s, first)}, the seat after "
                           f"the player who ended round {f.round}, not seat {e.first_player}")
-    rules = s.ruleset
+    rules = s.game.ruleset
     # a recorded deck that with the discards is the ruleset's cards once each (a sorted tuple
     # compared) holds only known codes, as many as the round's deck: the checks of
     # _known_codes are for the other cases
@@ -106,13 +107,13 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
         left = full.copy()
         left.subtract(e.discards)
         deck, ordered = tuple(sorted(left.elements())), False
-    n = s.n
+    n = len(s.game.players)
     piles = ((e.discards[0],), (e.discards[1],))
     flow = _plain_take(e.round, 1, e.first_player)
     if rules.events is not None:
         return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
                        table=Table(deck, ordered, piles, ((),) * n, ((),) * n, (None,) * n),
-                       event_deck=_event_drawn(s, e), table_event=e.event)
+                       game=replace(s.game, event_deck=_event_drawn(s, e), table_event=e.event))
     return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
                    table=Table(deck, ordered, piles, ((),) * n, ((),) * n))
 
@@ -132,15 +133,15 @@ def _event_drawn(before: State, e: ev.RoundStarted) -> tuple[str, ...]:
     """R-EV-ROUND: the round's table event comes from the event deck; the deck left."""
     event: str = e.event  # type: ignore[assignment]  # R-X-RULESET-2: validated, a game
                           # with events names one
-    if before.keep_due is not None:
+    if before.game.keep_due is not None:
         raise illegal(_located(before, e), "R-EV-AWARD",
-                      f"{seat_name(before, before.keep_due)} holds two events and must choose "
+                      f"{seat_name(before, before.game.keep_due)} holds two events and must choose "
                       "one first (event_kept)")
-    deck = without(before.event_deck, event)
+    deck = without(before.game.event_deck, event)
     if deck is None:
         raise illegal(_located(before, e), "R-EV-ROUND",
                       f"{event} is not in the event deck "
-                      f"({', '.join(before.event_deck) or 'empty'})")
+                      f"({', '.join(before.game.event_deck) or 'empty'})")
     return deck
 
 
@@ -152,7 +153,7 @@ def _format(s: State, reason: str, path: str | None) -> LogFormatError:
 
 def _known_codes(s: State, e: Any) -> None:
     """R-X-CARDS-4, LOG_FORMAT.md: the round's cards and its event exist in this game."""
-    rules = s.ruleset
+    rules = s.game.ruleset
     codes = rules.codes
     for name in ("discards", "deck"):
         for i, code in enumerate(getattr(e, name) or ()):
@@ -167,7 +168,7 @@ def _known_codes(s: State, e: Any) -> None:
 
 def _known_event(s: State, e: ev.RoundStarted) -> None:
     """R-X-RULESET-2: a game with events names each round's table event, another none."""
-    rules = s.ruleset
+    rules = s.game.ruleset
     if (e.event is None) != (rules.events is None):
         if e.event is None:
             raise _format(_located(s, e), "missing field 'event' (a game with events names "
@@ -178,7 +179,7 @@ def _known_event(s: State, e: ev.RoundStarted) -> None:
 def _unknown_in_game(s: State, e: Any) -> LogFormatError | None:
     """The format error of an event naming a type, field or card code this game's ruleset
     does not have (R-X-CARDS-4, LOG_FORMAT.md), or None."""
-    rules = s.ruleset
+    rules = s.game.ruleset
     tag = ev.TAGS[type(e)]
     if tag not in rules.tags:
         return _format(s, f"unknown event type {tag!r} (not an event of a {rules.name} game"
@@ -303,14 +304,14 @@ def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, 
         k = len(cards)
         top = deck[:k]
         if top != cards and top != tuple(cards):
-            raise illegal(s, s.ruleset.draw_rule, f"the deck's top card{'s are' if k > 1 else ' is'} "
-                                       f"{', '.join(top)} (recorded deck order), not "
-                                       f"{', '.join(cards)}")
+            raise illegal(s, s.game.ruleset.draw_rule,
+                          f"the deck's top card{'s are' if k > 1 else ' is'} {', '.join(top)} "
+                          f"(recorded deck order), not {', '.join(cards)}")
         return deck[k:]
     for card in cards:
         left = without(deck, card)
         if left is None:
-            rule = s.ruleset.draw_rule
+            rule = s.game.ruleset.draw_rule
             raise illegal(s, rule, f"{card} cannot come from the deck: " + (
                 "every copy has already been seen this round" if rule == "R-DRAW" else
                 "no copy of it is in the deck now"))
@@ -322,7 +323,7 @@ def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, 
 
 def _no_pepper_field(s: State, e: Any, name: str) -> None:
     """A field of LOG_FORMAT.md's events in a game without them is a format error."""
-    if s.ruleset.events is None and getattr(e, name) is not None:
+    if s.game.ruleset.events is None and getattr(e, name) is not None:
         raise _format(s, f"unknown field {name!r} (this game has no events)", "$")
 
 
@@ -358,7 +359,7 @@ def _take(s: State, e: Any) -> State:
             raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
         cards = e.cards
         two = len(cards) == 2
-        if left == 1 and s.ruleset.one_card_draw:
+        if left == 1 and s.game.ruleset.one_card_draw:
             if two or len(cards) != 1 or e.discard_pile is not None:
                 raise illegal(s, "R-TAKE-3", "with one card left in the deck, a draw takes that "
                                              "one card and discards nothing (cards: [1 code], "
@@ -392,9 +393,9 @@ def _take(s: State, e: Any) -> State:
                     raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded "
                                                  "card must go there")
                 piles = (p0 + (other,), p1)
-            event = s.table_event   # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
+            event = s.game.table_event   # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
             if event is not None and other in DOLPHIN_CODES \
-                    and (event == "dolphins" or "dolphins" in s.held[player]):
+                    and (event == "dolphins" or "dolphins" in s.game.held[player]):
                 deck = _dolphins_drawn(s, e, t, deck, hands)
                 dolphins = None                 # drawn, or rightly null
         if dolphins is not None:
@@ -413,8 +414,8 @@ def _take(s: State, e: Any) -> State:
         hands[player] += (card,)
         piles = (piles[0], pile[:-1]) if i else (pile[:-1], piles[1])
     # ---- the flow after the take
-    event = s.table_event
-    if event is not None and (event == "angelfish" or "angelfish" in s.held[player]) \
+    event = s.game.table_event
+    if event is not None and (event == "angelfish" or "angelfish" in s.game.held[player]) \
             and _angelfish_due(s, player, piles):
         flow = replace(f, step=ANGEL)
     else:
@@ -473,9 +474,9 @@ def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
         _take_done(s, e)                        # raises the error due
     cards = e.cards
     a, b = cards
-    if (a, b) not in s.ruleset.pair_codes[type(e)]:
+    if (a, b) not in s.game.ruleset.pair_codes[type(e)]:
         tag = ev.TAGS[type(e)]
-        allowed = s.ruleset.pair_kinds(tag)
+        allowed = s.game.ruleset.pair_kinds(tag)
         ka, kb = KIND[a], KIND[b]
         kinds = (ka, kb) if ka <= kb else (kb, ka)
         rule = _PAIR_RULE.get(tag, "R-DUO-PAIR")
@@ -500,9 +501,9 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
         _no_pepper_field(s, e, "takes")
     hands, laid = _laid(s, e)
     t = s.table
-    event = s.table_event
+    event = s.game.table_event
     if event is not None:           # R-EV-HERMIT-CRAB in effect (R-EV-APPLY, as State.effects)
-        if event == "hermit-crab" or "hermit-crab" in s.held[e.player]:
+        if event == "hermit-crab" or "hermit-crab" in s.game.held[e.player]:
             return _hermit_crab(s, e, t, hands, laid)
         if e.takes is not None:
             raise illegal(s, "R-EV-HERMIT-CRAB", "the Hermit Crab is not in effect for "
@@ -582,7 +583,7 @@ def boats_give_take(s: State, t: Table | None = None) -> bool:
     """Whether a boat pair laid now gives its extra take: something can be taken, and it is
     not a final turn or the ruling lets final turns have it (R-DUO-BOAT, R-LAST-1)."""
     t = t or s.table
-    return t.can_take() and (s.flow.call is None or s.ruleset.boats_in_final_turns)
+    return t.can_take() and (s.flow.call is None or s.game.ruleset.boats_in_final_turns)
 
 
 def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
@@ -612,8 +613,8 @@ def _fish_played(s: State, e: ev.FishPlayed) -> State:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
     deck = _draw_from_deck(s, t, (e.drew,))
     hands[e.player] += (e.drew,)
-    event = s.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
-    if event is not None and (event == "sunfish" or "sunfish" in s.held[e.player]):
+    event = s.game.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
+    if event is not None and (event == "sunfish" or "sunfish" in s.game.held[e.player]):
         if deck:
             if e.also_drew is None:
                 raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
@@ -634,7 +635,7 @@ def shark_targets(s: State, t: Table | None = None) -> list[int]:
     t = t or s.table
     f = s.flow
     hidden = f.revealed | f.protected                            # R-LAST-3, R-EV-PROTECT
-    return [v for v in range(s.n)
+    return [v for v in range(len(t.hands))
             if v != f.player and t.hands[v] and not hidden & (1 << v)]
 
 
@@ -675,7 +676,7 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
 
 def _allowed(s: State, e: Any) -> None:
     """A type this game's ruleset lacks is a format error (LOG_FORMAT.md)."""
-    if s.phase != NEW and ev.TAGS[type(e)] not in s.ruleset.tags:
+    if s.phase != NEW and ev.TAGS[type(e)] not in s.game.ruleset.tags:
         raise _unknown_in_game(s, e) or _format(s, f"{ev.TAGS[type(e)]} is not an event of "
                                                    "this game", "$")
 
@@ -685,7 +686,7 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     _allowed(s, e)
     hands, laid = _laid(s, e)
     t = s.table
-    rules = s.ruleset
+    rules = s.game.ruleset
     n = min(rules.lobster_sees, len(t.deck))
     given = e.deck
     if not n:                                                       # R-X-NOEFFECT
@@ -741,7 +742,7 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
     """R-X-TRIO: a pair the player could lay now and a starfish, one unit, no effect."""
     _allowed(s, e)
     _take_done(s, e)
-    rules = s.ruleset
+    rules = s.game.ruleset
     a, b = e.cards
     if (a, b) not in rules.free_pair_codes:     # else a pair only an event may make legal
         ka, kb = KIND[a], KIND[b]
@@ -792,7 +793,7 @@ def forced_turn(s: State, f: Flow, player: int) -> bool:
     (R-X-JELLYFISH-TURN, R-X-JELLYFISH-MANY). ``f.locks`` no longer holds their own lock."""
     if f.protected & (1 << player):                             # R-EV-PROTECT
         return False
-    return bool(f.locks & ~(1 << player)) if not s.ruleset.lock_hits_owner else bool(f.locks)
+    return bool(f.locks & ~(1 << player)) if not s.game.ruleset.lock_hits_owner else bool(f.locks)
 
 
 # ---------------------------------------------------------------- Extra Pepper (RULES.md §14)
@@ -841,7 +842,7 @@ def _rodeo_pair(s: State, e: Any) -> Table:
     """R-EV-WATER-RODEO: the pair is legal only for a player the event is in effect for."""
     _allowed(s, e)
     _take_done(s, e)
-    if not s.ruleset.pair_allowed(ev.TAGS[type(e)], s.effects(e.player)):
+    if not s.game.ruleset.pair_allowed(ev.TAGS[type(e)], s.effects(e.player)):
         raise illegal(s, "R-EV-WATER-RODEO", f"the Water Rodeo is not in effect for "
                                              f"{seat_name(s, e.player)}")
     for c in e.cards:
@@ -871,7 +872,7 @@ def _victim_seat(s: State, v: int | None) -> None:
     """A victim seat outside the game (an event that skipped :func:`events.validate`, or a
     negative one made in Python) is the LogFormatError (LOG-FORMAT) validate gives, same
     reason and path; checked before any rule, as validate runs before the rules."""
-    if v is not None and not 0 <= v < len(s.players):
+    if v is not None and not 0 <= v < len(s.game.players):
         raise ev.seat_out_of_range(v, s.n, "$.victim", **_place(s))
 
 
@@ -957,12 +958,13 @@ def places(totals: Sequence[int]) -> tuple[int | None, int | None]:
 
 def _award(s: State) -> ev.EventAwarded:
     """R-EV-AWARD steps 1 and 2 as the derived ``event_awarded``."""
-    first, last = places(s.totals)
-    place = s.ruleset.first_place
+    g = s.game
+    first, last = places(g.totals)
+    place = g.ruleset.first_place
     discarded = tuple([ev.EventDiscard(player=p, event=code)
-                       for p, held in enumerate(s.held) for code in held
+                       for p, held in enumerate(g.held) for code in held
                        if (first if place[code] else last) != p])
-    table_event: str = s.table_event  # type: ignore[assignment]  # awarded only when one is in play
+    table_event: str = g.table_event  # type: ignore[assignment]  # awarded only when one is in play
     return ev.EventAwarded(round=s.flow.round, event=table_event,
                            to=first if place[table_event] else last, discarded=discarded)
 
@@ -971,17 +973,17 @@ def _award_matches(s: State, e: ev.EventAwarded) -> bool:
     """Whether ``e`` is the ``event_awarded`` due after ``s``, field by field as
     :func:`_check_derived` compares it with :func:`next_derived`'s (R-DERIVED), without
     building that event: :func:`_award`'s steps on ``e``'s own fields."""
-    if e.round != s.flow.round or e.event != s.table_event:
+    if e.round != s.flow.round or e.event != s.game.table_event:
         return False
-    first, last = places(s.totals)
-    place = s.ruleset.first_place
+    first, last = places(s.game.totals)
+    place = s.game.ruleset.first_place
     if e.to != (first if place[e.event] else last):
         return False
     got = e.discarded
     if type(got) is not tuple:      # (not as decoded: _check_derived compares it whole)
         return False
     i, n = 0, len(got)
-    for p, held in enumerate(s.held):
+    for p, held in enumerate(s.game.held):
         for code in held:
             if (first if place[code] else last) != p:
                 if (i == n or type(got[i]) is not ev.EventDiscard or got[i].player != p
@@ -994,7 +996,7 @@ def _award_matches(s: State, e: ev.EventAwarded) -> bool:
 def _event_awarded(s: State, e: ev.EventAwarded) -> State:
     if s.flow.due != "event_awarded" or not _award_matches(s, e):
         _check_derived(s, e)            # names the first field that differs
-    held = s.held
+    held = s.game.held
     gone = [x.event for x in e.discarded]
     if gone:
         held = tuple([tuple([c for c in h if c not in gone]) for h in held])
@@ -1002,31 +1004,34 @@ def _event_awarded(s: State, e: ev.EventAwarded) -> State:
         gone.append(e.event)
     else:
         held = replace_at(held, e.to, held[e.to] + (e.event,))
-    discards = s.event_discards + tuple(gone)
-    deck = s.event_deck
+    discards = s.game.event_discards + tuple(gone)
+    deck = s.game.event_deck
     if not deck:                                                # R-EV-RESHUFFLE (Ruling, BGA)
         deck, discards = tuple(sorted(discards)), ()
     keep = e.to if e.to is not None and len(held[e.to]) == 2 else None
-    return replace(s, held=held, event_deck=deck, event_discards=discards, keep_due=keep,
-                   table_event=None, seq=s.seq + 1, flow=replace(s.flow, due=None))
+    return replace(s, game=replace(s.game, held=held, event_deck=deck, event_discards=discards,
+                                   keep_due=keep, table_event=None),
+                   seq=s.seq + 1, flow=replace(s.flow, due=None))
 
 
 def _event_kept(s: State, e: ev.EventKept) -> State:
     """R-EV-AWARD step 4: the player holding two events keeps one."""
     _allowed(s, e)
     _expect_no_derived(s)
-    if s.keep_due is None or s.phase != BETWEEN:
+    if s.game.keep_due is None or s.phase != BETWEEN:
         raise illegal(s, "R-EV-AWARD", "nobody holds two events: no event_kept is due")
-    if e.player != s.keep_due:
-        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.keep_due)} chooses, not "
+    if e.player != s.game.keep_due:
+        raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.game.keep_due)} chooses, not "
                                        f"{seat_name(s, e.player)}")
-    held = s.held[e.player]
+    held = s.game.held[e.player]
     if e.event not in held:
         raise illegal(s, "R-EV-AWARD", f"{seat_name(s, e.player)} holds {', '.join(held)}, not "
                                        f"{e.event}")
     other = held[0] if held[1] == e.event else held[1]
-    return replace(s, held=replace_at(s.held, e.player, (e.event,)), keep_due=None,
-                   event_discards=s.event_discards + (other,), seq=s.seq + 1)
+    g = s.game
+    return replace(s, game=replace(g, held=replace_at(g.held, e.player, (e.event,)),
+                                   keep_due=None, event_discards=g.event_discards + (other,)),
+                   seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- step 3: end the turn
@@ -1039,13 +1044,13 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
         if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
             # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
-            mermaid_check = s.ruleset.mermaid_win_after_forced_turn
+            mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
         else:
             _take_done(s, e)                    # raises the error due
     t = s.table
     player = f.player
     # :func:`_mermaid_win`'s first test here: most hands hold too few mermaids to win
-    if mermaid_check and t.hands[player].count(MERMAID) >= s.ruleset.fewest_mermaids_to_win:
+    if mermaid_check and t.hands[player].count(MERMAID) >= s.game.ruleset.fewest_mermaids_to_win:
         won = _mermaid_win(s, None)
         if won is not None:
             return won
@@ -1074,7 +1079,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     # LAST CHANCE called before: a final turn ends
     left = f.final_left[1:]
     f = replace(f, revealed=f.revealed | (1 << player), final_left=left)       # R-LAST-3
-    if not left or (s.ruleset.deck_out_in_final_turns and not t.deck):
+    if not left or (s.game.ruleset.deck_out_in_final_turns and not t.deck):
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
@@ -1124,9 +1129,9 @@ def _called(s: State, e: Any) -> State:
     if f.call is not None:
         raise illegal(s, "R-LAST-1", f"nobody may call during the final turns of LAST CHANCE "
                                      f"(called by {seat_name(s, f.caller)})")  # type: ignore[arg-type]
-    if not t.deck and not s.ruleset.call_before_deck_out:
+    if not t.deck and not s.game.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
-    rules = s.ruleset
+    rules = s.game.ruleset
     # R-X-SCORE: the caller's whole breakdown, which the round's end the call brings (or
     # the caller's last turn ends) finds unchanged in _breakdown's memo
     pts = (_breakdown(s, e.player).card_points if rules.extra_scoring
@@ -1135,7 +1140,7 @@ def _called(s: State, e: Any) -> State:
     if pts < need:
         raise illegal(s, "R-END-2", f"{call.upper().replace('_', ' ')} needs at least {need} card "
                                     f"points; {seat_name(s, e.player)} has {pts}")
-    if s.table_event is not None:
+    if s.game.table_event is not None:
         effects = s.effects(e.player)
         need = rules.call_threshold_for(effects)
         if pts < need:
@@ -1170,7 +1175,7 @@ def _mermaid_win(s: State, call: str | None) -> State | None:
     any): the state after it if the player's mermaids win, else None."""
     f = s.flow
     player = f.player
-    if (s.table.hands[player].count(MERMAID) >= s.ruleset.fewest_mermaids_to_win
+    if (s.table.hands[player].count(MERMAID) >= s.game.ruleset.fewest_mermaids_to_win
             and _mermaids_win(s, player)):
         # a call that ends the turn still reveals the caller's hand (R-END-2)
         shown = f.revealed | (1 << player) if call is not None else f.revealed
@@ -1183,9 +1188,9 @@ def _mermaids_win(s: State, seat: int) -> bool:
     """R-MERMAID-WIN with R-EV-DANCE-OF-THE-MERMAIDS: whether the seat's mermaids win now.
     (A hand with fewer than ``Ruleset.fewest_mermaids_to_win`` never does: an event only
     lowers the count needed.)"""
-    rules = s.ruleset
+    rules = s.game.ruleset
     mermaids = s.table.hands[seat].count(MERMAID)
-    return mermaids >= (rules.mermaids_to_win if s.table_event is None
+    return mermaids >= (rules.mermaids_to_win if s.game.table_event is None
                         else rules.mermaids_to_win_for(s.effects(seat)))
 
 
@@ -1200,7 +1205,7 @@ def _next_turn(s: State, f: Flow, player: int, seq: int) -> State:
         if forced_turn(s, f, player):
             return replace(s, seq=seq, flow=replace(f, player=player, turn=f.turn + 1,
                                                     step=FORCED))
-    step = TAKE if s.table.can_take() or not s.ruleset.skip_impossible_take else PLAY
+    step = TAKE if s.table.can_take() or not s.game.ruleset.skip_impossible_take else PLAY
     if (step is TAKE and f.caller is None and f.call is None and not f.final_left
             and not f.revealed and f.ender is None and f.due is None and f.ending is None
             and f.mermaid_winner is None and not f.locks and not f.protected):
@@ -1233,11 +1238,11 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     given again for the same holding and events (a call's, at the round's end it brings),
     and a holding that :func:`player_points` counted last for the seat is scored from those
     counts, as :func:`scoring.holding_breakdown` scores."""
-    t, rules = s.table, s.ruleset
+    t, rules = s.table, s.game.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
     if not rules.extra_scoring:
         return holding_breakdown(hand, laid, rules)
-    if s.table_event is None:
+    if s.game.table_event is None:
         effects, face_down = _NO_EFFECTS, 0
     else:
         effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
@@ -1269,14 +1274,14 @@ def player_points(s: State, seat: int) -> int:
     if last is not None and last[8] is s:       # the same state: the call check, then the view
         same: int = last[5]
         return same
-    t, rules = s.table, s.ruleset
+    t, rules = s.table, s.game.ruleset
     hand, laid = t.hands[seat], t.laid[seat]
-    held = s.held[seat] if s.held else None
+    held = s.game.held[seat] if s.game.held else None
     # the same hand, laid units and events as the seat's last call: the same objects, as
     # the engine's states share a seat's tuples until they change (the player's view, then
     # the next events of the turn)
     if (last is not None and last[0] is hand and last[1] is laid and last[2] is rules
-            and last[3] == s.table_event and last[4] is held):
+            and last[3] == s.game.table_event and last[4] is held):
         _last_points[seat] = last[:8] + (s,)
         same = last[5]
         return same
@@ -1290,14 +1295,14 @@ def player_points(s: State, seat: int) -> int:
             counts = counts_with(last[6], hand[-1])  # a take: one card more than last time
         else:
             counts = extra_counts(hand, laid)
-        if s.table_event is not None:           # the same events as last time: a round long
-            if last is not None and last[4] is held and last[3] == s.table_event:
+        if s.game.table_event is not None:           # the same events as last time: a round long
+            if last is not None and last[4] is held and last[3] == s.game.table_event:
                 effects = last[7]
             else:
                 effects = scoring_effects(s.effects(seat))
         pts = extra_card_points(counts[0], counts[1], counts[2], counts[3], effects,
                                 rules.starfish_in_hand_scores)
-    _last_points[seat] = (hand, laid, rules, s.table_event, held, pts, counts, effects, s)
+    _last_points[seat] = (hand, laid, rules, s.game.table_event, held, pts, counts, effects, s)
     return pts
 
 
@@ -1333,16 +1338,16 @@ def round_breakdowns(s: State) -> tuple[Breakdown | ExtraBreakdown, ...]:
     scored once per round end, for the derived ``round_scored``, its check and the read
     models. Memoised by what the breakdowns depend on (the table, the events held, the
     ruleset and the table event), so a copy of ``s`` with another ``game_id`` finds it."""
-    t = s.table
+    t, g = s.table, s.game
     got = _round_ends.get(id(t))
-    if (got is not None and got[0] is t and got[1] is s.held and got[2] is s.ruleset
-            and got[3] == s.table_event):
+    if (got is not None and got[0] is t and got[1] is g.held and got[2] is g.ruleset
+            and got[3] == g.table_event):
         scores: tuple[Breakdown | ExtraBreakdown, ...] = got[4]
         return scores
-    scores = tuple([_breakdown(s, p) for p in range(s.n)])
+    scores = tuple([_breakdown(s, p) for p in range(len(t.hands))])
     if len(_round_ends) >= ROUND_ENDS_KEPT:
         _round_ends.clear()
-    _round_ends[id(t)] = (t, s.held, s.ruleset, s.table_event, scores)
+    _round_ends[id(t)] = (t, g.held, g.ruleset, g.table_event, scores)
     return scores
 
 
@@ -1363,17 +1368,18 @@ def next_derived(s: State) -> ev.Event | None:
         caller = None if f.ending == "deck_out" else f.caller
         ending: Any = f.ending          # set with the round's end, before round_scored is due
         points, won = round_points(ending, caller, card_pts, bonus)
-        totals = [a + b for a, b in zip(s.totals, points)]
+        totals = [a + b for a, b in zip(s.game.totals, points)]
         return ev.RoundScored(round=f.round, ending=ending, caller=caller, caller_won=won,
                               card_points=card_pts, color_bonus=bonus,
                               points=tuple(points), totals=tuple(totals))
     if f.due == "event_awarded":
         return _award(s)
     if f.due == "game_ended":
+        g = s.game
         if f.mermaid_winner is not None:
-            return ev.GameEnded(reason="mermaids", winners=(f.mermaid_winner,), totals=s.totals)
-        return ev.GameEnded(reason="target", winners=tuple(game_winners(s.totals, s.last_points)),
-                            totals=s.totals)
+            return ev.GameEnded(reason="mermaids", winners=(f.mermaid_winner,), totals=g.totals)
+        return ev.GameEnded(reason="target", winners=tuple(game_winners(g.totals, g.last_points)),
+                            totals=g.totals)
     return None
 
 
@@ -1390,7 +1396,7 @@ def _round_scored_matches(s: State, e: ev.RoundScored) -> bool:
         return False
     points, won = round_points(ending, caller, card_pts, bonus)
     return (e.caller_won == won and e.points == tuple(points)
-            and e.totals == tuple(map(add, s.totals, points)))
+            and e.totals == tuple(map(add, s.game.totals, points)))
 
 
 def _check_derived(s: State, e: ev.Event) -> None:
@@ -1416,10 +1422,11 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     if f.due != "round_scored" or not _round_scored_matches(s, e):
         _check_derived(s, e)            # names the first field that differs
     totals, points = tuple(e.totals), tuple(e.points)
-    ended = max(totals) >= s.target                                         # R-GAME-1
-    due = "game_ended" if ended else "event_awarded" if s.ruleset.events else None  # R-EV-AWARD
-    return replace(s, phase=BETWEEN, totals=totals, last_points=points,
-                   rounds_played=s.rounds_played + 1, seq=s.seq + 1,
+    g = s.game
+    ended = max(totals) >= g.target                                         # R-GAME-1
+    due = "game_ended" if ended else "event_awarded" if g.ruleset.events else None  # R-EV-AWARD
+    game = replace(g, totals=totals, last_points=points, rounds_played=g.rounds_played + 1)
+    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
                              due=due))
 
@@ -1427,19 +1434,19 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
 def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
     """Whether ``e`` is the ``game_ended`` due after ``s``, field by field as
     :func:`next_derived` computes it, without building that event (R-DERIVED)."""
-    f = s.flow
-    if f.due != "game_ended" or e.totals != s.totals:
+    f, g = s.flow, s.game
+    if f.due != "game_ended" or e.totals != g.totals:
         return False
     if f.mermaid_winner is not None:
         return e.reason == "mermaids" and e.winners == (f.mermaid_winner,)
-    return e.reason == "target" and e.winners == tuple(game_winners(s.totals, s.last_points))
+    return e.reason == "target" and e.winners == tuple(game_winners(g.totals, g.last_points))
 
 
 def _game_ended(s: State, e: ev.GameEnded) -> State:
     if not _game_ended_matches(s, e):
         _check_derived(s, e)            # names the first field that differs
-    return replace(s, phase=ENDED, winners=tuple(e.winners), reason=e.reason, seq=s.seq + 1,
-                   flow=replace(s.flow, due=None))
+    return replace(s, phase=ENDED, game=replace(s.game, winners=tuple(e.winners), reason=e.reason),
+                   seq=s.seq + 1, flow=replace(s.flow, due=None))
 
 
 #: each event type's rules: what :func:`apply` runs (a caller applying many events may call

@@ -3,7 +3,10 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from msgspec import Struct
+from msgspec.structs import replace
 
 from .rulings import BASE, Ruleset
 
@@ -76,15 +79,10 @@ def _new_effects(event: str, held: tuple[str, ...]) -> frozenset[str]:
     return got
 
 
-class State(Struct, frozen=True, gc=False):
-    """A whole game at one point of its stream; ``seq`` events have been applied."""
+class Game(Struct, frozen=True, gc=False):
+    """What a game's turns leave as it is: who plays, the scores, how the game ended and
+    the events held; set as the game and each round start and end."""
 
-    # the fields every event changes come first: ``replace`` finds a field it is given by
-    # looking through the fields in order
-    seq: int = 0
-    flow: Flow = Flow()
-    table: Table = Table()
-    phase: str = NEW
     game_id: str | None = None
     players: tuple[str, ...] = ()
     target: int = 0
@@ -105,12 +103,99 @@ class State(Struct, frozen=True, gc=False):
     #: the seat that must send event_kept (R-EV-AWARD step 4)
     keep_due: int | None = None
 
+
+_GAME_FIELDS = frozenset(Game.__struct_fields__)
+
+
+class State(Struct, frozen=True, gc=False):
+    """A whole game at one point of its stream; ``seq`` events have been applied.
+
+    Most events change only the fields here; the rest are in :attr:`game`, one object that
+    the states of a round share (a copy of a struct costs by its fields, and the engine
+    makes one or more per event). ``state.players`` and the other fields of :class:`Game`
+    read through (the engine's handlers read ``s.game.players``: a property is a call)."""
+
+    # the fields every event changes come first: ``replace`` finds a field it is given by
+    # looking through the fields in order
+    seq: int = 0
+    flow: Flow = Flow()
+    table: Table = Table()
+    phase: str = NEW
+    game: Game = Game()
+
+    @property
+    def game_id(self) -> str | None:
+        return self.game.game_id
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        return self.game.players
+
+    @property
+    def target(self) -> int:
+        return self.game.target
+
+    @property
+    def ruleset(self) -> Ruleset:
+        return self.game.ruleset
+
+    @property
+    def totals(self) -> tuple[int, ...]:
+        return self.game.totals
+
+    @property
+    def last_points(self) -> tuple[int, ...]:
+        return self.game.last_points
+
+    @property
+    def rounds_played(self) -> int:
+        return self.game.rounds_played
+
+    @property
+    def winners(self) -> tuple[int, ...]:
+        return self.game.winners
+
+    @property
+    def reason(self) -> str | None:
+        return self.game.reason
+
+    @property
+    def held(self) -> tuple[tuple[str, ...], ...]:
+        return self.game.held
+
+    @property
+    def event_deck(self) -> tuple[str, ...]:
+        return self.game.event_deck
+
+    @property
+    def event_discards(self) -> tuple[str, ...]:
+        return self.game.event_discards
+
+    @property
+    def table_event(self) -> str | None:
+        return self.game.table_event
+
+    @property
+    def keep_due(self) -> int | None:
+        return self.game.keep_due
+
+    def changed(self, **changes: Any) -> State:
+        """A copy with ``changes``, to fields of the state and of its :attr:`game` alike
+        (``msgspec.structs.replace`` takes the state's own fields only). For the odd copy:
+        its keyword arguments cost some six times the two ``replace`` calls it makes, which
+        the engine's handlers write out."""
+        game = {name: changes.pop(name) for name in _GAME_FIELDS & changes.keys()}
+        if game:
+            changes["game"] = replace(self.game, **game)
+        return replace(self, **changes)
+
     def effects(self, seat: int) -> frozenset[str]:
         """The events in effect for ``seat`` this round (R-EV-APPLY)."""
-        event = self.table_event
+        g = self.game
+        event = g.table_event
         if event is None:
             return _NO_EFFECTS
-        held = self.held[seat]
+        held = g.held[seat]
         try:                    # two look-ups: cheaper than one keyed by a new tuple
             return _EFFECTS[event][held]
         except KeyError:
@@ -119,12 +204,13 @@ class State(Struct, frozen=True, gc=False):
     @property
     def n(self) -> int:
         """The number of players."""
-        return len(self.players)
+        return len(self.game.players)
 
     def __repr__(self) -> str:
         """One line: ``<State demo-1, round 2, after turn 5: Ben (seat 1) to take; totals
         Ann 12, Ben 9 (target 40); deck 31; seq 37>`` (the position in the words of
-        :func:`position_words`; every field: ``msgspec.structs.asdict(state)``)."""
+        :func:`position_words`; every field: ``msgspec.structs.asdict(state)``, and
+        ``asdict(state.game)``)."""
         f = self.flow
         acting = self.phase == ROUND and not f.due
         text = f"<State {self.game_id or '(no id)'}, " + position_words(
@@ -140,6 +226,18 @@ class State(Struct, frozen=True, gc=False):
         if self.phase == ROUND:
             text += f"; deck {len(self.table.deck)}"
         return text + f"; seq {self.seq}>"
+
+
+def named(states: list[State], game_id: str) -> list[State]:
+    """``states`` (a game's, in order) with ``game_id`` for their game's id: the states that
+    shared a :class:`Game` share its copy."""
+    out: list[State] = []
+    old = new = None
+    for s in states:
+        if s.game is not old:
+            old, new = s.game, replace(s.game, game_id=game_id)
+        out.append(replace(s, game=new))
+    return out
 
 
 def position_words(phase: str, round: int, turn: int, player: int | None,

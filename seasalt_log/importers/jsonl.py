@@ -18,6 +18,7 @@ from .. import events as ev
 from ..events import derive_game_id  # noqa: F401  (the importers' name for it)
 from ..engine import State, apply, next_derived
 from ..engine.core import HANDLERS, refusal
+from ..engine.state import named
 from ..errors import IllegalMoveError, LogFormatError, SeasaltError
 from ..identifiers import MAX_LINE_BYTES, game_id_problem
 from ..log_lines import Lines, Log
@@ -293,10 +294,8 @@ def check_game(raw: RawGame) -> CheckedGame:
     out = list(events)
     for at, d in added:         # in order: each at its place among those before it
         out.insert(at, d)
-    if states:
-        s0 = states[0]
-        if s0.game_id is None:
-            states = [_with_id(st, gid) for st in states]
+    if states and states[0].game.game_id is None:
+        states = named(states, gid)
     return CheckedGame(game_id=gid, events=out, states=states, source=raw.source,
                        first_line=raw.first_line)
 
@@ -316,11 +315,6 @@ def _line_of(raw: RawGame, i: int) -> int:
     line if it has no event): where an error found at that event is reported."""
     lines = raw.lines
     return lines[i] if i < len(lines) else lines[-1] if lines else raw.first_line
-
-
-def _with_id(state: State, gid: str) -> State:
-    from msgspec.structs import replace
-    return replace(state, game_id=gid)
 
 
 def _game_id(events: list[ev.Event]) -> str:

@@ -33,11 +33,11 @@ def round_event_rows(game_id: str, s: State, effects: list[frozenset[str]] | Non
     """The ``round_events`` rows (as lists: ``held_after`` is filled later) of the round that
     ``s`` (the state after its ``round_started``) opens; ``effects``: each seat's events in
     effect (``s.effects``), if known."""
-    rnd, event = s.flow.round, s.table_event
+    rnd, event = s.flow.round, s.game.table_event
     if effects is None:
         effects = seat_effects(s)
     return [[game_id, rnd, p, event, list(held), sorted(effects[p]), None]
-            for p, held in enumerate(s.held)]
+            for p, held in enumerate(s.game.held)]
 
 
 #: a scoring event that changes only how the cards of one kind score -> the codes of that
@@ -73,7 +73,7 @@ def _rescored(s: State, event: str, seats: list[int], effects: list[frozenset[st
     :func:`~seasalt_log.engine.core.round_breakdowns`) scores the same without it, and is
     not rescored; nor is a seat that holds no card of the kind the other scoring events
     score (:data:`_SCORED_CODES`)."""
-    hand_starfish = s.ruleset.starfish_in_hand_scores
+    hand_starfish = s.game.ruleset.starfish_in_hand_scores
     hands, laid = s.table.hands, s.table.laid
     parts = round_breakdowns(s) if event == RODEO else None
     scored = _SCORED_CODES.get(event)

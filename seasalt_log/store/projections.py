@@ -586,7 +586,7 @@ class Projector:
                 if extra:
                     round_effects = seat_effects(s)
                     round_scoring = _seat_scoring(round_effects, hand_starfish)
-                if s.table_event is not None:
+                if s.game.table_event is not None:
                     seat_events = round_event_rows(game_id, s, round_effects)
                 elif seat_events:
                     seat_events = []
@@ -595,8 +595,9 @@ class Projector:
                     _round_scored(game_id, prev, e, n, open_round, final, counted,
                                   round_effects)
             elif k == _AWARDED or k == _KEPT:
+                held = s.game.held
                 for row in seat_events:     # held_after: as it stands after this event
-                    row[6] = list(s.held[row[2]])
+                    row[6] = list(held[row[2]])
                 if k == _AWARDED:
                     awards.append([game_id, e.round, e.event, e.to,
                                    [d.player for d in e.discarded],
@@ -621,7 +622,8 @@ class Projector:
     def open_rows(self) -> dict[str, list[tuple]]:
         """The open rows as the events fed leave them, by table."""
         game_id, first, last = self.game_id, self.first, self.prev
-        n = last.n
+        g = last.game
+        n = len(g.players)
         open_round, turn = self.open_round, self.turn
         _progress(open_round, *self.last_turn)
         ended = last.phase == "ended"
@@ -633,14 +635,14 @@ class Projector:
             # the turn in play
             "turns": [_close_turn(turn, last, self.scores.points)] if turn is not None else [],
             "games": [(
-                game_id, list(first.players), n, last.target, last.ruleset.name,
+                game_id, list(first.players), n, g.target, g.ruleset.name,
                 bytes(first.meta).decode() if first.meta is not msgspec.UNSET else None,
-                "ended" if ended else "in_progress", last.rounds_played, last.seq,
-                last.reason if ended else None, list(last.winners) if ended else None,
-                list(last.totals), first.at, end.at if end is not None else None,
-                last.ruleset.events)],
-            "seats": [(game_id, p, first.players[p], (p in last.winners) if ended else None,
-                       last.totals[p]) for p in range(n)]}
+                "ended" if ended else "in_progress", g.rounds_played, last.seq,
+                g.reason if ended else None, list(g.winners) if ended else None,
+                list(g.totals), first.at, end.at if end is not None else None,
+                g.ruleset.events)],
+            "seats": [(game_id, p, first.players[p], (p in g.winners) if ended else None,
+                       g.totals[p]) for p in range(n)]}
 
     def rows(self) -> dict[str, list[tuple]]:
         """Every row of the events fed, by table, in the order :func:`project` gives."""
@@ -743,7 +745,8 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
     rnd, points, totals = e.round, e.points, e.totals
     parts = round_breakdowns(s)
     results = final["round_results"]
-    if s.ruleset.extra_scoring:
+    g = s.game
+    if g.ruleset.extra_scoring:
         # as_breakdown's columns (a starfish counts with the pairs), without its Breakdown,
         # and the round_extra row of the same breakdown (R-X-SCORE)
         extra_parts = final["round_extra"]
@@ -755,7 +758,7 @@ def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,
             extra_parts.append((game_id, rnd, p, x.trios, x.starfish, x.seahorse,
                                 x.seahorse_points, x.cast, x.rodeo_pairs, x.face_down,
                                 list(x.tables), x.card_points))
-        if s.table_event is not None:
+        if g.table_event is not None:
             final["event_outcomes"].extend(event_outcomes(
                 game_id, s, e, [(b.card_points, b.color_bonus) for b in parts], counted,
                 effects))

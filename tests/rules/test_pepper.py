@@ -362,7 +362,7 @@ def test_r_ev_reshuffle_the_discards_become_the_event_deck():
     """R-EV-RESHUFFLE (Ruling, BGA): with the event deck empty at step 3, the discards as
     they stand are shuffled into a new deck."""
     g = scored_game("sunfish")
-    g.state = replace(g.state, event_deck=(), event_discards=("kraken", "tornado"))
+    g.state = g.state.changed(event_deck=(), event_discards=("kraken", "tornado"))
     g.derived()
     assert g.state.event_deck == ("kraken", "tornado") and g.state.event_discards == ()
     g.start_round(event="tornado")
@@ -376,7 +376,7 @@ def test_r_derived_the_engine_computes_event_awarded():
     named."""
     g = scored_game("sunfish")
     g.play(next_derived(g.state))                           # round_scored
-    g.state = replace(g.state, held=(("tornado",), ("kraken",)))
+    g.state = g.state.changed(held=(("tornado",), ("kraken",)))
     good = ev.EventAwarded(round=1, event="sunfish", to=1,
                            discarded=(ev.EventDiscard(player=1, event="kraken"),))
     for field, bad in (("round", 2), ("event", "kraken"), ("to", 0), ("to", None),
