@@ -518,7 +518,9 @@ class Projector:
             if in_turn[k]:                              # a turn event
                 if not first_seq:
                     f = prev.flow
-                    turn_no, seat = f.turn, e.player
+                    # the seat: the flow's player (R-FLOW-PLAYER), read from one type (a read
+                    # of ``e.player`` sees a dozen: this interpreter does not specialise it)
+                    turn_no, seat = f.turn, f.player
                     take = "none" if f.step != TAKE else None
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
@@ -565,13 +567,13 @@ class Projector:
                 elif k == _DUO:
                     pairs += 1
                     t = type(e)
-                    duos.append((game_id, rnd, turn_no, e.player, s.seq, _DUO_KIND[t],
+                    duos.append((game_id, rnd, turn_no, seat, s.seq, _DUO_KIND[t],
                                  list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
-                    final["trios"].append((game_id, rnd, turn_no, e.player, s.seq,
+                    final["trios"].append((game_id, rnd, turn_no, seat, s.seq,
                                            list(e.cards), e.starfish))
                 elif k == _FACE_DOWN:
-                    final["face_down_shells"].append((game_id, rnd, turn_no, e.player,
+                    final["face_down_shells"].append((game_id, rnd, turn_no, seat,
                                                       s.seq, e.card))
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
