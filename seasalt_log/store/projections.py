@@ -550,7 +550,7 @@ class Projector:
                                   len(table.deck), first_seq, s.seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
-                    if prev.flow.step == BOAT_TAKE:
+                    if pairs and prev.flow.step == BOAT_TAKE:   # (boats played this turn)
                         boat_takes += 1
                         # a new list: rows of the turn in play already given keep theirs
                         boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
