@@ -501,7 +501,7 @@ class Projector:
          ) = in_play
         # the round in play: a turn's round is its flow's, which a round's start alone changes
         rnd = prev.flow.round if prev is not None else None
-        kinds, ended_by, counted = _KIND, _ENDED_BY, self.counted
+        kinds, in_turn, ended_by, counted = _KIND, _IN_TURN, _ENDED_BY, self.counted
         # a closed turn's points, counted on from the seat's last count, by the game's
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
@@ -515,17 +515,20 @@ class Projector:
         # needs it
         for e, s in zip(events[start:] if start else events, states[start:] if start else states):
             k = kinds[type(e)]
-            if k < _ROUND_STARTED:                      # a turn event
+            if in_turn[k]:                              # a turn event
                 if not first_seq:
                     f = prev.flow
-                    turn_no, seat = f.turn, e.player
+                    # the seat: the flow's player (R-FLOW-PLAYER), read from one type (a read
+                    # of ``e.player`` sees a dozen: this interpreter does not specialise it)
+                    turn_no, seat = f.turn, f.player
                     take = "none" if f.step != TAKE else None
                     drawn = kept = discarded = discard_pile = pile = None
                     boat_takes = pairs = 0
                     boat_kept = _NO_BOAT_TAKES
                     final_turn = f.call is not None and f.call == "last_chance"   # (None: most)
                     first_seq = s.seq
-                if k <= _LAST_CHANCE:           # the turn's last event: its row, closed
+                ended = ended_by[k]
+                if ended is not None:           # the turn's last event: its row, closed
                     table = s.table
                     hand = table.hands[seat]
                     due = s.flow.due            # None: most turns (a cheaper test first)
@@ -542,12 +545,12 @@ class Projector:
                         except KeyError:        # Extra Salt cards: scored by breakdown
                             card_points, color_bonus = points_and_bonus(hand, table.laid[seat])
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
-                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended_by[k],
+                                  discard_pile, pile, boat_takes, boat_kept, pairs, ended,
                                   final_turn, len(hand), card_points, color_bonus,
                                   len(table.deck), first_seq, s.seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
-                    if prev.flow.step == BOAT_TAKE:
+                    if pairs and prev.flow.step == BOAT_TAKE:   # (boats played this turn)
                         boat_takes += 1
                         # a new list: rows of the turn in play already given keep theirs
                         boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
@@ -564,13 +567,13 @@ class Projector:
                 elif k == _DUO:
                     pairs += 1
                     t = type(e)
-                    duos.append((game_id, rnd, turn_no, e.player, s.seq, _DUO_KIND[t],
+                    duos.append((game_id, rnd, turn_no, seat, s.seq, _DUO_KIND[t],
                                  list(e.cards)) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
-                    final["trios"].append((game_id, rnd, turn_no, e.player, s.seq,
+                    final["trios"].append((game_id, rnd, turn_no, seat, s.seq,
                                            list(e.cards), e.starfish))
                 elif k == _FACE_DOWN:
-                    final["face_down_shells"].append((game_id, rnd, turn_no, e.player,
+                    final["face_down_shells"].append((game_id, rnd, turn_no, seat,
                                                       s.seq, e.card))
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
@@ -716,8 +719,12 @@ _NO_BOAT_TAKES: list[str] = []
 #: turn's end, the takes, a pair, a starfish, a face-down shell, another play), then the others
 (_TURN_ENDED, _STOP, _LAST_CHANCE, _DECK, _DISCARD, _FORCED, _DUO, _TRIO, _FACE_DOWN, _PLAY,
  _ROUND_STARTED, _SCORED, _AWARDED, _KEPT, _GAME_ENDED, _OTHER) = range(16)
-#: a turn's end's ``ended`` column, by its kind
-_ENDED_BY = tuple(_ENDED.values())
+#: by kind: whether it is a turn's event (the kinds before _ROUND_STARTED), and a turn's
+#: end's ``ended`` column (None: not a turn's end). :meth:`Projector.feed` tests these rather
+#: than comparing kinds: this interpreter does not specialise a comparison whose branch jumps
+#: as far as those would (an ``EXTENDED_ARG`` follows it), about 100 instructions per test
+_IN_TURN = tuple(k < _ROUND_STARTED for k in range(_OTHER + 1))
+_ENDED_BY = (*_ENDED.values(), *[None] * (_OTHER - _LAST_CHANCE))
 _KIND: dict[type[ev.Event], int]
 _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(_ENDED)},
          ev.DeckDrawn: _DECK, ev.DiscardTaken: _DISCARD, ev.ForcedDrawn: _FORCED,
