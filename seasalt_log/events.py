@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from operator import length_hint
 from types import UnionType
 from typing import (Annotated, Any, Iterable, Literal, Sequence, Union, cast, get_args,
                     get_origin, get_type_hints)
@@ -399,18 +400,19 @@ def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None, list[in
     found = _canonical(data)
     if found is None:
         return None
-    events, starts, offsets = found
-    return events, _checked_starts(events, starts), offsets
+    events, (starts, seats_ok), offsets = found
+    return events, _checked_starts(events, starts, seats_ok), offsets
 
 
-def _canonical(data: bytes) -> tuple[list[Event], list[int], list[int]] | None:
-    """The events of :func:`decode_canonical`, the indexes of the ``game_started``
-    events, and the offsets of their lines then ``len(data)``."""
+def _canonical(data: bytes) -> tuple[list[Event], tuple[list[int], bool], list[int]] | None:
+    """The events of :func:`decode_canonical`, the :func:`_scan` of them (the indexes of
+    the ``game_started`` events, whether every other event's seats are its game's), and the
+    offsets of the ``game_started`` lines then ``len(data)``."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
-    starts = _starts(events)
+    starts, seats_ok = _scan(events)
     for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     # the same bytes: each line is one event's JSON (no JSON holds a raw newline: the
@@ -426,7 +428,7 @@ def _canonical(data: bytes) -> tuple[list[Event], list[int], list[int]] | None:
         at += len(text)
     if at != len(data):
         return None
-    return events, starts, [*offsets[1:], at]
+    return events, (starts, seats_ok), [*offsets[1:], at]
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:
@@ -610,28 +612,50 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     """The index of each ``game_started`` of a decoded log, every event having passed
     :func:`validate` against the players of the game it follows; None at the first format
     error (or an event before any ``game_started``)."""
-    return _checked_starts(events, _starts(events))
+    return _checked_starts(events, *_scan(list(events)))
 
 
-def _checked_starts(events: Sequence[Event], starts: list[int]) -> list[int] | None:
-    """:func:`game_starts` of ``events``, whose ``game_started`` events are at ``starts``."""
+def _checked_starts(events: Sequence[Event], starts: list[int], seats_ok: bool
+                    ) -> list[int] | None:
+    """:func:`game_starts` of ``events``, given their :func:`_scan`: the ``game_started``
+    events are validated here."""
     if not starts or starts[0]:
         return None if events else []
-    player_only = _PLAYER_ONLY
+    if not seats_ok:
+        return None
     try:
-        for a, b in zip(starts, [*starts[1:], len(events)]):
-            n_players = len(events[a].players)      # type: ignore[attr-defined]
-            validate(events[a], n_players)
-            for e in events[a + 1:b]:
-                if type(e) in player_only:
-                    # validate's first test, here (a call per event costs more); a decoded
-                    # event's player is an int, never null
-                    if 0 <= e.player < n_players:    # type: ignore[attr-defined]
-                        continue
-                validate(e, n_players)
+        for i in starts:
+            validate(events[i], len(events[i].players))     # type: ignore[attr-defined]
     except LogFormatError:
         return None
     return starts
+
+
+def _scan(events: list[Event]) -> tuple[list[int], bool]:
+    """The indexes of the ``game_started`` events of ``events``, and whether every other
+    event after the first of them passes :func:`validate` against the players of the game
+    it follows (one pass, which finds the games as it checks them)."""
+    starts: list[int] = []
+    player_only = _PLAYER_ONLY
+    n_players = 0
+    left = iter(events)     # an event's index from how many are left: no int made per event
+    try:
+        for e in left:
+            if type(e) in player_only:
+                # validate's first test, here (a call per event costs more); a decoded
+                # event's player is an int, never null
+                if 0 <= e.player < n_players:        # type: ignore[attr-defined]
+                    continue
+            elif type(e) is GameStarted:
+                starts.append(len(events) - length_hint(left) - 1)
+                n_players = len(e.players)
+                continue
+            if starts:
+                validate(e, n_players)
+    except LogFormatError:      # the games after it are found without checking them
+        at = len(events) - length_hint(left)
+        return [*starts, *(at + i for i in _starts(events[at:]))], False
+    return starts, True
 
 
 def _starts(events: Sequence[Event]) -> list[int]:

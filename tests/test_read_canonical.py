@@ -134,6 +134,8 @@ def test_game_starts_checks_each_seat_against_its_own_game():
     seat3 = b'{"type":"turn_ended","player":3}'
     assert ev.game_starts(_events_with(turn_in[0], seat3)) == [0, SECOND, third]
     assert ev.game_starts(_events_with(turn_in[1], seat3)) is None
+    # past the first fault, the games are still found (a log's games are compared one by one)
+    assert ev._scan(_events_with(turn_in[1], seat3)) == ([0, SECOND, third], False)
     assert ev.game_starts(_events_with(turn_in[2], seat3)) is None
     assert ev.game_starts(_events_with(turn_in[2], b'{"type":"turn_ended","player":2}')) \
         == [0, SECOND, third]
