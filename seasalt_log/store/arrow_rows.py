@@ -223,6 +223,7 @@ class _Parts(list):
 
 def _kind(part: Any) -> type:
     """The kind of column part: :class:`Lines` are taken as the Arrow array they make."""
+    # (type(...) is Lines, not isinstance: Lines is a Sequence, whose ABC check is a call)
     return pa.Array if type(part) is Lines or isinstance(part, pa.Array) else type(part)
 
 
