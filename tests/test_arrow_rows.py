@@ -194,33 +194,19 @@ def test_project_rows_are_what_the_sink_takes():
         assert record_batch(t, rows).num_rows == len(rows)
 
 
-@pytest.mark.parametrize("per_game", [True, False])
-def test_a_sinks_batches_from_columns_equal_the_struct_of_rows(tmp_path, expansion_games,
-                                                                per_game):
+def test_a_sinks_batches_from_columns_equal_the_struct_of_rows(tmp_path, expansion_games):
     """The sink converts rows a column at a time: the same batches as pyarrow's struct
-    conversion of the rows (record_batch), for every table of games of every setting,
-    added a game at a time (each game's id converted once) or all at once."""
+    conversion of the rows (record_batch), for every table of games of every setting."""
     games = [*valid_games(4, seed=3), *expansion_games[::3]]
     rows: dict[str, list[tuple]] = {}
-    sink = RowSink(tuple(SCHEMAS), directory=tmp_path, tag="c")
     for i, events in enumerate(games):
-        game = project(f"g-{i}", events, _states(events))
-        for t, r in game.items():
+        for t, r in project(f"g-{i}", events, _states(events)).items():
             rows.setdefault(t, []).extend(r)
-        if per_game:
-            sink.add(game)
     assert all(rows[t] for t in ("turns", "duos", "trios", "round_extra", "event_outcomes"))
-    if not per_game:
-        sink.add(rows)
+    sink = RowSink(tuple(rows), directory=tmp_path, tag="c")
+    sink.add(rows)
     for t, path in sink.close().items():
         assert read_file(path).equals(pa.Table.from_batches([record_batch(t, rows[t])])), t
-
-
-def test_a_boolean_column_is_what_pyarrow_makes_of_it():
-    """With or without NULLs, a boolean column is pyarrow's conversion of its values."""
-    for values in ([True, False, True], [], [False, None, True], (True,)):
-        want = pa.array(values, type=pa.bool_())
-        assert arrow_rows._array(values, pa.bool_()).equals(want)
 
 
 @pytest.mark.parametrize("kind", [pa.int8(), pa.int16(), pa.int32(), pa.int64()])

@@ -116,46 +116,16 @@ def record_batch(table: str, rows: list[tuple]) -> pa.RecordBatch:
     return pa.RecordBatch.from_struct_array(pa.array(rows, type=_STRUCTS[table]))
 
 
-def column_batch(table: str, columns: Sequence[Sequence[Any]],
-                 runs: Sequence[tuple[Any, int]] = ()) -> pa.RecordBatch:
+def column_batch(table: str, columns: Sequence[Sequence[Any]]) -> pa.RecordBatch:
     """``columns`` of ``table`` (one list per column, in its column order) as one Arrow
     record batch. A string column may be given as UTF-8 bytes (the events' JSON as it was
     encoded): its array is then pyarrow's binary one of them, seen as strings (no decoding);
     an integer column without NULLs is packed into a buffer (by :mod:`struct`: a quarter of
     the cost of pyarrow's conversion of Python ints), or is given as a C array (its buffer
-    is taken as it is), a boolean one without NULLs by ``bytes``; a
-    :class:`~.event_table.Coded` column's values are taken by Arrow. ``runs``: the first
-    column's values as (value, count) runs in order (e.g. a game's id on each of its
-    rows), if known: checked, then each value converted once."""
+    is taken as it is); a :class:`~.event_table.Coded` column's values are taken by Arrow."""
     schema = SCHEMAS[table]
-    kinds = schema.types
-    head = _repeated_runs(columns[0], runs, kinds[0]) if runs else None
-    return pa.RecordBatch.from_arrays(
-        [head if head is not None else _array(columns[0], kinds[0]),
-         *map(_array, columns[1:], kinds[1:])], schema=schema)
-
-
-def _repeated_runs(values: Sequence, runs: Sequence[tuple[Any, int]],
-                   kind: pa.DataType) -> pa.Array | None:
-    """``values`` as one Arrow array made from its ``runs`` (value, count): each value
-    converted once, then taken by Arrow ``count`` times; None if ``values`` are not those
-    runs."""
-    at = 0
-    for value, n in runs:
-        if values[at:at + n].count(value) != n:
-            return None
-        at += n
-    if at != len(values):
-        return None
-    # each run's index, repeated (in C), as 32-bit ints
-    indices = b"".join(map(bytes.__mul__, map(_INT32.pack, range(len(runs))),
-                           [n for _, n in runs]))
-    return call_function("take", [_array([value for value, _ in runs], kind),
-                                  pa.Array.from_buffers(pa.int32(), at,
-                                                        [None, pa.py_buffer(indices)])])
-
-
-_INT32 = struct.Struct("=i")
+    return pa.RecordBatch.from_arrays([_array(col, f.type) for col, f in zip(columns, schema)],
+                                      schema=schema)
 
 
 #: the C type code (of :mod:`array` and :mod:`struct`) of each Arrow integer type of the
@@ -292,27 +262,7 @@ def _array(values: Sequence | array, kind: pa.DataType) -> pa.Array:
         ints = _packed(values, code)
         if ints is not None:
             return pa.Array.from_buffers(kind, len(values), [None, pa.py_buffer(ints)])
-    elif kind == _BOOL and type(values) in (list, tuple):
-        flags = _flags(values)
-        if flags is not None:
-            return flags
     return pa.array(values, type=kind)
-
-
-_BOOL = pa.bool_()
-_ZERO = pa.scalar(0, pa.uint8())
-
-
-def _flags(values: Sequence[bool]) -> pa.Array | None:
-    """Booleans without NULLs as a byte each (``bytes`` reads them as the ints 0 and 1, in
-    C) compared by Arrow: a quarter of the cost of pyarrow's conversion; None if one is
-    None (NULL)."""
-    try:
-        data = bytes(values)
-    except TypeError:
-        return None
-    return call_function("not_equal", [pa.Array.from_buffers(
-        pa.uint8(), len(data), [None, pa.py_buffer(data)]), _ZERO])
 
 
 def _packed(values: Sequence, code: str) -> bytes | None:
@@ -365,9 +315,6 @@ class RowSink:
         self.con, self.directory, self.tag = con, directory, tag
         self.tables = tuple(tables)
         self.buf: dict[str, list[tuple]] = {t: [] for t in self.tables}
-        #: each table's buffered rows as runs of its first column (value, rows) by
-        #: :meth:`add` (each call's rows of a table are one game's, sharing its id)
-        self.runs: dict[str, list[tuple[Any, int]]] = {t: [] for t in self.tables}
         #: tables given as columns (:meth:`add_columns`): one list per column
         self.cols: dict[str, list[list | _Parts]] = {}
         self.counts = {t: 0 for t in self.tables}
@@ -381,7 +328,6 @@ class RowSink:
         for t, r in rows.items():
             if r:
                 self.buf[t].extend(r)
-                self.runs[t].append((r[0][0], len(r)))
                 self.pending += len(r)
         if self.pending >= FLUSH_ROWS:
             self.flush()
@@ -408,10 +354,10 @@ class RowSink:
         cols, self.cols = self.cols, {}
         batches = [(t, column_batch(t, c)) for t, c in cols.items() if c[0]]
         # rows as columns: pyarrow converts a column at a time faster than a struct of rows
-        batches += [(t, column_batch(t, list(zip(*rows)), self.runs[t]))
+        batches += [(t, column_batch(t, list(zip(*rows))))
                     for t, rows in self.buf.items() if rows]
         for t, batch in batches:
-            self.buf[t], self.runs[t] = [], []
+            self.buf[t] = []
             self.counts[t] += batch.num_rows
             if self.con is not None:
                 insert(self.con, t, batch)
