@@ -282,6 +282,28 @@ def test_a_sink_given_arrow_arrays_gives_the_batches_of_lists():
     assert sink.counts["events"] == len(lists[0])
 
 
+def test_a_sink_given_lines_gives_the_batches_of_lists():
+    """A JSON column given as the :class:`Lines` of games in a log (those that follow each
+    other, one after a gap, one given as an Arrow array between them), over several adds,
+    gives the batch of the same column as a list."""
+    from seasalt_log.log_lines import Lines, Log
+    texts = [f'{{"n":{i}}}'.encode() for i in range(12)]
+    log = Log(b"".join(t + b"\n" for t in texts))
+    starts = [0]
+    for t in texts:
+        starts.append(starts[-1] + len(t) + 1)
+    games = [(0, 3), (3, 5), (7, 9), (9, 10), (10, 12)]     # lines 5 and 6 left out
+    rows = _game_rows("g-1", 0)["events"]
+    sink = RowSink(("events",))
+    for k, (a, b) in enumerate(games):
+        part = [list(c) for c in zip(*rows[:b - a])]
+        lines = Lines(log, a, b - a, starts[a], starts[b])
+        part[7] = arrow_rows.texts_array(lines.split()) if k == 3 else lines
+        sink.add_columns("events", part)
+    got = sink.close()["events"]
+    assert got["event"].to_pylist() == [t.decode() for a, b in games for t in texts[a:b]]
+
+
 @pytest.mark.parametrize("value", ["g-1", "", "é-ü", "x" * 300])
 @pytest.mark.parametrize("n", [0, 1, 7, 1000])
 def test_repeated_is_the_array_of_n_copies(value, n):

@@ -30,6 +30,7 @@ from .. import events as ev
 from .. import workers
 from ..errors import LogFormatError, SeasaltError
 from ..identifiers import MAX_GAME_BYTES, MAX_LINE_BYTES
+from ..log_lines import Lines
 from ..engine.state import ENDED
 from ..store.arrow_rows import RowSink, Rows, repeated, texts_array, use_system_allocation
 from ..store.projections import TABLES, project
@@ -349,11 +350,14 @@ def add_events(sink: RowSink, number: int, game: CheckedGame, texts: Sequence[by
                ) -> int:
     """Buffer the events table's columns of ``game`` (numbered ``number`` in its chunk;
     ``texts``: its events' JSON, if known) in ``sink``, its id and JSON columns as Arrow
-    arrays (the id's made in C: no string converted per event; the JSON's a slice of its
-    log's lines, when they are those texts); the chain link of the write that stores them."""
+    arrays (the id's made in C: no string converted per event; the JSON's the log's
+    :class:`~seasalt_log.log_lines.Lines`, when they are those texts, which the sink cuts
+    out of the log's lines once for the games that follow each other); the chain link of
+    the write that stores them."""
     columns, h = event_columns(game.game_id, number, game.events, game.states, texts=texts)
     columns[0] = repeated(game.game_id, len(columns[7]))
-    columns[7] = texts_array(columns[7])
+    if type(columns[7]) is not Lines:
+        columns[7] = texts_array(columns[7])
     sink.add_columns("events", columns)
     return h
 

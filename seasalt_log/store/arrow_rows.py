@@ -157,31 +157,40 @@ def _multiples(step: int, n: int) -> array:
 
 
 class _Parts(list):
-    """A column buffered as the parts :meth:`RowSink.add_columns` was given (Arrow arrays,
-    C arrays or :class:`Coded` columns: each time the same kind), joined once when it is
-    passed on (a C array extended part by part would be copied as it grows)."""
+    """A column buffered as the parts :meth:`RowSink.add_columns` was given (Arrow arrays
+    or :class:`Lines`, C arrays or :class:`Coded` columns: each time the same kind), joined
+    once when it is passed on (a C array extended part by part would be copied as it
+    grows)."""
 
     def extend(self, more: Any) -> None:
-        if type(more) is not type(self[0]):
+        if type(more) is not type(self[0]) and _kind(more) is not _kind(self[0]):
             raise ValueError(f"a column given as {type(self[0]).__name__} takes no "
                              f"{type(more).__name__}")
         self.append(more)
 
 
-def _own(column: Sequence | array | pa.Array | Coded) -> list | _Parts:
+def _kind(part: Any) -> type:
+    """The kind of column part: :class:`Lines` are taken as the Arrow array they make."""
+    # (type(...) is Lines, not isinstance: Lines is a Sequence, whose ABC check is a call)
+    return pa.Array if type(part) is Lines or isinstance(part, pa.Array) else type(part)
+
+
+def _own(column: Sequence | array | pa.Array | Coded | Lines) -> list | _Parts:
     """A column given to :meth:`RowSink.add_columns`, to extend (a list's copy)."""
-    if isinstance(column, (pa.Array, array, Coded)):
+    if isinstance(column, (pa.Array, array, Coded, Lines)):
         return _Parts([column])
     return list(column)
 
 
 def _joined(parts: _Parts, kind: pa.DataType) -> pa.Array:
-    """A column's parts as one Arrow array of the type ``kind``: Arrow arrays concatenated,
-    C arrays of its width and coded values by their buffers joined (each coded value then
-    taken in C), others converted."""
+    """A column's parts as one Arrow array of the type ``kind``: Arrow arrays and
+    :class:`Lines` concatenated (the lines of games that follow each other in their log as
+    one slice of its lines: no copy), C arrays of its width and coded values by their
+    buffers joined (each coded value then taken in C), others converted."""
     first = parts[0]
-    if isinstance(first, pa.Array):
-        return pa.concat_arrays(parts)
+    if _kind(first) is pa.Array:
+        arrays = [texts_array(p) if type(p) is Lines else p for p in _merged_lines(parts)]
+        return arrays[0] if len(arrays) == 1 else pa.concat_arrays(arrays)
     if type(first) is Coded and all(p.values == first.values for p in parts):
         codes = b"".join(p.codes for p in parts)
         indices = pa.Array.from_buffers(pa.uint8(), len(codes), [None, pa.py_buffer(codes)])
@@ -191,6 +200,20 @@ def _joined(parts: _Parts, kind: pa.DataType) -> pa.Array:
         return pa.Array.from_buffers(kind, len(data) // first.itemsize,
                                      [None, pa.py_buffer(data)])
     return _array([v for p in parts for v in p], kind)
+
+
+def _merged_lines(parts: Sequence[Any]) -> list[Any]:
+    """``parts`` with each run of :class:`Lines` that follow each other in one log made
+    one."""
+    merged: list[Any] = []
+    for part in parts:
+        last = merged[-1] if merged else None
+        if (type(part) is Lines and type(last) is Lines and last.log is part.log
+                and last.first + last.n == part.first):
+            merged[-1] = Lines(part.log, last.first, last.n + part.n, last.start, part.stop)
+        else:
+            merged.append(part)
+    return merged
 
 
 @functools.cache
@@ -291,8 +314,9 @@ class RowSink:
         """Buffer rows of ``table`` given as columns (one list per column, in its column
         order; see :func:`column_batch`; an integer column may also be a C array of its
         width, any column an Arrow array of its type (:func:`repeated`) or a
-        :class:`~.event_table.Coded` one, then each time). A table takes either rows or
-        columns."""
+        :class:`~.event_table.Coded` one, then each time; a string column also
+        :class:`Lines` of JSON texts, or Arrow arrays and those in turn). A table takes
+        either rows or columns."""
         have = self.cols.get(table)
         if have is None:
             self.cols[table] = [_own(c) for c in columns]
