@@ -186,6 +186,9 @@ class State(Struct, frozen=True, gc=False):
         the engine's handlers write out."""
         game = {name: changes.pop(name) for name in _GAME_FIELDS & changes.keys()}
         if game:
+            if "game" in changes:
+                raise TypeError(f"changed() takes a new game or changes to its fields "
+                                f"({', '.join(sorted(game))}), not both")
             changes["game"] = replace(self.game, **game)
         return replace(self, **changes)
 
