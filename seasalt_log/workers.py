@@ -23,7 +23,6 @@ import threading
 import traceback
 from collections import deque
 import contextlib
-from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any, Callable, ContextManager, Iterable, Iterator, NoReturn
 

@@ -14,7 +14,7 @@ import functools
 import struct
 from array import array
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ContextManager, Iterator, Sequence, TypeAlias
+from typing import TYPE_CHECKING, Any, ContextManager, Sequence, TypeAlias
 
 import pyarrow as pa
 import pyarrow.ipc as ipc
