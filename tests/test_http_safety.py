@@ -257,20 +257,3 @@ def test_a_full_disk_is_507():
         e = error_for(exc)
         assert e.status == 507 and e.error == "insufficient_storage"
     assert error_for(RuntimeError("boom")).status == 500
-
-
-def test_collector_threshold_raised_while_the_service_runs(tmp_path):
-    """The service raises the garbage collector's first threshold (its appends allocate many
-    short-lived objects) and puts the process's own back when it stops."""
-    import gc
-
-    from seasalt_log.http.live import GC_THRESHOLD
-    before = gc.get_threshold()
-    gc.set_threshold(700, *before[1:])
-    try:
-        with ServerThread(create_app(tmp_path / "gc.duckdb")) as url:
-            assert gc.get_threshold()[0] == GC_THRESHOLD
-            assert httpx.post(url + "/games", content=START, headers=JSON).status_code == 201
-        assert gc.get_threshold() == (700, *before[1:])
-    finally:
-        gc.set_threshold(*before)

@@ -83,3 +83,24 @@ def test_switch_interval_shortened_while_services_run(tmp_path):
         assert sys.getswitchinterval() == pytest.approx(0.005)
     finally:
         sys.setswitchinterval(interval)
+
+
+def test_collector_threshold_raised_while_services_run(tmp_path):
+    """The service raises the garbage collector's first threshold (its appends allocate many
+    short-lived objects) and puts the process's own back when the last service of the
+    process stops (here, with no other one running)."""
+    from seasalt_log.http.live import GC_THRESHOLD
+    start = ev.encode(ev.GameStarted(players=("Ann", "Ben"), target=12))
+    before = gc.get_threshold()
+    gc.set_threshold(700, *before[1:])
+    try:
+        with ServerThread(create_app(tmp_path / "a.duckdb")) as url:
+            assert gc.get_threshold() == (GC_THRESHOLD, *before[1:])
+            assert httpx.post(url + "/games", content=start,
+                              headers={"Content-Type": "application/json"}).status_code == 201
+            with ServerThread(create_app(tmp_path / "b.duckdb")):
+                assert gc.get_threshold()[0] == GC_THRESHOLD
+            assert gc.get_threshold()[0] == GC_THRESHOLD
+        assert gc.get_threshold() == (700, *before[1:])
+    finally:
+        gc.set_threshold(*before)

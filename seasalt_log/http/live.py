@@ -52,6 +52,7 @@ from ..service import (AppendResult, GameCache, PlannedAppend, PreparedWrite, pl
 from ..analytics.limits import limits_from
 from ..store import Store
 from ..store.backup import copy_while_quiet
+from ..process_settings import SharedSetting
 from ..workers import quick_switches
 
 #: appends stored together in one transaction at most
@@ -71,6 +72,11 @@ GC_THRESHOLD = 20_000
 #: running Python. With 256 clients, one event per request, 0.5 ms made 1-16 % more appends
 #: per second than 5 ms in four pairs of runs (bench/RESULTS.md, "HTTP service")
 SWITCH_INTERVAL = 0.0005
+
+#: the garbage collector's thresholds, which overlapping services share (see
+#: :mod:`..process_settings`)
+_GC_THRESHOLD: SharedSetting[tuple[int, ...]] = SharedSetting(
+    gc.get_threshold, lambda thresholds: gc.set_threshold(*thresholds))
 
 #: the server's log (uvicorn's), where a writer thread's failure is written
 log = logging.getLogger("uvicorn.error")
@@ -167,8 +173,9 @@ class LiveStore:
         self.batches = 0            # transactions committed (for the curious and the bench)
         self.appends = 0            # requests stored
         self.writer_seconds = 0.0   # time spent checking and writing batches (both threads)
-        self._gc_threshold: tuple[int, ...] | None = None    # the collector's, before start
-        self._switches: ExitStack | None = None     # the quick switches, from start to stop
+        #: the process's settings held from start to stop: the collector's threshold raised,
+        #: the quick switches
+        self._settings: ExitStack | None = None
 
     # ------------------------------------------------------------ life
 
@@ -176,11 +183,10 @@ class LiveStore:
         """Open the store (on the writer thread) and start the writer."""
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
-        self._gc_threshold = gc.get_threshold()
-        if self._gc_threshold[0] < GC_THRESHOLD:
-            gc.set_threshold(GC_THRESHOLD, *self._gc_threshold[1:])
-        self._switches = ExitStack()
-        self._switches.enter_context(quick_switches(SWITCH_INTERVAL))
+        self._settings = ExitStack()
+        self._settings.enter_context(_GC_THRESHOLD.held(
+            lambda before: (max(before[0], GC_THRESHOLD), *before[1:])))
+        self._settings.enter_context(quick_switches(SWITCH_INTERVAL))
         memory = limits_from().memory_limit     # DuckDB's limit is the whole database's
         if memory is not None:
             self.store.con.execute(f"SET memory_limit = '{memory}'")   # parse_memory checked it
@@ -236,12 +242,9 @@ class LiveStore:
         self._write_pool.shutdown(wait=True)
         self._commit_pool.shutdown(wait=True)
         self._read_pool.shutdown(wait=True)
-        if self._gc_threshold is not None:
-            gc.set_threshold(*self._gc_threshold)
-            self._gc_threshold = None
-        if self._switches is not None:
-            self._switches.close()
-            self._switches = None
+        if self._settings is not None:
+            self._settings.close()
+            self._settings = None
 
     # ------------------------------------------------------------ writes
 
