@@ -4,6 +4,7 @@ there was before the first began, whatever order they end in."""
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import sys
 
@@ -12,7 +13,7 @@ import pytest
 
 from seasalt_log import events as ev
 from seasalt_log.http.app import create_app
-from seasalt_log.http.live import SWITCH_INTERVAL
+from seasalt_log.http.live import SWITCH_INTERVAL, LiveStore
 from seasalt_log.http.server import ServerThread
 from seasalt_log.process_settings import SharedSetting
 from seasalt_log.workers import no_gc, quick_switches
@@ -104,3 +105,26 @@ def test_collector_threshold_raised_while_services_run(tmp_path):
         assert gc.get_threshold() == (700, *before[1:])
     finally:
         gc.set_threshold(*before)
+
+
+def test_a_live_store_started_twice_is_refused_and_still_puts_the_settings_back(tmp_path):
+    """A second ``start`` before ``close`` would hold the settings a second time, and the one
+    ``close`` would leave them changed for good: it raises instead, and ``close`` puts the
+    process's own switch interval back."""
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(0.005)
+
+    async def run():
+        live = LiveStore(tmp_path / "twice.duckdb")
+        await live.start()
+        try:
+            assert sys.getswitchinterval() == pytest.approx(SWITCH_INTERVAL)
+            with pytest.raises(RuntimeError, match="started already"):
+                await live.start()
+        finally:
+            await live.close()
+    try:
+        asyncio.run(run())
+        assert sys.getswitchinterval() == pytest.approx(0.005)
+    finally:
+        sys.setswitchinterval(interval)

@@ -180,7 +180,10 @@ class LiveStore:
     # ------------------------------------------------------------ life
 
     async def start(self) -> None:
-        """Open the store (on the writer thread) and start the writer."""
+        """Open the store (on the writer thread) and start the writer; a store started
+        already (and not closed since) raises RuntimeError, leaving it as it was."""
+        if self._settings is not None:
+            raise RuntimeError(f"the live store {self.path} is started already: close it first")
         loop = self._loop = asyncio.get_running_loop()
         self.store = await loop.run_in_executor(self._write_pool, Store.open, self.path)
         self._settings = ExitStack()
