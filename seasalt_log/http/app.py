@@ -36,7 +36,8 @@ from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..render import position
 from ..turn_frames import turn_frames
-from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
+from ..view import (SPECTATOR, TABLE, Viewer, hand_scores_seen, redact, seat_viewer,
+                    table_view)
 from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
 from .bodies import GameCreated, GameDetail, Health, ReportInfo, StatsReport
@@ -424,13 +425,24 @@ async def list_games(request: Request) -> Response:
 
 
 async def get_game(request: Request) -> Response:
-    """GET /games/{id}: the game round by round (``seq`` is its last seq)."""
+    """GET /games/{id}: the game round by round (``seq`` is its last seq), a deck-out
+    round's card points and colour bonus as the reader may know them."""
     gid = request.path_params["game_id"]
+    viewer = await _reader(request, gid)
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
     headers = _validators(seq)
-    data = GameDetail(seq=seq, game=summary.game, rounds=summary.rounds)
+    rounds = summary.rounds if viewer.is_table else [_round_seen(r, viewer) for r in summary.rounds]
+    data = GameDetail(seq=seq, game=summary.game, rounds=rounds)
     return _not_modified(request, headers) or _json_response(data, headers=headers)
+
+
+def _round_seen(row: queries.RoundRow, viewer: Viewer) -> queries.RoundRow:
+    """A round of the summary as ``viewer`` may know it (the hands' worth hidden as in the
+    redacted ``round_scored``)."""
+    return msgspec.structs.replace(
+        row, card_points=hand_scores_seen(row.ending, viewer, row.card_points),
+        color_bonus=hand_scores_seen(row.ending, viewer, row.color_bonus))
 
 
 def _wants_jsonl(request: Request) -> bool:
