@@ -269,6 +269,19 @@ def test_link_with_a_position_opens_there(world, browser):
     p.close()
 
 
+def test_a_malformed_position_in_the_link_is_ignored(world, browser):
+    """A position is `#seq=N` or `#round=R&turn=T` with whole numbers (docs/HTTP.md, "Web
+    pages"); anything else (a mistyped or cut link) is no position: the page opens as it
+    does without one, at the first event of an ended game, with no script error."""
+    gid = world["ids"][1]
+    first = next(iter(steps(world["games"][gid]))).after
+    for position in ("seq=abc", "seq=1.5", "seq=2e1", "round=x", "round=2&turn=1.5"):
+        p = Page(browser)
+        p.page.goto(f"{world['url']}/play/{gid}#{position}")
+        check_equal(p.page, first, 1)
+        p.close()
+
+
 def test_player_view_has_no_hidden_card(world, browser):
     gid = world["ids"][1]
     events = world["games"][gid]

@@ -195,11 +195,14 @@
       $("next").disabled = $("last").disabled = i === frames.length - 1;
       if (!fromHash) history.replaceState(null, "", "#seq=" + f.seq);
     }
+    // a whole number written with the digits 0-9, else null (a mistyped link is no position)
+    function whole(v) { return /^[0-9]+$/.test(v || "") ? Number(v) : null; }
     function fromHash() {
       var h = new URLSearchParams(location.hash.slice(1));
-      if (h.get("seq")) return Number(h.get("seq")) - 1;
-      if (h.get("round")) {
-        var r = Number(h.get("round")), t = h.get("turn") ? Number(h.get("turn")) : 0, at = -1;
+      var seq = whole(h.get("seq")), r = whole(h.get("round"));
+      if (seq != null) return seq - 1;
+      if (r != null) {
+        var t = h.get("turn") ? whole(h.get("turn")) : 0, at = -1;
         frames.forEach(function (f, k) { if (f.round === r && f.turn === t) at = k; });
         if (at >= 0) return at;
       }
