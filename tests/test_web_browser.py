@@ -396,7 +396,8 @@ def test_no_page_scrolls_sideways_on_a_phone(world, browser):
     paths = ["/", "/?players=4", "/reports", *(f"/reports/{r}" for r in REPORTS), "/calculator",
              "/calculator?mermaid:white=2&octopus:green=1&laid=crab:black,crab:yellow",
              *(f"/play/{gid}" for gid in world["ids"]),
-             f"/play/{world['ids'][4]}?as={world['games'][world['ids'][4]][0].players[2]}"]
+             f"/play/{world['ids'][4]}?as={world['games'][world['ids'][4]][0].players[2]}",
+             "/docs"]
     width = "[document.scrollingElement.scrollWidth, window.innerWidth]"
     for path in paths:
         p.page.goto(world["url"] + path)
