@@ -103,7 +103,9 @@ def _check_token(request: Request) -> None:
         got = bearer(request.scope["headers"])
         if not creds.is_service(got):
             raise _unauthorized("this service needs its token for writes and /query: send "
-                                "'Authorization: Bearer <token>'" if got is None else "wrong token")
+                                "'Authorization: Bearer <token>'" if got is None else
+                                "wrong token: writes and /query need the service's token "
+                                "(a game's table and seat tokens only read)")
         return
     ctype = (_header(request, b"content-type") or "").partition(";")[0].strip().lower()
     if ctype != JSON and not (ctype.startswith("application/") and ctype.endswith("+json")):
