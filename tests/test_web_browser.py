@@ -572,6 +572,27 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
         p.close()
 
 
+def test_a_live_page_whose_stream_is_refused_says_so(world, browser):
+    """A live stream the service refuses (a seat token that ended with the run of a service
+    without --token, answered 401) is not retried by the browser: the page says the live
+    updates stopped and offers a reload, instead of "reconnecting" for ever."""
+    src = world["games"][world["ids"][0]]
+    gid = "live-web-refused"
+    import msgspec
+    start = ev.GameStarted(players=src[0].players, game_id=gid)
+    tokens = _post(world["url"] + "/games", msgspec.to_builtins(start))
+    _post(f"{world['url']}/games/{gid}/events", msgspec.to_builtins(src[1]), 1)
+    p = Page(browser, PHONE)
+    p.page.route(f"**/play/{gid}/live?*", lambda route: route.fulfill(
+        status=401, content_type="text/html", body="<h1>Not a credential</h1>"))
+    p.page.goto(f"{world['url']}/play/{gid}?token={tokens['seat_tokens'][0]}")
+    p.page.wait_for_function("document.getElementById('live').textContent"
+                             ".startsWith('Live updates stopped')", timeout=10000)
+    assert p.page.is_visible("#live a")
+    p.errors.clear()                # the browser's own note of the refused stream
+    p.close()
+
+
 # what the page draws of a look (R-X-VIEW): per seat, the cards marked as looked at
 READ_LOOKED = """() => Array.from(document.querySelectorAll('#table section.seat')).map(s => {
   const l = s.querySelector('[data-looked-at]');

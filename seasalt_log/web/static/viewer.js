@@ -248,7 +248,13 @@
           text: "Reload it (hands may be shown now that it is over)"}));
         src.close();
       });
-      src.onerror = function () { live.textContent = "Live: reconnecting…"; };
+      src.onerror = function () {
+        if (src.readyState !== EventSource.CLOSED) { live.textContent = "Live: reconnecting…"; return; }
+        // refused (an answer that is no stream: a token that ended with the service's run,
+        // say): the browser does not try again
+        live.replaceChildren("Live updates stopped: the service refused them. ", el("a", {
+          href: location.pathname + location.search, text: "Reload the page to see why"}));
+      };
     }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
