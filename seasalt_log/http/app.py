@@ -42,7 +42,7 @@ from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pag
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
 from .bodies import GameCreated, GameDetail, Health, ReportInfo, StatsReport
 from .docs_page import docs_html
-from .errors import JSON, ApiError, error_for, etag
+from .errors import JSON, ApiError, error_for, etag, resumed_after
 from .errors import json_encoder as _json
 from .live import MAX_CACHED_GAMES, LiveStore
 from .openapi import spec
@@ -605,13 +605,8 @@ async def follow(request: Request) -> Response:
     """GET /games/{id}/follow: server-sent events, one per stored event (``id:`` = seq)."""
     gid = request.path_params["game_id"]
     live = _live(request)
-    after = _int_param(request, "after", minimum=0)
-    last_id = request.headers.get("last-event-id")
-    if last_id is not None and last_id.strip():
-        if not is_digits(last_id.strip()):
-            raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id[:40]!r}")
-        after = int(last_id)
-    after = after or 0
+    after = resumed_after(request.headers.get("last-event-id"),
+                          _int_param(request, "after", minimum=0) or 0)
     viewer = await _reader(request, gid)                   # 404 before the stream starts
     rows, head, ended = await _tail(live, gid, after, viewer)
     keepalive = request.app.state.keepalive
