@@ -85,6 +85,17 @@ def _revealed(f: Flow, seat: int) -> bool:
     return bool(f.revealed & (1 << seat)) or (f.call == "stop" and f.caller == seat)
 
 
+def hand_scores_seen(ending: str | None, viewer: Viewer,
+                     values: list[int | None]) -> list[int | None]:
+    """A scored round's per-seat card points (or colour bonus) as ``viewer`` may know them,
+    from the round's ending alone (a read model's row, not a state): after STOP or LAST
+    CHANCE every hand was shown; after a deck-out nobody reveals (R-DECKOUT), so a hand's
+    points are its own seat's and the table's, as in the redacted ``round_scored``."""
+    if viewer.is_table or ending in ("stop", "last_chance"):
+        return values
+    return [v if s == viewer.seat else None for s, v in enumerate(values)]
+
+
 # The views hold strings, numbers and other views, never a reference cycle: the garbage
 # collector need not track them (gc=False, as the engine's states).
 class PileView(Struct, frozen=True, gc=False):

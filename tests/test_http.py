@@ -482,9 +482,17 @@ def test_token_protects_writes(token_server):
         assert r.status_code == 401
         assert c.get("/games").json() == []
         auth = {"Authorization": "Bearer s3cret-token"}
-        assert c.post("/games", content=body(game[0]), headers=auth).status_code == 201
+        r = c.post("/games", content=body(game[0]), headers=auth)
+        assert r.status_code == 201
+        tokens = r.json()
         r = c.post("/games/guarded/events", content=body(game[1]), headers={"If-Match": '"1"'})
         assert r.status_code == 401
+        # the game's own credentials read it; writes need the service token
+        for read_only in (tokens["table_token"], tokens["seat_tokens"][0]):
+            r = c.post("/games/guarded/events", content=body(game[1]),
+                       headers={"If-Match": '"1"', "Authorization": f"Bearer {read_only}"})
+            assert r.status_code == 401
+            assert "table and seat tokens only read" in r.json()["detail"], r.text
         r = c.post("/games/guarded/events", content=body(game[1]),
                    headers={"If-Match": '"1"', **auth})
         assert r.status_code == 200

@@ -181,8 +181,13 @@ def test_the_docs_page_lists_every_operation_and_fetches_nothing(client):  # noq
     for name in spec["components"]["schemas"]:
         assert f'id="schema-{name}"' in page
     # self-contained: no script, stylesheet, image or frame from anywhere
-    assert not re.search(r"<(script|link|img|iframe)\b", page)
+    # (its icon is an empty data: URL, so that the browser asks for no /favicon.ico)
+    assert not re.search(r"<(script|link|img|iframe)\b", page.replace('<link rel="icon" href="data:,">', ""))
     assert "http://" not in page and "https://" not in page
+    # the descriptions' `code` is set as code, not shown with its backticks (the schemas'
+    # JSON, in <pre>, is shown as it is)
+    assert "`" not in re.sub(r"<pre>.*?</pre>", "", page, flags=re.S)
+    assert "<code>/docs#bad_request</code>" in page.split("<h2>")[0]
 
 
 def test_a_log_replayed_one_event_per_request_with_its_derived_events(client, tmp_path):  # noqa: F811

@@ -365,3 +365,38 @@ def test_live_followers_see_only_their_cards(service):
             # once ended, the log is public: a spectator reads it whole
             r = table.get(f"/games/{gid}/events", params={"format": "jsonl"})
             assert r.content == ev.encode_lines(events)
+
+
+def test_a_deck_out_rounds_card_points_stay_hidden_in_the_game_summary(service):
+    """R-DECKOUT: nobody reveals after a deck-out, so a deck-out round's card points and
+    colour bonus (each a hand's worth) are the table's, and each seat's own; ``GET
+    /games/{id}`` (rounds, points, totals) hides the others as the round's redacted
+    ``round_scored`` does, while the game is in progress."""
+    events = play_random_game(1, 3, target=12)
+    out = next(i for i, e in enumerate(events)
+               if type(e) is ev.RoundScored and e.ending == "deck_out")
+    scored = events[out]
+    with httpx.Client(base_url=service, timeout=60,
+                      headers={"Content-Type": "application/json"}) as c:
+        start = msgspec.structs.replace(events[0], game_id="deck-out-summary")
+        r = c.post("/games", content=ev.encode(start))
+        assert r.status_code == 201, r.text
+        tokens = r.json()
+        r = c.post("/games/deck-out-summary/events", headers={"If-Match": '"1"'},
+                   content=b"[" + b",".join(ev.encode(e) for e in events[1:out + 1]) + b"]")
+        assert r.status_code == 200, r.text
+        who = {None: tokens["table_token"], "spectator": None,
+               **dict(enumerate(tokens["seat_tokens"]))}
+        for seat, token in who.items():
+            r = c.get("/games/deck-out-summary",
+                      headers={"Authorization": f"Bearer {token}"} if token else {})
+            assert r.status_code == 200, r.text
+            assert r.json()["game"]["status"] == "in_progress"
+            (row,) = [x for x in r.json()["rounds"] if x["round"] == scored.round]
+            assert row["ending"] == "deck_out"
+            for key in ("card_points", "color_bonus"):
+                truth = getattr(scored, key)
+                want = list(truth) if seat is None else [
+                    v if s == seat else None for s, v in enumerate(truth)]
+                assert row[key] == want, (seat, key, row)
+            assert row["points"] == list(scored.points)     # public: 0 each

@@ -185,6 +185,22 @@ def test_the_live_stream_of_an_ended_game_sends_the_rest_and_ends(served):
     assert "event: end" in text and 'id="score-sheet"' in data[0]["sheet"]
 
 
+def test_the_live_stream_resumes_after_the_last_event_id(served):
+    """A page's EventSource reconnects to the same address (its ``after`` is where the page
+    began) sending ``Last-Event-ID``, the id of the last message it got: the stream goes on
+    after that, as ``/games/{id}/follow`` does, instead of sending again every frame since
+    the page was opened; an id that is not a seq is refused (400)."""
+    game = GAMES[1]
+    gid = game[0].game_id
+    with httpx.stream("GET", f"{served}/play/{gid}/live", params={"after": 1},
+                      headers={"Last-Event-ID": str(len(game) - 2)}, timeout=10) as r:
+        text = "".join(r.iter_text())
+    data = [json.loads(line[6:]) for line in text.splitlines() if line.startswith("data: {\"")]
+    assert [f["seq"] for f in data[0]["frames"]] == [len(game) - 1, len(game)]
+    r = httpx.get(f"{served}/play/{gid}/live", headers={"Last-Event-ID": "x"})
+    assert r.status_code == 400 and "Last-Event-ID" in r.text
+
+
 def test_export_html(tmp_path):
     log = tmp_path / "g.jsonl"
     log.write_bytes(b"".join(ev.encode(e) + b"\n" for e in GAMES[0]))

@@ -269,6 +269,19 @@ def test_link_with_a_position_opens_there(world, browser):
     p.close()
 
 
+def test_a_malformed_position_in_the_link_is_ignored(world, browser):
+    """A position is `#seq=N` or `#round=R&turn=T` with whole numbers (docs/HTTP.md, "Web
+    pages"); anything else (a mistyped or cut link) is no position: the page opens as it
+    does without one, at the first event of an ended game, with no script error."""
+    gid = world["ids"][1]
+    first = next(iter(steps(world["games"][gid]))).after
+    for position in ("seq=abc", "seq=1.5", "seq=2e1", "round=x", "round=2&turn=1.5"):
+        p = Page(browser)
+        p.page.goto(f"{world['url']}/play/{gid}#{position}")
+        check_equal(p.page, first, 1)
+        p.close()
+
+
 def test_player_view_has_no_hidden_card(world, browser):
     gid = world["ids"][1]
     events = world["games"][gid]
@@ -383,7 +396,8 @@ def test_no_page_scrolls_sideways_on_a_phone(world, browser):
     paths = ["/", "/?players=4", "/reports", *(f"/reports/{r}" for r in REPORTS), "/calculator",
              "/calculator?mermaid:white=2&octopus:green=1&laid=crab:black,crab:yellow",
              *(f"/play/{gid}" for gid in world["ids"]),
-             f"/play/{world['ids'][4]}?as={world['games'][world['ids'][4]][0].players[2]}"]
+             f"/play/{world['ids'][4]}?as={world['games'][world['ids'][4]][0].players[2]}",
+             "/docs"]
     width = "[document.scrollingElement.scrollWidth, window.innerWidth]"
     for path in paths:
         p.page.goto(world["url"] + path)
@@ -556,6 +570,27 @@ def test_live_game_updates_an_open_page_within_a_second(world, browser):
                                  ".startsWith('The game has ended.')", timeout=10000)
         assert p.page.is_visible("#live a")
         p.close()
+
+
+def test_a_live_page_whose_stream_is_refused_says_so(world, browser):
+    """A live stream the service refuses (a seat token that ended with the run of a service
+    without --token, answered 401) is not retried by the browser: the page says the live
+    updates stopped and offers a reload, instead of "reconnecting" for ever."""
+    src = world["games"][world["ids"][0]]
+    gid = "live-web-refused"
+    import msgspec
+    start = ev.GameStarted(players=src[0].players, game_id=gid)
+    tokens = _post(world["url"] + "/games", msgspec.to_builtins(start))
+    _post(f"{world['url']}/games/{gid}/events", msgspec.to_builtins(src[1]), 1)
+    p = Page(browser, PHONE)
+    p.page.route(f"**/play/{gid}/live?*", lambda route: route.fulfill(
+        status=401, content_type="text/html", body="<h1>Not a credential</h1>"))
+    p.page.goto(f"{world['url']}/play/{gid}?token={tokens['seat_tokens'][0]}")
+    p.page.wait_for_function("document.getElementById('live').textContent"
+                             ".startsWith('Live updates stopped')", timeout=10000)
+    assert p.page.is_visible("#live a")
+    p.errors.clear()                # the browser's own note of the refused stream
+    p.close()
 
 
 # what the page draws of a look (R-X-VIEW): per seat, the cards marked as looked at

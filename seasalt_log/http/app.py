@@ -36,12 +36,13 @@ from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..render import position
 from ..turn_frames import turn_frames
-from ..view import SPECTATOR, TABLE, Viewer, redact, seat_viewer, table_view
+from ..view import (SPECTATOR, TABLE, Viewer, hand_scores_seen, redact, seat_viewer,
+                    table_view)
 from ..web.routes import WEB_ROUTES      # the web pages (docs/HTTP.md, "Web pages")
 from .access import Credentials, HostCheck, RateLimit, bearer, origin_host
 from .bodies import GameCreated, GameDetail, Health, ReportInfo, StatsReport
 from .docs_page import docs_html
-from .errors import JSON, ApiError, error_for, etag
+from .errors import JSON, ApiError, error_for, etag, resumed_after
 from .errors import json_encoder as _json
 from .live import MAX_CACHED_GAMES, LiveStore
 from .openapi import spec
@@ -102,7 +103,9 @@ def _check_token(request: Request) -> None:
         got = bearer(request.scope["headers"])
         if not creds.is_service(got):
             raise _unauthorized("this service needs its token for writes and /query: send "
-                                "'Authorization: Bearer <token>'" if got is None else "wrong token")
+                                "'Authorization: Bearer <token>'" if got is None else
+                                "wrong token: writes and /query need the service's token "
+                                "(a game's table and seat tokens only read)")
         return
     ctype = (_header(request, b"content-type") or "").partition(";")[0].strip().lower()
     if ctype != JSON and not (ctype.startswith("application/") and ctype.endswith("+json")):
@@ -424,13 +427,24 @@ async def list_games(request: Request) -> Response:
 
 
 async def get_game(request: Request) -> Response:
-    """GET /games/{id}: the game round by round (``seq`` is its last seq)."""
+    """GET /games/{id}: the game round by round (``seq`` is its last seq), a deck-out
+    round's card points and colour bonus as the reader may know them."""
     gid = request.path_params["game_id"]
+    viewer = await _reader(request, gid)
     summary = await _live(request).read(lambda s: queries.game_summary(s, gid))
     seq = summary.game.events          # read in the same snapshot as the rounds
     headers = _validators(seq)
-    data = GameDetail(seq=seq, game=summary.game, rounds=summary.rounds)
+    rounds = summary.rounds if viewer.is_table else [_round_seen(r, viewer) for r in summary.rounds]
+    data = GameDetail(seq=seq, game=summary.game, rounds=rounds)
     return _not_modified(request, headers) or _json_response(data, headers=headers)
+
+
+def _round_seen(row: queries.RoundRow, viewer: Viewer) -> queries.RoundRow:
+    """A round of the summary as ``viewer`` may know it (the hands' worth hidden as in the
+    redacted ``round_scored``)."""
+    return msgspec.structs.replace(
+        row, card_points=hand_scores_seen(row.ending, viewer, row.card_points),
+        color_bonus=hand_scores_seen(row.ending, viewer, row.color_bonus))
 
 
 def _wants_jsonl(request: Request) -> bool:
@@ -591,13 +605,8 @@ async def follow(request: Request) -> Response:
     """GET /games/{id}/follow: server-sent events, one per stored event (``id:`` = seq)."""
     gid = request.path_params["game_id"]
     live = _live(request)
-    after = _int_param(request, "after", minimum=0)
-    last_id = request.headers.get("last-event-id")
-    if last_id is not None and last_id.strip():
-        if not is_digits(last_id.strip()):
-            raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_id[:40]!r}")
-        after = int(last_id)
-    after = after or 0
+    after = resumed_after(request.headers.get("last-event-id"),
+                          _int_param(request, "after", minimum=0) or 0)
     viewer = await _reader(request, gid)                   # 404 before the stream starts
     rows, head, ended = await _tail(live, gid, after, viewer)
     keepalive = request.app.state.keepalive

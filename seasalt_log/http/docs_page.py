@@ -6,6 +6,7 @@ parameters, body and answers, the kinds of problem (each with the anchor a probl
 from __future__ import annotations
 
 import json
+import re
 from html import escape
 from typing import Any
 
@@ -20,6 +21,7 @@ h1{font-size:1.5rem}h2{margin-top:2rem;border-bottom:1px solid #ccd}
 pre{background:#f4f6f9;padding:.5rem;overflow-x:auto;max-height:20rem}
 table{border-collapse:collapse;width:100%}td,th{text-align:left;padding:.2rem .4rem;
 border-bottom:1px solid #eef;vertical-align:top}details{margin:.3rem 0}
+p,td{overflow-wrap:anywhere}
 """
 
 
@@ -40,6 +42,12 @@ def _schema_name(schema: dict | None) -> str:
     return escape(str(schema.get("type", "")))
 
 
+def _text(text: str) -> str:
+    """A description as HTML: escaped, its `code` spans (the descriptions' only markup) set
+    as code."""
+    return re.sub(r"`([^`]+)`", r"<code>\1</code>", escape(text))
+
+
 def _content(block: dict) -> str:
     return "; ".join(f"<code>{escape(media)}</code> {_schema_name(c.get('schema'))}"
                      for media, c in block.get("content", {}).items())
@@ -48,9 +56,9 @@ def _content(block: dict) -> str:
 def _operation(path: str, method: str, op: dict) -> str:
     out = [f'<div class="op" id="{escape(method)}-{escape(path)}">',
            f'<span class="m {escape(method)}">{escape(method.upper())}</span> '
-           f"<code>{escape(path)}</code> — {escape(op.get('summary', ''))}"]
+           f"<code>{escape(path)}</code> — {_text(op.get('summary', ''))}"]
     if op.get("description"):
-        out.append(f"<p>{escape(op['description'])}</p>")
+        out.append(f"<p>{_text(op['description'])}</p>")
     if any(s for s in op.get("security", [])):
         out.append("<p>Credential: <code>Authorization: Bearer TOKEN</code></p>")
     params = op.get("parameters", [])
@@ -60,14 +68,14 @@ def _operation(path: str, method: str, op: dict) -> str:
             req = " (required)" if p.get("required") else ""
             out.append(f"<tr><td><code>{escape(p['name'])}</code>{req}</td><td>{escape(p['in'])}"
                        f"</td><td>{_schema_name(p.get('schema'))}</td>"
-                       f"<td>{escape(p.get('description', ''))}</td></tr>")
+                       f"<td>{_text(p.get('description', ''))}</td></tr>")
         out.append("</table>")
     if "requestBody" in op:
         out.append(f"<p>Body: {_content(op['requestBody'])}</p>")
     out.append("<table><tr><th>status</th><th>answer</th><th></th></tr>")
     for status, r in op.get("responses", {}).items():
         headers = ", ".join(f"<code>{escape(h)}</code>" for h in r.get("headers", {}))
-        out.append(f"<tr><td>{escape(status)}</td><td>{escape(r.get('description', ''))}"
+        out.append(f"<tr><td>{escape(status)}</td><td>{_text(r.get('description', ''))}"
                    f"{' — ' + headers if headers else ''}</td><td>{_content(r)}</td></tr>")
     out.append("</table></div>")
     return "\n".join(out)
@@ -78,9 +86,10 @@ def docs_html(spec: dict[str, Any]) -> str:
     info = spec["info"]
     parts = ["<!doctype html>", '<html lang="en"><head><meta charset="utf-8">',
              '<meta name="viewport" content="width=device-width, initial-scale=1">',
+             '<link rel="icon" href="data:,">',      # no /favicon.ico asked for (a 404)
              f"<title>{escape(info['title'])}</title><style>{_STYLE}</style></head><body>",
              f"<h1>{escape(info['title'])}</h1>",
-             f"<p>{escape(info.get('description', ''))}</p>",
+             f"<p>{_text(info.get('description', ''))}</p>",
              '<p>Machine-readable: <a href="/openapi.json">/openapi.json</a> (OpenAPI '
              f"{escape(spec['openapi'])}).</p>", "<h2>Operations</h2>"]
     for path, ops in spec["paths"].items():

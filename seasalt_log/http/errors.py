@@ -12,6 +12,7 @@ from typing import Any, Mapping
 import msgspec
 from starlette.responses import Response
 
+from ..digits import is_digits
 from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
                       UnknownGameError, UsageError)
 from .bodies import Problem
@@ -85,3 +86,14 @@ def _disk_full(exc: BaseException) -> bool:
 def etag(seq: int) -> str:
     """The entity tag of a game whose last event is ``seq``."""
     return f'"{seq}"'
+
+
+def resumed_after(last_event_id: str | None, after: int) -> int:
+    """Where a stream of server-sent events goes on: after the ``Last-Event-ID`` a
+    reconnecting EventSource sends (the seq of the last message it got), else after
+    ``after``; an id that is not a seq is a 400."""
+    if last_event_id is None or not last_event_id.strip():
+        return after
+    if not is_digits(last_event_id.strip()):
+        raise ApiError(400, "bad_request", f"Last-Event-ID must be a seq, not {last_event_id[:40]!r}")
+    return int(last_event_id)

@@ -159,8 +159,11 @@ def spec() -> dict[str, Any]:
                     "409": _err("A game with this id exists (current_seq is its seq)"),
                     "422": _err("Refused by the rules")}},
         },
-        "/games/{game_id}": _read("One game round by round (public information)",
-                                  "As `seasalt show --json`.", [], _ref("GameDetail")),
+        "/games/{game_id}": _read("One game round by round, as this reader may see it",
+                                  "As `seasalt show --json`. Public but for a deck-out "
+                                  "round's `card_points` and `color_bonus`: nobody reveals "
+                                  "(R-DECKOUT), so a player sees only their own, a spectator "
+                                  "none (null).", [AS], _ref("GameDetail")),
         "/games/{game_id}/events": {
             **_read("The stored events, as this reader may see them",
                     "Every event with seq > after, derived events included: whole for the "

@@ -24,7 +24,7 @@ from ..cards import ALL_CODES, suggest
 from ..digits import is_digits
 from ..errors import CardCodeError, SeasaltError, UnknownGameError
 from ..hand import score_hand, unknown_event
-from ..http.errors import ApiError
+from ..http.errors import ApiError, resumed_after
 from ..http.stats import FILTERS, report_list, run_named_report
 from ..view import Viewer
 from . import pages
@@ -218,7 +218,8 @@ async def game_live(request: Request) -> Response:
     reader may see them), the round reports and, when a round was scored, the score sheet."""
     gid = request.path_params["game_id"]
     live = request.app.state.live
-    after = _int(request, "after", 0) or 0
+    # a reconnecting page goes on after the last message it got (its address keeps `after`)
+    after = resumed_after(request.headers.get("last-event-id"), _int(request, "after", 0) or 0)
     reader = await _page_reader(request, gid)        # unknown game, player or token: fail now
     keepalive = request.app.state.keepalive
 

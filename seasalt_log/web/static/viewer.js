@@ -195,11 +195,14 @@
       $("next").disabled = $("last").disabled = i === frames.length - 1;
       if (!fromHash) history.replaceState(null, "", "#seq=" + f.seq);
     }
+    // a whole number written with the digits 0-9, else null (a mistyped link is no position)
+    function whole(v) { return /^[0-9]+$/.test(v || "") ? Number(v) : null; }
     function fromHash() {
       var h = new URLSearchParams(location.hash.slice(1));
-      if (h.get("seq")) return Number(h.get("seq")) - 1;
-      if (h.get("round")) {
-        var r = Number(h.get("round")), t = h.get("turn") ? Number(h.get("turn")) : 0, at = -1;
+      var seq = whole(h.get("seq")), r = whole(h.get("round"));
+      if (seq != null) return seq - 1;
+      if (r != null) {
+        var t = h.get("turn") ? whole(h.get("turn")) : 0, at = -1;
         frames.forEach(function (f, k) { if (f.round === r && f.turn === t) at = k; });
         if (at >= 0) return at;
       }
@@ -245,7 +248,13 @@
           text: "Reload it (hands may be shown now that it is over)"}));
         src.close();
       });
-      src.onerror = function () { live.textContent = "Live: reconnecting…"; };
+      src.onerror = function () {
+        if (src.readyState !== EventSource.CLOSED) { live.textContent = "Live: reconnecting…"; return; }
+        // refused (an answer that is no stream: a token that ended with the service's run,
+        // say): the browser does not try again
+        live.replaceChildren("Live updates stopped: the service refused them. ", el("a", {
+          href: location.pathname + location.search, text: "Reload the page to see why"}));
+      };
     }
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
