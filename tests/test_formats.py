@@ -208,6 +208,13 @@ def test_tournament_formats():
     assert all(isinstance(x["seats"], int) for x in rows)
     r = run(*args, "--format", "csv")
     assert r.stdout.splitlines()[0].startswith("strategy,seats,wins,win_rate")
+    # the rows' columns are the JSON document's fields, named and ordered alike (the rows
+    # said points_per_round where the document says mean_points_per_round, and put
+    # last_chance_won before last_chance_calls)
+    document = json.loads(run(*args, "--format", "json").stdout)["results"]
+    assert [list(x) for x in rows] == [list(document[0])] * len(rows)
+    assert r.stdout.splitlines()[0] == ("strategy,seats,wins,win_rate,mean_points_per_round,"
+                                        "last_chance_calls,last_chance_won")
 
 
 def test_a_bad_format_is_a_usage_error(store):
