@@ -221,3 +221,20 @@ def test_a_bad_format_is_a_usage_error(store):
     db, _ = store
     r = run("games", "--db", db, "--format", "yaml")
     assert r.exit_code == 2 and "yaml" in r.output
+
+
+def test_json_is_the_short_form_of_format_json_in_every_read_command(store):
+    """``--json`` is ``--format json`` for games, show, replay, log, rescore and tournament;
+    query and stats refused it ("No such option: --json")."""
+    db, _ = store
+    for args in (("query", "SELECT 2 AS n, 'a' AS s"), ("stats", "overview", "--players", 3)):
+        r = run(*args, "--db", db, "--json")
+        assert r.exit_code == 0, r.output
+        assert r.stdout == run(*args, "--db", db, "--format", "json").stdout
+    assert json.loads(run("query", "SELECT 2 AS n, 'a' AS s", "--db", db, "--json").stdout) == \
+        [{"n": 2, "s": "a"}]
+    assert json.loads(run("stats", "overview", "--players", 3, "--db", db, "--json").stdout
+                      )[0]["games"] == GAMES
+    r = run("query", "SELECT 1", "--db", db, "--json", "--format", "csv")
+    assert (r.exit_code, r.stderr) == (1, "error: --json and --format csv disagree: give one "
+                                          "of them\n")
