@@ -122,6 +122,15 @@ def test_replay_follow(db):
     assert [f["turn"] for f in frames] == [8, 9]
     assert frames[-1]["events"][-1] == "Game over (target): Ann wins"
     assert frames[-1]["state"]["phase"] == "ended"
+    # --format jsonl: the same frames, one a line (it was refused: "--follow prints text or
+    # one JSON document")
+    r = run("replay", "demo", "--round", 2, "--turn", 8, "--follow", "--format", "jsonl",
+            "--db", db)
+    assert r.exit_code == 0, r.output
+    assert [json.loads(line) for line in r.stdout.splitlines()] == frames
+    r = run("replay", "demo", "--round", 2, "--follow", "--format", "csv", "--db", db)
+    assert (r.exit_code, r.stderr) == (1, "error: --follow prints text, one JSON document or "
+                                          "JSON Lines, not --format csv\n")
 
 
 def test_replay_follow_of_a_round_with_no_turn_yet_shows_its_start(tmp_path):
