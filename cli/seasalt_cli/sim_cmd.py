@@ -74,6 +74,9 @@ def simulate(
     settings = _settings(ruleset, events)
     if db is not None and out_file is not None:
         raise UsageError("--db and --out are exclusive: store the games, or write a log")
+    if as_json and db is None:
+        raise UsageError("--json is the summary of an import into --db: give --db with it (the "
+                         "log is JSON Lines already)")
     if out_file is not None:    # refused before any game is played
         check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
