@@ -125,6 +125,8 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
             finally:
                 fold.close()
     if not read_only and not path.exists():
+        if not path.parent.is_dir():
+            raise SeasaltError(f"cannot create the store {path}: no directory {path.parent}")
         create_file(path)
     try:
         con = (duckdb.connect(str(path), read_only=True, config=config or {}) if read_only
