@@ -214,7 +214,8 @@ def test_rescore_mermaid_round(db):
     (["replay", "nope"], "no game with id 'nope' in the store"),
     (["log", "nope"], "no game with id 'nope' in the store"),
     (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store"),
-    (["replay", "demo", "--round", 7], "game demo has no round 7 (2 rounds)"),
+    # the words the service says for it (they differed: "has no round 7 (2 rounds)")
+    (["replay", "demo", "--round", 7], "game demo has 2 rounds; there is no round 7"),
     (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns"),
     (["replay", "demo", "--seq", 99], "there is no seq 99"),
     (["replay", "demo", "--turn", 2], "--turn needs --round"),
@@ -223,7 +224,7 @@ def test_rescore_mermaid_round(db):
     (["replay", "demo", "--round", 1, "--turn", 9, "--follow"], "round 1 has 6 turns"),
     (["replay", "demo", "--as", "Zed"], "no player 'Zed'"),
     (["log", "demo", "--as", "5"], "no player '5'"),
-    (["rescore", "demo", "--round", 3], "game demo has no round 3 (2 rounds)"),
+    (["rescore", "demo", "--round", 3], "game demo has 2 rounds; there is no round 3"),
 ])
 def test_errors(db, args, message):
     r = run(*args, "--db", db)
