@@ -35,6 +35,7 @@ from .errors import SeasaltError, UsageError
 from .outputs import atomic_dir
 from .store.arrow_rows import record_batch
 from .store.projections import TABLES
+from .store.sandbox import one_line
 from .workers import no_gc
 
 #: events per shuffle bucket (about): the shuffle makes at least two buckets per worker
@@ -151,7 +152,7 @@ def _layout(fs, files: list[str]) -> tuple[bool, int]:
             with fs.open(f, "rb") as fh:
                 meta = pq.ParquetFile(fh).metadata
         except (OSError, pa.ArrowException) as exc:     # not Parquet: a log, a damaged file
-            raise SeasaltError(f"{f}: cannot read the events ({exc})") from None
+            raise SeasaltError(f"{f}: cannot read the events ({one_line(str(exc))})") from None
         rows += meta.num_rows
         kv = meta.metadata or {}
         whole = whole and kv.get(LAYOUT_KEY) == LAYOUT_WHOLE_GAMES
@@ -165,7 +166,7 @@ def _read(fs, path: str) -> pa.Table:
         with fs.open(path, "rb") as fh:
             return pq.read_table(fh, columns=_COLUMNS)
     except (OSError, pa.ArrowException, KeyError) as exc:
-        raise SeasaltError(f"{path}: cannot read the events ({exc})") from None
+        raise SeasaltError(f"{path}: cannot read the events ({one_line(str(exc))})") from None
 
 
 def _write(fs, root: str, table: str, part: str, rows: pa.Table) -> None:

@@ -104,10 +104,8 @@ def render_state(view: TableView) -> str:
         tail = f"  [{', '.join(flags)}]" if flags else ""
         lines.append(f"{mark} {seat.name:<{width}} (seat {seat.seat})  total {seat.total}  "
                      f"card points {pts}{tail}")
-        if seat.hand is None:
-            lines.append(f"    hand ({seat.hand_size}): hidden")
-        else:
-            lines.append(f"    hand ({seat.hand_size}): {', '.join(seat.hand) if seat.hand else '-'}")
+        shown = "hidden" if seat.hand is None and seat.hand_size else ", ".join(seat.hand or ()) or "-"
+        lines.append(f"    hand ({seat.hand_size}): {shown}")
         if seat.laid:
             lines.append("    laid: " + ", ".join("+".join(u) for u in seat.laid))
         if x:

@@ -31,8 +31,8 @@ from .engine import State, apply, fold
 from .engine.state import BETWEEN, Flow
 from .errors import UsageError
 
-__all__ = ["Step", "Turn", "steps", "stream_steps", "round_steps_of", "turns", "replay",
-           "replay_stored", "iter_turn_states", "resolve_seat", "game_id_of"]
+__all__ = ["Step", "Turn", "steps", "stream_steps", "round_steps_of", "no_round", "no_seq",
+           "turns", "replay", "replay_stored", "iter_turn_states", "resolve_seat", "game_id_of"]
 
 
 # ---------------------------------------------------------------- walking the stream
@@ -112,12 +112,23 @@ def _rounds(all_steps: list[Step]) -> int:
     return max((st.round for st in all_steps), default=0)
 
 
+def no_round(gid: str, round: int, rounds: int) -> str:
+    """What a game of ``rounds`` started rounds lacks when asked for ``round`` (the
+    library's error and the service's 404 say the same)."""
+    return f"game {gid} has {rounds} round{'s' if rounds != 1 else ''}; there is no round {round}"
+
+
+def no_seq(gid: str, seq: int, events: int) -> str:
+    """What a game of ``events`` events lacks when asked for ``seq`` (as :func:`no_round`)."""
+    return (f"game {gid} has {events} event{'s' if events != 1 else ''} (seq 1..{events}); "
+            f"there is no seq {seq}")
+
+
 def round_steps_of(all_steps: list[Step], gid: str, round: int) -> list[Step]:
     """The steps of ``round`` (round_started first), or a UsageError naming what exists."""
     n = _rounds(all_steps)
     if round < 1 or round > n:
-        have = "no round has started" if n == 0 else f"{n} round{'s' if n != 1 else ''}"
-        raise UsageError(f"game {gid} has no round {round} ({have})")
+        raise UsageError(no_round(gid, round, n))
     return [st for st in all_steps if st.round == round]
 
 
@@ -184,8 +195,7 @@ def replay(events: Sequence[ev.Event], *, round: int | None = None, turn: int | 
     all_steps, gid = stream_steps(events, game_id)
     if seq is not None:
         if seq < 1 or seq > len(all_steps):
-            raise UsageError(f"game {gid} has {len(all_steps)} event{'s' if len(all_steps) != 1 else ''}"
-                             f" (seq 1..{len(all_steps)}); there is no seq {seq}")
+            raise UsageError(no_seq(gid, seq, len(all_steps)))
         return all_steps[seq - 1].after
     if round is None:
         return all_steps[-1].after

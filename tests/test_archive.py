@@ -406,6 +406,35 @@ def test_a_file_that_is_not_parquet_is_a_one_line_error(tmp_path):
             assert not (tmp_path / "o").exists()
 
 
+def test_parquet_without_the_events_columns_is_a_one_line_error(tmp_path):
+    """A Parquet file of another table where the events go: one line naming it (Arrow's
+    message, "No match for FieldRef.Name(game_id) in ...", ran over a dozen lines)."""
+    other = tmp_path / "archive" / "events" / "part-0.parquet"
+    other.parent.mkdir(parents=True)
+    pq.write_table(pa.table({"code": ["crab:black"], "copies": [1]}), other)
+    r = runner.invoke(app, ["archive", "check", str(tmp_path / "archive"),
+                            "--out", str(tmp_path / "o"), "--workers", "1"])
+    assert r.exit_code == 1, r.output
+    lines = r.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {other}: cannot read the events (")
+    assert not (tmp_path / "o").exists()
+
+
+def test_the_export_of_an_empty_store_is_an_archive_of_no_events(tmp_path):
+    """``export --parquet`` of a store without games wrote no events/ directory, so
+    ``archive check`` read the read models' files as events and failed on the first."""
+    with Store.open(tmp_path / "s.duckdb"):
+        pass
+    export = tmp_path / "pq"
+    r = runner.invoke(app, ["export", "--parquet", str(export), "--db", str(tmp_path / "s.duckdb")])
+    assert r.exit_code == 0, r.output
+    assert (export / "events").is_dir() and not any((export / "events").iterdir())
+    r = runner.invoke(app, ["archive", "check", str(export), "--out", str(tmp_path / "o"),
+                            "--workers", "1"])
+    assert (r.exit_code, r.stderr) == (1, f"error: archive {export}: no Parquet files of events "
+                                          "found\n")
+
+
 def test_rebuild_help_names_every_read_model_it_writes():
     r = runner.invoke(app, ["archive", "rebuild", "--help"], env={"COLUMNS": "400"})
     text = " ".join(r.output.split())

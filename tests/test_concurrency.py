@@ -70,11 +70,15 @@ def logs(tmp_path_factory):
     return first, second, base[0][0].game_id, db
 
 
-def _busy_ok(result: subprocess.CompletedProcess, what: str) -> None:
+def _busy_ok(result: subprocess.CompletedProcess, what: str, holder: int | None = None) -> None:
+    """One line saying the store is busy, and naming the ``holder`` process where given
+    (a writer's line said "another process has it open", whoever held the store)."""
     assert result.returncode == 1, f"{what}: exit {result.returncode}\n{result.stderr}"
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, f"{what}: expected one line on stderr, got\n{result.stderr}"
     assert lines[0].startswith("error: the store ") and " is busy" in lines[0], f"{what}: {lines[0]}"
+    if holder is not None:
+        assert f" is busy: process {holder} (" in lines[0], f"{what}: {lines[0]}"
     assert "Traceback" not in result.stderr + result.stdout
 
 
@@ -107,7 +111,7 @@ def test_second_writer_and_readers_get_a_clear_busy_message(logs, tmp_path):
         for what, args in contenders.items():
             result = subprocess.run([*seasalt_argv(), *args, "--db", str(db)],
                                     capture_output=True, text=True, timeout=120)
-            _busy_ok(result, what)
+            _busy_ok(result, what, writer.pid)
         # the library says the same, as an exception of its own
         for read_only in (True, False):
             with pytest.raises(StoreBusyError, match="is busy"):
@@ -167,7 +171,7 @@ def test_a_reader_holding_the_store_keeps_writers_out_cleanly(logs, tmp_path):
         assert [g["game_id"] for g in json.loads(second_reader.stdout)] == [gid]
         result = subprocess.run([*seasalt_argv(), "import", str(second), "--db", str(db)],
                                 capture_output=True, text=True, timeout=120)
-        _busy_ok(result, "import while a reader holds the store")
+        _busy_ok(result, "import while a reader holds the store", reader.pid)
     finally:
         reader.kill()
         reader.wait()

@@ -208,9 +208,33 @@ def test_tournament_formats():
     assert all(isinstance(x["seats"], int) for x in rows)
     r = run(*args, "--format", "csv")
     assert r.stdout.splitlines()[0].startswith("strategy,seats,wins,win_rate")
+    # the rows' columns are the JSON document's fields, named and ordered alike (the rows
+    # said points_per_round where the document says mean_points_per_round, and put
+    # last_chance_won before last_chance_calls)
+    document = json.loads(run(*args, "--format", "json").stdout)["results"]
+    assert [list(x) for x in rows] == [list(document[0])] * len(rows)
+    assert r.stdout.splitlines()[0] == ("strategy,seats,wins,win_rate,mean_points_per_round,"
+                                        "last_chance_calls,last_chance_won")
 
 
 def test_a_bad_format_is_a_usage_error(store):
     db, _ = store
     r = run("games", "--db", db, "--format", "yaml")
     assert r.exit_code == 2 and "yaml" in r.output
+
+
+def test_json_is_the_short_form_of_format_json_in_every_read_command(store):
+    """``--json`` is ``--format json`` for games, show, replay, log, rescore and tournament;
+    query and stats refused it ("No such option: --json")."""
+    db, _ = store
+    for args in (("query", "SELECT 2 AS n, 'a' AS s"), ("stats", "overview", "--players", 3)):
+        r = run(*args, "--db", db, "--json")
+        assert r.exit_code == 0, r.output
+        assert r.stdout == run(*args, "--db", db, "--format", "json").stdout
+    assert json.loads(run("query", "SELECT 2 AS n, 'a' AS s", "--db", db, "--json").stdout) == \
+        [{"n": 2, "s": "a"}]
+    assert json.loads(run("stats", "overview", "--players", 3, "--db", db, "--json").stdout
+                      )[0]["games"] == GAMES
+    r = run("query", "SELECT 1", "--db", db, "--json", "--format", "csv")
+    assert (r.exit_code, r.stderr) == (1, "error: --json and --format csv disagree: give one "
+                                          "of them\n")

@@ -452,7 +452,9 @@ def test_a_point_the_game_lacks_is_404_a_malformed_one_400(client):
                ("pointed", "turns", {"turn": 10_000}, "there is no turn 10000"),
                ("pointed", "state", {"round": 2, "turn": 1}, "there is no round 2"),
                ("pointed", "turns", {"round": 2}, "there is no round 2"),
-               ("pointed", "state", {"seq": 10_000}, "there is no seq 10000"),
+               # the words of `seasalt replay --seq` on the store (they said "has seq 1..N")
+               ("pointed", "state", {"seq": 10_000},
+                f"game pointed has {starts[1]} events (seq 1..{starts[1]}); there is no seq 10000"),
                ("pointed-0", "turns", {}, "no round yet"),
                ("pointed-0", "turns", {"turn": 1}, "no round yet")]
     for gid, what, params, words in missing:

@@ -308,7 +308,7 @@ def test_a_busy_store_without_a_service_names_url(tmp_path):
             assert r.exit_code == 1, r.output
             assert r.output.count("\n") == 1, r.output
             assert "busy" in r.output and "--url" in r.output
-            assert f"held by process {holder.pid} (" in r.output, r.output
+            assert r.output.startswith(f"error: the store {db} is busy: process {holder.pid} ("), r.output
         # the service cannot have it either: one line naming the process that holds it
         r = _run(["serve", "--db", str(db), "--port", str(_free_port())])
         assert r.exit_code == 1 and r.output.count("\n") == 1, r.output

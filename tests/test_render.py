@@ -44,3 +44,14 @@ def test_the_table_of_a_log_without_the_deck_order_says_it_is_not_recorded():
     assert "Deck: 56 cards (order not recorded)"    # 58 cards, two discarded in table
     assert "spectator" not in table
     assert "(order not recorded)" not in render_state(table_view(state, SPECTATOR))
+
+
+def test_an_empty_hand_is_shown_empty_to_those_who_cannot_see_it():
+    """Seat 1 holds no card yet: nothing is hidden from seat 0 or a spectator (the text
+    said "hand (0): hidden"), while seat 0's one card stays hidden from seat 1."""
+    state = _in_play().state
+    for viewer in (seat_viewer(0), SPECTATOR):
+        lines = render_state(table_view(state, viewer)).splitlines()
+        assert lines[lines.index(next(x for x in lines if "(seat 1)" in x)) + 1] == "    hand (0): -"
+    lines = render_state(table_view(state, seat_viewer(1))).splitlines()
+    assert lines[lines.index(next(x for x in lines if "(seat 0)" in x)) + 1] == "    hand (1): hidden"

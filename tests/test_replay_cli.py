@@ -122,6 +122,15 @@ def test_replay_follow(db):
     assert [f["turn"] for f in frames] == [8, 9]
     assert frames[-1]["events"][-1] == "Game over (target): Ann wins"
     assert frames[-1]["state"]["phase"] == "ended"
+    # --format jsonl: the same frames, one a line (it was refused: "--follow prints text or
+    # one JSON document")
+    r = run("replay", "demo", "--round", 2, "--turn", 8, "--follow", "--format", "jsonl",
+            "--db", db)
+    assert r.exit_code == 0, r.output
+    assert [json.loads(line) for line in r.stdout.splitlines()] == frames
+    r = run("replay", "demo", "--round", 2, "--follow", "--format", "csv", "--db", db)
+    assert (r.exit_code, r.stderr) == (1, "error: --follow prints text, one JSON document or "
+                                          "JSON Lines, not --format csv\n")
 
 
 def test_replay_follow_of_a_round_with_no_turn_yet_shows_its_start(tmp_path):
@@ -205,7 +214,8 @@ def test_rescore_mermaid_round(db):
     (["replay", "nope"], "no game with id 'nope' in the store"),
     (["log", "nope"], "no game with id 'nope' in the store"),
     (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store"),
-    (["replay", "demo", "--round", 7], "game demo has no round 7 (2 rounds)"),
+    # the words the service says for it (they differed: "has no round 7 (2 rounds)")
+    (["replay", "demo", "--round", 7], "game demo has 2 rounds; there is no round 7"),
     (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns"),
     (["replay", "demo", "--seq", 99], "there is no seq 99"),
     (["replay", "demo", "--turn", 2], "--turn needs --round"),
@@ -214,7 +224,7 @@ def test_rescore_mermaid_round(db):
     (["replay", "demo", "--round", 1, "--turn", 9, "--follow"], "round 1 has 6 turns"),
     (["replay", "demo", "--as", "Zed"], "no player 'Zed'"),
     (["log", "demo", "--as", "5"], "no player '5'"),
-    (["rescore", "demo", "--round", 3], "game demo has no round 3 (2 rounds)"),
+    (["rescore", "demo", "--round", 3], "game demo has 2 rounds; there is no round 3"),
 ])
 def test_errors(db, args, message):
     r = run(*args, "--db", db)

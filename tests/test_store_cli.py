@@ -257,6 +257,22 @@ def test_missing_store_is_a_clear_error(tmp_path):
     assert not (tmp_path / "none.duckdb").exists()
 
 
+def test_export_refuses_two_targets_at_once(tmp_path, log):
+    """--parquet with --html was the Parquet export alone (exit 0, the page never written);
+    --html with --out said "--html writes one game" of a command that named one game."""
+    db = tmp_path / "s.duckdb"
+    assert run("import", log, "--db", db).exit_code == 0
+    gid = json.loads(run("games", "--db", db, "--json").stdout)[0]["game_id"]
+    page, pq, out = tmp_path / "g.html", tmp_path / "pq", tmp_path / "g.jsonl"
+    r = run("export", "--parquet", pq, "--html", page, "--db", db)
+    assert (r.exit_code, r.stderr) == (1, "error: --parquet and --html are two exports: give "
+                                          "one of them\n")
+    r = run("export", gid, "--html", page, "--out", out, "--db", db)
+    assert (r.exit_code, r.stderr) == (1, "error: --html FILE is where the page goes: give no "
+                                          "--out with it\n")
+    assert not page.exists() and not pq.exists() and not out.exists()
+
+
 def test_score_command():
     r = run("score", "sailor:pink", "sailor:orange", "captain:light-orange", "--json")
     data = json.loads(r.stdout)

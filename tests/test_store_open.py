@@ -148,3 +148,14 @@ def test_a_read_only_open_beside_this_process_writer_says_what_to_do(tmp_path):
     assert "open for writing in this process" in message and "conflict" not in message
     assert "\n" not in message
     Store.open(path, read_only=True).close()    # once the writer has closed it opens
+
+
+def test_a_new_store_in_a_missing_directory_is_named_plainly(tmp_path):
+    """``--db missing/s.duckdb``: one line naming the directory (it was DuckDB's "IO Error:
+    Cannot open file "<absolute path>": No such file or directory")."""
+    from seasalt_log.errors import SeasaltError
+    path = tmp_path / "missing" / "s.duckdb"
+    with pytest.raises(SeasaltError) as caught:
+        Store.open(path)
+    assert str(caught.value) == f"cannot create the store {path}: no directory {path.parent}"
+    assert not path.parent.exists()

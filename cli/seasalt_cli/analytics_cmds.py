@@ -80,6 +80,7 @@ def query(
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
     fmt: Format = FormatOption,
+    as_json: bool = JsonOption,
     output: Path = OutputOption,
     limit: int = LimitOption,
     timeout: str = TimeoutOption,
@@ -109,7 +110,7 @@ def query(
         from seasalt_log.http.client import remote_query
         return remote_query(u, token, text)
     result = local_or_remote(db, url, local, remote)
-    save_or_emit(result, fmt, output, store, limit)
+    save_or_emit(result, fmt, output, store, limit, as_json)
 
 
 @app.command()
@@ -124,6 +125,7 @@ def stats(
     players: int = PlayersOption,
     db: Path = DbOption,
     fmt: Format = FormatOption,
+    as_json: bool = JsonOption,
     output: Path = OutputOption,
     limit: int = LimitOption,
     timeout: str = TimeoutOption,
@@ -145,7 +147,7 @@ def stats(
                                          "(seasalt stats --list lists them)")
         rows = [(r.name, r.description) for r in list_reports()]
         save_or_emit(Result(columns=["report", "description"], types=["VARCHAR", "VARCHAR"], rows=rows),
-             fmt, output, db_path(db), limit)
+             fmt, output, db_path(db), limit, as_json)
         return
     if output is not None:
         check_target(output, [db_path(db)], what="--out")
@@ -159,7 +161,7 @@ def stats(
         from seasalt_log.http.client import remote_report
         return remote_report(u, token, report, player=player, players=players)
     result = local_or_remote(db, url, local, remote)
-    save_or_emit(result, fmt, output, db_path(db), limit)
+    save_or_emit(result, fmt, output, db_path(db), limit, as_json)
 
 
 @app.command()

@@ -60,9 +60,12 @@ def emit(result: Result, fmt: str, *, limit: int | None = TABLE_LIMIT,
 
 
 def save_or_emit(result: Result, fmt: str | None, output: Path | None, store: Path,
-                 limit: int | None) -> None:
+                 limit: int | None, as_json: bool = False) -> None:
     """``query`` and ``stats``: save ``result`` to ``output`` (its suffix is the format;
-    the store, its write-ahead log or a link to either refused), or print it."""
+    the store, its write-ahead log or a link to either refused), or print it (``as_json``:
+    ``--json``, as :func:`chosen` reads it)."""
+    if as_json:
+        fmt = chosen(fmt, as_json)
     if output is not None:
         kind = format_for(output)
         if fmt is not None and fmt != kind:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import msgspec
 import typer
 
 from seasalt_log import events as ev
@@ -103,8 +104,8 @@ def replay_cmd(
     fmt = chosen(fmt, as_json, TEXT)
     if follow and seq is not None:
         raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
-    if follow and fmt in ("csv", "jsonl"):
-        raise UsageError(f"--follow prints text or one JSON document, not --format {fmt}")
+    if follow and fmt == "csv":
+        raise UsageError("--follow prints text, one JSON document or JSON Lines, not --format csv")
 
     # --follow of a round with no turn played yet (a live game between two rounds) shows
     # the table at the round's start instead of nothing
@@ -144,7 +145,7 @@ def replay_cmd(
 
     answer = local_or_remote(db, url, local, remote)
     if isinstance(answer, list):
-        _print_frames(answer, fmt == "json")
+        _print_frames(answer, fmt)
     elif fmt != TEXT:
         view = answer[0]
         emit(structs_result(view.seats, SEAT_COLUMNS), fmt, document=view)
@@ -155,9 +156,13 @@ def replay_cmd(
         _print_view(*answer)
 
 
-def _print_frames(frames: list[TurnFrame], as_json: bool) -> None:
-    if as_json:
+def _print_frames(frames: list[TurnFrame], fmt: str) -> None:
+    """The turns of ``--follow``: one JSON document, a turn a line (jsonl), or the text."""
+    if fmt == "json":
         print_json(frames)
+        return
+    if fmt == "jsonl":
+        sys.stdout.write("".join(msgspec.json.encode(fr).decode() + "\n" for fr in frames))
         return
     stepping = _interactive()        # a key per turn; piped: every turn at once
     for i, fr in enumerate(frames):

@@ -10,8 +10,8 @@ import typer
 from seasalt_log import events as ev
 from seasalt_log.sim import DEFAULT_BOTS, simulate as simulate_games
 from seasalt_log.sim.runner import check_args
-from seasalt_log.sim.tournament import (DEFAULT_STRATEGIES, games_played, lineups,
-                                        tournament as run_tournament)
+from seasalt_log.sim.tournament import (DEFAULT_STRATEGIES, StrategyResult, games_played,
+                                        lineups, tournament as run_tournament)
 
 from seasalt_log.analytics.output import rows_result
 from seasalt_log.errors import UsageError
@@ -74,6 +74,9 @@ def simulate(
     settings = _settings(ruleset, events)
     if db is not None and out_file is not None:
         raise UsageError("--db and --out are exclusive: store the games, or write a log")
+    if as_json and db is None:
+        raise UsageError("--json is the summary of an import into --db: give --db with it (the "
+                         "log is JSON Lines already)")
     if out_file is not None:    # refused before any game is played
         check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:
@@ -133,11 +136,10 @@ def tournament(
         rules, setting = _settings(ruleset, events)
         result = run_tournament(games, players, seed, names, progress=tick, ruleset=rules,
                                 events=setting)
-    rows = [(r.strategy, r.seats, r.wins, r.win_rate, r.mean_points_per_round,
-             r.last_chance_won, r.last_chance_calls)
+    columns = list(StrategyResult.__struct_fields__)     # as the JSON document names them
+    rows = [tuple(getattr(r, c) for c in columns)
             for r in sorted(result.results, key=lambda r: -r.win_rate)]
-    table = rows_result(["strategy", "seats", "wins", "win_rate", "points_per_round",
-                         "last_chance_won", "last_chance_calls"], rows)
+    table = rows_result(columns, rows)
     emit(table, chosen(fmt, as_json), document=result,
          head=lambda: f"{_games(result.games)}, {players} players, seed {seed} (fair share "
                       f"{result.fair_share:.1%}); {result.mean_rounds:.2f} rounds per game; "

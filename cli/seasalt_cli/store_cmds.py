@@ -253,6 +253,8 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
            db: Path = DbOption):
     """Write games as LOG_FORMAT.md JSON Lines (derived events included), or with --parquet
     the whole store as Parquet files."""
+    if parquet is not None and html is not None:
+        raise UsageError("--parquet and --html are two exports: give one of them")
     if parquet is not None:
         from .analytics_cmds import export_parquet_cmd
         return export_parquet_cmd(db_path(db), parquet, games, all_, output)
@@ -281,7 +283,9 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
     """``export GAME --html FILE``: the game page as one file, written atomically
     (:func:`~seasalt_log.outputs.atomic_file`: FILE is replaced only once complete)."""
     from seasalt_log.web import export_html
-    if all_ or output is not None or not games or len(games) != 1:
+    if output is not None:
+        raise UsageError("--html FILE is where the page goes: give no --out with it")
+    if all_ or not games or len(games) != 1:
         raise UsageError("--html writes one game: seasalt export GAME --html FILE")
     gid = games[0]
     check_target(html, [db], what="--html")

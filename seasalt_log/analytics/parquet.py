@@ -463,6 +463,8 @@ def _copy_tables(con, directory: Path, target: Path) -> dict[str, int]:
                 rows["events"] = one_value(con, "SELECT count(*) FROM events")
                 if rows["events"]:
                     _write_events(con, directory / "events", rows["events"])
+                else:       # still an archive, of no events (``seasalt archive`` says so)
+                    (directory / "events").mkdir()
                 rows.update(side.result() if side is not None
                             else _write_tables(con, directory, stop))
             finally:

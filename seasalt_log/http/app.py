@@ -31,7 +31,7 @@ from ..errors import LogFormatError, SeasaltError, StreamConflictError, UsageErr
 from ..engine.state import ENDED, State
 from ..identifiers import MAX_LINE_BYTES
 from ..narration import log_lines
-from ..replay import replay, resolve_seat
+from ..replay import no_round, no_seq, replay, resolve_seat
 from ..rescore import rescore
 from ..store.backup import StoreIdentity
 from ..render import position
@@ -504,8 +504,7 @@ def _check_round(gid: str, events, rnd: int | None) -> None:
     """404 unless round ``rnd`` (None: no round asked for) has started in the game."""
     n = _count_rounds(events)
     if rnd is not None and not 1 <= rnd <= n:
-        raise ApiError(404, "no_such_point", f"game {gid} has {n} round{'' if n == 1 else 's'}; "
-                                             f"there is no round {rnd}")
+        raise ApiError(404, "no_such_point", no_round(gid, rnd, n))
 
 
 async def get_state(request: Request) -> Response:
@@ -518,8 +517,8 @@ async def get_state(request: Request) -> Response:
     live = _live(request)
     events = await live.events(gid)
     if seq is not None and not 1 <= seq <= len(events):
-        raise ApiError(404, "no_such_point", f"game {gid} has seq 1..{len(events)}; there is "
-                                             f"no seq {seq}", current_seq=len(events))
+        raise ApiError(404, "no_such_point", no_seq(gid, seq, len(events)),
+                       current_seq=len(events))
     _check_round(gid, events, rnd)
     headers = _validators(len(events))
     if (fresh := _not_modified(request, headers)) is not None:

@@ -125,6 +125,8 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
             finally:
                 fold.close()
     if not read_only and not path.exists():
+        if not path.parent.is_dir():
+            raise SeasaltError(f"cannot create the store {path}: no directory {path.parent}")
         create_file(path)
     try:
         con = (duckdb.connect(str(path), read_only=True, config=config or {}) if read_only
@@ -132,9 +134,9 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
     except duckdb.Error as exc:
         if isinstance(exc, duckdb.IOException) and "lock" in str(exc).lower():
             raise StoreBusyError(
-                f"the store {path} is busy: another process has it open (one process may "
-                "write to a store, or several may read it, never both at once); try again "
-                "when it has finished") from None
+                f"the store {path} is busy: {lock_holder(exc) or 'another process'} has it "
+                "open (one process may write to a store, or several may read it, never both "
+                "at once); try again when it has finished") from None
         if "unique file handle conflict" in str(exc).lower():   # see _writable
             # not StoreBusyError (another process): this process's own hold, which an
             # interrupted import's clean-up may still meet as it removes the store it made
@@ -149,6 +151,30 @@ def connect(path: Path, *, read_only: bool, config: dict[str, Any] | None = None
             con.close()
             raise store_failure(path, exc) from None
     return con
+
+
+#: DuckDB's lock error names the process holding the file (on the systems that say it)
+_HOLDER = re.compile(r"Conflicting lock is held in (.*) \(PID (\d+)\)")
+
+
+def lock_holder(exc: duckdb.Error) -> str:
+    """``"process N (COMMAND)"``: who holds a store, as DuckDB's lock error ``exc`` names
+    it (the command line from /proc where it can be read, on one line); "" when it does not
+    say."""
+    found = _HOLDER.search(str(exc))
+    if found is None:
+        return ""
+    program, pid = found.group(1), found.group(2)
+    try:
+        args = Path(f"/proc/{pid}/cmdline").read_bytes().rstrip(b"\0").split(b"\0")
+        program = " ".join([Path(args[0].decode(errors="replace")).name,
+                            *(a.decode(errors="replace") for a in args[1:])])
+    except (OSError, IndexError):
+        pass
+    program = " ".join(program.split())
+    if len(program) > 80:
+        program = program[:77] + "..."
+    return f"process {pid} ({program})"
 
 
 def _writable(path: Path, config: dict[str, Any]) -> duckdb.DuckDBPyConnection:
