@@ -459,7 +459,7 @@ def test_export_parquet(fixture_db, tmp_path):
     r = cli("export", "--parquet", out, "--db", fixture_db)
     assert r.exit_code == 1 and "holds other files" in r.stderr and (out / "notes.txt").exists()
     r = cli("export", "G1", "--parquet", tmp_path / "other", "--db", fixture_db)
-    assert r.exit_code == 1 and "whole store" in r.stderr
+    assert r.exit_code == 2 and "whole store" in r.stderr
 
 
 def test_export_parquet_library_counts(fixture_db, tmp_path):

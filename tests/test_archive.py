@@ -362,6 +362,19 @@ def test_out_must_be_new_or_empty_and_not_the_store(planted, tmp_path):
     assert r.exit_code == 1 and "no such file" in r.stderr
 
 
+def test_workers_and_a_scheduler_together_are_a_usage_error(tmp_path):
+    """--workers starts a local cluster, --scheduler names one: both is a command line that
+    cannot be right, refused as the parser's own usage errors are (exit code 2, the --help
+    to read), before any cluster starts or anything is written."""
+    out = tmp_path / "o"
+    r = runner.invoke(app, ["archive", "check", str(tmp_path), "--out", str(out),
+                            "--workers", "1", "--scheduler", "tcp://127.0.0.1:1"])
+    assert (r.exit_code, r.stderr) == (2, "error: give --workers (a local cluster) or "
+                                          "--scheduler, not both (see: seasalt archive check "
+                                          "--help)\n")
+    assert not out.exists()
+
+
 def test_without_the_extra_the_command_says_so_in_one_line(monkeypatch, tmp_path):
     monkeypatch.setitem(sys.modules, "distributed", None)       # import distributed fails
     r = runner.invoke(app, ["archive", "rebuild", str(tmp_path), "--out", str(tmp_path / "o")])

@@ -197,7 +197,7 @@ def test_replay_log_rescore_formats(store):
     doc = json.loads(run("rescore", gid, "--round", 1, "--db", db, "--format", "json").stdout)
     assert doc["round"] == 1 and len(doc["players"]) == 3
     r = run("replay", gid, "--db", db, "--follow", "--format", "csv")
-    assert r.exit_code == 1 and "--follow" in r.output
+    assert r.exit_code == 2 and "--follow" in r.output
 
 
 def test_tournament_formats():
@@ -236,5 +236,5 @@ def test_json_is_the_short_form_of_format_json_in_every_read_command(store):
     assert json.loads(run("stats", "overview", "--players", 3, "--db", db, "--json").stdout
                       )[0]["games"] == GAMES
     r = run("query", "SELECT 1", "--db", db, "--json", "--format", "csv")
-    assert (r.exit_code, r.stderr) == (1, "error: --json and --format csv disagree: give one "
-                                          "of them\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --json and --format csv disagree: give one "
+                                          "of them (see: seasalt query --help)\n")

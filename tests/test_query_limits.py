@@ -100,7 +100,7 @@ def test_bad_limit_options_are_one_line(db):
     line = one_error_line(cli("query", "SELECT 1", "--db", db, "--timeout", "soon"))
     assert "--timeout 'soon'" in line
     r = cli("stats", "win-rates", "--db", db, env={"SEASALT_QUERY_MEMORY": "huge"})
-    assert r.exit_code == 1 and "SEASALT_QUERY_MEMORY 'huge'" in one_error_line(r)
+    assert r.exit_code == 2 and "SEASALT_QUERY_MEMORY 'huge'" in one_error_line(r)
 
 
 # ---------------------------------------------------------------- the time limit

@@ -118,7 +118,7 @@ def test_sql_errors_are_one_line(db):
         assert r.exit_code == 1 and r.stdout == ""
         assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: SQL: "), r.stderr
     r = cli("query", "--db", db)
-    assert r.exit_code == 1 and "give the SQL" in r.stderr
+    assert r.exit_code == 2 and "give the SQL" in r.stderr
     assert cli("query", "--db", db.parent / "missing.duckdb", "SELECT 1").exit_code == 1
 
 
@@ -182,7 +182,7 @@ def test_sql_from_file_and_stdin(db, tmp_path):
     r = cli("query", "-", "--db", db, "--format", "json", input="SELECT 41 + 1 AS n")
     assert json.loads(r.stdout) == [{"n": 42}]
     r = cli("query", "SELECT 1", "--file", q, "--db", db)
-    assert r.exit_code == 1 and "not both" in r.stderr
+    assert r.exit_code == 2 and "not both" in r.stderr
     q.write_text("DROP TABLE games")
     r = cli("query", "--file", q, "--db", db)
     assert r.exit_code == 1 and "query refused" in r.stderr
@@ -214,9 +214,9 @@ def test_output_files(db, tmp_path, suffix):
 
 def test_output_suffix_and_format_must_agree(db, tmp_path):
     r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "x.txt")
-    assert r.exit_code == 1 and "must end with" in r.stderr
+    assert r.exit_code == 2 and "must end with" in r.stderr
     r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "x.csv", "--format", "json")
-    assert r.exit_code == 1 and "does not match" in r.stderr
+    assert r.exit_code == 2 and "does not match" in r.stderr
     r = cli("query", "SELECT 1", "--db", db, "--out", tmp_path / "no" / "such" / "x.csv")
     assert r.exit_code == 1 and r.stderr.startswith("error: cannot write")
 

@@ -129,8 +129,9 @@ def test_replay_follow(db):
     assert r.exit_code == 0, r.output
     assert [json.loads(line) for line in r.stdout.splitlines()] == frames
     r = run("replay", "demo", "--round", 2, "--follow", "--format", "csv", "--db", db)
-    assert (r.exit_code, r.stderr) == (1, "error: --follow prints text, one JSON document or "
-                                          "JSON Lines, not --format csv\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --follow prints text, one JSON document or "
+                                          "JSON Lines, not --format csv (see: seasalt replay "
+                                          "--help)\n")
 
 
 def test_replay_follow_of_a_round_with_no_turn_yet_shows_its_start(tmp_path):
@@ -210,26 +211,27 @@ def test_rescore_mermaid_round(db):
 
 # ---------------------------------------------------------------- errors
 
-@pytest.mark.parametrize("args, message", [
-    (["replay", "nope"], "no game with id 'nope' in the store"),
-    (["log", "nope"], "no game with id 'nope' in the store"),
-    (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store"),
+@pytest.mark.parametrize("args, message, code", [
+    # exit code 1: what the store holds is not there; 2: a command line that cannot be right
+    (["replay", "nope"], "no game with id 'nope' in the store", 1),
+    (["log", "nope"], "no game with id 'nope' in the store", 1),
+    (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store", 1),
     # the words the service says for it (they differed: "has no round 7 (2 rounds)")
-    (["replay", "demo", "--round", 7], "game demo has 2 rounds; there is no round 7"),
-    (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns"),
-    (["replay", "demo", "--seq", 99], "there is no seq 99"),
-    (["replay", "demo", "--turn", 2], "--turn needs --round"),
-    (["replay", "demo", "--seq", 2, "--round", 1], "--seq names a point on its own"),
-    (["replay", "demo", "--seq", 2, "--follow"], "--follow walks a round"),
-    (["replay", "demo", "--round", 1, "--turn", 9, "--follow"], "round 1 has 6 turns"),
-    (["replay", "demo", "--as", "Zed"], "no player 'Zed'"),
-    (["log", "demo", "--as", "5"], "no player '5'"),
-    (["rescore", "demo", "--round", 3], "game demo has 2 rounds; there is no round 3"),
+    (["replay", "demo", "--round", 7], "game demo has 2 rounds; there is no round 7", 1),
+    (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns", 1),
+    (["replay", "demo", "--seq", 99], "there is no seq 99", 1),
+    (["replay", "demo", "--turn", 2], "--turn needs --round", 2),
+    (["replay", "demo", "--seq", 2, "--round", 1], "--seq names a point on its own", 2),
+    (["replay", "demo", "--seq", 2, "--follow"], "--follow walks a round", 2),
+    (["replay", "demo", "--round", 1, "--turn", 9, "--follow"], "round 1 has 6 turns", 1),
+    (["replay", "demo", "--as", "Zed"], "no player 'Zed'", 1),
+    (["log", "demo", "--as", "5"], "no player '5'", 1),
+    (["rescore", "demo", "--round", 3], "game demo has 2 rounds; there is no round 3", 1),
 ])
-def test_errors(db, args, message):
+def test_errors(db, args, message, code):
     r = run(*args, "--db", db)
     no_traceback(r)
-    assert r.exit_code == 1
+    assert r.exit_code == code
     assert r.stdout == ""
     assert r.stderr.startswith("error: ") and message in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

@@ -419,10 +419,10 @@ def lines_bytes(lines):
     (["tournament", "-n", 5, "-p", 1, "-s", 1], "'--players' / '-p': Input should be greater than or equal to 2", 2),
     (["tournament", "-n", 5, "-p", 2, "-s", 1, "--bots", "nope"], "no bot 'nope'", 2),
     (["tournament", "-n", 0, "-p", 2, "-s", 1], "'--games' / '-n': Input should be greater than or equal to 1", 2),
-    # options that do not go together: exit code 1, as the other commands' (--json without
-    # --db was dropped: the log written as if it had not been given)
+    # options that do not go together: a usage error too (--json without --db was dropped:
+    # the log written as if it had not been given)
     (["simulate", "-n", 1, "-p", 2, "-s", 1, "--json"], "--json is the summary of an import "
-     "into --db: give --db with it (the log is JSON Lines already)", 1),
+     "into --db: give --db with it (the log is JSON Lines already)", 2),
 ])
 def test_cli_errors_are_one_line(args, message, code):
     r = run(*args)

@@ -242,12 +242,12 @@ def test_games_show_export(tmp_path, log):
     run("export", "--all", "--db", db2, "-o", out2)
     assert out.read_bytes() == out2.read_bytes()
     r = run("export", "--db", db)
-    assert r.exit_code == 1 and "--all" in r.output
+    assert r.exit_code == 2 and "--all" in r.output
     # games named with --all: refused, not exported all the same (an unknown name unnoticed)
     for names in ([gid], ["nope"]):
         r = run("export", *names, "--all", "--db", db, "--out", tmp_path / "both.jsonl")
-        assert (r.exit_code, r.stderr) == (1, "error: name the games to export or pass --all, "
-                                              "not both\n")
+        assert (r.exit_code, r.stderr) == (2, "error: name the games to export or pass --all, "
+                                              "not both (see: seasalt export --help)\n")
     assert not (tmp_path / "both.jsonl").exists()
 
 
@@ -265,11 +265,11 @@ def test_export_refuses_two_targets_at_once(tmp_path, log):
     gid = json.loads(run("games", "--db", db, "--json").stdout)[0]["game_id"]
     page, pq, out = tmp_path / "g.html", tmp_path / "pq", tmp_path / "g.jsonl"
     r = run("export", "--parquet", pq, "--html", page, "--db", db)
-    assert (r.exit_code, r.stderr) == (1, "error: --parquet and --html are two exports: give "
-                                          "one of them\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --parquet and --html are two exports: give "
+                                          "one of them (see: seasalt export --help)\n")
     r = run("export", gid, "--html", page, "--out", out, "--db", db)
-    assert (r.exit_code, r.stderr) == (1, "error: --html FILE is where the page goes: give no "
-                                          "--out with it\n")
+    assert (r.exit_code, r.stderr) == (2, "error: --html FILE is where the page goes: give no "
+                                          "--out with it (see: seasalt export --help)\n")
     assert not page.exists() and not pq.exists() and not out.exists()
 
 
@@ -283,9 +283,10 @@ def test_score_command():
     assert r.exit_code == 1 and "did you mean" in r.output
     # codes joined by a comma, as --laid takes them: said so, not an unknown card code
     r = run("score", "crab:black,crab:yellow", "fish:black")
-    assert (r.exit_code, r.stderr) == (1, "error: 'crab:black,crab:yellow': give a hand's cards "
+    assert (r.exit_code, r.stderr) == (2, "error: 'crab:black,crab:yellow': give a hand's cards "
                                           "as separate codes (crab:black crab:yellow); a comma "
-                                          "joins the codes of --laid only\n")
+                                          "joins the codes of --laid only (see: seasalt score "
+                                          "--help)\n")
 
 
 def test_installed_executable_imports_a_log(tmp_path, log):
@@ -319,7 +320,7 @@ def test_simulate_stores_games_like_an_import_of_its_log(tmp_path):
     run("export", "--all", "--db", imported, "-o", b)
     assert a.read_bytes() == b.read_bytes() == log.read_bytes()
     r = run("simulate", "-n", "1", "-p", "3", "-s", "5", "--db", direct, "--out", log)
-    assert r.exit_code == 1 and "exclusive" in r.output
+    assert r.exit_code == 2 and "exclusive" in r.output
 
 
 def test_import_of_a_missing_path_creates_no_store(tmp_path, log):

@@ -18,7 +18,8 @@ from seasalt_log.errors import UsageError
 from seasalt_log.outputs import check_target
 from seasalt_log.store import Store
 
-from .app import app, db_path, fail, handles_errors, log, print_json, progress_bar
+from .app import (app, db_path, fail, handles_errors, log, print_json, progress_bar,
+                  usage)
 from .formats import LimitOption, save_or_emit
 from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption,
                       ReadTokenOption, UrlOption, on_command_line, out_option)
@@ -43,14 +44,14 @@ def _utf8(data: bytes, where: str) -> str:
 
 def _read_sql(sql: str | None, file: Path | None) -> str:
     if sql is not None and file is not None:
-        raise UsageError("give the SQL as an argument or with --file, not both")
+        usage("give the SQL as an argument or with --file, not both")
     if file is not None:
         try:
             return _utf8(file.read_bytes(), f"--file {file}")
         except OSError as exc:
             raise UsageError(f"--file {file}: {exc.strerror or exc}") from None
     if sql is None:
-        raise UsageError("give the SQL as an argument, with --file FILE, or - to read it from stdin")
+        usage("give the SQL as an argument, with --file FILE, or - to read it from stdin")
     if sql == "-":
         return _utf8(sys.stdin.buffer.read(), "standard input")
     return sql
@@ -58,9 +59,13 @@ def _read_sql(sql: str | None, file: Path | None) -> str:
 
 def _limits(ctx: typer.Context, timeout: str, memory_limit: str):
     """The query limits; a value from the environment is left for :func:`limits_from` to
-    read, so that its errors name the variable rather than the option."""
-    return limits_from(timeout if on_command_line(ctx, "timeout") else None,
-                       memory_limit if on_command_line(ctx, "memory_limit") else None)
+    read, so that its errors name the variable rather than the option. A value of the
+    wrong form is a usage error either way."""
+    try:
+        return limits_from(timeout if on_command_line(ctx, "timeout") else None,
+                           memory_limit if on_command_line(ctx, "memory_limit") else None)
+    except UsageError as exc:
+        usage(str(exc))
 
 
 @contextmanager
@@ -192,7 +197,7 @@ def export_parquet_cmd(db: Path, directory: Path, games, all_: bool, output: Pat
     """``seasalt export --parquet DIR``: the whole store as Parquet files."""
     from seasalt_log.analytics.parquet import export_parquet
     if games or all_ or output is not None:
-        raise UsageError("--parquet exports the whole store: give no GAME, --all or --out with it")
+        usage("--parquet exports the whole store: give no GAME, --all or --out with it")
     with Store.open(db, read_only=True) as store:
         done = export_parquet(store, directory)
     log.info(f"wrote {len(done.files)} Parquet file(s) to {done.directory}: "

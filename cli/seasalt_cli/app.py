@@ -12,6 +12,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 # Ctrl-C while DuckDB's extension module initialises aborts the interpreter ("Critical
 # nanobind error", exit by SIGABRT): the signal waits until the module is loaded, then
@@ -38,6 +39,7 @@ def usage_error_line(exc: typer.TyperException) -> str:
     """A usage error (unknown option, bad choice, missing argument) as one line, with the
     command's --help as the hint."""
     message = " ".join(exc.format_message().split()).replace("Value error, ", "")
+    message = message.removeprefix("Invalid value: ")  # a line of options, not one value
     ctx = getattr(exc, "ctx", None)
     hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
     return f"error: {message}{hint}"
@@ -124,6 +126,13 @@ def fail(message: str, code: int = 1) -> None:
     """Print a one-line error on stderr and exit with ``code``."""
     err.print(f"error: {message}", markup=False)
     raise typer.Exit(code)
+
+
+def usage(message: str) -> NoReturn:
+    """Refuse a command line that cannot be right whatever the store holds (options that do
+    not go together, a missing argument, a value of the wrong form): one line ending with
+    the command's --help, exit code 2, as the parser's own usage errors."""
+    raise typer.BadParameter(message)       # said without "Invalid value:" (usage_error_line)
 
 
 @contextmanager

@@ -7,7 +7,7 @@ import typer
 
 from seasalt_log.archive import missing_extra, run
 
-from .app import app, fail, handles_errors, log, out, print_json, progress_bar
+from .app import app, fail, handles_errors, log, out, print_json, progress_bar, usage
 from .options import JsonOption, out_option
 
 archive_app = typer.Typer(help="Check or rebuild a whole Parquet archive of games on Dask "
@@ -35,7 +35,7 @@ def _run(source: str, out_dir: str, rebuild: bool, workers, scheduler, shuffle, 
     if reason:
         fail(reason)
     if workers is not None and scheduler is not None:
-        fail("give --workers (a local cluster) or --scheduler, not both")
+        usage("give --workers (a local cluster) or --scheduler, not both")
     with progress_bar("folding (events)") as cb:
         summary = run(source, out_dir, rebuild=rebuild, workers=workers, scheduler=scheduler,
                       shuffle=shuffle, progress=cb)

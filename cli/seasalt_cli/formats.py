@@ -18,7 +18,7 @@ from seasalt_log.analytics.output import (TABLE_LIMIT, Result, format_for, save_
                                           write_result, write_table)
 from seasalt_log.errors import UsageError
 
-from .app import log, print_json
+from .app import log, print_json, usage
 
 LimitOption = typer.Option(TABLE_LIMIT, "--limit", min=0, metavar="N",
                            help="Rows a table shows (0: every row); a last line counts the "
@@ -30,7 +30,7 @@ def chosen(fmt: str | None, as_json: bool = False, default: str | None = None) -
     ``--format``, else ``default``, else a table on a terminal and CSV when piped."""
     if as_json:
         if fmt not in (None, "json"):
-            raise UsageError(f"--json and --format {fmt} disagree: give one of them")
+            usage(f"--json and --format {fmt} disagree: give one of them")
         return "json"
     if fmt is not None:
         return fmt
@@ -67,10 +67,13 @@ def save_or_emit(result: Result, fmt: str | None, output: Path | None, store: Pa
     if as_json:
         fmt = chosen(fmt, as_json)
     if output is not None:
-        kind = format_for(output)
+        try:
+            kind = format_for(output)
+        except UsageError as exc:       # a suffix of no format
+            usage(str(exc))
         if fmt is not None and fmt != kind:
-            raise UsageError(f"--format {fmt} does not match --out {output.name} "
-                             f"(its suffix means {kind}); give one of them")
+            usage(f"--format {fmt} does not match --out {output.name} (its suffix means "
+                  f"{kind}); give one of them")
         save_result(result, output, [store])
         log.info(f"wrote {len(result)} row(s) to {output} ({kind})")
         return

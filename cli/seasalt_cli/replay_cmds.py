@@ -20,13 +20,12 @@ from seasalt_log import replay as rp
 from seasalt_log.render import render_report, render_state
 from seasalt_log.rescore import rescore
 from seasalt_log.engine import State, apply
-from seasalt_log.errors import UsageError
 from seasalt_log.store import Store
 from seasalt_log.turn_frames import TurnFrame, turn_frames
 from seasalt_log.view import SPECTATOR, TableView, Viewer, table_view
 from seasalt_log.analytics.output import rows_result, structs_result
 
-from .app import app, handles_errors, log, print_json
+from .app import app, handles_errors, log, print_json, usage
 from .formats import chosen, emit
 from .options import (DbOption, Format, GameArg, JsonOption, ReadTokenOption, TextFormatOption,
                       UrlOption)
@@ -98,14 +97,14 @@ def replay_cmd(
     """Rebuild a stored game's state after an event (--seq), after a turn (--round/--turn),
     or now; --follow shows every turn of a round with its events."""
     if seq is not None and (round is not None or turn is not None):
-        raise UsageError("--seq names a point on its own: do not combine it with --round/--turn")
+        usage("--seq names a point on its own: do not combine it with --round/--turn")
     if turn is not None and round is None:
-        raise UsageError("--turn needs --round (a turn is numbered within its round)")
+        usage("--turn needs --round (a turn is numbered within its round)")
     fmt = chosen(fmt, as_json, TEXT)
     if follow and seq is not None:
-        raise UsageError("--follow walks a round: use --round (and --turn), not --seq")
+        usage("--follow walks a round: use --round (and --turn), not --seq")
     if follow and fmt == "csv":
-        raise UsageError("--follow prints text, one JSON document or JSON Lines, not --format csv")
+        usage("--follow prints text, one JSON document or JSON Lines, not --format csv")
 
     # --follow of a round with no turn played yet (a live game between two rounds) shows
     # the table at the round's start instead of nothing

@@ -7,10 +7,9 @@ from types import SimpleNamespace
 import typer
 from rich.table import Table
 
-from seasalt_log.errors import UsageError
 from seasalt_log.hand import score_hand
 
-from .app import app, handles_errors, out, print_json
+from .app import app, handles_errors, out, print_json, usage
 from .options import JsonOption, Ruleset, RulesetOption, event_option
 
 
@@ -35,9 +34,9 @@ def score(
     §12: trios, the seahorse, the cast of crabs, Water Rodeo pairs, event tables)."""
     joined = next((c for c in cards if "," in c), None)
     if joined is not None:      # the way --laid is written, given to a hand
-        raise UsageError(f"{joined!r}: give a hand's cards as separate codes "
-                         f"({' '.join(c for c in joined.split(',') if c)}); a comma joins the "
-                         "codes of --laid only")
+        usage(f"{joined!r}: give a hand's cards as separate codes "
+              f"({' '.join(c for c in joined.split(',') if c)}); a comma joins the "
+              "codes of --laid only")
     result = score_hand(cards, laid, ruleset=ruleset, events=event, face_down=face_down)
     if as_json:
         print_json(result)

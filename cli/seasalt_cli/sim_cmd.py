@@ -14,12 +14,11 @@ from seasalt_log.sim.tournament import (DEFAULT_STRATEGIES, StrategyResult, game
                                         lineups, tournament as run_tournament)
 
 from seasalt_log.analytics.output import rows_result
-from seasalt_log.errors import UsageError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import import_games
 from seasalt_log.store import Store
 
-from .app import app, db_path, handles_errors, log, print_json, progress_bar
+from .app import app, db_path, handles_errors, log, print_json, progress_bar, usage
 from .formats import chosen, emit
 from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
                       bots_option, out_option)
@@ -73,10 +72,10 @@ def simulate(
     check_args(players, names, games)
     settings = _settings(ruleset, events)
     if db is not None and out_file is not None:
-        raise UsageError("--db and --out are exclusive: store the games, or write a log")
+        usage("--db and --out are exclusive: store the games, or write a log")
     if as_json and db is None:
-        raise UsageError("--json is the summary of an import into --db: give --db with it (the "
-                         "log is JSON Lines already)")
+        usage("--json is the summary of an import into --db: give --db with it (the "
+              "log is JSON Lines already)")
     if out_file is not None:    # refused before any game is played
         check_target(out_file, [db_path(None)], what="--out")
     with progress_bar("simulating", enabled=games >= PROGRESS_FROM, total=games) as tick:

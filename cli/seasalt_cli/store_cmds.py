@@ -14,13 +14,14 @@ import typer
 from seasalt_log import queries
 from seasalt_log.analytics.output import (TABLE_LIMIT, Result, arrow_result, reencoded_json,
                                           rows_result, structs_result)
-from seasalt_log.errors import SeasaltError, StoreBusyError, UsageError
+from seasalt_log.errors import SeasaltError, StoreBusyError
 from seasalt_log.outputs import atomic_file, check_target
 from seasalt_log.service import ImportSummary, export_blocks, import_logs, log_files
 from seasalt_log.store import Store
 from seasalt_log.store.store import wal_path
 
-from .app import app, db_path, err, fail, handles_errors, log, print_json, progress_bar
+from .app import (app, db_path, err, fail, handles_errors, log, print_json, progress_bar,
+                  usage)
 from .formats import chosen, emit
 from .options import (DbOption, Format, FormatOption, GameArg, JobsOption, JsonOption,
                       PlayerOption, PlayersOption, ProgressOption, ReadTokenOption, UrlOption,
@@ -254,16 +255,16 @@ def export(games: list[str] = typer.Argument(None, metavar="GAME", show_default=
     """Write games as LOG_FORMAT.md JSON Lines (derived events included), or with --parquet
     the whole store as Parquet files."""
     if parquet is not None and html is not None:
-        raise UsageError("--parquet and --html are two exports: give one of them")
+        usage("--parquet and --html are two exports: give one of them")
     if parquet is not None:
         from .analytics_cmds import export_parquet_cmd
         return export_parquet_cmd(db_path(db), parquet, games, all_, output)
     if html is not None:
         return export_html_cmd(db_path(db), games, all_, output, html)
     if not games and not all_:
-        raise UsageError("name the games to export, or pass --all")
+        usage("name the games to export, or pass --all")
     if games and all_:      # the names would be ignored, an unknown one unnoticed
-        raise UsageError("name the games to export or pass --all, not both")
+        usage("name the games to export or pass --all, not both")
     store_path = db_path(db)
     if output is not None:
         check_target(output, [store_path], what="--out")
@@ -284,9 +285,9 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
     (:func:`~seasalt_log.outputs.atomic_file`: FILE is replaced only once complete)."""
     from seasalt_log.web import export_html
     if output is not None:
-        raise UsageError("--html FILE is where the page goes: give no --out with it")
+        usage("--html FILE is where the page goes: give no --out with it")
     if all_ or not games or len(games) != 1:
-        raise UsageError("--html writes one game: seasalt export GAME --html FILE")
+        usage("--html writes one game: seasalt export GAME --html FILE")
     gid = games[0]
     check_target(html, [db], what="--html")
     with Store.open(db, read_only=True) as store:
