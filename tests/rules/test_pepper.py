@@ -3,12 +3,15 @@ and each of the 12 events, legal and illegal. Expected values are worked from th
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from msgspec.structs import replace
 
 from seasalt_log import events as ev
 from seasalt_log.engine import apply, legal_moves
 from seasalt_log.engine.core import next_derived, player_points
+from seasalt_log.engine.rulings import DOLPHIN_CODES, rules_for
 from seasalt_log.errors import LogFormatError
 
 from ..scenario import Game, boats, crabs, draw, end, fish, last_chance, shark, stop, take
@@ -409,3 +412,32 @@ def test_r_x_flow_forced_and_r_ev_angelfish_where_they_meet():
     assert g.refuse(ev.AngelfishTaken(player=1, pile=0, card=g.pile_top(0))
                     ).rule == "R-X-JELLYFISH-TURN"
     g.play(ev.ForcedDrawn(player=1, card=g.deck[0]), end(1))
+
+
+# ---------------------------------------------------------------- the deck runs out
+
+def test_r_ev_sunfish_and_dolphins_draw_nothing_from_an_empty_deck():
+    """R-EV-SUNFISH ("none from an empty deck"), R-EV-DOLPHINS ("nothing if the deck is
+    empty"), RULES.md §17: once a draw has taken the deck's last two cards, a fish pair's
+    also_drew and the Dolphins' dolphins_drew must be null; a card there is refused."""
+    g = pepper("sunfish", hands={0: [FB, FG]})
+    g.drain(2, player=0)
+    a, b = g.deck
+    g.play(draw(0, a, b, pile=0))
+    assert g.deck == ()
+    assert g.refuse(replace(fish(0, FB, FG, None), also_drew=O1)).rule == "R-EV-SUNFISH"
+    g.play(fish(0, FB, FG, None))                           # laid, nothing drawn
+    assert g.laid(0) == ((FB, FG),)
+    # the Dolphins: Ann draws the last two cards and discards a collector (the octopus).
+    # The deck alternates collectors with other cards, so no filler draw has to discard one
+    # (a Dolphins draw would leave an odd deck that two-card draws cannot bring down to 2).
+    rest = Counter(rules_for(None, "pepper").cards) - Counter([SG, SB, BB, O3])
+    collectors = [c for c in rest.elements() if c in DOLPHIN_CODES]
+    others = [c for c in rest.elements() if c not in DOLPHIN_CODES]
+    then = [c for i, o in enumerate(others) for c in (o, *collectors[i:i + 1])]
+    h = pepper("dolphins", discards=(SG, SB), then=then, bottom=[BB, O3])
+    h.drain(2, player=0)
+    assert h.deck == (BB, O3)
+    assert h.refuse(replace(draw(0, BB, O3, pile=0), dolphins_drew=O2)).rule == "R-EV-DOLPHINS"
+    h.play(draw(0, BB, O3, pile=0))                         # dolphins_drew null: legal
+    assert h.deck == () and BB in h.hand(0) and O2 not in h.hand(0)
