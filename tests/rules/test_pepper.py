@@ -222,6 +222,22 @@ def test_r_ev_treasure_chest_needs_ten():
     h.play(draw(0, BB, BY), last_chance(0))
 
 
+@pytest.mark.parametrize("hand, points, legal", [
+    ([O1, O2, O3, P1, P2], 9, False),                   # 3 octopuses 6 + 2 penguins 3
+    ([O1, O2, O3, "octopus:light-blue", P1], 10, True),  # 4 octopuses 9 + 1 penguin 1
+], ids=["nine", "ten"])
+def test_r_ev_treasure_chest_ten_exactly(hand, points, legal):
+    """R-EV-TREASURE-CHEST, RULES.md §17: at the boundary, 9 card points may not call
+    (R-EV-TREASURE-CHEST), 10 may; the kept boat adds nothing (a single boat)."""
+    g = pepper("treasure-chest", hands={0: hand}, then=[BB, BY])
+    g.play(draw(0, BB, BY))
+    assert player_points(g.state, 0) == points
+    if legal:
+        g.play(stop(0))
+    else:
+        assert g.refuse(stop(0)).rule == "R-EV-TREASURE-CHEST"
+
+
 def test_r_ev_diodon_fish_no_stop():
     """R-EV-DIODON-FISH: STOP is refused with enough points; LAST CHANCE is allowed."""
     g = pepper("diodon-fish", hands={0: [O1, O2, O3, P1]}, then=[BB, BY])
