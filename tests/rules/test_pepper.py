@@ -285,6 +285,18 @@ def test_r_ev_coral_reef_and_r_ev_protect():
     g.play(shark(1, SHB, SWB, None, None))               # nobody else to steal from
 
 
+def test_r_ev_coral_reef_only_where_it_is_in_effect_and_only_a_held_shell():
+    """R-EV-CORAL-REEF, R-EV-APPLY: under another event (the Kraken) nobody may place a shell
+    face down; under the Coral Reef the shell must be one the player holds."""
+    g = pepper("kraken", hands={0: [SG, SB, O1]}, then=[BB, BY])
+    g.play(draw(0, BB, BY))
+    assert g.refuse(ev.ShellFaceDown(player=0, card=SG)).rule == "R-EV-CORAL-REEF"
+    h = pepper("coral-reef", hands={0: [SG, SB, O1]}, then=[BB, BY])
+    h.play(draw(0, BB, BY))
+    assert h.refuse(ev.ShellFaceDown(player=0, card=SY)).rule == "R-EV-CORAL-REEF"
+    h.play(ev.ShellFaceDown(player=0, card=SB))
+
+
 def test_r_ev_protect_the_jellyfish_lock_does_not_force_a_protected_player():
     """R-EV-PROTECT, R-X-JELLYFISH-TURN: Ben is protected, so Ann's lock does not force him."""
     g = pepper("coral-reef", ruleset="extra-salt",
