@@ -151,6 +151,17 @@ def test_r_ev_water_rodeo_sharks_take_a_laid_pair():
     assert g.laid(1) == () and g.laid(0) == ((SHB, SHG), (BB, BY))
 
 
+def test_r_x_pairs_the_water_rodeo_pairs_are_two_of_a_kind():
+    """R-X-PAIRS, RULES.md §17: swimmers_played needs two swimmers and sharks_played two
+    sharks; a shark and a swimmer under either type is refused under R-X-PAIRS."""
+    g = rodeo_game()
+    g.play(take(0, 0, g.pile_top(0)))
+    mixed = ev.SwimmersPlayed(player=0, cards=(SWB, SHB), victim=1, gave=None, got=None)
+    assert g.refuse(mixed).rule == "R-X-PAIRS"
+    assert g.refuse(ev.SharksPlayed(player=0, cards=(SHB, SWB), victim=1, pair=(BB, BY))
+                    ).rule == "R-X-PAIRS"
+
+
 @pytest.mark.parametrize("victim", [-1, -2, 2, 5])
 def test_a_victim_seat_outside_the_game_is_a_format_error(victim):
     """An event that skipped ``events.validate`` with a victim seat outside the game
