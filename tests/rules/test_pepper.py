@@ -151,6 +151,24 @@ def test_r_ev_water_rodeo_sharks_take_a_laid_pair():
     assert g.laid(1) == () and g.laid(0) == ((SHB, SHG), (BB, BY))
 
 
+def test_r_ev_water_rodeo_swimmers_not_a_player_with_an_empty_hand():
+    """R-EV-WATER-RODEO-SWIMMERS, RULES.md §17: the chosen player must have a hand that is
+    not empty. Ben's one card is stolen by Cid and his second by Dee; Ann's swimmer pair
+    may not choose him, and chooses Cid instead."""
+    g = pepper("water-rodeo", players=4, first=2,
+               hands={2: [SHB, "swimmer:light-orange"], 3: [SHG, "swimmer:dark-blue"],
+                      0: [SWB, SWY], 1: [CB]})
+    assert g.player == 1
+    g.play(take(1, 0, g.pile_top(0)), end(1))
+    other = [c for c in g.hand(1) if c != CB][0]
+    g.play(take(2, 0, g.pile_top(0)), shark(2, SHB, "swimmer:light-orange", 1, CB), end(2))
+    g.play(take(3, 0, g.pile_top(0)), shark(3, SHG, "swimmer:dark-blue", 1, other), end(3))
+    assert g.hand(1) == ()
+    g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(swimmers(0, 1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    g.play(swimmers(0, 2))
+
+
 def test_r_x_pairs_the_water_rodeo_pairs_are_two_of_a_kind():
     """R-X-PAIRS, RULES.md §17: swimmers_played needs two swimmers and sharks_played two
     sharks; a shark and a swimmer under either type is refused under R-X-PAIRS."""
