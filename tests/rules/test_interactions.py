@@ -311,7 +311,8 @@ def test_r_ev_protect_a_held_coral_reef_protects_against_every_attacker():
 def test_r_ev_protect_the_water_rodeo_pairs_may_not_choose_a_protected_player():
     """R-EV-PROTECT, RULES.md §17 ("a protected victim: R-EV-PROTECT for all three"): Ben
     holds the Coral Reef in round 2 under the Water Rodeo and lays a shell face down; Ann's
-    swimmer pair and shark pair may not choose him, and with nobody else they choose nobody."""
+    swimmer pair and shark pair may not choose him, and with nobody else they choose nobody
+    and name no card or pair."""
     g = scored_game("coral-reef")
     assert g.derived()[1].to == 1
     g.start_round(event="water-rodeo", hands={1: ["shell:grey", "octopus:green"],
@@ -327,6 +328,12 @@ def test_r_ev_protect_the_water_rodeo_pairs_may_not_choose_a_protected_player():
                     ).rule == "R-EV-PROTECT"
     assert g.refuse(ev.SharksPlayed(player=0, cards=("shark:black", "shark:green"), victim=1,
                                     pair=("boat:black", "boat:yellow"))).rule == "R-EV-PROTECT"
+    # nobody chosen: nothing given, got or taken (R-EV-WATER-RODEO-SWIMMERS / -SHARKS)
+    assert g.refuse(ev.SwimmersPlayed(player=0, cards=swimmers, victim=None, gave="shark:black",
+                                      got="octopus:green")).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(ev.SharksPlayed(player=0, cards=("shark:black", "shark:green"), victim=None,
+                                    pair=("boat:black", "boat:yellow"))
+                    ).rule == "R-EV-WATER-RODEO-SHARKS"
     g.play(ev.SwimmersPlayed(player=0, cards=swimmers, victim=None, gave=None, got=None))
 
 
