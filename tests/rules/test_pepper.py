@@ -130,13 +130,15 @@ def sharks(player, victim, pair) -> ev.SharksPlayed:
 
 
 def test_r_ev_water_rodeo_swimmers_look_and_swap():
-    """R-EV-WATER-RODEO, R-EV-WATER-RODEO-SWIMMERS: choose Ben, swap one card for one."""
+    """R-EV-WATER-RODEO, R-EV-WATER-RODEO-SWIMMERS: choose Ben, swap one card for one; the
+    card got must be in Ben's hand (he holds no crab)."""
     g = rodeo_game()
     g.play(take(0, 0, g.pile_top(0)))
     assert g.refuse(swimmers(0, None)).rule == "R-X-NOEFFECT"
     assert g.refuse(swimmers(0, 0)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=O1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=SWB, got=P1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(swimmers(0, 1, gave=O1, got=CY)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     g.play(swimmers(0, 1, gave=O1, got=P1))
     assert P1 in g.hand(0) and O1 in g.hand(1) and O1 not in g.hand(0)
 
@@ -145,6 +147,7 @@ def test_r_ev_water_rodeo_sharks_take_a_laid_pair():
     """R-EV-WATER-RODEO-SHARKS: Ben's boat pair moves to Ann's front and counts for her."""
     g = rodeo_game()
     g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(sharks(0, None, None)).rule == "R-X-NOEFFECT"     # Ben can be chosen
     assert g.refuse(sharks(0, 1, None)).rule == "R-EV-WATER-RODEO-SHARKS"
     assert g.refuse(sharks(0, 1, (FB, FG))).rule == "R-EV-WATER-RODEO-SHARKS"
     g.play(sharks(0, 1, (BY, BB)))
