@@ -137,6 +137,7 @@ def test_r_ev_water_rodeo_swimmers_look_and_swap():
     assert g.refuse(swimmers(0, None)).rule == "R-X-NOEFFECT"
     assert g.refuse(swimmers(0, 0)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=O1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(swimmers(0, 1, got=P1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=SWB, got=P1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=O1, got=CY)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     g.play(swimmers(0, 1, gave=O1, got=P1))
