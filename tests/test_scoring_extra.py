@@ -79,10 +79,24 @@ def test_the_seahorse_is_never_counted_by_a_multiplier():
     assert (b.seahorse, b.collectors, b.multipliers) == ("sailor", 5, 3)
 
 
-def test_the_seahorse_needs_a_kind_below_its_maximum():
-    """R-X-SCORE-SEAHORSE: 3 penguins is the maximum, so it joins nothing."""
-    b = extra_breakdown(["seahorse:white", "penguin:pink", "penguin:purple", "penguin:light-orange"])
-    assert (b.seahorse, b.seahorse_points, b.card_points) == (None, 0, 5)
+SHELLS = ["shell:dark-blue", "shell:light-blue", "shell:black", "shell:yellow", "shell:green",
+          "shell:grey"]
+OCTOPUSES = ["octopus:light-blue", "octopus:yellow", "octopus:green", "octopus:purple",
+             "octopus:grey"]
+
+
+@pytest.mark.parametrize("held, points", [
+    (["penguin:pink", "penguin:purple", "penguin:light-orange"], 5),   # 3 penguins: 5
+    (SHELLS, 10),                                                       # 6 shells: 10
+    (OCTOPUSES, 12),                                                    # 5 octopuses: 12
+    (["sailor:pink", "sailor:orange"], 5),                              # 2 sailors: 5
+], ids=["penguins", "shells", "octopuses", "sailors"])
+def test_the_seahorse_needs_a_kind_below_its_maximum(held, points):
+    """R-X-SCORE-SEAHORSE: each kind at its maximum (shells 6, octopuses 5, penguins 3,
+    sailors 2) is no kind the seahorse may join, so it joins nothing and adds nothing; the
+    points are the table's for that many cards alone (RULES.md §4)."""
+    b = extra_breakdown(["seahorse:white", *held])
+    assert (b.seahorse, b.seahorse_points, b.card_points) == (None, 0, points)
 
 
 def test_rodeo_pairs_and_tables_are_reported():

@@ -19,6 +19,9 @@ def test_r_ev_angelfish_once_per_take_step():
     g.play(draw(0, "boat:black", "shell:grey", pile=0))
     assert g.pile(0) == ("octopus:grey", "shell:grey") and g.pile(1) == ("crab:grey",)
     assert g.refuse(end(0)).rule == "R-EV-ANGELFISH"
+    # RULES.md §17: while the Angelfish take is due, any other event of hers is refused,
+    # an ordinary take of a pile's top as well
+    assert g.refuse(ev.DiscardTaken(player=0, pile=1, card="crab:grey")).rule == "R-EV-ANGELFISH"
     g.play(ev.AngelfishTaken(player=0, pile=0, card="shell:grey"))
     assert g.pile_top(0) == "octopus:grey"
     assert g.refuse(ev.AngelfishTaken(player=0, pile=1, card="crab:grey")).rule == "R-EV-ANGELFISH"

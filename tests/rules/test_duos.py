@@ -259,8 +259,11 @@ def last_chance_shark() -> Game:
 
 
 def test_r_duo_shark_no_hand_to_steal_from():
-    """R-DUO-SHARK / R-DUO-NOEFFECT: the only other hand is revealed: victim and stole null."""
+    """R-DUO-SHARK / R-DUO-NOEFFECT: the only other hand is revealed: victim and stole null.
+    With nobody to steal from, a stolen card or oneself as victim is refused (R-DUO-SHARK)."""
     g = last_chance_shark()
+    assert g.refuse(shark(1, SHB, SWY, None, "penguin:pink")).rule == "R-DUO-SHARK"
+    assert g.refuse(shark(1, SHB, SWY, 1, "shell:black")).rule == "R-DUO-SHARK"
     g.play(shark(1, SHB, SWY, None, None))
     assert g.laid(1) == ((SHB, SWY),) and len(g.hand(0)) == 5
 

@@ -110,9 +110,11 @@ def test_r_mermaid_win_totals_as_before_the_round():
 
 
 def test_r_mermaid_win_after_a_legal_call():
-    """R-MERMAID-WIN: checked after the turn's last event, even a call: no round_scored."""
+    """R-MERMAID-WIN: checked after the turn's last event, even a call: no round_scored. The
+    call still reveals the caller's hand (R-END-2: "reveal your hand and call")."""
     g = three_mermaids(PENGUINS_COLONY + ["shell:yellow"])
     g.play(draw(0, M, "crab:black", pile=0), stop(0))
+    assert g.state.flow.revealed == 0b1
     assert [type(e) for e in g.derived()] == [ev.GameEnded]
     assert g.events[-1].reason == "mermaids"
 

@@ -230,6 +230,20 @@ def test_r_x_lobster_fewer_than_five_sees_all_and_empty_deck_does_nothing():
     assert g2.laid(0) == ((CB, LOB),)
 
 
+
+def test_r_x_lobster_one_card_left_nothing_goes_back():
+    """R-X-LOBSTER, RULES.md §17: with one card left the lobster sees it and keeps it;
+    nothing goes back, so there is no shuffle and ``deck`` must be empty or absent."""
+    fb, fdb = "fish:black", "fish:dark-blue"
+    g = Game(ruleset="extra-salt").start_round(hands={0: [CB, LOB, fb, fdb]})
+    g.drain(leave=2, player=0)
+    a, b = g.deck
+    g.play(take(0, 0, g.pile_top(0)), ev.FishPlayed(player=0, cards=(fb, fdb), drew=a))
+    assert g.deck == (b,)
+    assert g.refuse(lobster(0, CB, LOB, (b,), b, (b,))).rule == "R-X-LOBSTER"
+    g.play(lobster(0, CB, LOB, (b,), b, ()))
+    assert g.deck == () and g.hand(0)[-1] == b
+
 # ---------------------------------------------------------------- R-X-JELLYFISH
 
 def jelly_game(players: int = 2) -> Game:

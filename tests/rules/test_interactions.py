@@ -308,6 +308,40 @@ def test_r_ev_protect_a_held_coral_reef_protects_against_every_attacker():
     g.play(shark(0, "shark:black", "swimmer:black", None, None))
 
 
+def test_r_ev_protect_the_water_rodeo_pairs_may_not_choose_a_protected_player():
+    """R-EV-PROTECT, RULES.md §17 ("a protected victim: R-EV-PROTECT for all three"): Ben
+    holds the Coral Reef in round 2 under the Water Rodeo, lays a fish pair and a shell face
+    down; Ann's swimmer pair and shark pair may not choose him (though he has a hand and a
+    laid pair), and with nobody else they choose nobody and name no card or pair."""
+    g = scored_game("coral-reef")
+    assert g.derived()[1].to == 1
+    fish_pair = ("fish:black", "fish:yellow")
+    g.start_round(event="water-rodeo", hands={1: ["shell:grey", "octopus:green", *fish_pair],
+                                              0: ["swimmer:black", "swimmer:yellow",
+                                                  "shark:black", "shark:green"]},
+                  then=["boat:black", "boat:yellow", "octopus:yellow", "penguin:pink",
+                        "penguin:purple"])
+    assert g.player == 1
+    g.play(draw(1, "boat:black", "boat:yellow", pile=0),
+           fish(1, *fish_pair, "octopus:yellow"),
+           ev.ShellFaceDown(player=1, card="shell:grey"), end(1),
+           draw(0, "penguin:pink", "penguin:purple", pile=0))
+    swimmers = ("swimmer:black", "swimmer:yellow")
+    sharks = ("shark:black", "shark:green")
+    assert g.refuse(ev.SwimmersPlayed(player=0, cards=swimmers, victim=1, gave=None, got=None)
+                    ).rule == "R-EV-PROTECT"
+    assert g.refuse(ev.SharksPlayed(player=0, cards=sharks, victim=1, pair=fish_pair)
+                    ).rule == "R-EV-PROTECT"
+    # nobody chosen: nothing given, got or taken (R-EV-WATER-RODEO-SWIMMERS / -SHARKS)
+    assert g.refuse(ev.SwimmersPlayed(player=0, cards=swimmers, victim=None, gave="shark:black",
+                                      got="octopus:green")).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(ev.SharksPlayed(player=0, cards=sharks, victim=None, pair=fish_pair)
+                    ).rule == "R-EV-WATER-RODEO-SHARKS"
+    g.play(ev.SwimmersPlayed(player=0, cards=swimmers, victim=None, gave=None, got=None),
+           ev.SharksPlayed(player=0, cards=sharks, victim=None, pair=None))
+    assert g.laid(1) == (fish_pair,)
+
+
 def test_r_ev_water_rodeo_swimmers_a_fourth_mermaid_wins_at_its_holders_turn_end():
     """R-EV-WATER-RODEO-SWIMMERS, R-MERMAID-WIN ("at the end of their turn"): Ann, under
     the Water Rodeo, gives Ben her mermaid for his octopus: Ben holds four mermaids when

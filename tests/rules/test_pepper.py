@@ -3,12 +3,15 @@ and each of the 12 events, legal and illegal. Expected values are worked from th
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from msgspec.structs import replace
 
 from seasalt_log import events as ev
 from seasalt_log.engine import apply, legal_moves
 from seasalt_log.engine.core import next_derived, player_points
+from seasalt_log.engine.rulings import DOLPHIN_CODES, rules_for
 from seasalt_log.errors import LogFormatError
 
 from ..scenario import Game, boats, crabs, draw, end, fish, last_chance, shark, stop, take
@@ -127,13 +130,16 @@ def sharks(player, victim, pair) -> ev.SharksPlayed:
 
 
 def test_r_ev_water_rodeo_swimmers_look_and_swap():
-    """R-EV-WATER-RODEO, R-EV-WATER-RODEO-SWIMMERS: choose Ben, swap one card for one."""
+    """R-EV-WATER-RODEO, R-EV-WATER-RODEO-SWIMMERS: choose Ben, swap one card for one; the
+    card got must be in Ben's hand (he holds no crab)."""
     g = rodeo_game()
     g.play(take(0, 0, g.pile_top(0)))
     assert g.refuse(swimmers(0, None)).rule == "R-X-NOEFFECT"
     assert g.refuse(swimmers(0, 0)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=O1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(swimmers(0, 1, got=P1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     assert g.refuse(swimmers(0, 1, gave=SWB, got=P1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    assert g.refuse(swimmers(0, 1, gave=O1, got=CY)).rule == "R-EV-WATER-RODEO-SWIMMERS"
     g.play(swimmers(0, 1, gave=O1, got=P1))
     assert P1 in g.hand(0) and O1 in g.hand(1) and O1 not in g.hand(0)
 
@@ -142,10 +148,40 @@ def test_r_ev_water_rodeo_sharks_take_a_laid_pair():
     """R-EV-WATER-RODEO-SHARKS: Ben's boat pair moves to Ann's front and counts for her."""
     g = rodeo_game()
     g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(sharks(0, None, None)).rule == "R-X-NOEFFECT"     # Ben can be chosen
     assert g.refuse(sharks(0, 1, None)).rule == "R-EV-WATER-RODEO-SHARKS"
     assert g.refuse(sharks(0, 1, (FB, FG))).rule == "R-EV-WATER-RODEO-SHARKS"
     g.play(sharks(0, 1, (BY, BB)))
     assert g.laid(1) == () and g.laid(0) == ((SHB, SHG), (BB, BY))
+
+
+def test_r_ev_water_rodeo_swimmers_not_a_player_with_an_empty_hand():
+    """R-EV-WATER-RODEO-SWIMMERS, RULES.md §17: the chosen player must have a hand that is
+    not empty. Ben's one card is stolen by Cid and his second by Dee; Ann's swimmer pair
+    may not choose him, and chooses Cid instead."""
+    g = pepper("water-rodeo", players=4, first=2,
+               hands={2: [SHB, "swimmer:light-orange"], 3: [SHG, "swimmer:dark-blue"],
+                      0: [SWB, SWY], 1: [CB]})
+    assert g.player == 1
+    g.play(take(1, 0, g.pile_top(0)), end(1))
+    other = [c for c in g.hand(1) if c != CB][0]
+    g.play(take(2, 0, g.pile_top(0)), shark(2, SHB, "swimmer:light-orange", 1, CB), end(2))
+    g.play(take(3, 0, g.pile_top(0)), shark(3, SHG, "swimmer:dark-blue", 1, other), end(3))
+    assert g.hand(1) == ()
+    g.play(take(0, 0, g.pile_top(0)))
+    assert g.refuse(swimmers(0, 1)).rule == "R-EV-WATER-RODEO-SWIMMERS"
+    g.play(swimmers(0, 2))
+
+
+def test_r_x_pairs_the_water_rodeo_pairs_are_two_of_a_kind():
+    """R-X-PAIRS, RULES.md §17: swimmers_played needs two swimmers and sharks_played two
+    sharks; a shark and a swimmer under either type is refused under R-X-PAIRS."""
+    g = rodeo_game()
+    g.play(take(0, 0, g.pile_top(0)))
+    mixed = ev.SwimmersPlayed(player=0, cards=(SWB, SHB), victim=1, gave=None, got=None)
+    assert g.refuse(mixed).rule == "R-X-PAIRS"
+    assert g.refuse(ev.SharksPlayed(player=0, cards=(SHB, SWB), victim=1, pair=(BB, BY))
+                    ).rule == "R-X-PAIRS"
 
 
 @pytest.mark.parametrize("victim", [-1, -2, 2, 5])
@@ -219,6 +255,22 @@ def test_r_ev_treasure_chest_needs_ten():
     h.play(draw(0, BB, BY), last_chance(0))
 
 
+@pytest.mark.parametrize("hand, points, legal", [
+    ([O1, O2, O3, P1, P2], 9, False),                   # 3 octopuses 6 + 2 penguins 3
+    ([O1, O2, O3, "octopus:light-blue", P1], 10, True),  # 4 octopuses 9 + 1 penguin 1
+], ids=["nine", "ten"])
+def test_r_ev_treasure_chest_ten_exactly(hand, points, legal):
+    """R-EV-TREASURE-CHEST, RULES.md §17: at the boundary, 9 card points may not call
+    (R-EV-TREASURE-CHEST), 10 may; the kept boat adds nothing (a single boat)."""
+    g = pepper("treasure-chest", hands={0: hand}, then=[BB, BY])
+    g.play(draw(0, BB, BY))
+    assert player_points(g.state, 0) == points
+    if legal:
+        g.play(stop(0))
+    else:
+        assert g.refuse(stop(0)).rule == "R-EV-TREASURE-CHEST"
+
+
 def test_r_ev_diodon_fish_no_stop():
     """R-EV-DIODON-FISH: STOP is refused with enough points; LAST CHANCE is allowed."""
     g = pepper("diodon-fish", hands={0: [O1, O2, O3, P1]}, then=[BB, BY])
@@ -264,6 +316,18 @@ def test_r_ev_coral_reef_and_r_ev_protect():
     g.play(end(0), draw(1, FB, FG))
     assert g.refuse(shark(1, SHB, SWB, 0, BB)).rule == "R-EV-PROTECT"
     g.play(shark(1, SHB, SWB, None, None))               # nobody else to steal from
+
+
+def test_r_ev_coral_reef_only_where_it_is_in_effect_and_only_a_held_shell():
+    """R-EV-CORAL-REEF, R-EV-APPLY: under another event (the Kraken) nobody may place a shell
+    face down; under the Coral Reef the shell must be one the player holds."""
+    g = pepper("kraken", hands={0: [SG, SB, O1]}, then=[BB, BY])
+    g.play(draw(0, BB, BY))
+    assert g.refuse(ev.ShellFaceDown(player=0, card=SG)).rule == "R-EV-CORAL-REEF"
+    h = pepper("coral-reef", hands={0: [SG, SB, O1]}, then=[BB, BY])
+    h.play(draw(0, BB, BY))
+    assert h.refuse(ev.ShellFaceDown(player=0, card=SY)).rule == "R-EV-CORAL-REEF"
+    h.play(ev.ShellFaceDown(player=0, card=SB))
 
 
 def test_r_ev_protect_the_jellyfish_lock_does_not_force_a_protected_player():
@@ -409,3 +473,32 @@ def test_r_x_flow_forced_and_r_ev_angelfish_where_they_meet():
     assert g.refuse(ev.AngelfishTaken(player=1, pile=0, card=g.pile_top(0))
                     ).rule == "R-X-JELLYFISH-TURN"
     g.play(ev.ForcedDrawn(player=1, card=g.deck[0]), end(1))
+
+
+# ---------------------------------------------------------------- the deck runs out
+
+def test_r_ev_sunfish_and_dolphins_draw_nothing_from_an_empty_deck():
+    """R-EV-SUNFISH ("none from an empty deck"), R-EV-DOLPHINS ("nothing if the deck is
+    empty"), RULES.md §17: once a draw has taken the deck's last two cards, a fish pair's
+    also_drew and the Dolphins' dolphins_drew must be null; a card there is refused."""
+    g = pepper("sunfish", hands={0: [FB, FG]})
+    g.drain(2, player=0)
+    a, b = g.deck
+    g.play(draw(0, a, b, pile=0))
+    assert g.deck == ()
+    assert g.refuse(replace(fish(0, FB, FG, None), also_drew=O1)).rule == "R-EV-SUNFISH"
+    g.play(fish(0, FB, FG, None))                           # laid, nothing drawn
+    assert g.laid(0) == ((FB, FG),)
+    # the Dolphins: Ann draws the last two cards and discards a collector (the octopus).
+    # The deck alternates collectors with other cards, so no filler draw has to discard one
+    # (a Dolphins draw would leave an odd deck that two-card draws cannot bring down to 2).
+    rest = Counter(rules_for(None, "pepper").cards) - Counter([SG, SB, BB, O3])
+    collectors = [c for c in rest.elements() if c in DOLPHIN_CODES]
+    others = [c for c in rest.elements() if c not in DOLPHIN_CODES]
+    then = [c for i, o in enumerate(others) for c in (o, *collectors[i:i + 1])]
+    h = pepper("dolphins", discards=(SG, SB), then=then, bottom=[BB, O3])
+    h.drain(2, player=0)
+    assert h.deck == (BB, O3)
+    assert h.refuse(replace(draw(0, BB, O3, pile=0), dolphins_drew=O2)).rule == "R-EV-DOLPHINS"
+    h.play(draw(0, BB, O3, pile=0))                         # dolphins_drew null: legal
+    assert h.deck == () and BB in h.hand(0) and O2 not in h.hand(0)

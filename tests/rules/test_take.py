@@ -63,6 +63,16 @@ def test_r_take_1_empty_pile_must_receive_the_discard():
     assert g.pile(0) == (FB,)
 
 
+def test_r_take_1_empty_pile_1_must_receive_the_discard():
+    """R-TAKE-1, the other pile: with pile 1 empty and pile 0 not, the discard goes on pile 1."""
+    g = fresh(then=["crab:black", FB, BY])
+    g.play(take(0, 1, "octopus:grey"), end(0))        # pile 1 is now empty
+    assert g.pile(1) == () and g.pile(0) == ("shell:grey",)
+    assert g.refuse(draw(1, "crab:black", FB, pile=0)).rule == "R-TAKE-1"
+    g.play(draw(1, "crab:black", FB, pile=1))
+    assert g.pile(1) == (FB,)
+
+
 def test_r_take_1_both_piles_empty_either_pile():
     """R-TAKE-1: with both piles empty, the discard may go on either."""
     g = fresh(players=3, then=["crab:black", FB, BY])
