@@ -62,6 +62,12 @@ def one_line(message: str) -> str:
     return " ".join(lines) or message.strip()
 
 
+def file_access_refused(exc: duckdb.PermissionException) -> QueryRefusedError:
+    """The refusal of a query that tried to read or write a file (lock 3 stopped it)."""
+    return QueryRefusedError(f"query refused: queries may not read or write files "
+                             f"({one_line(str(exc))})")
+
+
 def sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Lock an open read-only connection as :data:`SAFE_CONFIG` would have (no file
     access, no extension loading), then its configuration; a second call does nothing."""

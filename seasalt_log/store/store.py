@@ -33,7 +33,7 @@ from .format3 import Game, checked, format3_links, relinked_commits, stored_game
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_identifier, sql_literal
-from .sandbox import QueryError, check_sql, one_line, sandbox
+from .sandbox import QueryError, check_sql, file_access_refused, one_line, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 from .fetch import first_row, one_value
@@ -536,6 +536,8 @@ class Store:
         try:
             return self.con.cursor().sql(query, params=params)  # a cursor each: relations
                                                                  # may be read in any order
+        except duckdb.PermissionException as exc:
+            raise file_access_refused(exc) from None
         except duckdb.Error as exc:
             raise QueryError(f"SQL: {one_line(str(exc))}") from None
 
