@@ -527,7 +527,11 @@ class Store:
         ``.df()``, ``.pl()``, ``.arrow()``, or more SQL on it), on this read-only store's
         connection locked as ``seasalt query`` locks its own (:mod:`.sandbox`: one reading
         statement, no file access; from the first call on, this connection can no longer
-        read or write files). Raises :class:`QueryRefusedError` or :class:`QueryError`."""
+        read or write files). Raises :class:`QueryRefusedError` (not one reading statement,
+        or a file read or written) or :class:`QueryError` (DuckDB cannot bind it); the
+        relation is lazy, so an error met while computing the rows (a failed cast) is
+        DuckDB's own ``duckdb.Error``, raised when the relation is read. ``.df()`` needs
+        pandas and ``.pl()`` polars, which the package does not depend on."""
         if not self.read_only:
             raise SeasaltError("Store.sql reads a store opened read-only: "
                                "Store.open(path, read_only=True)")
