@@ -133,6 +133,18 @@ def test_a_state_reads_in_one_line():
                        "totals Ann 0, Ben 0 (target 40); deck 56; seq 2>")
 
 
+def test_a_state_due_an_event_kept_says_who_keeps():
+    """Between rounds, a player who received a second event must keep one (R-EV-AWARD
+    step 4): the state's line names them, as it names the player to take or play."""
+    game = next(g for g in simulate(20, 2, seed=3, ruleset="extra-salt", events="pepper")
+                if any(isinstance(e, ev.EventKept) for e in g))
+    i = next(i for i, e in enumerate(game) if isinstance(e, ev.EventKept))
+    keeper, names = game[i].player, game[0].players
+    before = replay(game, seq=i)                     # seq i: the events before the event_kept
+    assert f": {names[keeper]} (seat {keeper}) to keep an event; totals " in repr(before)
+    assert "to keep an event" not in repr(replay(game, seq=i + 1))
+
+
 def test_public_modules_have_docstrings():
     for name in [*TYPED, "seasalt_log.store", "seasalt_log.sim", "seasalt_log.analytics",
                  "seasalt_log.rescore", "seasalt_log.narration", "seasalt_log.render"]:
