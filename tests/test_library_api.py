@@ -107,6 +107,21 @@ def test_store_sql_is_a_relation_in_the_sandbox(stored):
         store.sql("SELECT 1")
 
 
+def test_a_store_opens_again_while_another_of_its_handles_ran_sql(stored):
+    """DuckDB shares one database between a process's connections to a file, so the lock
+    Store.sql puts on it holds for a second handle too: that one still opens and reads (a
+    notebook that opens the store again without closing the first)."""
+    db, games = stored
+    with Store.open(db, read_only=True) as first:
+        assert first.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+        with Store.open(db, read_only=True) as second:
+            assert second.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+            gid = next(iter(games))
+            assert second.replay(gid) == replay(games[gid])
+            with pytest.raises(QueryRefusedError):
+                second.sql("COPY games TO 'x.csv'")
+
+
 def test_a_store_just_opened_leaves_no_result_open(stored):
     """Opening a store reads its format; the connection is then free for any statement
     (DuckDB refuses ``con.sql`` beside an unfinished result)."""

@@ -33,7 +33,7 @@ from .format3 import Game, checked, format3_links, relinked_commits, stored_game
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_identifier, sql_literal
-from .sandbox import QueryError, check_sql, file_access_refused, one_line, sandbox
+from .sandbox import QueryError, check_sql, file_access_refused, locked, one_line, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 from .fetch import first_row, one_value
@@ -293,8 +293,9 @@ class Store:
 
     @classmethod
     def _opened(cls, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> "Store":
-        for sql in _SAFE_SETTINGS:
-            con.execute(sql)
+        if not locked(con):     # else sandboxed by Store.sql: these are set, and can't be
+            for sql in _SAFE_SETTINGS:
+                con.execute(sql)
         store = cls(con, path, read_only)
         if not read_only:
             store._migrate()
