@@ -310,9 +310,9 @@ COMMENT ON COLUMN event_awards.discarded IS 'those events, in the same order';
 COMMENT ON COLUMN event_awards.kept IS 'event_kept: the event to_seat kept of its two; NULL if it held one';
 COMMENT ON COLUMN event_awards.dropped IS 'event_kept: the other event, discarded';
 
--- One row per seat per scored round of a game scored by RULES.md §9-§18 §3 (an Extra Salt game
--- or a game with events): the parts of the card points the base tables do not have (R-X-SCORE),
--- as the engine scores them with the seat's events in effect.
+-- One row per seat per scored round of a game scored by RULES.md §12 (an Extra Salt game or a
+-- game with events): the parts of the card points the base tables do not have (R-X-SCORE), as
+-- the engine scores them with the seat's events in effect.
 CREATE TABLE IF NOT EXISTS round_extra (
     game_id         VARCHAR NOT NULL,    -- the game (events.game_id)
     round           SMALLINT NOT NULL,   -- round number, 1, 2, ...
@@ -327,7 +327,7 @@ CREATE TABLE IF NOT EXISTS round_extra (
     tables          VARCHAR[] NOT NULL,  -- events in effect that changed a scoring table (R-EV-DANCE-OF-THE-SHELLS, R-EV-KRAKEN, R-EV-TORNADO)
     card_points     SMALLINT NOT NULL    -- the seat's card points (round_scored.card_points)
 );
-COMMENT ON TABLE round_extra IS 'One row per seat per scored round of a game scored by RULES.md §9-§18 §3 (an Extra Salt game or a game with events): the parts of the card points the base tables do not have (R-X-SCORE), as the engine scores them with the seat''s events in effect.';
+COMMENT ON TABLE round_extra IS 'One row per seat per scored round of a game scored by RULES.md §12 (an Extra Salt game or a game with events): the parts of the card points the base tables do not have (R-X-SCORE), as the engine scores them with the seat''s events in effect.';
 COMMENT ON COLUMN round_extra.game_id IS 'the game (events.game_id)';
 COMMENT ON COLUMN round_extra.round IS 'round number, 1, 2, ...';
 COMMENT ON COLUMN round_extra.seat IS '0-based seat of the player (games.players[seat + 1] is the name)';

@@ -94,12 +94,32 @@ def test_store_sql_is_a_relation_in_the_sandbox(stored):
                         "SELECT 1; SELECT 2"):
             with pytest.raises(QueryRefusedError):
                 store.sql(refused)
-        with pytest.raises(QueryError, match="Permission|disabled"):
-            store.sql("SELECT * FROM read_csv('/etc/hostname')")
+        for reads_a_file in ("SELECT * FROM read_csv('/etc/hostname')", "FROM 'games.csv'"):
+            # refused as `seasalt query` refuses it, not a mere SQL error
+            with pytest.raises(QueryRefusedError, match="^query refused: queries may not read "
+                                                        "or write files"):
+                store.sql(reads_a_file)
+        with pytest.raises(QueryError, match="no_such_table"):
+            store.sql("SELECT * FROM no_such_table")
         # the store's own reads still work after the lock
         assert store.game_ids() == sorted(games, key=lambda g: int(g.rsplit("-", 1)[1]))
     with Store.open(db) as store, pytest.raises(seasalt_log.errors.SeasaltError, match="read-only"):
         store.sql("SELECT 1")
+
+
+def test_a_store_opens_again_while_another_of_its_handles_ran_sql(stored):
+    """DuckDB shares one database between a process's connections to a file, so the lock
+    Store.sql puts on it holds for a second handle too: that one still opens and reads (a
+    notebook that opens the store again without closing the first)."""
+    db, games = stored
+    with Store.open(db, read_only=True) as first:
+        assert first.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+        with Store.open(db, read_only=True) as second:
+            assert second.sql("SELECT count(*) FROM games").fetchall() == [(6,)]
+            gid = next(iter(games))
+            assert second.replay(gid) == replay(games[gid])
+            with pytest.raises(QueryRefusedError):
+                second.sql("COPY games TO 'x.csv'")
 
 
 def test_a_store_just_opened_leaves_no_result_open(stored):
@@ -126,6 +146,18 @@ def test_a_state_reads_in_one_line():
     # worked by hand: round 1 begun, Ben (seat 1) first to take, 58 - 2 cards in the deck
     assert repr(s) == ("<State demo, round 1, before turn 1: Ben (seat 1) to take; "
                        "totals Ann 0, Ben 0 (target 40); deck 56; seq 2>")
+
+
+def test_a_state_due_an_event_kept_says_who_keeps():
+    """Between rounds, a player who received a second event must keep one (R-EV-AWARD
+    step 4): the state's line names them, as it names the player to take or play."""
+    game = next(g for g in simulate(20, 2, seed=3, ruleset="extra-salt", events="pepper")
+                if any(isinstance(e, ev.EventKept) for e in g))
+    i = next(i for i, e in enumerate(game) if isinstance(e, ev.EventKept))
+    keeper, names = game[i].player, game[0].players
+    before = replay(game, seq=i)                     # seq i: the events before the event_kept
+    assert f": {names[keeper]} (seat {keeper}) to keep an event; totals " in repr(before)
+    assert "to keep an event" not in repr(replay(game, seq=i + 1))
 
 
 def test_public_modules_have_docstrings():

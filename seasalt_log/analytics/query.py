@@ -19,7 +19,7 @@ import duckdb
 
 from ..errors import SeasaltError
 from ..store.sandbox import (ALLOWED_TEXT, SAFE_CONFIG, SESSION, QueryError,  # noqa: F401
-                             QueryRefusedError, check_sql, one_line)
+                             QueryRefusedError, check_sql, file_access_refused, one_line)
 from ..store.store import connect, damage_error
 from .limits import Limits, guarded
 from .output import Result, arrow_result
@@ -60,8 +60,7 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
         types = [str(d[1]) for d in cur.description] if cur.description else []
         rows = cur.fetchall() if cur.description else []
     except duckdb.PermissionException as exc:
-        raise QueryRefusedError("query refused: queries may not read or write files "
-                                f"({one_line(str(exc))})") from None
+        raise file_access_refused(exc) from None
     except duckdb.InvalidInputException as exc:
         msg = one_line(str(exc))
         if "read-only" in msg or "configuration has been locked" in msg:

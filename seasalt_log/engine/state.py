@@ -220,6 +220,9 @@ class State(Struct, frozen=True, gc=False):
             self.phase, f.round, f.turn, f.player if acting else None, f.step if acting else None)
         if acting and f.player < len(self.players):
             text += f": {self.players[f.player]} (seat {f.player}) to {f.step}"
+        keeper = self.keep_due if self.phase == BETWEEN and not f.due else None
+        if keeper is not None:                                  # R-EV-AWARD step 4
+            text += f": {self.players[keeper]} (seat {keeper}) to keep an event"
         if self.phase == ROUND and f.call is not None:
             text += f"; {f.call} called"
         if self.phase == ENDED:

@@ -17,6 +17,7 @@ import msgspec
 
 from ..analytics.output import embedded_json, one_line
 from ..analytics.query import QueryError, QueryRefusedError, check_sql
+from ..store.sandbox import file_access_refused
 from ..store import Store
 from .bodies import QueryResult
 
@@ -48,8 +49,7 @@ def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
     except duckdb.InterruptException:
         raise QueryRefusedError(f"query stopped: it ran past {max_seconds:g} s") from None
     except duckdb.PermissionException as exc:
-        raise QueryRefusedError("query refused: queries may not read or write files "
-                                f"({one_line(str(exc))})") from None
+        raise file_access_refused(exc) from None
     except duckdb.Error as exc:
         raise QueryError(f"SQL: {one_line(str(exc))}") from None
     finally:

@@ -215,8 +215,8 @@ SCHEMA: tuple[TableDef, ...] = (
                                "one"),
         Col("dropped", "VARCHAR", "event_kept: the other event, discarded"),
     ), ("game_id", "round")),
-    TableDef("round_extra", "One row per seat per scored round of a game scored by RULES.md §9-§18 "
-                            "§3 (an Extra Salt game or a game with events): the parts of the "
+    TableDef("round_extra", "One row per seat per scored round of a game scored by RULES.md §12 "
+                            "(an Extra Salt game or a game with events): the parts of the "
                             "card points the base tables do not have (R-X-SCORE), as the "
                             "engine scores them with the seat's events in effect.", (
         _GAME, _ROUND, _SEAT,

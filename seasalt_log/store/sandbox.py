@@ -62,11 +62,23 @@ def one_line(message: str) -> str:
     return " ".join(lines) or message.strip()
 
 
+def file_access_refused(exc: duckdb.PermissionException) -> QueryRefusedError:
+    """The refusal of a query that tried to read or write a file (lock 3 stopped it)."""
+    return QueryRefusedError(f"query refused: queries may not read or write files "
+                             f"({one_line(str(exc))})")
+
+
+def locked(con: duckdb.DuckDBPyConnection) -> bool:
+    """The configuration of ``con``'s database is locked: :func:`sandbox` ran on it, or on
+    another connection of this process to the same file (DuckDB shares the database)."""
+    row = first_row(con, "SELECT current_setting('lock_configuration')")
+    return row is not None and bool(row[0])
+
+
 def sandbox(con: duckdb.DuckDBPyConnection) -> None:
     """Lock an open read-only connection as :data:`SAFE_CONFIG` would have (no file
     access, no extension loading), then its configuration; a second call does nothing."""
-    locked = first_row(con, "SELECT current_setting('lock_configuration')")
-    if locked is not None and locked[0]:
+    if locked(con):
         return
     for name, value in SAFE_CONFIG.items():
         con.execute(f"SET {name} = {'true' if value else 'false'}")

@@ -33,7 +33,7 @@ from .format3 import Game, checked, format3_links, relinked_commits, stored_game
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_identifier, sql_literal
-from .sandbox import QueryError, check_sql, one_line, sandbox
+from .sandbox import QueryError, check_sql, file_access_refused, locked, one_line, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 from .fetch import first_row, one_value
@@ -319,8 +319,9 @@ class Store:
 
     @classmethod
     def _opened(cls, con: duckdb.DuckDBPyConnection, path: Path, read_only: bool) -> "Store":
-        for sql in _SAFE_SETTINGS:
-            con.execute(sql)
+        if not locked(con):     # else sandboxed by Store.sql: these are set, and can't be
+            for sql in _SAFE_SETTINGS:
+                con.execute(sql)
         store = cls(con, path, read_only)
         if not read_only:
             store._migrate()
@@ -553,7 +554,11 @@ class Store:
         ``.df()``, ``.pl()``, ``.arrow()``, or more SQL on it), on this read-only store's
         connection locked as ``seasalt query`` locks its own (:mod:`.sandbox`: one reading
         statement, no file access; from the first call on, this connection can no longer
-        read or write files). Raises :class:`QueryRefusedError` or :class:`QueryError`."""
+        read or write files). Raises :class:`QueryRefusedError` (not one reading statement,
+        or a file read or written) or :class:`QueryError` (DuckDB cannot bind it); the
+        relation is lazy, so an error met while computing the rows (a failed cast) is
+        DuckDB's own ``duckdb.Error``, raised when the relation is read. ``.df()`` needs
+        pandas and ``.pl()`` polars, which the package does not depend on."""
         if not self.read_only:
             raise SeasaltError("Store.sql reads a store opened read-only: "
                                "Store.open(path, read_only=True)")
@@ -562,6 +567,8 @@ class Store:
         try:
             return self.con.cursor().sql(query, params=params)  # a cursor each: relations
                                                                  # may be read in any order
+        except duckdb.PermissionException as exc:
+            raise file_access_refused(exc) from None
         except duckdb.Error as exc:
             raise QueryError(f"SQL: {one_line(str(exc))}") from None
 
