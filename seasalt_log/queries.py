@@ -20,6 +20,9 @@ class GameRow(Struct):
     players: list[str]
     n_players: int
     target: int
+    #: 'base' or 'extra-salt' (R-X-RULESET-1); the events played with, 'pepper', or None
+    ruleset: str
+    event_setting: str | None
     status: str
     rounds_played: int
     events: int
@@ -52,17 +55,18 @@ class GameSummary(Struct):
     rounds: list[RoundRow]
 
 
-_GAME_COLS = "game_id, players, n_players, target, status, rounds_played, events, end_reason, winners, totals, meta"
+_GAME_COLS = ("game_id, players, n_players, target, ruleset, event_setting, status, "
+              "rounds_played, events, end_reason, winners, totals, meta")
 
 
 #: a row of :data:`_GAME_COLS`
-_GameCols = tuple[str, list[str], int, int, str, int, int, str | None, list[int] | None,
-                  list[int], str | None]
+_GameCols = tuple[str, list[str], int, int, str, str | None, str, int, int, str | None,
+                  list[int] | None, list[int], str | None]
 
 
 def _game_row(row: _GameCols) -> GameRow:
-    meta = row[10]
-    return GameRow(*row[:10], meta=msgspec.Raw(meta.encode()) if meta else None)
+    meta = row[12]
+    return GameRow(*row[:12], meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
 #: ``list_games(sort=...)``: the column each sort key orders by (ties: the game id)

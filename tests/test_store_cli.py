@@ -3,6 +3,7 @@ and one run of the installed ``seasalt`` executable the way a user would."""
 
 from __future__ import annotations
 
+import csv
 import json
 import os
 import shutil
@@ -215,6 +216,29 @@ def test_a_json_error_on_a_marked_line_1_counts_the_mark(tmp_path):
         r = run(*cmd, "--db", tmp_path / "s.duckdb", input=stdin) if cmd[0] == "import" \
             else run(*cmd)
         assert r.exit_code == 1 and want in r.output, (cmd, r.output)
+
+
+def test_games_and_show_say_each_games_ruleset_and_events(tmp_path):
+    """A store of base games and Extra Salt games with Extra Pepper's events: each game's
+    listing and its show line say which it is (game_started.ruleset and .events; a base
+    game's game_started names neither: 'base', no events), in every format."""
+    db = tmp_path / "mixed.duckdb"
+    assert run("simulate", "-n", 1, "-p", 2, "-s", 1, "--db", db).exit_code == 0
+    r = run("simulate", "-n", 1, "-p", 3, "-s", 2, "--ruleset", "extra-salt", "--events",
+            "pepper", "--db", db)
+    assert r.exit_code == 0, r.output
+    listed = {g["n_players"]: (g["ruleset"], g["event_setting"])
+              for g in json.loads(run("games", "--db", db, "--json").stdout)}
+    assert listed == {2: ("base", None), 3: ("extra-salt", "pepper")}
+    lines = list(csv.reader(run("games", "--db", db, "--format", "csv").stdout.splitlines()))
+    at = lines[0].index("ruleset")
+    assert lines[0][at + 1] == "event_setting"
+    assert sorted((row[at], row[at + 1]) for row in lines[1:]) == [("base", ""),
+                                                                   ("extra-salt", "pepper")]
+    for g in json.loads(run("games", "--db", db, "--json").stdout):
+        head = run("show", g["game_id"], "--db", db, "--format", "table").stdout.splitlines()[0]
+        words = "extra-salt with pepper events" if g["n_players"] == 3 else "base"
+        assert f"  {words}  target " in head, head
 
 
 def test_games_show_export(tmp_path, log):

@@ -129,8 +129,8 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
 
 
 #: the columns of ``seasalt games`` (a table leaves ``meta`` out)
-GAME_COLUMNS = ["game_id", "players", "n_players", "target", "status", "rounds_played",
-                "events", "end_reason", "winners", "totals", "meta"]
+GAME_COLUMNS = ["game_id", "players", "n_players", "target", "ruleset", "event_setting",
+                "status", "rounds_played", "events", "end_reason", "winners", "totals", "meta"]
 GameSort = Literal["game", "players", "rounds", "events", "status"]
 
 
@@ -151,7 +151,8 @@ def games(db: Path = DbOption,
           fmt: Format = FormatOption,
           as_json: bool = JsonOption,
           url: str = UrlOption, token: str = ReadTokenOption):
-    """List stored games: id, players, rounds played, state, winners (seats), totals."""
+    """List stored games: id, players, ruleset and events, rounds played, state, winners
+    (seats), totals."""
     out_fmt = chosen(fmt, as_json)
     page = limit or (TABLE_LIMIT if out_fmt == "table" and limit is None else None)
 
@@ -232,7 +233,8 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         rows.append(tuple(cells))
 
     def head() -> str:
-        return (f"{g.game_id}  {', '.join(g.players)}  target {g.target}  {g.status}"
+        rules = g.ruleset + (f" with {g.event_setting} events" if g.event_setting else "")
+        return (f"{g.game_id}  {', '.join(g.players)}  {rules}  target {g.target}  {g.status}"
                 + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
                    if g.winners else "") + "\n")
     emit(rows_result(columns, rows), out_fmt, limit=None, document=summary, head=head)
