@@ -135,10 +135,9 @@ RULESET_FILTERS = {"base": "base cards", "extra-salt": "Extra Salt cards",
 
 def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
                status: str | None, sort: str, desc: bool, page: int, total: int,
-               ruleset: str | None = None, rules: dict[str, tuple[str, str]] | None = None) -> str:
-    """The games list (``rows``: this page's games, ``total``: how many match; ``rules``:
-    each game's ruleset and events, ``ruleset``: the filter)."""
-    rules = rules or {}
+               ruleset: str | None = None) -> str:
+    """The games list (``rows``: this page's games, ``total``: how many match; ``ruleset``:
+    the filter)."""
     def opt(value, current, text):
         sel = " selected" if str(current) == str(value) else ""
         return f'<option value="{escape(str(value))}"{sel}>{escape(text)}</option>'
@@ -162,7 +161,7 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
         winners = ", ".join(g.players[w] for w in g.winners or ())
         body.append((f'<a class="nw" href="/play/{quote(g.game_id, safe="")}">{escape(g.game_id)}</a>',
                      ", ".join(f'<span class="nw">{escape(p)}</span>' for p in g.players),
-                     escape(_ruleset_words(rules.get(g.game_id))),
+                     escape(_ruleset_words(g)),
                      g.rounds_played, g.events,
                      escape(g.status.replace("_", " ")), escape(winners),
                      escape(" ".join(map(str, g.totals)))))
@@ -186,10 +185,8 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
     return layout("Games", f"<h1>Games</h1>{form}{table}<p>{' · '.join(nav)}</p>")
 
 
-def _ruleset_words(rules: tuple[str, str] | None) -> str:
-    if rules is None:
-        return ""
-    return rules[0] + (" + events" if rules[1] == "pepper" else "")
+def _ruleset_words(g: GameRow) -> str:
+    return g.ruleset + (" + events" if g.event_setting == "pepper" else "")
 
 
 # ---------------------------------------------------------------- one game

@@ -74,12 +74,6 @@ def _int(request: Request, name: str, default: int | None = None, *,
     return int(raw)
 
 
-def _rulesets(store) -> dict[str, tuple[str, str]]:
-    """Each game's (ruleset, events: "pepper" or "no-events"), from the ``games`` table."""
-    return {gid: (rules, events or "no-events") for gid, rules, events in store.con.execute(
-        "SELECT game_id, ruleset, event_setting FROM games").fetchall()}
-
-
 async def games(request: Request) -> Response:
     """GET /: the stored games, filtered, sorted and paged (a page past the last: 404, a
     page that says so and links the last one)."""
@@ -103,12 +97,12 @@ async def games(request: Request) -> Response:
     if ruleset not in (None, *pages.RULESET_FILTERS):
         raise SeasaltError(f"ruleset must be one of {', '.join(pages.RULESET_FILTERS)}, "
                            f"not {ruleset!r}")
-    rows, rules = await request.app.state.live.read(
-        lambda s: (queries.list_games(s, player=player, players=players), _rulesets(s)))
+    rows = await request.app.state.live.read(
+        lambda s: queries.list_games(s, player=player, players=players))
     if status is not None:
         rows = [g for g in rows if (g.status == "ended") == (status == "ended")]
     if ruleset is not None:
-        rows = [g for g in rows if ruleset in (rules[g.game_id][0], rules[g.game_id][1])]
+        rows = [g for g in rows if ruleset in (g.ruleset, g.event_setting or "no-events")]
     if sort != "id":                      # list_games is in natural id order already
         key = {"rounds": lambda g: g.rounds_played, "events": lambda g: g.events,
                "status": lambda g: g.status}[sort]
@@ -118,7 +112,7 @@ async def games(request: Request) -> Response:
     start = (page - 1) * pages.PAGE_SIZE
     html = pages.games_page(rows[start:start + pages.PAGE_SIZE], player=player, players=players,
                             status=status, sort=sort, desc=desc, page=page, total=len(rows),
-                            ruleset=ruleset, rules=rules)
+                            ruleset=ruleset)
     return HTMLResponse(html, 404 if page > pages.page_count(len(rows)) else 200)
 
 
