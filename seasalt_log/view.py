@@ -72,12 +72,16 @@ def sees_hand(state: State, viewer: Viewer, seat: int) -> bool:
     return _all_shown(state) or _revealed(state.flow, seat)
 
 
+#: the endings after which every hand is shown (R-STOP, R-LAST-4); not a deck-out (R-DECKOUT)
+_SHOWN_ENDINGS = ("stop", "last_chance")
+
+
 def _all_shown(state: State) -> bool:
     """A round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
     deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)."""
     f = state.flow
     return (state.phase != "round" and f.mermaid_winner is None
-            and f.ending in ("stop", "last_chance"))
+            and f.ending in _SHOWN_ENDINGS)
 
 
 def _revealed(f: Flow, seat: int) -> bool:
@@ -91,7 +95,7 @@ def hand_scores_seen(ending: str | None, viewer: Viewer,
     from the round's ending alone (a read model's row, not a state): after STOP or LAST
     CHANCE every hand was shown; after a deck-out nobody reveals (R-DECKOUT), so a hand's
     points are its own seat's and the table's, as in the redacted ``round_scored``."""
-    if viewer.is_table or ending in ("stop", "last_chance"):
+    if viewer.is_table or ending in _SHOWN_ENDINGS:
         return values
     return [v if s == viewer.seat else None for s, v in enumerate(values)]
 
