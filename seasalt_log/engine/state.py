@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from msgspec import Struct
 from msgspec.structs import replace
 
 from .rulings import BASE, Ruleset
+
+T = TypeVar("T")
 
 Hand = tuple[str, ...]
 Pair = tuple[str, ...]   # a laid-down unit: a pair, or a trio (the pair, then the starfish)
@@ -107,13 +109,33 @@ class Game(Struct, frozen=True, gc=False):
 _GAME_FIELDS = frozenset(Game.__struct_fields__)
 
 
+class _FromGame(Generic[T]):
+    """A field of :class:`Game` read on a :class:`State` (``state.players`` is
+    ``state.game.players``), typed as the field."""
+
+    __slots__ = ("name",)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.name = name
+
+    @overload
+    def __get__(self, state: None, owner: type) -> _FromGame[T]: ...
+    @overload
+    def __get__(self, state: State, owner: type) -> T: ...
+    def __get__(self, state: State | None, owner: type) -> T | _FromGame[T]:
+        if state is None:
+            return self
+        value: T = getattr(state.game, self.name)
+        return value
+
+
 class State(Struct, frozen=True, gc=False):
     """A whole game at one point of its stream; ``seq`` events have been applied.
 
     Most events change only the fields here; the rest are in :attr:`game`, one object that
     the states of a round share (a copy of a struct costs by its fields, and the engine
     makes one or more per event). ``state.players`` and the other fields of :class:`Game`
-    read through (the engine's handlers read ``s.game.players``: a property is a call)."""
+    read through (the engine's handlers read ``s.game.players``: a read-through is a call)."""
 
     # the fields every event changes come first: ``replace`` finds a field it is given by
     # looking through the fields in order
@@ -123,61 +145,21 @@ class State(Struct, frozen=True, gc=False):
     phase: str = NEW
     game: Game = Game()
 
-    @property
-    def game_id(self) -> str | None:
-        return self.game.game_id
-
-    @property
-    def players(self) -> tuple[str, ...]:
-        return self.game.players
-
-    @property
-    def target(self) -> int:
-        return self.game.target
-
-    @property
-    def ruleset(self) -> Ruleset:
-        return self.game.ruleset
-
-    @property
-    def totals(self) -> tuple[int, ...]:
-        return self.game.totals
-
-    @property
-    def last_points(self) -> tuple[int, ...]:
-        return self.game.last_points
-
-    @property
-    def rounds_played(self) -> int:
-        return self.game.rounds_played
-
-    @property
-    def winners(self) -> tuple[int, ...]:
-        return self.game.winners
-
-    @property
-    def reason(self) -> str | None:
-        return self.game.reason
-
-    @property
-    def held(self) -> tuple[tuple[str, ...], ...]:
-        return self.game.held
-
-    @property
-    def event_deck(self) -> tuple[str, ...]:
-        return self.game.event_deck
-
-    @property
-    def event_discards(self) -> tuple[str, ...]:
-        return self.game.event_discards
-
-    @property
-    def table_event(self) -> str | None:
-        return self.game.table_event
-
-    @property
-    def keep_due(self) -> int | None:
-        return self.game.keep_due
+    # the fields of :class:`Game`, read through (``state.players`` is ``state.game.players``)
+    game_id = _FromGame[str | None]()
+    players = _FromGame[tuple[str, ...]]()
+    target = _FromGame[int]()
+    ruleset = _FromGame[Ruleset]()
+    totals = _FromGame[tuple[int, ...]]()
+    last_points = _FromGame[tuple[int, ...]]()
+    rounds_played = _FromGame[int]()
+    winners = _FromGame[tuple[int, ...]]()
+    reason = _FromGame[str | None]()
+    held = _FromGame[tuple[tuple[str, ...], ...]]()
+    event_deck = _FromGame[tuple[str, ...]]()
+    event_discards = _FromGame[tuple[str, ...]]()
+    table_event = _FromGame[str | None]()
+    keep_due = _FromGame[int | None]()
 
     def changed(self, **changes: Any) -> State:
         """A copy with ``changes``, to fields of the state and of its :attr:`game` alike
