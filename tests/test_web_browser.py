@@ -375,6 +375,19 @@ def test_games_list_filters_and_links(world, browser):
     p.shot("games-phone")
     ids = [r[0] for r in _table_rows(p.page, "#games")]
     assert ids == sorted(world["games"])
+    # a phone shows each game as a block of labelled cells, every column without a swipe
+    table, box = p.page.evaluate("""() => { const t = document.getElementById('games');
+      return [t.scrollWidth, t.parentElement.clientWidth]; }""")
+    assert table <= box, f"the games list is {table} px wide in a {box} px box"
+    labels = p.page.evaluate("""() => Array.from(document.querySelectorAll('#games tbody tr:first-child td'))
+      .map(td => getComputedStyle(td, '::before').content)""")
+    assert labels == [f'"{h}"' for h in ("game", "players", "ruleset", "rounds", "events", "state",
+                                         "winners", "totals")]
+    assert p.page.get_by_role("cell", name="base").count() > 0    # still a table to a reader
+    wide = Page(browser, DESKTOP)                                   # a wide screen: rows as rows
+    wide.page.goto(world["url"] + "/")
+    assert wide.page.evaluate("getComputedStyle(document.querySelector('#games thead')).position") == "static"
+    wide.close()
     p.page.select_option("select[name=players]", "4")
     p.page.click("form.filters button")
     p.page.wait_for_url("**players=4**")

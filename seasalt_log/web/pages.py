@@ -100,17 +100,22 @@ def card(code: str) -> str:
 
 
 def _table(headers: Sequence[str], rows: Iterable[Sequence[Any]], *, caption: str = "",
-           numeric: Sequence[bool] | None = None, attrs: str = "") -> str:
+           numeric: Sequence[bool] | None = None, attrs: str = "", stacked: bool = False) -> str:
+    """A data table; ``stacked``: on a narrow screen each row shows as a block of labelled
+    cells (app.css, ``table.stack``) instead of a row wider than the screen."""
     numeric = numeric or [False] * len(headers)
-    head = "".join(f'<th scope="col"{" class=n" if n else ""}>{escape(h)}</th>'
+    # display:block drops a stacked table's roles from its parts: they are given back
+    role = (lambda r: f' role="{r}"') if stacked else (lambda r: "")
+    head = "".join(f'<th scope="col"{role("columnheader")}{" class=n" if n else ""}>{escape(h)}</th>'
                    for h, n in zip(headers, numeric))
-    body = []
-    for row in rows:
-        cells = "".join(f'<td{" class=n" if n else ""}>{c}</td>' for c, n in zip(row, numeric))
-        body.append(f"<tr>{cells}</tr>")
+    opens = [f'<td{role("cell")}{" class=n" if n else ""}'
+             + (f' data-label="{escape(h)}">' if stacked else ">") for h, n in zip(headers, numeric)]
+    body = "".join(f'<tr{role("row")}>' + "".join(f"{o}{c}</td>" for o, c in zip(opens, row)) + "</tr>"
+                   for row in rows)
     cap = f"<caption>{escape(caption)}</caption>" if caption else ""
-    return (f'<div class="scroll"><table class="data"{attrs}>{cap}<thead><tr>{head}</tr></thead>'
-            f"<tbody>{''.join(body)}</tbody></table></div>")
+    return (f'<div class="scroll"><table class="data{" stack" if stacked else ""}"{role("table")}'
+            f'{attrs}>{cap}<thead{role("rowgroup")}><tr{role("row")}>{head}</tr></thead>'
+            f'<tbody{role("rowgroup")}>{body}</tbody></table></div>')
 
 
 def _cell(v: Any) -> str:
@@ -181,7 +186,8 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
         nav.append(f'<a href="/?{escape(urlencode({**params, "page": page + 1}))}" rel="next">Next page</a>')
     table = _table(("game", "players", "ruleset", "rounds", "events", "state", "winners", "totals"),
                    body, caption=f"{total} game(s); page {page} of {pages}",
-                   numeric=(False, False, False, True, True, False, False, False), attrs=' id="games"')
+                   numeric=(False, False, False, True, True, False, False, False), attrs=' id="games"',
+                   stacked=True)
     return layout("Games", f"<h1>Games</h1>{form}{table}<p>{' · '.join(nav)}</p>")
 
 
