@@ -198,6 +198,10 @@ def test_cli_simulate_and_tournament_take_the_expansion_settings(tmp_path):
     lines = out.read_bytes().splitlines()
     starts = [ev.decode(x) for x in lines if b'"game_started"' in x]
     assert [(g.ruleset, g.events) for g in starts] == [("extra-salt", "pepper")] * 2
+    # the ids the help promises: the settings named before the seed, then the game's index
+    assert [g.game_id for g in starts] == ["sim-extra-salt-pepper-4-0", "sim-extra-salt-pepper-4-1"]
+    assert '"sim-extra-salt-pepper-SEED-i"' in " ".join(
+        runner.invoke(app, ["simulate", "--help"], env={"COLUMNS": "200"}).output.split())
     assert out.read_bytes() == b"".join(
         ev.encode_lines(g) for g in simulate(2, 3, 4, None, "extra-salt", "pepper"))
     r = runner.invoke(app, ["simulate", "-n", "1", "-p", "2", "-s", "1", "--ruleset", "extra"])

@@ -66,8 +66,9 @@ def simulate(
     or store them (--db).
 
     Every event goes through the rules engine; the shuffles are recorded in each
-    round_started, so the log replays exactly. Game i is "sim-SEED-i"; its meta holds the
-    seed and the bots."""
+    round_started, so the log replays exactly. Game i is "sim-SEED-i", other settings
+    named before the seed ("sim-extra-salt-pepper-SEED-i"); its meta holds the seed and the
+    bots."""
     names = bots
     check_args(players, names, games)
     settings = _settings(ruleset, events)
