@@ -134,11 +134,12 @@ class StreamConflictError(SeasaltError):
 
 
 class UnknownGameError(SeasaltError, LookupError):
-    """No stored game has this id."""
+    """No stored game has this id; ``near``: stored ids a user may have meant."""
 
-    def __init__(self, game_id: str):
+    def __init__(self, game_id: str, near: Sequence[str] = ()):
         self.game_id = game_id
-        super().__init__(f"no game with id {game_id!r} in the store")
+        self.near = tuple(near)
+        super().__init__(f"no game with id {game_id!r} in the store{did_you_mean(self.near)}")
 
     def __str__(self) -> str:
         return self.args[0]

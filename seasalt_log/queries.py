@@ -7,7 +7,6 @@ from typing import Annotated, Any
 import msgspec
 from msgspec import Meta, Struct
 
-from .errors import UnknownGameError
 from .store import Store
 from .store.store import natural_key
 from .store.fetch import first_row, one_value
@@ -146,7 +145,7 @@ def games_relation(store: Store, ids: list[str]):
 def get_game(store: Store, game_id: str) -> GameRow:
     row = first_row(store.con, f"SELECT {_GAME_COLS} FROM games WHERE game_id = ?", [game_id])
     if row is None:
-        raise UnknownGameError(game_id)
+        raise store.unknown_game(game_id)
     return _game_row(row)
 
 

@@ -315,7 +315,7 @@ def append_events(store: Store, game_id: str, new: Sequence[ev.Event], expected_
         return planned.result
     head, _ = store.head(game_id)
     if head == 0:
-        raise UnknownGameError(game_id)
+        raise store.unknown_game(game_id)
     if head != expected_seq:
         raise StreamConflictError(game_id, expected_seq, head)
     events, state = load_state(store, game_id)
@@ -431,7 +431,7 @@ class GameCache:
             states.append(s)
         number = store.number(game_id)
         if number is None:
-            raise UnknownGameError(game_id)
+            raise store.unknown_game(game_id)
         return cls(game_id, events, states, number, store.head(game_id)[1])
 
     def adopt(self, other: "GameCache") -> None:

@@ -216,6 +216,9 @@ def test_rescore_mermaid_round(db):
     (["replay", "nope"], "no game with id 'nope' in the store", 1),
     (["log", "nope"], "no game with id 'nope' in the store", 1),
     (["rescore", "nope", "--round", 1], "no game with id 'nope' in the store", 1),
+    # a stored id the user may have meant: one it begins, or one spelt alike (any case)
+    (["replay", "dem"], "no game with id 'dem' in the store; did you mean demo?", 1),
+    (["rescore", "Demo", "--round", 1], "no game with id 'Demo' in the store; did you mean demo?", 1),
     # the words the service says for it (they differed: "has no round 7 (2 rounds)")
     (["replay", "demo", "--round", 7], "game demo has 2 rounds; there is no round 7", 1),
     (["replay", "demo", "--round", 2, "--turn", 31], "round 2 has 9 turns", 1),

@@ -180,9 +180,21 @@ def test_primary_key_is_the_concurrency_check(store, games):
     assert store.head(gid)[0] == 2
 
 
-def test_unknown_game(store):
-    with pytest.raises(UnknownGameError):
+def test_unknown_game(store, games):
+    with pytest.raises(UnknownGameError) as e:
         store.read_events("nope")
+    assert e.value.near == ()
+    for gid, g in zip(("t-1", "t-2", "t-10", "other"), games):
+        start_game(store, ev.GameStarted(players=g[0].players, game_id=gid))
+    # the ids it begins, closest first (Jaro-Winkler to "t-": t-1 and t-2 0.911, t-10 0.867),
+    # a tie by id
+    with pytest.raises(UnknownGameError) as e:
+        store.read_events("t-")
+    assert e.value.near == ("t-1", "t-2", "t-10")
+    assert str(e.value) == "no game with id 't-' in the store; did you mean t-1, t-2, t-10?"
+    with pytest.raises(UnknownGameError) as e:       # spelt alike, in another case
+        store.read_events("OTHERS")
+    assert e.value.near == ("other",)
     with pytest.raises(UnknownGameError):
         append_events(store, "nope", [], 0)
 

@@ -294,7 +294,7 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
     check_target(html, [db], what="--html")
     with Store.open(db, read_only=True) as store:
         if not store.exists(gid):
-            fail(f"no game with id {gid!r} in the store")
+            fail(str(store.unknown_game(gid)))
         page = export_html(store.read_events(gid), queries.game_summary(store, gid))
     with atomic_file(html, [db], what="--html", text=True) as fh:
         fh.write(page)

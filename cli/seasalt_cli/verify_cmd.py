@@ -6,7 +6,7 @@ from pathlib import Path
 
 import typer
 
-from seasalt_log.errors import StoreDamagedError, UnknownGameError
+from seasalt_log.errors import StoreDamagedError
 from seasalt_log.store import Store
 from seasalt_log.verify import QUICK_SKIPS, summary_line, verify_store
 
@@ -43,7 +43,7 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
                 {"ids": games}).fetchall()}
             for gid in games:
                 if gid not in known:
-                    raise UnknownGameError(gid)
+                    raise store.unknown_game(gid)
         report = verify_store(store, games or None, progress=cb, jobs=jobs, quick=quick)
     if as_json:
         print_json({"ok": report.ok, "games": report.games, "events": report.events,

@@ -388,6 +388,16 @@ class Store:
                         "DESC LIMIT 1", [game_id])
         return (row[0], row[1]) if row else (0, None)
 
+    def unknown_game(self, game_id: str) -> UnknownGameError:
+        """The error for ``game_id``, which this store does not have, naming up to three
+        stored ids the user may have meant: those it begins, then the closest spellings."""
+        near = self.con.execute(
+            "SELECT game_id FROM (SELECT game_id, starts_with(game_id, $id) AS prefix, "
+            "jaro_winkler_similarity(lower(game_id), lower($id)) AS alike FROM heads) "
+            "WHERE prefix OR alike >= 0.85 ORDER BY prefix DESC, alike DESC, game_id LIMIT 3",
+            {"id": game_id}).fetchall()
+        return UnknownGameError(game_id, [r[0] for r in near])
+
     def number(self, game_id: str) -> int | None:
         """The game's number in this store (``events.game``), None if it is not stored.
 
@@ -447,7 +457,7 @@ class Store:
         n = self.number(game_id)
         if n is None:
             if after == 0:
-                raise UnknownGameError(game_id)
+                raise self.unknown_game(game_id)
             return []
         if self.read_only:
             kept = self._kept_texts(n)
@@ -459,7 +469,7 @@ class Store:
         else:
             rows = self.con.execute("SELECT seq, event FROM events WHERE game = ?", [n]).fetchall()
         if not rows and after == 0:
-            raise UnknownGameError(game_id)
+            raise self.unknown_game(game_id)
         rows.sort()
         return [r[1] for r in rows]
 
@@ -501,7 +511,7 @@ class Store:
             "SELECT game_id FROM games WHERE game_id IN (SELECT unnest(?))", [ids]).fetchall()}
         for gid in ids:
             if gid not in known:
-                raise UnknownGameError(gid)
+                raise self.unknown_game(gid)
         numbers = dict(self.con.execute(
             "SELECT game_id, min(game) FROM commits WHERE game_id IN (SELECT unnest(?)) "
             "GROUP BY game_id", [ids]).fetchall())
