@@ -1,8 +1,10 @@
 """The rulesets as data (RULES.md): one frozen :class:`Ruleset` per game,
 chosen by ``game_started.ruleset`` and ``game_started.events``, made once and carried in the
 state. It holds the catalog, the legal pairs and trios, the scoring choice, the thresholds,
-the rule ids an error names, and every ruling (marked **Ruling** in the rules), so that a
-later ruleset changes the game by changing a value, not the engine code.
+the rule ids an error names, and the rulings (marked **Ruling** in the rules) a ruleset
+might choose otherwise, so that a later ruleset changes the game by changing a value, not
+the engine code. R-DUO-NOEFFECT (a possible effect is compulsory, an impossible one does not
+stop the pair) is no such choice: each pair's handler in :mod:`.core` applies it.
 
 The engine asks the ruleset what holds; it never asks which ruleset a game plays.
 """
@@ -60,8 +62,6 @@ class Ruleset(Struct, frozen=True, dict=True):
     one_card_draw: bool = True
     #: R-TAKE-4 (Ruling): with deck and piles empty the take is skipped (else the turn is stuck)
     skip_impossible_take: bool = True
-    #: R-DUO-NOEFFECT (Ruling): a pair whose effect cannot happen may still be laid down
-    pair_without_effect: bool = True
     #: R-END-3 (Ruling): a call on the turn that empties the deck comes before the deck-out
     call_before_deck_out: bool = True
     #: R-LAST-1 (Ruling): a boat pair in a final turn still gives its extra take
