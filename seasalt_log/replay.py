@@ -301,7 +301,8 @@ def _after_scored(s: State, scored: ev.Event, at: int, round: int,
     if type(scored) is not ev.RoundScored or scored.round != round:
         return None
     return s.changed(phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
-                     rounds_played=scored.round, seq=at + 1,
+                     last_card_points=tuple(scored.card_points), rounds_played=scored.round,
+                     seq=at + 1,
                      flow=Flow(round=scored.round, due=due))
 
 

@@ -100,6 +100,17 @@ def hand_scores_seen(ending: str | None, viewer: Viewer,
     return [v if s == viewer.seat else None for s, v in enumerate(values)]
 
 
+def scored_card_points(state: State) -> tuple[int, ...] | None:
+    """Between rounds, each seat's card points as its round was scored (the round's
+    ``round_scored.card_points``), else None (in a round, before the first, and after a
+    four-mermaid win, which is not scored: R-MERMAID-WIN). The hands are still the round's,
+    but scored again they may differ: ``event_awarded`` has ended the events in effect
+    during the round (R-EV-APPLY, R-EV-AWARD)."""
+    if state.phase == "round" or state.flow.mermaid_winner is not None:
+        return None
+    return state.last_card_points or None
+
+
 # The views hold strings, numbers and other views, never a reference cycle: the garbage
 # collector need not track them (gc=False, as the engine's states).
 class PileView(Struct, frozen=True, gc=False):
@@ -116,7 +127,8 @@ class SeatView(Struct, frozen=True, gc=False):
     hand: tuple[str, ...] | None            # None when hidden from the viewer
     laid: tuple[tuple[str, ...], ...]       # pairs, and trios (R-X-TRIO)
     revealed: bool
-    card_points: int | None                 # None when the hand is hidden
+    card_points: int | None                 # None when the hand is hidden; between rounds
+                                            # as scored (scored_card_points)
     total: int
 
 
@@ -177,6 +189,7 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     own = who.seat if who.role == "seat" else None
     anyone_revealed = f.revealed or f.call == "stop"
     hands, laid, totals = t.hands, t.laid, state.totals
+    scored = scored_card_points(state)
     seats = []
     for s, name in enumerate(state.players):
         hand = hands[s] if hands else ()
@@ -184,7 +197,8 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
         shown = everyone or s == own or revealed
         # a seat's view is made again only when what it shows changed (compared by value)
         key = (name, hand if shown else len(hand), laid[s] if laid else (), revealed,
-               totals[s], (player_points(state, s) if hands else 0) if shown else None)
+               totals[s],
+               (scored[s] if scored else player_points(state, s) if hands else 0) if shown else None)
         slot = 2 * s + shown
         if slot < 8:
             last = _SEAT_VIEWS[slot]

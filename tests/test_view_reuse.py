@@ -10,8 +10,8 @@ import pytest
 from seasalt_log.engine import State, apply
 from seasalt_log.engine.core import player_points
 from seasalt_log.sim import simulate
-from seasalt_log.view import (SPECTATOR, TABLE, PileView, SeatView, as_viewer, sees_hand,
-                              table_view)
+from seasalt_log.view import (SPECTATOR, TABLE, PileView, SeatView, as_viewer,
+                              scored_card_points, sees_hand, table_view)
 
 
 def fresh_parts(state: State, viewer) -> tuple[tuple[SeatView, ...], tuple[PileView, ...]]:
@@ -19,13 +19,15 @@ def fresh_parts(state: State, viewer) -> tuple[tuple[SeatView, ...], tuple[PileV
     who = as_viewer(viewer)
     t, f = state.table, state.flow
     seats = []
+    scored = scored_card_points(state)     # between rounds: as scored (test_points_between_rounds)
     for s, name in enumerate(state.players):
         hand = t.hands[s] if t.hands else ()
         laid = t.laid[s] if t.laid else ()
         revealed = bool(f.revealed & (1 << s)) or (f.call == "stop" and f.caller == s)
         if sees_hand(state, who, s):
             seats.append(SeatView(s, name, len(hand), tuple(sorted(hand)), laid, revealed,
-                                  player_points(state, s) if t.hands else 0, state.totals[s]))
+                                  scored[s] if scored else player_points(state, s) if t.hands
+                                  else 0, state.totals[s]))
         else:
             seats.append(SeatView(s, name, len(hand), None, laid, revealed, None,
                                   state.totals[s]))

@@ -1425,7 +1425,8 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     g = s.game
     ended = max(totals) >= g.target                                         # R-GAME-1
     due = "game_ended" if ended else "event_awarded" if g.ruleset.events else None  # R-EV-AWARD
-    game = replace(g, totals=totals, last_points=points, rounds_played=g.rounds_played + 1)
+    game = replace(g, totals=totals, last_points=points, last_card_points=tuple(e.card_points),
+                   rounds_played=g.rounds_played + 1)
     return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
                              due=due))

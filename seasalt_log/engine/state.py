@@ -91,6 +91,9 @@ class Game(Struct, frozen=True, gc=False):
     ruleset: Ruleset = BASE
     totals: tuple[int, ...] = ()
     last_points: tuple[int, ...] = ()
+    #: per seat, the card points of the last round scored (its ``round_scored``): what the
+    #: views show between rounds, when ``event_awarded`` has ended that round's events
+    last_card_points: tuple[int, ...] = ()
     rounds_played: int = 0
     winners: tuple[int, ...] = ()
     reason: str | None = None
@@ -152,6 +155,7 @@ class State(Struct, frozen=True, gc=False):
     ruleset = _FromGame[Ruleset]()
     totals = _FromGame[tuple[int, ...]]()
     last_points = _FromGame[tuple[int, ...]]()
+    last_card_points = _FromGame[tuple[int, ...]]()
     rounds_played = _FromGame[int]()
     winners = _FromGame[tuple[int, ...]]()
     reason = _FromGame[str | None]()
