@@ -86,7 +86,7 @@ def simulate(
                         simulate_games(games, players, seed, names, *settings), tick),
                         source="simulate")
                 outcome.failed = bool(summary.failed)
-            report_import(summary, as_json, "stored")
+            report_import(summary, as_json)
         elif out_file is None:
             _write(sys.stdout.buffer, games, players, seed, names, tick, settings)
             sys.stdout.flush()
