@@ -116,7 +116,7 @@ def test_sql_errors_are_one_line(db):
     for sql in ("SELEC 1", "SELECT * FROM nowhere", "SELECT * FROM '/etc/passwd'"):
         r = cli("query", sql, "--db", db)
         assert r.exit_code == 1 and r.stdout == ""
-        assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: SQL: "), r.stderr
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: query failed: "), r.stderr
     r = cli("query", "--db", db)
     assert r.exit_code == 2 and "give the SQL" in r.stderr
     assert cli("query", "--db", db.parent / "missing.duckdb", "SELECT 1").exit_code == 1

@@ -62,6 +62,13 @@ def one_line(message: str) -> str:
     return " ".join(lines) or message.strip()
 
 
+def query_failed(exc: duckdb.Error | str) -> QueryError:
+    """The error of a query DuckDB could not run, worded as the sandbox's other errors
+    (``query refused: ...``, ``query stopped: ...``) so that it cannot be taken for a rule id:
+    ``query failed: Parser Error: syntax error at or near "SELEC"``."""
+    return QueryError(f"query failed: {one_line(str(exc))}")
+
+
 def file_access_refused(exc: duckdb.PermissionException) -> QueryRefusedError:
     """The refusal of a query that tried to read or write a file (lock 3 stopped it)."""
     return QueryRefusedError(f"query refused: queries may not read or write files "
@@ -91,7 +98,7 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+        raise query_failed(exc) from None
     if not statements:
         raise QueryRefusedError("query refused: the SQL holds no statement")
     if len(statements) > 1:
