@@ -135,6 +135,10 @@ def test_python_m_runs_the_cli(module):
     (["games", "--bogus"], "No such option: --bogus"),
     (["query", "SELECT 1", "--format", "xml"], "'xml' is not one of"),
     (["replay"], "Missing argument 'GAME'"),
+    (["query", "-- a note\nSELECT 1"], "'-- a note SELECT 1' starts with '-', so it was read as "
+     "an option: write -- before it (seasalt query [OPTIONS] -- SQL), or read it from --file "
+     "FILE or stdin (-)"),
+    (["show", "-- x"], "write -- before it (seasalt show [OPTIONS] -- GAME) (see"),
     (["simulate", "--games", "1", "--players", "2", "--seed", "1", "--ruleset", "pepper"],
      "'pepper' is not one of"),
 ])

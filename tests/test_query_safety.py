@@ -122,6 +122,16 @@ def test_sql_errors_are_one_line(db):
     assert cli("query", "--db", db.parent / "missing.duckdb", "SELECT 1").exit_code == 1
 
 
+def test_sql_that_starts_with_a_comment(db, tmp_path):
+    """SQL starting with -- is taken for an option unless -- comes before it (or it is read
+    from --file or stdin); the error says so (test_cli_conventions)."""
+    sql = "-- one row\nSELECT 1 AS x"
+    (tmp_path / "q.sql").write_text(sql)
+    for args, stdin in ((["--", sql], None), (["--file", tmp_path / "q.sql"], None), (["-"], sql)):
+        r = cli("query", "--db", db, "--format", "csv", *args, input=stdin)
+        assert r.exit_code == 0 and r.stdout == "x\n1\n", (args, r.output)
+
+
 ALLOWED = [
     ("SELECT count(*) AS n FROM games", [{"n": 4}]),
     ("WITH w AS (SELECT name FROM seats WHERE winner) SELECT count(*) AS n FROM w", [{"n": 3}]),
