@@ -217,6 +217,29 @@ def test_tournament_formats():
                                         "last_chance_calls,last_chance_won")
 
 
+def test_score_formats():
+    """score speaks every format: its rows are the sources of points (CSV when piped, a
+    plain table under a line counting the cards), its JSON the whole breakdown (--json)."""
+    args = ("score", "swimmer:black", "swimmer:yellow", "seahorse:white", "shell:grey",
+            "--ruleset", "extra-salt", "--event", "water-rodeo", "--event",
+            "dance-of-the-shells")
+    piped = run(*args)
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout == run(*args, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(piped.stdout)))
+    assert rows[0] == {"source": "pairs", "points": "1", "detail": "1 Water Rodeo pair in hand"}
+    assert [r["source"] for r in rows][-2:] == ["color_bonus", "tables"]
+    lines = jsonl(run(*args, "--format", "jsonl").stdout)
+    document = json.loads(run(*args, "--json").stdout)
+    assert document == json.loads(run(*args, "--format", "json").stdout)
+    assert {r["source"]: r["points"] for r in lines}["card_points"] == document["card_points"]
+    table = run(*args, "--format", "table").stdout.splitlines()
+    assert table[0] == "4 cards (extra-salt; events: water-rodeo, dance-of-the-shells)"
+    assert table[1].split() == ["source", "points", "detail"] and "┃" not in "".join(table)
+    base = jsonl(run("score", "crab:black", "crab:yellow", "--format", "jsonl").stdout)
+    assert base[0] == {"source": "pairs", "points": 1}
+
+
 def test_a_bad_format_is_a_usage_error(store):
     db, _ = store
     r = run("games", "--db", db, "--format", "yaml")
