@@ -196,6 +196,10 @@ def test_replay_log_rescore_formats(store):
     assert [x["points"] for x in rows] == first["points"]
     doc = json.loads(run("rescore", gid, "--round", 1, "--db", db, "--format", "json").stdout)
     assert doc["round"] == 1 and len(doc["players"]) == 3
+    # every ending under `result` ("outcome" is LAST CHANCE's result alone, in show and SQL)
+    assert "outcome" not in doc and "outcome" not in (doc["what_if"] or {})
+    assert doc["result"] in (("won", "tied", "lost") if doc["ending"] == "last_chance"
+                             else (doc["ending"],))
     r = run("replay", gid, "--db", db, "--follow", "--format", "csv")
     assert r.exit_code == 2 and "--follow" in r.output
 
