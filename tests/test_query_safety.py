@@ -105,6 +105,21 @@ def test_refused(db, tmp_path, name):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.parquet"]     # no file written
 
 
+@pytest.mark.parametrize("sql, name", [
+    ("CHECKPOINT", "CHECKPOINT"), ("-- first\nFORCE CHECKPOINT", "FORCE CHECKPOINT"),
+    ("use memory", "USE"), ("RESET threads", "RESET"), ("SET VARIABLE v = 1", "SET VARIABLE"),
+    ("ANALYZE", "ANALYZE"), ("DEALLOCATE p", "DEALLOCATE"), ("COMMENT ON TABLE games IS 'x'",
+    "COMMENT ON"), ("INSTALL httpfs", "INSTALL"), ("CALL pragma_version()", "CALL"),
+    ("SET threads = 1", "SET"), ("DROP TABLE games", "DROP"), ("BEGIN", "BEGIN"),
+    ("UPDATE EXTENSIONS", "UPDATE EXTENSIONS"),      # a type the duckdb module cannot name
+])
+def test_a_refusal_names_the_statement_as_written(db, sql, name):
+    """DuckDB calls CHECKPOINT a CALL and USE a SET (and so on): the refusal says what the
+    user wrote."""
+    with pytest.raises(QueryRefusedError, match=f"^query refused: {name} statements may not"):
+        run_query(db, sql)
+
+
 def test_refused_in_the_library(db):
     with pytest.raises(QueryRefusedError, match="read-only"):
         run_query(db, "DELETE FROM events")
