@@ -33,6 +33,11 @@ class GameRow(Struct):
     meta: Annotated[Any, Meta(extra_json_schema={"anyOf": [{"type": "object"},
                                                             {"type": "null"}]})] = None
 
+    def rules_words(self) -> str:
+        """The rules the game is played by, in the words ``seasalt show`` and the web pages
+        both use: "base", "extra-salt", "extra-salt with pepper events"."""
+        return self.ruleset + (f" with {self.event_setting} events" if self.event_setting else "")
+
 
 class RoundRow(Struct):
     """One round of a game with each seat's points and totals (None until scored)."""

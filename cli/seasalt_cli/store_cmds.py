@@ -248,8 +248,7 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         rows.append(tuple(cells))
 
     def head() -> str:
-        rules = g.ruleset + (f" with {g.event_setting} events" if g.event_setting else "")
-        return (f"{g.game_id}  {', '.join(g.players)}  {rules}  target {g.target}  {g.status}"
+        return (f"{g.game_id}  {', '.join(g.players)}  {g.rules_words()}  target {g.target}  {g.status}"
                 + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
                    if g.winners else "") + "\n")
     emit(rows_result(columns, rows), out_fmt, limit=None, document=summary, head=head)
