@@ -77,6 +77,17 @@ def test_every_parameter_has_help_a_placeholder_and_its_default(path, cmd):
             assert p.type_descriptor.is_choice, f"{where}: no placeholder"
 
 
+def test_json_is_named_the_short_form_of_format_json_where_both_are():
+    """A command that takes --format says --json is its short form (it said "machine-
+    readable JSON output", as in the commands whose only machine output --json is)."""
+    both = [(path, cmd) for path, cmd in ALL
+            if {"--format", "--json"} <= {o for p in cmd.params for o in p.opts}]
+    assert len(both) >= 9
+    for path, cmd in both:
+        json_help = next(p.help for p in cmd.params if "--json" in p.opts)
+        assert json_help == "Short for --format json.", path
+
+
 def _help(*path) -> str:
     r = run(*path, "--help", env={"COLUMNS": "250", "TERMINAL_WIDTH": "250"})
     assert r.exit_code == 0, r.output

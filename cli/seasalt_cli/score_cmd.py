@@ -11,7 +11,7 @@ from seasalt_log.hand import score_hand
 
 from .app import app, handles_errors, usage
 from .formats import chosen, emit
-from .options import Format, FormatOption, JsonOption, Ruleset, RulesetOption, event_option
+from .options import Format, FormatJsonOption, FormatOption, Ruleset, RulesetOption, event_option
 
 
 @app.command()
@@ -29,7 +29,7 @@ def score(
                                              "one at most): it scores nothing and is left "
                                              "out."),
     fmt: Format = FormatOption,
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
     card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES.md

@@ -20,7 +20,7 @@ from seasalt_log.store import Store
 
 from .app import app, db_path, handles_errors, log, print_json, progress_bar, usage
 from .formats import chosen, emit
-from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
+from .options import (EventSetting, Format, FormatJsonOption, FormatOption, Ruleset, RulesetOption,
                       bots_option, out_option)
 from .store_cmds import first_write, report_import
 
@@ -115,7 +115,7 @@ def tournament(
     players: int = PlayersOption,
     seed: int = SeedOption,
     bots: str = bots_option("Strategies to play", DEFAULT_STRATEGIES),
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     fmt: Format = FormatOption,
     ruleset: Ruleset = RulesetOption,
     events: EventSetting = EventsOption,

@@ -24,9 +24,9 @@ from seasalt_log.store.store import wal_path
 from .app import (app, db_path, err, fail, handles_errors, log, print_json, progress_bar,
                   usage)
 from .formats import chosen, emit
-from .options import (DbOption, Format, FormatOption, GameArg, JobsOption, JsonOption,
-                      PlayerOption, PlayersOption, ProgressOption, ReadTokenOption, UrlOption,
-                      out_option)
+from .options import (DbOption, Format, FormatJsonOption, FormatOption, GameArg, JobsOption,
+                      JsonOption, PlayerOption, PlayersOption, ProgressOption, ReadTokenOption,
+                      UrlOption, out_option)
 from .remote import local_or_remote
 
 PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
@@ -164,7 +164,7 @@ def games(db: Path = DbOption,
           offset: int = typer.Option(0, "--offset", min=0, metavar="N",
                                      help="Skip the first N games (in --sort order)."),
           fmt: Format = FormatOption,
-          as_json: bool = JsonOption,
+          as_json: bool = FormatJsonOption,
           url: str = UrlOption, token: str = ReadTokenOption):
     """List stored games: id, players, ruleset and events, rounds played, state, winners
     (seats), totals."""
@@ -221,7 +221,7 @@ def _games_arrow(relation, fmt: str) -> Result:
 
 @app.command()
 @handles_errors
-def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
+def show(game: str = GameArg, db: Path = DbOption, as_json: bool = FormatJsonOption,
          fmt: Format = FormatOption, url: str = UrlOption, token: str = ReadTokenOption):
     """Sum one game up round by round: ending, caller, outcome, and each player's points
     and total (--format json: the whole summary as one document)."""
@@ -248,7 +248,8 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         rows.append(tuple(cells))
 
     def head() -> str:
-        return (f"{g.game_id}  {', '.join(g.players)}  {g.rules_words()}  target {g.target}  {g.status}"
+        return (f"{g.game_id}  {', '.join(g.players)}  {g.rules_words()}  target {g.target}  "
+                f"{g.status}"
                 + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
                    if g.winners else "") + "\n")
     emit(rows_result(columns, rows), out_fmt, limit=None, document=summary, head=head)
