@@ -163,6 +163,10 @@ def test_usage_errors_are_one_line_with_exit_code_2(args, expected):
     assert "╭" not in r.output
 
 
+def test_query_help_says_where_sql_starting_with_a_dash_goes():
+    assert "SQL that starts with - (a -- comment) goes after --: query -- SQL." in _help("query")
+
+
 def _log(tmp_path) -> Path:
     log = tmp_path / "g.jsonl"
     assert run("simulate", "--games", "2", "--players", "2", "--seed", "3",

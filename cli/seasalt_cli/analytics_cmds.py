@@ -81,7 +81,9 @@ def _stoppable():
 @handles_errors
 def query(
     ctx: typer.Context,
-    sql: str = typer.Argument(None, metavar="SQL", help="One SQL statement, or - to read it from stdin."),
+    sql: str = typer.Argument(None, metavar="SQL",
+                              help="One SQL statement, or - to read it from stdin; SQL that "
+                                   "starts with - (a -- comment) goes after --: query -- SQL."),
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
     fmt: Format = FormatOption,
