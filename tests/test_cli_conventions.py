@@ -53,6 +53,13 @@ def test_the_walk_sees_every_command():
     assert ("archive", "check") in {p for p, _ in ALL}
 
 
+def test_the_command_list_starts_where_a_new_user_does():
+    """`seasalt --help` lists import and validate first (it listed score, the first
+    command ever written)."""
+    listed = list(typer.main.get_command(app).list_commands(None))
+    assert listed[:4] == ["import", "validate", "games", "show"]
+
+
 def _options(cmd):
     return [p for p in cmd.params if p.name != "help"]
 
