@@ -155,7 +155,8 @@ def main() -> None:
     # the front end: every page's HTML, CSS and script, without the game's data
     data = {"game_id": "x", "frames": [], "reports": {}, "live": None}
     from seasalt_log.queries import GameRow
-    row = GameRow("x", ["A", "B"], 2, 40, "ended", 0, 0, None, None, [0, 0])
+    row = GameRow(game_id="x", players=["A", "B"], n_players=2, target=40, status="ended",
+                  rounds_played=0, events=0, end_reason=None, winners=None, totals=[0, 0])
     sizes = {"game page template": len(pages.game_page(row, "", data).encode()),
              "app.css": len(pages._static("app.css").encode()),
              "viewer.js": len(pages._static("viewer.js").encode()),

@@ -133,6 +133,13 @@ class StreamConflictError(SeasaltError):
         return self.reason
 
 
+class GameExistsError(StreamConflictError):
+    """A new game whose id a stored game (at seq ``found``) already has."""
+
+    def __init__(self, game_id: str, found: int):
+        super().__init__(game_id, 0, found, f"game {game_id} already exists (at seq {found})")
+
+
 class UnknownGameError(SeasaltError, LookupError):
     """No stored game has this id; ``near``: stored ids a user may have meant."""
 

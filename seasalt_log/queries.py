@@ -12,16 +12,18 @@ from .store.store import natural_key
 from .store.fetch import first_row, one_value
 
 
-class GameRow(Struct):
-    """One stored game (the ``games`` read model)."""
+class GameRow(Struct, kw_only=True):
+    """One stored game (the ``games`` read model). Keyword-only, so that the fields added
+    later have defaults where they stand: a row of an older service (``GET /games``
+    before the ruleset and event setting) decodes as the base game without events."""
 
     game_id: str
     players: list[str]
     n_players: int
     target: int
     #: 'base' or 'extra-salt' (R-X-RULESET-1); the events played with, 'pepper', or None
-    ruleset: str
-    event_setting: str | None
+    ruleset: str = "base"
+    event_setting: str | None = None
     status: str
     rounds_played: int
     events: int
@@ -31,6 +33,11 @@ class GameRow(Struct):
     #: game_started's meta as its JSON text (msgspec.Raw), encoded as it was given
     meta: Annotated[Any, Meta(extra_json_schema={"anyOf": [{"type": "object"},
                                                             {"type": "null"}]})] = None
+
+    def rules_words(self) -> str:
+        """The rules the game is played by, in the words ``seasalt show`` and the web pages
+        both use: "base", "extra-salt", "extra-salt with pepper events"."""
+        return self.ruleset + (f" with {self.event_setting} events" if self.event_setting else "")
 
 
 class RoundRow(Struct):
@@ -64,8 +71,13 @@ _GameCols = tuple[str, list[str], int, int, str, str | None, str, int, int, str 
 
 
 def _game_row(row: _GameCols) -> GameRow:
-    meta = row[12]
-    return GameRow(*row[:12], meta=msgspec.Raw(meta.encode()) if meta else None)
+    (game_id, players, n_players, target, ruleset, event_setting, status, rounds_played,
+     events, end_reason, winners, totals, meta) = row
+    return GameRow(game_id=game_id, players=players, n_players=n_players, target=target,
+                   ruleset=ruleset, event_setting=event_setting, status=status,
+                   rounds_played=rounds_played, events=events, end_reason=end_reason,
+                   winners=winners, totals=totals,
+                   meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
 #: ``list_games(sort=...)``: the column each sort key orders by (ties: the game id)

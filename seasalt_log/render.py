@@ -142,7 +142,7 @@ def render_report(report: RoundReport) -> str:
     elif report.ending == "stop":
         head = f"Round {report.round}: {report.caller_name} called STOP after {report.turns} turns"
     else:
-        verdict = {"won": "won", "tied": "won on a tie", "lost": "lost"}[report.outcome]
+        verdict = {"won": "won", "tied": "won on a tie", "lost": "lost"}[report.result]
         head = (f"Round {report.round}: {report.caller_name} called LAST CHANCE and {verdict} "
                 f"({report.turns} turns)")
     lines.append(head)
@@ -180,7 +180,7 @@ def render_report(report: RoundReport) -> str:
                          f"call, card points {per_seat(names, w.card_points)}): points "
                          f"{per_seat(names, w.points)}")
         else:
-            verdict = {"won": "won", "tied": "won on a tie", "lost": "lost"}[w.outcome]
+            verdict = {"won": "won", "tied": "won on a tie", "lost": "lost"}[w.result]
             lines.append(f"What if {report.caller_name} had called LAST CHANCE instead (same "
                          f"cards; {report.caller_name} would have {verdict}): points "
                          f"{per_seat(names, w.points)}")

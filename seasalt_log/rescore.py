@@ -51,7 +51,7 @@ class WhatIf(Struct, frozen=True):
 
     call: str                             # the other call: "stop" or "last_chance"
     caller_won: bool | None
-    outcome: str                          # "won"/"tied"/"lost" for last_chance; "stop"
+    result: str                           # "won"/"tied"/"lost" for last_chance; "stop"
     card_points: tuple[int, ...]          # at the moment of the call
     color_bonus: tuple[int, ...]
     points: tuple[int, ...]
@@ -65,7 +65,9 @@ class RoundReport(Struct, frozen=True):
     ending: str                           # "stop", "last_chance", "deck_out" or "mermaids"
     caller: int | None                    # who called (None for a deck-out or a mermaid win)
     caller_name: str | None
-    outcome: str                          # "won"/"tied"/"lost", "stop", "deck_out", "mermaids"
+    #: how the round ended: for LAST CHANCE the caller's "won"/"tied"/"lost", else the
+    #: ending ("stop", "deck_out", "mermaids"); not the SQL ``outcome``, LAST CHANCE's only
+    result: str
     caller_won: bool | None
     ended_by: int                         # the seat whose turn ended the round
     turns: int
@@ -115,7 +117,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
                         for p in range(s.n))
         return RoundReport(
             game_id=gid, round=round, ending="mermaids", caller=None, caller_name=None,
-            outcome="mermaids", caller_won=None, ended_by=w, turns=n_turns, players=players,
+            result="mermaids", caller_won=None, ended_by=w, turns=n_turns, players=players,
             points=None, stored_points=None, totals=None, stored_totals=None, matches=None,
             what_if=None, mermaid_winner=w,
             note=(f"round {round} was not scored: {names[w]} held four mermaids at the end of "
@@ -131,9 +133,9 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
     stored_totals = tuple(stored.totals) if stored else None
     if ending == "last_chance":
         assert caller is not None, "LAST CHANCE has a caller"
-        outcome = last_chance_outcome(caller, card_pts)
+        result = last_chance_outcome(caller, card_pts)
     else:
-        outcome = ending
+        result = ending
     what_if = None
     if caller is not None:
         call_step = next(st for st in round_steps
@@ -144,7 +146,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         other = "stop" if ending == "last_chance" else "last_chance"
         wpoints, wwon = round_points(other, caller, cp, cb)
         what_if = WhatIf(call=other, caller_won=wwon,
-                         outcome=last_chance_outcome(caller, cp) if other == "last_chance" else "stop",
+                         result=last_chance_outcome(caller, cp) if other == "last_chance" else "stop",
                          card_points=cp, color_bonus=cb, points=tuple(wpoints))
     players = tuple(PlayerRound(
         seat=p, name=names[p], hand=t.hands[p], laid=t.laid[p], breakdown=scores[p],
@@ -159,7 +161,7 @@ def rescore(events: Sequence[ev.Event], round: int, *, game_id: str | None = Non
         note = "today's engine scores this round differently from the stored round_scored"
     return RoundReport(
         game_id=gid, round=round, ending=ending, caller=caller,
-        caller_name=names[caller] if caller is not None else None, outcome=outcome,
+        caller_name=names[caller] if caller is not None else None, result=result,
         caller_won=won, ended_by=f.player, turns=n_turns, players=players,
         points=tuple(points), stored_points=stored_points, totals=totals,
         stored_totals=stored_totals,

@@ -169,8 +169,18 @@ def lookup(query: str, book: tuple[Rule, ...] | None = None) -> list[Rule]:
     for r in book:
         if want and r.id.startswith(want) and not any(f.start <= r.start < f.end for f in found):
             found.append(r)
+    if not found and not _id_shaped(want):
+        raise UnknownRuleError(f"{query.strip()!r} is not a rule id (ids look like R-TAKE-2, "
+                               "LOG-FORMAT or CONFLICT; seasalt rules lists every id)")
     if not found:
         hint = nearest(want, (r.id for r in book), cutoff=0.6)
         raise UnknownRuleError(f"no rule {query.strip()!r} in RULES.md{hint} "
                                "(seasalt rules lists every id)")
     return found
+
+
+def _id_shaped(text: str) -> bool:
+    """``text`` (upper case) is a rule id or the start of one as :data:`ID` writes them;
+    ``SQL`` or ``QUERY`` is not."""
+    return any(text.startswith(start) or start.startswith(text)
+               for start in ("R-", "LOG-", "CONFLICT"))

@@ -16,8 +16,8 @@ from msgspec import Struct
 
 from . import events as ev
 from .engine import State, apply, next_derived
-from .errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
-                     UnknownGameError)
+from .errors import (GameExistsError, IllegalMoveError, LogFormatError, SeasaltError,
+                     StreamConflictError, UnknownGameError)
 from .importers.chunks import CHUNK_BYTES, WorkerSetup, check_chunks, log_chunks, scratch_dir
 from .importers.jsonl import CheckedGame, check_game, iter_paths, raw_game
 from .importers.outcomes import GameOutcome, ImportSummary, failed_outcome
@@ -289,7 +289,7 @@ def start_game(store: Store, start: ev.GameStarted) -> AppendResult:
     """Store a new game from its ``game_started`` (the id derived when it has none)."""
     gid = start.game_id or ev.derive_game_id([start])
     if store.head(gid)[0]:
-        raise StreamConflictError(gid, 0, store.head(gid)[0], f"game {gid} already exists")
+        raise GameExistsError(gid, store.head(gid)[0])
     return _append_checked(store, gid, [], State(), [start], 0)
 
 

@@ -53,6 +53,13 @@ def test_the_walk_sees_every_command():
     assert ("archive", "check") in {p for p, _ in ALL}
 
 
+def test_the_command_list_starts_where_a_new_user_does():
+    """`seasalt --help` lists import and validate first (it listed score, the first
+    command ever written)."""
+    listed = list(typer.main.get_command(app).list_commands(None))
+    assert listed[:4] == ["import", "validate", "games", "show"]
+
+
 def _options(cmd):
     return [p for p in cmd.params if p.name != "help"]
 
@@ -75,6 +82,17 @@ def test_every_parameter_has_help_a_placeholder_and_its_default(path, cmd):
         if not flag and p.param_type_name == "option" and p.metavar is None:
             # no metavar: only a choice, whose values Typer shows
             assert p.type_descriptor.is_choice, f"{where}: no placeholder"
+
+
+def test_json_is_named_the_short_form_of_format_json_where_both_are():
+    """A command that takes --format says --json is its short form (it said "machine-
+    readable JSON output", as in the commands whose only machine output --json is)."""
+    both = [(path, cmd) for path, cmd in ALL
+            if {"--format", "--json"} <= {o for p in cmd.params for o in p.opts}]
+    assert len(both) >= 9
+    for path, cmd in both:
+        json_help = next(p.help for p in cmd.params if "--json" in p.opts)
+        assert json_help == "Short for --format json.", path
 
 
 def _help(*path) -> str:
@@ -135,6 +153,10 @@ def test_python_m_runs_the_cli(module):
     (["games", "--bogus"], "No such option: --bogus"),
     (["query", "SELECT 1", "--format", "xml"], "'xml' is not one of"),
     (["replay"], "Missing argument 'GAME'"),
+    (["query", "-- a note\nSELECT 1"], "'-- a note SELECT 1' starts with '-', so it was read as "
+     "an option: write -- before it (seasalt query [OPTIONS] -- SQL), or read it from --file "
+     "FILE or stdin (-)"),
+    (["show", "-- x"], "write -- before it (seasalt show [OPTIONS] -- GAME) (see"),
     (["simulate", "--games", "1", "--players", "2", "--seed", "1", "--ruleset", "pepper"],
      "'pepper' is not one of"),
 ])
@@ -146,6 +168,10 @@ def test_usage_errors_are_one_line_with_exit_code_2(args, expected):
     assert lines[0].startswith("error: ") and expected in lines[0]
     assert lines[0].endswith(f"(see: seasalt {args[0]} --help)")
     assert "╭" not in r.output
+
+
+def test_query_help_says_where_sql_starting_with_a_dash_goes():
+    assert "SQL that starts with - (a -- comment) goes after --: query -- SQL." in _help("query")
 
 
 def _log(tmp_path) -> Path:

@@ -252,9 +252,9 @@ def test_score_counts_are_singular_for_one(args, counts):
     """The table's counts say "1 card", "1 Water Rodeo pair", "1 face-down shell", "1 in a
     trio", and the plural for any other number."""
     import re
-    r = run("score", *args)
+    r = run("score", *args, "--format", "table")
     assert r.exit_code == 0, r.output
     for want in counts:
-        assert re.search(rf"(^|\s){re.escape(want)}(\s|$)", r.stdout, re.M), (want, r.stdout)
+        assert re.search(rf"(^|\s){re.escape(want)}(\s|;|$)", r.stdout, re.M), (want, r.stdout)
     assert not re.search(r"(^|\s)1 (cards|Water Rodeo pairs|face-down shells)\b|1 in trios|\(s\)",
                          r.stdout)

@@ -196,6 +196,10 @@ def test_replay_log_rescore_formats(store):
     assert [x["points"] for x in rows] == first["points"]
     doc = json.loads(run("rescore", gid, "--round", 1, "--db", db, "--format", "json").stdout)
     assert doc["round"] == 1 and len(doc["players"]) == 3
+    # every ending under `result` ("outcome" is LAST CHANCE's result alone, in show and SQL)
+    assert "outcome" not in doc and "outcome" not in (doc["what_if"] or {})
+    assert doc["result"] in (("won", "tied", "lost") if doc["ending"] == "last_chance"
+                             else (doc["ending"],))
     r = run("replay", gid, "--db", db, "--follow", "--format", "csv")
     assert r.exit_code == 2 and "--follow" in r.output
 
@@ -215,6 +219,29 @@ def test_tournament_formats():
     assert [list(x) for x in rows] == [list(document[0])] * len(rows)
     assert r.stdout.splitlines()[0] == ("strategy,seats,wins,win_rate,mean_points_per_round,"
                                         "last_chance_calls,last_chance_won")
+
+
+def test_score_formats():
+    """score speaks every format: its rows are the sources of points (CSV when piped, a
+    plain table under a line counting the cards), its JSON the whole breakdown (--json)."""
+    args = ("score", "swimmer:black", "swimmer:yellow", "seahorse:white", "shell:grey",
+            "--ruleset", "extra-salt", "--event", "water-rodeo", "--event",
+            "dance-of-the-shells")
+    piped = run(*args)
+    assert piped.exit_code == 0, piped.output
+    assert piped.stdout == run(*args, "--format", "csv").stdout
+    rows = list(csv.DictReader(io.StringIO(piped.stdout)))
+    assert rows[0] == {"source": "pairs", "points": "1", "detail": "1 Water Rodeo pair in hand"}
+    assert [r["source"] for r in rows][-2:] == ["color_bonus", "tables"]
+    lines = jsonl(run(*args, "--format", "jsonl").stdout)
+    document = json.loads(run(*args, "--json").stdout)
+    assert document == json.loads(run(*args, "--format", "json").stdout)
+    assert {r["source"]: r["points"] for r in lines}["card_points"] == document["card_points"]
+    table = run(*args, "--format", "table").stdout.splitlines()
+    assert table[0] == "4 cards (extra-salt; events: water-rodeo, dance-of-the-shells)"
+    assert table[1].split() == ["source", "points", "detail"] and "┃" not in "".join(table)
+    base = jsonl(run("score", "crab:black", "crab:yellow", "--format", "jsonl").stdout)
+    assert base[0] == {"source": "pairs", "points": 1}
 
 
 def test_a_bad_format_is_a_usage_error(store):

@@ -359,16 +359,17 @@ def test_error_statuses_and_nothing_changes(client):
     assert d["rule"] == "R-FLOW-PLAYER" and d["index"] == 1 and d["reason"]
     d = expect(422, "illegal_move", client.post(url, content=body(ins[0]), headers=ok))
     assert d["rule"] == "R-FLOW-GAME"
-    # 412: a failed If-Match; 409: a stale expected_seq in the body, or an existing game
-    # id; both with the current seq
+    # 412: a failed If-Match; 409: a stale expected_seq in the body (conflict), or an
+    # existing game id (game_exists, a title of its own); each with the current seq
     d = expect(412, "precondition_failed", client.post(url, content=body(ins[2]),
                                                        headers={"If-Match": '"1"'}))
     assert d["current_seq"] == seq and d["expected_seq"] == 1
     d = expect(409, "conflict", client.post(
         url, content=b'{"expected_seq":1,"events":[%s]}' % body(ins[2])))
     assert d["current_seq"] == seq and d["expected_seq"] == 1
-    d = expect(409, "conflict", client.post("/games", content=body(ins[0])))
-    assert d["current_seq"] == seq
+    d = expect(409, "game_exists", client.post("/games", content=body(ins[0])))
+    assert d["current_seq"] == seq and d["title"] == "Game already exists"
+    assert d["type"] == "/docs#game_exists" and "already exists" in d["detail"]
     # 428: no expected seq at all
     expect(428, "precondition_required", client.post(url, content=body(ins[2])))
     # 413: a body past the limit, announced or streamed

@@ -375,3 +375,23 @@ def test_serve_refuses_a_cors_origin_no_browser_sends(tmp_path, origin, fixed):
     assert (f"give {fixed}, or * for any" if fixed else
             "give one such as https://table.example, or * for any") in r.stderr
     assert not db.exists()
+
+
+def test_a_games_row_of_an_older_service_decodes():
+    """``GET /games`` of a service before the ruleset and event setting (its rows lack
+    them) decodes as this version's GameRow, and GameSummary, as the base game without
+    events; a row that has them keeps them, and the JSON keeps its order."""
+    import msgspec
+
+    from seasalt_log.queries import GameRow, GameSummary
+    old = {"game_id": "g", "players": ["A", "B"], "n_players": 2, "target": 40,
+           "status": "ended", "rounds_played": 3, "events": 90, "end_reason": "target",
+           "winners": [0], "totals": [41, 12], "meta": None}
+    row = msgspec.json.decode(json.dumps(old), type=GameRow)
+    assert (row.ruleset, row.event_setting) == ("base", None)
+    assert msgspec.convert([old], list[GameRow])[0] == row
+    summary = msgspec.convert({"game": old, "rounds": []}, GameSummary)
+    assert summary.game.rules_words() == "base"
+    new = msgspec.convert({**old, "ruleset": "extra-salt", "event_setting": "pepper"}, GameRow)
+    assert new.rules_words() == "extra-salt with pepper events"
+    assert list(msgspec.to_builtins(new))[3:6] == ["target", "ruleset", "event_setting"]

@@ -105,6 +105,21 @@ def test_refused(db, tmp_path, name):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["keep.parquet"]     # no file written
 
 
+@pytest.mark.parametrize("sql, name", [
+    ("CHECKPOINT", "CHECKPOINT"), ("-- first\nFORCE CHECKPOINT", "FORCE CHECKPOINT"),
+    ("use memory", "USE"), ("RESET threads", "RESET"), ("SET VARIABLE v = 1", "SET VARIABLE"),
+    ("ANALYZE", "ANALYZE"), ("DEALLOCATE p", "DEALLOCATE"), ("COMMENT ON TABLE games IS 'x'",
+    "COMMENT ON"), ("INSTALL httpfs", "INSTALL"), ("CALL pragma_version()", "CALL"),
+    ("SET threads = 1", "SET"), ("DROP TABLE games", "DROP"), ("BEGIN", "BEGIN"),
+    ("UPDATE EXTENSIONS", "UPDATE EXTENSIONS"),      # a type the duckdb module cannot name
+])
+def test_a_refusal_names_the_statement_as_written(db, sql, name):
+    """DuckDB calls CHECKPOINT a CALL and USE a SET (and so on): the refusal says what the
+    user wrote."""
+    with pytest.raises(QueryRefusedError, match=f"^query refused: {name} statements may not"):
+        run_query(db, sql)
+
+
 def test_refused_in_the_library(db):
     with pytest.raises(QueryRefusedError, match="read-only"):
         run_query(db, "DELETE FROM events")
@@ -116,10 +131,20 @@ def test_sql_errors_are_one_line(db):
     for sql in ("SELEC 1", "SELECT * FROM nowhere", "SELECT * FROM '/etc/passwd'"):
         r = cli("query", sql, "--db", db)
         assert r.exit_code == 1 and r.stdout == ""
-        assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: SQL: "), r.stderr
+        assert r.stderr.count("\n") == 1 and r.stderr.startswith("error: query failed: "), r.stderr
     r = cli("query", "--db", db)
     assert r.exit_code == 2 and "give the SQL" in r.stderr
     assert cli("query", "--db", db.parent / "missing.duckdb", "SELECT 1").exit_code == 1
+
+
+def test_sql_that_starts_with_a_comment(db, tmp_path):
+    """SQL starting with -- is taken for an option unless -- comes before it (or it is read
+    from --file or stdin); the error says so (test_cli_conventions)."""
+    sql = "-- one row\nSELECT 1 AS x"
+    (tmp_path / "q.sql").write_text(sql)
+    for args, stdin in ((["--", sql], None), (["--file", tmp_path / "q.sql"], None), (["-"], sql)):
+        r = cli("query", "--db", db, "--format", "csv", *args, input=stdin)
+        assert r.exit_code == 0 and r.stdout == "x\n1\n", (args, r.output)
 
 
 ALLOWED = [

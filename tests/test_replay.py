@@ -283,7 +283,7 @@ def test_steps_number_turns(demo):
 
 def test_rescore_last_chance_won(demo):
     r = rescore(demo, 1)
-    assert (r.ending, r.caller, r.caller_name, r.outcome, r.caller_won) == (
+    assert (r.ending, r.caller, r.caller_name, r.result, r.caller_won) == (
         "last_chance", 0, "Ann", "won", True)
     ann, ben = r.players
     # Ann: sailor:pink + sailor:orange = 5 (R-SCORE-COLLECT), captain +3 per sailor = 6;
@@ -302,14 +302,14 @@ def test_rescore_last_chance_won(demo):
     # what if STOP at the call: Ann 11; Ben then had only the laid boats (1), no mermaid yet
     w = r.what_if
     assert w.call == "stop" and w.card_points == (11, 1) and w.points == (11, 1)
-    assert (w.caller_won, w.outcome) == (None, "stop")
+    assert (w.caller_won, w.result) == (None, "stop")
     assert [p.what_if_points for p in r.players] == [11, 1]
     assert r.turns == 6 and r.ended_by == 1
 
 
 def test_rescore_stop(demo):
     r = rescore(demo, 2)
-    assert (r.ending, r.caller_name, r.outcome, r.caller_won) == ("stop", "Ben", "stop", None)
+    assert (r.ending, r.caller_name, r.result, r.caller_won) == ("stop", "Ben", "stop", None)
     ann, ben = r.players
     # Ann: laid fish pair and shark+swimmer pair = 2; crab:yellow and swimmer:yellow alone 0;
     # colours dark-blue 3 (two fish, a swimmer), yellow 2, black 1 -> bonus 3
@@ -320,7 +320,7 @@ def test_rescore_stop(demo):
     assert r.totals == (14, 11) and r.stored_totals == (14, 11)
     # what if LAST CHANCE with the same cards: 9 >= 2, Ben wins: 9 + 1; Ann her bonus 3
     w = r.what_if
-    assert (w.call, w.outcome, w.caller_won, w.points) == ("last_chance", "won", True, (3, 10))
+    assert (w.call, w.result, w.caller_won, w.points) == ("last_chance", "won", True, (3, 10))
 
 
 def test_rescore_last_chance_lost():
@@ -331,7 +331,7 @@ def test_rescore_last_chance_lost():
     assert [p.breakdown.card_points for p in r.players] == [7, 11]
     assert [p.breakdown.color_bonus for p in r.players] == [1, 1]
     # R-LAST-4: 7 < 11, Ann scores her colour bonus only, Ben his card points
-    assert (r.outcome, r.caller_won, r.points) == ("lost", False, (1, 11))
+    assert (r.result, r.caller_won, r.points) == ("lost", False, (1, 11))
     assert r.stored_points == (1, 11) and r.matches is True
     # had Ann called STOP with the same cards at the call: Ann 7, Ben only the two sailors 5
     assert r.what_if.points == (7, 5) and r.what_if.card_points == (7, 5)
@@ -344,7 +344,7 @@ def test_rescore_four_mermaids():
     assert isinstance(events[-1], ev.GameEnded) and events[-1].reason == "mermaids"
     assert not any(isinstance(e, ev.RoundScored) for e in events)
     r = rescore(events, 1)
-    assert (r.ending, r.outcome, r.mermaid_winner, r.caller) == ("mermaids", "mermaids", 0, None)
+    assert (r.ending, r.result, r.mermaid_winner, r.caller) == ("mermaids", "mermaids", 0, None)
     assert r.points is None and r.stored_points is None and r.what_if is None
     assert "not scored" in r.note and "four mermaids" in r.note and "Ann" in r.note
     # four mermaids: the first scores the white group (4), the other three find no group
@@ -358,7 +358,7 @@ def test_rescore_deck_out():
     scored = [e for e in events if isinstance(e, ev.RoundScored)]
     assert scored and scored[0].ending == "deck_out"
     r = rescore(events, 1)
-    assert (r.ending, r.outcome, r.caller, r.what_if) == ("deck_out", "deck_out", None, None)
+    assert (r.ending, r.result, r.caller, r.what_if) == ("deck_out", "deck_out", None, None)
     assert r.points == (0, 0) and r.stored_points == (0, 0) and r.turns == 28
     assert r.ended_by == 1
     assert "deck-out" in render_report(r)

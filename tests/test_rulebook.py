@@ -139,13 +139,16 @@ def test_prefix_does_not_repeat_nested_rules():
     assert out.splitlines()[0].startswith("R-EV-WATER-RODEO (")
 
 
-@pytest.mark.parametrize("bad", ["R-TAKE-9", "R-TAKEE-2", "take", ""])
-def test_unknown_id_is_one_line_and_exit_1(bad):
+@pytest.mark.parametrize("bad, says", [("R-TAKE-9", "no rule "), ("R-TAKEE-2", "no rule "),
+                                       ("", "no rule "), ("take", "'take' is not a rule id"),
+                                       ("SQL", "'SQL' is not a rule id"),
+                                       ("query", "'query' is not a rule id")])
+def test_unknown_id_is_one_line_and_exit_1(bad, says):
     result = run(bad)
     assert result.exit_code == 1
     assert result.stdout == ""
     lines = result.stderr.splitlines()
-    assert len(lines) == 1 and lines[0].startswith("error: no rule ")
+    assert len(lines) == 1 and lines[0].startswith(f"error: {says}")
     assert "Traceback" not in result.output
 
 

@@ -142,6 +142,20 @@ def test_validate_against_a_store(tmp_path, log):
     no_traceback(r)
 
 
+def test_validate_json_counts_the_events_an_import_would_store(tmp_path, log):
+    """validate stores nothing: its --json names its count events_to_store (import's is
+    events_stored), the events the import stores before it, none after it."""
+    before = json.loads(run("validate", log, "--json").stdout)
+    assert "events_stored" not in before
+    db = tmp_path / "s.duckdb"
+    stored = json.loads(run("import", log, "--db", db, "--json").stdout)
+    assert before["events_to_store"] == stored["events_stored"] > 0
+    assert "events_to_store" not in stored
+    after = json.loads(run("validate", log, "--db", db, "--json").stdout)
+    assert after["events_to_store"] == 0
+    assert "0 events to store" in run("validate", log, "--db", db).output
+
+
 def test_a_conflict_says_where_its_game_starts(tmp_path, log):
     """Another history under a game id met before (stored, or earlier in the same log) is
     reported like every import error: ``file:line: game id: CONFLICT: ...``."""

@@ -348,6 +348,9 @@ def test_games_list_filters_by_ruleset(live_world):
     assert sorted(ids(ruleset="base")) == sorted(["live-base", GAMES[0][0].game_id])
     assert sorted(ids(ruleset="no-events")) == sorted(ids(ruleset="base"))
     assert len(ids()) == 3
+    # the rules in the words of `seasalt show` (GameRow.rules_words), not "+ events"
+    page = httpx.get(url + "/", params={"ruleset": "pepper"}).text
+    assert ">extra-salt with pepper events<" in page and "+ events" not in page
     r = httpx.get(url + "/", params={"ruleset": "salty"})
     assert r.status_code == 400 and "ruleset must be one of" in html.unescape(r.text)
 

@@ -21,8 +21,8 @@ from seasalt_log.store import Store
 from .app import (app, db_path, fail, handles_errors, log, print_json, progress_bar,
                   usage)
 from .formats import LimitOption, save_or_emit
-from .options import (DbOption, Format, FormatOption, JobsOption, JsonOption, PlayersOption,
-                      ReadTokenOption, UrlOption, on_command_line, out_option)
+from .options import (DbOption, Format, FormatJsonOption, FormatOption, JobsOption, JsonOption,
+                      PlayersOption, ReadTokenOption, UrlOption, on_command_line, out_option)
 from .remote import local_or_remote
 
 OutputOption = out_option("Write the result to FILE: .parquet, .csv, .json or .jsonl (the "
@@ -81,11 +81,13 @@ def _stoppable():
 @handles_errors
 def query(
     ctx: typer.Context,
-    sql: str = typer.Argument(None, metavar="SQL", help="One SQL statement, or - to read it from stdin."),
+    sql: str = typer.Argument(None, metavar="SQL",
+                              help="One SQL statement, or - to read it from stdin; SQL that "
+                                   "starts with - (a -- comment) goes after --: query -- SQL."),
     file: Path = typer.Option(None, "--file", metavar="FILE", help="Read the SQL from FILE."),
     db: Path = DbOption,
     fmt: Format = FormatOption,
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     output: Path = OutputOption,
     limit: int = LimitOption,
     timeout: str = TimeoutOption,
@@ -130,7 +132,7 @@ def stats(
     players: int = PlayersOption,
     db: Path = DbOption,
     fmt: Format = FormatOption,
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     output: Path = OutputOption,
     limit: int = LimitOption,
     timeout: str = TimeoutOption,

@@ -41,8 +41,26 @@ def usage_error_line(exc: typer.TyperException) -> str:
     message = " ".join(exc.format_message().split()).replace("Value error, ", "")
     message = message.removeprefix("Invalid value: ")  # a line of options, not one value
     ctx = getattr(exc, "ctx", None)
+    if type(exc).__name__ == "NoSuchOption" and ctx is not None:
+        message = _dashed_argument(getattr(exc, "option_name", ""), ctx) or message
     hint = f" (see: {ctx.command_path} --help)" if ctx is not None else ""
     return f"error: {message}{hint}"
+
+
+def _dashed_argument(word: str, ctx: typer.Context) -> str | None:
+    """What to say of an "unknown option" that is an argument starting with a dash (an
+    option's name holds no space: ``seasalt query "-- note\nSELECT 1"``), or None."""
+    if not any(c.isspace() for c in word):
+        return None
+    shown = " ".join(word.split())
+    shown = shown if len(shown) <= 24 else shown[:23] + "…"
+    params = ctx.command.params
+    argument = next((p.metavar or (p.name or "").upper() for p in params
+                     if p.param_type_name == "argument"), "ARGUMENT")
+    reads = any("--file" in p.opts for p in params)
+    return (f"{shown!r} starts with '-', so it was read as an option: write -- before it "
+            f"({ctx.command_path} [OPTIONS] -- {argument})"
+            + (", or read it from --file FILE or stdin (-)" if reads else ""))
 
 
 def _unwrap(help_text: str | None) -> str | None:

@@ -13,11 +13,12 @@ try:
     # the start, not where a Ctrl-C could cut it short and leave the file (an import's)
     tempfile.gettempdir()
     from .app import app, main  # noqa: F401
-    from . import score_cmd  # noqa: F401  (registers commands)
+    # each registers its commands; `seasalt --help` lists them in this order
     from . import store_cmds  # noqa: F401
     from . import analytics_cmds  # noqa: F401
     from . import verify_cmd  # noqa: F401
     from . import replay_cmds  # noqa: F401
+    from . import score_cmd  # noqa: F401
     from . import serve_cmd  # noqa: F401
     from . import sim_cmd  # noqa: F401
     from . import rules_cmd  # noqa: F401

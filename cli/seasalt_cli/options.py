@@ -45,6 +45,8 @@ TextFormatOption = typer.Option(None, "--format",
 DbOption = typer.Option(Path(DEFAULT_DB), "--db", envvar=DB_ENV, show_envvar=True,
                         metavar="FILE", help="The DuckDB store file.")
 JsonOption = typer.Option(False, "--json", help="Machine-readable JSON output.")
+#: ``--json`` of the commands that take ``--format``: its short form
+FormatJsonOption = typer.Option(False, "--json", help="Short for --format json.")
 JobsOption = typer.Option(None, "--jobs", "-j", min=1, metavar="N",
                           help="Worker processes.",
                           show_default="one per CPU when the work is large")

@@ -27,8 +27,8 @@ from seasalt_log.analytics.output import rows_result, structs_result
 
 from .app import app, handles_errors, log, print_json, usage
 from .formats import chosen, emit
-from .options import (DbOption, Format, GameArg, JsonOption, ReadTokenOption, TextFormatOption,
-                      UrlOption)
+from .options import (DbOption, Format, FormatJsonOption, GameArg, ReadTokenOption,
+                      TextFormatOption, UrlOption)
 from .remote import local_or_remote
 
 #: ``replay`` / ``log`` / ``rescore`` print their text unless a --format is given, piped too
@@ -84,7 +84,7 @@ def replay_cmd(
     seq: int = typer.Option(None, "--seq", metavar="N", show_default=False,
                             help="Event number (game_started is 1)."),
     as_player: str = AsOption,
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     fmt: Format = TextFormatOption,
     follow: bool = typer.Option(False, "--follow", "-f",
                                 help="Walk through a round turn by turn (--round, default the last; "
@@ -199,7 +199,7 @@ def _next_turn() -> bool:
 def log_cmd(
     game: str = GameArg,
     as_player: str = AsOption,
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     fmt: Format = TextFormatOption,
     db: Path = DbOption,
     url: str = UrlOption,
@@ -235,7 +235,7 @@ def rescore_cmd(
     game: str = GameArg,
     round: int = typer.Option(..., "--round", "-r", metavar="N", show_default=False,
                               help="Round number."),
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     fmt: Format = TextFormatOption,
     db: Path = DbOption,
     url: str = UrlOption,

@@ -13,10 +13,11 @@ from .app import app, handles_errors
 @handles_errors
 def rules(
     rule_id: str = typer.Argument(None, metavar="ID", show_default=False,
-                                  help="A rule id as errors print it (R-TAKE-2, LOG-FORMAT), or the "
-                                       "start of ids (R-EV prints every R-EV-... rule)"),
+                                  help="A rule id as errors print it (R-TAKE-2, LOG-FORMAT), or "
+                                       "the start of ids (R-EV prints every R-EV-... rule)."),
     where: bool = typer.Option(False, "--where",
-                               help="Print where RULES.md and LOG_FORMAT.md are installed, and stop"),
+                               help="Print where RULES.md and LOG_FORMAT.md are installed, and "
+                                    "stop."),
 ) -> None:
     """Print a rule of the project's RULES.md by its id, or list every id with its title.
 

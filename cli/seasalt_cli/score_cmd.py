@@ -5,12 +5,13 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 import typer
-from rich.table import Table
 
+from seasalt_log.analytics.output import Result, rows_result
 from seasalt_log.hand import score_hand
 
-from .app import app, handles_errors, out, print_json, usage
-from .options import JsonOption, Ruleset, RulesetOption, event_option
+from .app import app, handles_errors, usage
+from .formats import chosen, emit
+from .options import Format, FormatJsonOption, FormatOption, Ruleset, RulesetOption, event_option
 
 
 @app.command()
@@ -27,7 +28,8 @@ def score(
                                         help="A shell placed face down (with --event coral-reef, "
                                              "one at most): it scores nothing and is left "
                                              "out."),
-    as_json: bool = JsonOption,
+    fmt: Format = FormatOption,
+    as_json: bool = FormatJsonOption,
 ) -> None:
     """Score a hand with the game's scoring code: pairs, collectors, multipliers, mermaids,
     card points and colour bonus (RULES.md §4; with --ruleset extra-salt or --event, RULES.md
@@ -38,45 +40,44 @@ def score(
               f"({' '.join(c for c in joined.split(',') if c)}); a comma joins the "
               "codes of --laid only")
     result = score_hand(cards, laid, ruleset=ruleset, events=event, face_down=face_down)
-    if as_json:
-        print_json(result)
-        return
-    hand = result["cards"]
+    out_fmt = chosen(fmt, as_json)
+    emit(breakdown(result), out_fmt, limit=None, document=result,
+         head=lambda: _title(result, event) + "\n")
+
+
+def breakdown(result: dict) -> Result:
+    """The rows of a scored hand (:func:`score_hand`): each source of points, its points,
+    and (with the Extra Salt rules or events) what it holds."""
+    names = ("pairs", "collectors", "multipliers", "mermaids", "card_points", "color_bonus")
     if "ruleset" not in result:
-        table = Table(title=_count(len(hand) + 2 * len(result["laid"]), "card"))
-        table.add_column("source")
-        table.add_column("points", justify="right")
-        for f in ("pairs", "collectors", "multipliers", "mermaids"):
-            table.add_row(f, str(result[f]))
-        table.add_row("[b]card_points[/b]", f"[b]{result['card_points']}[/b]")
-        table.add_row("color_bonus", str(result["color_bonus"]))
-        out.print(table)
-        return
+        return rows_result(["source", "points"], [(f, result[f]) for f in names])
     x = SimpleNamespace(**result)
-    n = len(hand) + sum(len(u) for u in x.laid)
-    table = Table(title=f"{_count(n, 'card')} ({x.ruleset}"
-                        f"{'; events: ' + ', '.join(event) if event else ''})")
-    table.add_column("source")
-    table.add_column("points", justify="right")
-    table.add_column("detail")
-    table.add_row("pairs", str(x.pairs),
-                  f"{x.trios} in {'a trio' if x.trios == 1 else 'trios'}" if x.trios else "")
-    if x.rodeo_pairs:
-        table.add_row("", "", f"{_count(x.rodeo_pairs, 'Water Rodeo pair')} in hand")
-    table.add_row("starfish", str(x.starfish), "")
-    table.add_row("collectors", str(x.collectors),
-                  f"the seahorse joins the {x.seahorse} cards: +{x.seahorse_points}" if x.seahorse else
-                  ("seahorse: no kind to join" if "seahorse:white" in hand else ""))
-    table.add_row("multipliers", str(x.multipliers),
-                  f"cast of crabs: +{x.cast}" if x.cast else "")
-    table.add_row("mermaids", str(x.mermaids), "")
-    table.add_row("[b]card_points[/b]", f"[b]{x.card_points}[/b]", "")
-    table.add_row("color_bonus", str(x.color_bonus), "")
+    hand = x.cards
+    pairs = [f"{x.trios} in {'a trio' if x.trios == 1 else 'trios'}" if x.trios else "",
+             f"{_count(x.rodeo_pairs, 'Water Rodeo pair')} in hand" if x.rodeo_pairs else ""]
+    details = {
+        "pairs": "; ".join(p for p in pairs if p),
+        "collectors": (f"the seahorse joins the {x.seahorse} cards: +{x.seahorse_points}"
+                       if x.seahorse else
+                       "seahorse: no kind to join" if "seahorse:white" in hand else ""),
+        "multipliers": f"cast of crabs: +{x.cast}" if x.cast else "",
+    }
+    rows: list[tuple] = [(f, result[f], details.get(f) or None) for f in names]
+    rows.insert(1, ("starfish", x.starfish, None))
     if x.tables:
-        table.add_row("tables", "", "changed by " + ", ".join(x.tables))
+        rows.append(("tables", None, "changed by " + ", ".join(x.tables)))
     if x.face_down:
-        table.add_row("face-down", "0", f"{_count(x.face_down, 'face-down shell')} left out")
-    out.print(table)
+        rows.append(("face-down", 0, f"{_count(x.face_down, 'face-down shell')} left out"))
+    return rows_result(["source", "points", "detail"], rows)
+
+
+def _title(result: dict, events: list[str]) -> str:
+    """The line above a table: how many cards, and (Extra Salt or events) the rules."""
+    n = len(result["cards"]) + sum(len(u) for u in result["laid"])
+    if "ruleset" not in result:
+        return _count(n, "card")
+    return (f"{_count(n, 'card')} ({result['ruleset']}"
+            f"{'; events: ' + ', '.join(events) if events else ''})")
 
 
 def _count(n: int, noun: str) -> str:

@@ -20,7 +20,7 @@ from seasalt_log.store import Store
 
 from .app import app, db_path, handles_errors, log, print_json, progress_bar, usage
 from .formats import chosen, emit
-from .options import (EventSetting, Format, FormatOption, JsonOption, Ruleset, RulesetOption,
+from .options import (EventSetting, Format, FormatJsonOption, FormatOption, Ruleset, RulesetOption,
                       bots_option, out_option)
 from .store_cmds import first_write, report_import
 
@@ -87,7 +87,7 @@ def simulate(
                         simulate_games(games, players, seed, names, *settings), tick),
                         source="simulate")
                 outcome.failed = bool(summary.failed)
-            report_import(summary, as_json, "stored")
+            report_import(summary, as_json)
         elif out_file is None:
             _write(sys.stdout.buffer, games, players, seed, names, tick, settings)
             sys.stdout.flush()
@@ -116,7 +116,7 @@ def tournament(
     players: int = PlayersOption,
     seed: int = SeedOption,
     bots: str = bots_option("Strategies to play", DEFAULT_STRATEGIES),
-    as_json: bool = JsonOption,
+    as_json: bool = FormatJsonOption,
     fmt: Format = FormatOption,
     ruleset: Ruleset = RulesetOption,
     events: EventSetting = EventsOption,

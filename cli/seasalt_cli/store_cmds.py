@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Iterator, Literal
 
 import duckdb
+import msgspec
 import typer
 
 from seasalt_log import queries
@@ -23,9 +24,9 @@ from seasalt_log.store.store import wal_path
 from .app import (app, db_path, err, fail, handles_errors, log, print_json, progress_bar,
                   usage)
 from .formats import chosen, emit
-from .options import (DbOption, Format, FormatOption, GameArg, JobsOption, JsonOption,
-                      PlayerOption, PlayersOption, ProgressOption, ReadTokenOption, UrlOption,
-                      out_option)
+from .options import (DbOption, Format, FormatJsonOption, FormatOption, GameArg, JobsOption,
+                      JsonOption, PlayerOption, PlayersOption, ProgressOption, ReadTokenOption,
+                      UrlOption, out_option)
 from .remote import local_or_remote
 
 PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
@@ -33,18 +34,32 @@ PathsArg = typer.Argument(..., metavar="PATH", show_default=False,
                                "for stdin.")
 
 
-def report_import(summary: ImportSummary, as_json: bool, verb: str) -> None:
-    """Print an import summary (failed games first, one line each); exit 1 if any failed."""
+def events_key(validated: bool) -> str:
+    """The name of a summary's count of new events (``events_stored``): what an import
+    stored, or what an import would store for a validate (which stores nothing)."""
+    return "events_to_store" if validated else "events_stored"
+
+
+def summary_document(summary: ImportSummary, validated: bool) -> dict:
+    """The ``--json`` document of an import or a validate: the summary's fields, its count
+    of new events named by :func:`events_key`."""
+    return {(events_key(validated) if key == "events_stored" else key): value
+            for key, value in msgspec.to_builtins(summary).items()}
+
+
+def report_import(summary: ImportSummary, as_json: bool, validated: bool = False) -> None:
+    """Print an import's or a validate's summary (failed games first, one line each);
+    exit 1 if any failed."""
     if as_json:
-        print_json(summary)
+        print_json(summary_document(summary, validated))
     else:
         for g in summary.games:
             if g.status == "failed":
                 err.print(f"error: {g.error}", markup=False)
         parts = [f"{summary.new} new", f"{summary.extended} extended",
                  f"{summary.unchanged} unchanged", f"{summary.failed} failed"]
-        tail = f"; {summary.events_stored} events {verb}"
-        if not summary.written and summary.failed and verb == "stored":
+        tail = f"; {summary.events_stored} {events_key(validated).replace('_', ' ')}"
+        if not summary.written and summary.failed and not validated:
             tail = "; nothing stored (--strict)"
         log.info("games: " + ", ".join(parts) + tail)
     if summary.failed:
@@ -71,7 +86,7 @@ def import_(paths: list[str] = PathsArg, db: Path = DbOption,
               progress_bar("checking", unit="bytes", enabled=progress) as cb):
             summary = import_logs(store, files, strict=strict, progress=cb, jobs=jobs)
         outcome.failed = bool(summary.failed)
-    report_import(summary, as_json, "stored")
+    report_import(summary, as_json)
 
 
 class WriteOutcome:
@@ -125,7 +140,7 @@ def validate(paths: list[str] = PathsArg, as_json: bool = JsonOption,
         against = stack.enter_context(Store.open(db, read_only=True)) if db is not None else None
         cb = stack.enter_context(progress_bar("checking", unit="bytes", enabled=progress))
         summary = import_logs(None, paths, progress=cb, jobs=jobs, against=against)
-    report_import(summary, as_json, "checked")
+    report_import(summary, as_json, validated=True)
 
 
 #: the columns of ``seasalt games`` (a table leaves ``meta`` out)
@@ -149,7 +164,7 @@ def games(db: Path = DbOption,
           offset: int = typer.Option(0, "--offset", min=0, metavar="N",
                                      help="Skip the first N games (in --sort order)."),
           fmt: Format = FormatOption,
-          as_json: bool = JsonOption,
+          as_json: bool = FormatJsonOption,
           url: str = UrlOption, token: str = ReadTokenOption):
     """List stored games: id, players, ruleset and events, rounds played, state, winners
     (seats), totals."""
@@ -206,7 +221,7 @@ def _games_arrow(relation, fmt: str) -> Result:
 
 @app.command()
 @handles_errors
-def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
+def show(game: str = GameArg, db: Path = DbOption, as_json: bool = FormatJsonOption,
          fmt: Format = FormatOption, url: str = UrlOption, token: str = ReadTokenOption):
     """Sum one game up round by round: ending, caller, outcome, and each player's points
     and total (--format json: the whole summary as one document)."""
@@ -233,8 +248,8 @@ def show(game: str = GameArg, db: Path = DbOption, as_json: bool = JsonOption,
         rows.append(tuple(cells))
 
     def head() -> str:
-        rules = g.ruleset + (f" with {g.event_setting} events" if g.event_setting else "")
-        return (f"{g.game_id}  {', '.join(g.players)}  {rules}  target {g.target}  {g.status}"
+        return (f"{g.game_id}  {', '.join(g.players)}  {g.rules_words()}  target {g.target}  "
+                f"{g.status}"
                 + (f" ({g.end_reason}) winners: {', '.join(g.players[w] for w in g.winners)}"
                    if g.winners else "") + "\n")
     emit(rows_result(columns, rows), out_fmt, limit=None, document=summary, head=head)

@@ -19,7 +19,8 @@ import duckdb
 
 from ..errors import SeasaltError
 from ..store.sandbox import (ALLOWED_TEXT, SAFE_CONFIG, SESSION, QueryError,  # noqa: F401
-                             QueryRefusedError, check_sql, file_access_refused, one_line)
+                             QueryRefusedError, check_sql, file_access_refused, one_line,
+                             query_failed)
 from ..store.store import connect, damage_error
 from .limits import Limits, guarded
 from .output import Result, arrow_result
@@ -65,10 +66,10 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
         msg = one_line(str(exc))
         if "read-only" in msg or "configuration has been locked" in msg:
             raise QueryRefusedError(f"query refused: {msg}") from None
-        raise QueryError(f"SQL: {msg}") from None
+        raise query_failed(msg) from None
     except duckdb.Error as exc:
         damaged = damage_error(Path(path), exc) if path is not None else None
-        raise damaged or QueryError(f"SQL: {one_line(str(exc))}") from None
+        raise damaged or query_failed(exc) from None
     return Result(columns=columns, types=types, rows=rows)
 
 

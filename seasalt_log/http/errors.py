@@ -13,8 +13,8 @@ import msgspec
 from starlette.responses import Response
 
 from ..digits import is_digits
-from ..errors import (IllegalMoveError, LogFormatError, SeasaltError, StreamConflictError,
-                      UnknownGameError, UsageError)
+from ..errors import (GameExistsError, IllegalMoveError, LogFormatError, SeasaltError,
+                      StreamConflictError, UnknownGameError, UsageError)
 from .bodies import Problem
 from .live import ServiceClosed, WriterFailed
 from .problems import PROBLEM_JSON, problem_type, title
@@ -60,7 +60,7 @@ def error_for(exc: BaseException) -> ApiError:
         return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
                         path=exc.path, index=index)
     if isinstance(exc, StreamConflictError):
-        return ApiError(409, "conflict", str(exc), headers={"ETag": etag(exc.found)},
+        return ApiError(409, "game_exists" if isinstance(exc, GameExistsError) else "conflict", str(exc), headers={"ETag": etag(exc.found)},
                         current_seq=exc.found, expected_seq=exc.expected)
     if isinstance(exc, UnknownGameError):
         return ApiError(404, "unknown_game", str(exc))

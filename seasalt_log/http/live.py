@@ -46,7 +46,7 @@ from typing import Any, Callable, Sequence
 from .. import events as ev
 from .. import queries
 from ..engine.state import ENDED, State
-from ..errors import SeasaltError, StreamConflictError, UnknownGameError
+from ..errors import GameExistsError, SeasaltError, UnknownGameError
 from ..service import (AppendResult, GameCache, PlannedAppend, PreparedWrite, plan_append,
                        plan_start, prepare_write, store_prepared)
 from ..analytics.limits import limits_from
@@ -252,7 +252,7 @@ class LiveStore:
     # ------------------------------------------------------------ writes
 
     async def start_game(self, start: ev.GameStarted) -> AppendResult:
-        """Store a new game from its ``game_started``; raises StreamConflictError if a game
+        """Store a new game from its ``game_started``; raises GameExistsError if a game
         of that id exists."""
         return await self._submit(_Job(None, start, (start,), 0, self._future()))
 
@@ -357,8 +357,7 @@ class LiveStore:
                         c = tentative.get(gid) or written.get(gid)
                         if c is not None or store.exists(gid):
                             found = c.seq if c is not None else store.head(gid)[0]
-                            raise StreamConflictError(gid, 0, found, f"game {gid} already "
-                                                      f"exists (at seq {found})")
+                            raise GameExistsError(gid, found)
                 else:
                     assert job.game_id is not None, "a job that starts no game names its game"
                     gid = job.game_id

@@ -156,7 +156,8 @@ def spec() -> dict[str, Any]:
                             "headers": {"Location": _h("/games/{id}"),
                                         "ETag": _h("The game's seq, quoted")}},
                     **write_errors,
-                    "409": _err("A game with this id exists (current_seq is its seq)"),
+                    "409": _err("A game with this id exists: error game_exists (current_seq "
+                                "is its seq)"),
                     "422": _err("Refused by the rules")}},
         },
         "/games/{game_id}": _read("One game round by round, as this reader may see it",
@@ -194,8 +195,8 @@ def spec() -> dict[str, Any]:
                             "headers": {"ETag": _h("The game's seq after the append")}},
                     **write_errors,
                     "404": _err("No such game"),
-                    "409": _err("The body's expected_seq is stale (current_seq is the "
-                                "game's seq now)"),
+                    "409": _err("The body's expected_seq is stale: error conflict "
+                                "(current_seq is the game's seq now)"),
                     "412": _err("If-Match failed: the game is not at that seq (current_seq "
                                 "says where it is)"),
                     "422": _err("Refused by the rules: rule id, reason, index of the event"),

@@ -21,6 +21,7 @@ TITLES: dict[str, str] = {
     "method_not_allowed": "Method not allowed",
     "timeout": "Request body too slow",
     "conflict": "Stale expected seq",
+    "game_exists": "Game already exists",
     "precondition_failed": "If-Match failed",
     "too_large": "Request body too large",
     "unsupported_media_type": "Writes need JSON",

@@ -15,9 +15,9 @@ import threading
 import duckdb
 import msgspec
 
-from ..analytics.output import embedded_json, one_line
-from ..analytics.query import QueryError, QueryRefusedError, check_sql
-from ..store.sandbox import file_access_refused
+from ..analytics.output import embedded_json
+from ..analytics.query import QueryRefusedError, check_sql
+from ..store.sandbox import file_access_refused, query_failed
 from ..store import Store
 from .bodies import QueryResult
 
@@ -51,7 +51,7 @@ def run_sql(store: Store, body: QueryBody, *, max_rows: int = MAX_ROWS,
     except duckdb.PermissionException as exc:
         raise file_access_refused(exc) from None
     except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+        raise query_failed(exc) from None
     finally:
         timer.cancel()
     return QueryResult(columns=columns, types=types, rows=embedded_json(rows[:max_rows], types),

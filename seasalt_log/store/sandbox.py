@@ -16,6 +16,7 @@ Three locks, each enough on its own for most attempts:
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import duckdb
@@ -35,11 +36,20 @@ SESSION = ("SET enable_progress_bar = false",      # it would print into the res
            "SET lock_configuration = true")
 
 _ALLOWED = frozenset((duckdb.StatementType.SELECT, duckdb.StatementType.EXPLAIN))
+#: how a refusal names a statement of these types (their own name would mislead)
 _WHAT = {
-    "LOAD": "INSTALL/LOAD", "COPY": "COPY", "COPY_DATABASE": "COPY FROM DATABASE",
-    "VARIABLE_SET": "SET VARIABLE", "MULTI": "PIVOT (a statement that creates a type)",
-    "CREATE_FUNC": "CREATE MACRO/FUNCTION", "TRANSACTION": "BEGIN/COMMIT/ROLLBACK",
+    "COPY_DATABASE": "COPY FROM DATABASE", "VARIABLE_SET": "SET VARIABLE",
+    "MULTI": "PIVOT (a statement that creates a type)", "CREATE_FUNC": "CREATE MACRO/FUNCTION",
 }
+#: the types DuckDB gives several statements (CHECKPOINT is a CALL, USE and RESET a SET,
+#: ANALYZE a VACUUM, DEALLOCATE a DROP, COMMENT ON an ALTER, INSTALL a LOAD, COPY FROM
+#: DATABASE a PRAGMA): a refusal names these by the words the statement starts with
+_SHARED = frozenset(("CALL", "SET", "VACUUM", "DROP", "ALTER", "LOAD", "TRANSACTION", "PRAGMA"))
+#: statements named by their first two words
+_TWO_WORDS = frozenset(("FORCE CHECKPOINT", "FORCE INSTALL", "COMMENT ON", "UPDATE EXTENSIONS",
+                        "START TRANSACTION", "SET VARIABLE", "RESET VARIABLE"))
+_LEADING = re.compile(r"\A(?:\s+|--[^\n]*|/\*.*?\*/)*", re.S)     # blanks, comments
+_WORDS = re.compile(r"([A-Za-z_]+)(?:\s+([A-Za-z_]+))?")
 ALLOWED_TEXT = "SELECT, WITH, FROM, VALUES, SHOW, DESCRIBE, SUMMARIZE, EXPLAIN"
 
 
@@ -60,6 +70,13 @@ def one_line(message: str) -> str:
         if line.strip():
             lines.append(line.strip())
     return " ".join(lines) or message.strip()
+
+
+def query_failed(exc: duckdb.Error | str) -> QueryError:
+    """The error of a query DuckDB could not run, worded as the sandbox's other errors
+    (``query refused: ...``, ``query stopped: ...``) so that it cannot be taken for a rule id:
+    ``query failed: Parser Error: syntax error at or near "SELEC"``."""
+    return QueryError(f"query failed: {one_line(str(exc))}")
 
 
 def file_access_refused(exc: duckdb.PermissionException) -> QueryRefusedError:
@@ -91,15 +108,32 @@ def check_sql(con: duckdb.DuckDBPyConnection, sql: str) -> None:
     try:
         statements = con.extract_statements(sql)
     except duckdb.Error as exc:
-        raise QueryError(f"SQL: {one_line(str(exc))}") from None
+        raise query_failed(exc) from None
     if not statements:
         raise QueryRefusedError("query refused: the SQL holds no statement")
     if len(statements) > 1:
         raise QueryRefusedError(f"query refused: one statement at a time ({len(statements)} given)")
-    kind = statements[0].type
+    try:
+        kind = statements[0].type
+    except ValueError:              # a type the duckdb module has no name for
+        kind = None
     if kind not in _ALLOWED:
-        name = _WHAT.get(kind.name, kind.name.replace("_", " "))
+        name = statement_name(statements[0].query, kind.name if kind is not None else None)
         raise QueryRefusedError(f"query refused: {name} statements may not run here; queries are "
                                 f"read-only ({ALLOWED_TEXT})")
+
+
+def statement_name(sql: str, kind: str | None) -> str:
+    """What a refusal calls the statement ``sql`` of DuckDB type ``kind`` (None: a type
+    without a name): the type's name, or for the types several statements share (and
+    those without a name) the words the statement starts with, as the user wrote them:
+    CHECKPOINT, not CALL; USE, not SET."""
+    if kind is not None and kind not in _SHARED:
+        return _WHAT.get(kind, kind.replace("_", " "))
+    words = _WORDS.match(_LEADING.sub("", sql, count=1))
+    if words is None:
+        return kind or "this"
+    first, two = words.group(1).upper(), " ".join(words.groups("")).upper()
+    return two if two in _TWO_WORDS else first
 
 

@@ -33,7 +33,7 @@ from .format3 import Game, checked, format3_links, relinked_commits, stored_game
 from .projections import TABLES, project
 from .rebuild import migrate_projections
 from .literals import sql_identifier, sql_literal
-from .sandbox import QueryError, check_sql, file_access_refused, locked, one_line, sandbox
+from .sandbox import check_sql, file_access_refused, locked, query_failed, sandbox
 from .heads import FILL_HEADS, advance, commit_conflict
 from .schema import EVENTS_DDL, SCHEMA_VERSION
 from .fetch import first_row, one_value
@@ -580,7 +580,7 @@ class Store:
         except duckdb.PermissionException as exc:
             raise file_access_refused(exc) from None
         except duckdb.Error as exc:
-            raise QueryError(f"SQL: {one_line(str(exc))}") from None
+            raise query_failed(exc) from None
 
     def game_ids(self) -> list[str]:
         """Every stored game's id, numbers inside ids in numeric order (sim-1-2 before sim-1-10)."""

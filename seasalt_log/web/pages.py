@@ -166,7 +166,7 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
         winners = ", ".join(g.players[w] for w in g.winners or ())
         body.append((f'<a class="nw" href="/play/{quote(g.game_id, safe="")}">{escape(g.game_id)}</a>',
                      ", ".join(f'<span class="nw">{escape(p)}</span>' for p in g.players),
-                     escape(_ruleset_words(g)),
+                     escape(g.rules_words()),
                      g.rounds_played, g.events,
                      escape(g.status.replace("_", " ")), escape(winners),
                      escape(" ".join(map(str, g.totals)))))
@@ -189,10 +189,6 @@ def games_page(rows: list[GameRow], *, player: str | None, players: int | None,
                    numeric=(False, False, False, True, True, False, False, False), attrs=' id="games"',
                    stacked=True)
     return layout("Games", f"<h1>Games</h1>{form}{table}<p>{' · '.join(nav)}</p>")
-
-
-def _ruleset_words(g: GameRow) -> str:
-    return g.ruleset + (" + events" if g.event_setting == "pepper" else "")
 
 
 # ---------------------------------------------------------------- one game

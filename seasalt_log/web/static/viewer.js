@@ -124,9 +124,9 @@
       el("thead", {}, [el("tr", {}, hdr.map(function (h) { return el("th", {scope: "col", text: h}); }))]),
       el("tbody", {}, rows)]);
     var words = "Ending: " + r.ending + (r.caller_name ? ", called by " + r.caller_name : "") +
-      ", outcome " + r.outcome + ".";
+      ", result " + r.result + ".";
     if (r.what_if) words += " What-if " + r.what_if.call.replace("_", " ").toUpperCase() +
-      ": points " + r.what_if.points.join(", ") + " (" + r.what_if.outcome + ").";
+      ": points " + r.what_if.points.join(", ") + " (" + r.what_if.result + ").";
     r.players.forEach(function (p) {
       if (p.effect_notes && p.effect_notes.length) words += " " + p.name + ": " + p.effect_notes.join("; ") + ".";
     });
