@@ -352,7 +352,8 @@ def _take(s: State, e: Any) -> State:
     t = s.table
     deck = t.deck
     piles = t.piles
-    hands = list(t.hands)                       # replace_at, inline: a call less per take
+    hands = [*t.hands]                          # replace_at, inline ([*x]: no call of list)
+    event = s.game.table_event  # the Dolphins' and the Angelfish's (R-EV-APPLY, as State.effects)
     if drawn:                                   # ---- deck_drawn
         left = len(deck)
         if not left:
@@ -374,7 +375,7 @@ def _take(s: State, e: Any) -> State:
             deck = deck[2:]
         else:
             deck = _draw_from_deck(s, t, cards)
-        hands[player] += (kept,)
+        hands[player] = hands[player] + (kept,)     # (not +=: fewer steps)
         dolphins = e.dolphins_drew
         if two:
             pile = e.discard_pile
@@ -393,7 +394,6 @@ def _take(s: State, e: Any) -> State:
                     raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded "
                                                  "card must go there")
                 piles = (p0 + (other,), p1)
-            event = s.game.table_event   # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
             if event is not None and other in DOLPHIN_CODES \
                     and (event == "dolphins" or "dolphins" in s.game.held[player]):
                 deck = _dolphins_drawn(s, e, t, deck, hands)
@@ -411,10 +411,9 @@ def _take(s: State, e: Any) -> State:
         card = e.card
         if pile[-1] != card:
             raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
-        hands[player] += (card,)
+        hands[player] = hands[player] + (card,)
         piles = (piles[0], pile[:-1]) if i else (pile[:-1], piles[1])
     # ---- the flow after the take
-    event = s.game.table_event
     if event is not None and (event == "angelfish" or "angelfish" in s.game.held[player]) \
             and _angelfish_due(s, player, piles):
         flow = replace(f, step=ANGEL)
@@ -489,9 +488,9 @@ def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
     hand = without_all(t.hands[player], cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
-    hands = list(t.hands)                       # replace_at, inline: two calls less
+    hands = [*t.hands]                          # replace_at, inline: two calls less
     hands[player] = hand
-    laid = list(t.laid)
+    laid = [*t.laid]
     laid[player] += ((a, b),)
     return hands, tuple(laid)
 
