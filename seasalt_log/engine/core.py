@@ -1244,7 +1244,8 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     if s.game.table_event is None:
         effects, face_down = _NO_EFFECTS, 0
     else:
-        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+        effects = s.effects(seat)
+        face_down = 0 if t.face_down[seat] is None else 1
     got = _last_breakdown.get(seat)
     if (got is not None and got[0] is hand and got[1] is laid and got[2] is effects
             and got[3] == face_down and got[4] is rules):
