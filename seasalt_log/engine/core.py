@@ -346,9 +346,17 @@ def _take(s: State, e: Any) -> State:
         player = e.player
     else:
         player = e.player
-    if (s.phase != ROUND or f.due or player != f.player
-            or (f.step != TAKE and f.step != BOAT_TAKE)):
-        f = _take_due(s, e)                     # raises the error due
+    try:                                        # _kept, inline: a call less per take
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if got is None or (got[0] is not f and got[2] is not f):
+        got = None                              # no plain turn's take (or boat take) flow
+        if (s.phase != ROUND or f.due or player != f.player
+                or (f.step != TAKE and f.step != BOAT_TAKE)):
+            f = _take_due(s, e)                 # raises the error due
+    elif player != f.player or s.phase != ROUND:    # a plain flow: step and due are its own
+        _take_due(s, e)                         # raises the error due
     t = s.table
     deck = t.deck
     piles = t.piles
@@ -418,12 +426,7 @@ def _take(s: State, e: Any) -> State:
             and _angelfish_due(s, player, piles):
         flow = replace(f, step=ANGEL)
     else:
-        try:                                    # _kept, inline: a call less per take
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
-                else replace(f, step=PLAY))
+        flow = got[1] if got is not None else replace(f, step=PLAY)
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -1040,12 +1043,19 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     turn's end or the round's deck-out. (A call ends its turn in :func:`_end_turn`.)"""
     f = s.flow
     mermaid_check = True
-    if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
-            # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
-            mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
-        else:
-            _take_done(s, e)                    # raises the error due
+    try:                                        # _kept, inline: a call less per turn
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if got is None or got[1] is not f or e.player != f.player or s.phase != ROUND:
+        got = None                              # not a plain turn's play (no call, no lock)
+        if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
+            if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
+                # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid
+                # win checked
+                mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
+            else:
+                _take_done(s, e)                # raises the error due
     t = s.table
     player = f.player
     # :func:`_mermaid_win`'s first test here: most hands hold too few mermaids to win
@@ -1054,7 +1064,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         if won is not None:
             return won
     seq = s.seq + 1
-    if f.call is None or f.call != "last_chance":   # no final turns: most turns
+    if got is not None or f.call is None or f.call != "last_chance":  # no final turns
         if not t.deck:                                                      # R-END-3
             return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                     ending="deck_out"))
@@ -1062,11 +1072,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         player += 1
         if player == len(t.hands):
             player = 0
-        try:                                    # _kept, inline: a call less per turn
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        if got is not None and got[1] is f:     # a plain turn: so is the next one
+        if got is not None:                     # a plain turn: so is the next one
             k = _NEXT if player else _NEXT_FIRST
             take = got[k]
             if take is None:
