@@ -81,13 +81,13 @@ def counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = (),
     """(kinds in hand, kinds in hand and laid units, colours of both, units laid) as count
     lists indexed by :data:`KIND_INDEX` and colour order (by ``index``: :data:`CARD_INDEX`,
     or :data:`X_CARD_INDEX` for every ruleset's cards); the input of :func:`score_counts`."""
-    in_hand = (_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)[:]
-    colors = _NO_COLORS[:]
+    in_hand = [*(_NO_BASE_KINDS if index is CARD_INDEX else _NO_KINDS)]
+    colors = [*_NO_COLORS]
     for code in hand:
         k, c = index[code]
         in_hand[k] += 1
         colors[c] += 1
-    kinds = in_hand[:]
+    kinds = [*in_hand]
     n_laid = 0
     for pair in laid:
         n_laid += 1
@@ -283,7 +283,8 @@ X_CARD_INDEX: dict[str, tuple[int, int]] = {
 _LOBSTER, _JELLYFISH, _STARFISH, _SEAHORSE = (
     X_KIND_INDEX[k] for k in ("lobster", "jellyfish", "starfish", "seahorse"))
 _CASTS, _CASTS_OF, _CASTS_PER = X_KIND_INDEX[CAST[0]], X_KIND_INDEX[CAST[1]], CAST[2]
-_NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)   # copied: faster than [0] * n
+#: copied (``[*_NO_KINDS]``: a display, cheaper than ``[0] * n`` or a slice)
+_NO_KINDS, _NO_COLORS = [0] * len(X_KINDS), [0] * len(COLORS)
 
 
 def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
@@ -292,13 +293,13 @@ def extra_counts(hand: Iterable[str], laid: Iterable[Sequence[str]] = ()
     as count lists indexed by :data:`X_KIND_INDEX` and colour order; the input of
     :func:`score_extra_counts`."""
     index = X_CARD_INDEX
-    in_hand = _NO_KINDS[:]
-    colors = _NO_COLORS[:]
+    in_hand = [*_NO_KINDS]
+    colors = [*_NO_COLORS]
     for code in hand:
         k, c = index[code]
         in_hand[k] += 1
         colors[c] += 1
-    kinds = in_hand[:]
+    kinds = [*in_hand]
     n_units = trios = 0
     for unit in laid:
         n_units += 1
@@ -316,7 +317,7 @@ def counts_with(counts: tuple[list[int], list[int], list[int], int, int], code: 
     """New :func:`extra_counts` of the holding ``counts`` with ``code`` added to the hand."""
     in_hand, kinds, colors, n_units, trios = counts
     k, c = X_CARD_INDEX[code]
-    in_hand, kinds, colors = in_hand[:], kinds[:], colors[:]
+    in_hand, kinds, colors = [*in_hand], [*kinds], [*colors]
     in_hand[k] += 1
     kinds[k] += 1
     colors[c] += 1

@@ -346,13 +346,22 @@ def _take(s: State, e: Any) -> State:
         player = e.player
     else:
         player = e.player
-    if (s.phase != ROUND or f.due or player != f.player
-            or (f.step != TAKE and f.step != BOAT_TAKE)):
-        f = _take_due(s, e)                     # raises the error due
+    try:                                        # _kept, inline: a call less per take
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if got is None or (got[0] is not f and got[2] is not f):
+        got = None                              # no plain turn's take (or boat take) flow
+        if (s.phase != ROUND or f.due or player != f.player
+                or (f.step != TAKE and f.step != BOAT_TAKE)):
+            f = _take_due(s, e)                 # raises the error due
+    elif player != f.player or s.phase != ROUND:    # a plain flow: step and due are its own
+        _take_due(s, e)                         # raises the error due
     t = s.table
     deck = t.deck
     piles = t.piles
-    hands = list(t.hands)                       # replace_at, inline: a call less per take
+    hands = [*t.hands]                          # replace_at, inline ([*x]: no call of list)
+    event = s.game.table_event  # the Dolphins' and the Angelfish's (R-EV-APPLY, as State.effects)
     if drawn:                                   # ---- deck_drawn
         left = len(deck)
         if not left:
@@ -374,7 +383,7 @@ def _take(s: State, e: Any) -> State:
             deck = deck[2:]
         else:
             deck = _draw_from_deck(s, t, cards)
-        hands[player] += (kept,)
+        hands[player] = hands[player] + (kept,)     # (not +=: fewer steps)
         dolphins = e.dolphins_drew
         if two:
             pile = e.discard_pile
@@ -393,7 +402,6 @@ def _take(s: State, e: Any) -> State:
                     raise illegal(s, "R-TAKE-1", "discard pile 1 is empty, so the discarded "
                                                  "card must go there")
                 piles = (p0 + (other,), p1)
-            event = s.game.table_event   # R-EV-DOLPHINS in effect (R-EV-APPLY, as State.effects)
             if event is not None and other in DOLPHIN_CODES \
                     and (event == "dolphins" or "dolphins" in s.game.held[player]):
                 deck = _dolphins_drawn(s, e, t, deck, hands)
@@ -411,20 +419,14 @@ def _take(s: State, e: Any) -> State:
         card = e.card
         if pile[-1] != card:
             raise illegal(s, "R-TAKE-2", f"the top of discard pile {i} is {pile[-1]}, not {card}")
-        hands[player] += (card,)
+        hands[player] = hands[player] + (card,)
         piles = (piles[0], pile[:-1]) if i else (pile[:-1], piles[1])
     # ---- the flow after the take
-    event = s.game.table_event
     if event is not None and (event == "angelfish" or "angelfish" in s.game.held[player]) \
             and _angelfish_due(s, player, piles):
         flow = replace(f, step=ANGEL)
     else:
-        try:                                    # _kept, inline: a call less per take
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        flow = (got[1] if got is not None and (got[0] is f or got[2] is f)
-                else replace(f, step=PLAY))
+        flow = got[1] if got is not None else replace(f, step=PLAY)
     return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
@@ -489,9 +491,9 @@ def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
     hand = without_all(t.hands[player], cards)
     if hand is None:
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, player)} does not hold {a} and {b}")
-    hands = list(t.hands)                       # replace_at, inline: two calls less
+    hands = [*t.hands]                          # replace_at, inline: two calls less
     hands[player] = hand
-    laid = list(t.laid)
+    laid = [*t.laid]
     laid[player] += ((a, b),)
     return hands, tuple(laid)
 
@@ -1041,12 +1043,19 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     turn's end or the round's deck-out. (A call ends its turn in :func:`_end_turn`.)"""
     f = s.flow
     mermaid_check = True
-    if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-        if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
-            # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid win checked
-            mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
-        else:
-            _take_done(s, e)                    # raises the error due
+    try:                                        # _kept, inline: a call less per turn
+        got = _PLAIN[f.round][f.turn][f.player]
+    except IndexError:
+        got = None
+    if got is None or got[1] is not f or e.player != f.player or s.phase != ROUND:
+        got = None                              # not a plain turn's play (no call, no lock)
+        if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
+            if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
+                # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid
+                # win checked
+                mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
+            else:
+                _take_done(s, e)                # raises the error due
     t = s.table
     player = f.player
     # :func:`_mermaid_win`'s first test here: most hands hold too few mermaids to win
@@ -1055,7 +1064,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         if won is not None:
             return won
     seq = s.seq + 1
-    if f.call is None or f.call != "last_chance":   # no final turns: most turns
+    if got is not None or f.call is None or f.call != "last_chance":  # no final turns
         if not t.deck:                                                      # R-END-3
             return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                     ending="deck_out"))
@@ -1063,11 +1072,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         player += 1
         if player == len(t.hands):
             player = 0
-        try:                                    # _kept, inline: a call less per turn
-            got = _PLAIN[f.round][f.turn][f.player]
-        except IndexError:
-            got = None
-        if got is not None and got[1] is f:     # a plain turn: so is the next one
+        if got is not None:                     # a plain turn: so is the next one
             k = _NEXT if player else _NEXT_FIRST
             take = got[k]
             if take is None:
@@ -1245,7 +1250,8 @@ def _breakdown(s: State, seat: int) -> Breakdown | ExtraBreakdown:
     if s.game.table_event is None:
         effects, face_down = _NO_EFFECTS, 0
     else:
-        effects, face_down = s.effects(seat), int(t.face_down[seat] is not None)
+        effects = s.effects(seat)
+        face_down = 0 if t.face_down[seat] is None else 1
     got = _last_breakdown.get(seat)
     if (got is not None and got[0] is hand and got[1] is laid and got[2] is effects
             and got[3] == face_down and got[4] is rules):

@@ -26,7 +26,7 @@ def without(cards: tuple[str, ...], card: str) -> tuple[str, ...] | None:
 
 def without_all(cards: tuple[str, ...], remove: Iterable[str]) -> tuple[str, ...] | None:
     """``cards`` less one copy of each card of ``remove``, or None if one is missing."""
-    left = list(cards)          # one list for every removal: cheaper than a tuple each time
+    left = [*cards]             # one list for every removal: cheaper than a tuple each time
     try:
         for card in remove:
             left.remove(card)   # the first copy, as :func:`without` takes it
@@ -51,6 +51,6 @@ def multiset_diff(cards: Iterable[str], expected: Counter[str]) -> tuple[list[st
 
 def replace_at(seq: tuple[T, ...], i: int, value: T) -> tuple[T, ...]:
     """``seq`` with item ``i`` replaced."""
-    items = list(seq)          # for the short tuples here, faster than slicing three times
+    items = [*seq]             # for the short tuples here, faster than slicing three times
     items[i] = value
     return tuple(items)
