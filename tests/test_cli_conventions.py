@@ -111,6 +111,14 @@ def test_help_names_each_environment_variable_and_default(path, cmd):
             assert f"default: ({p.show_default})" in text, f"{path} {p.opts[0]}"
 
 
+@pytest.mark.parametrize("path", [(), *(p for p, _ in ALL)], ids=["seasalt", *IDS])
+def test_a_flag_shows_no_placeholder(path):
+    """Typer wrote ``--json <bool>``, as if the flag took a value; a flag shows none."""
+    text = _help(*path)
+    assert "<bool>" not in text
+    assert re.search(r"--help Show this message and exit", text)
+
+
 def test_db_help_names_the_variable_and_the_default():
     """The report of issue 16: `seasalt import --help` said nothing of SEASALT_DB."""
     text = _help("import")

@@ -71,10 +71,21 @@ def _unwrap(help_text: str | None) -> str | None:
     return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(help_text).split("\n\n"))
 
 
-def _unwrap_help(cmd) -> None:
+def _tidy_help(cmd) -> None:
+    """Every command's help text unwrapped (:func:`_unwrap`), and its flags without a
+    placeholder (:func:`_flags_bare`)."""
     cmd.help = _unwrap(cmd.help)
+    _flags_bare([*cmd.params, cmd.get_help_option(typer.Context(cmd))])
     for sub in getattr(cmd, "commands", {}).values():
-        _unwrap_help(sub)
+        _tidy_help(sub)
+
+
+def _flags_bare(params) -> None:
+    """No placeholder after a flag in --help: Typer shows ``--json <bool>`` as if the flag
+    took a value."""
+    for param in params:
+        if getattr(param, "is_flag", False) and param.metavar is None:
+            param.metavar = ""
 
 
 @contextmanager
@@ -94,7 +105,12 @@ class SeasaltGroup(TyperGroup):
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
-        _unwrap_help(self)
+        _tidy_help(self)
+
+    def get_params(self, ctx):
+        params = super().get_params(ctx)
+        _flags_bare(params)         # the completion flags, added after __init__
+        return params
 
     def make_context(self, *args, **kwargs):
         with _interruption_said():
