@@ -556,7 +556,7 @@ class Projector:
                         boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
                     elif k == _DECK:
                         cards = e.cards
-                        take, drawn, kept = "deck", list(cards), e.kept
+                        take, drawn, kept = "deck", [*cards], e.kept     # (a display: no call)
                         if len(cards) == 2:
                             discarded = cards[1] if cards[0] == kept else cards[0]
                             discard_pile = e.discard_pile
@@ -568,10 +568,10 @@ class Projector:
                     pairs += 1
                     t = type(e)
                     duos.append((game_id, rnd, turn_no, seat, s.seq, _DUO_KIND[t],
-                                 list(e.cards)) + _DUO_ROW[t](e, s))
+                                 [*e.cards]) + _DUO_ROW[t](e, s))
                 elif k == _TRIO:
                     final["trios"].append((game_id, rnd, turn_no, seat, s.seq,
-                                           list(e.cards), e.starfish))
+                                           [*e.cards], e.starfish))
                 elif k == _FACE_DOWN:
                     final["face_down_shells"].append((game_id, rnd, turn_no, seat,
                                                       s.seq, e.card))
