@@ -12,9 +12,9 @@ import hashlib
 import json
 import re
 from itertools import repeat
-from operator import length_hint
+from operator import attrgetter, length_hint
 from types import UnionType
-from typing import (Annotated, Any, Iterable, Literal, Sequence, Union, cast, get_args,
+from typing import (Annotated, Any, ClassVar, Iterable, Literal, Sequence, Union, cast, get_args,
                     get_origin, get_type_hints)
 
 import msgspec
@@ -66,6 +66,8 @@ class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, g
     # collector need not track it; decoding and creating events is then cheaper.
 
     at: Timestamp | None = None
+    #: the type's code (its index in EVENT_TYPES), set below for each type
+    type_code: ClassVar[int]
 
 
 class GameStarted(Event, tag="game_started", frozen=True):
@@ -325,6 +327,11 @@ _PLAYER_ONLY = frozenset(t for t, checked in _CHECKED_FIELDS.items()
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
 #: each event type's code (its index in :data:`EVENT_TYPES`), a byte of :func:`event_codes`
 TYPE_CODES: dict[type[Event], int] = {t: i for i, t in enumerate(EVENT_TYPES)}
+for _type, code in TYPE_CODES.items():
+    _type.type_code = code
+del _type, code
+#: an event's type code, read in C (a class attribute: less than a look-up of its type)
+_TYPE_CODE = attrgetter("type_code")
 #: the player code of an event without a player (no game has a seat 4)
 NO_SEAT = 4
 _GAME_STARTED = TYPE_CODES[GameStarted]
@@ -637,7 +644,7 @@ def event_codes(events: Sequence[Event]) -> tuple[bytes, bytes] | None:
     """Each event's type as a byte (its :data:`TYPE_CODES`) and its ``player`` as a byte
     (:data:`NO_SEAT` for a type without one), made in C; None if a player is not a byte
     (negative, or above 255: out of every game's range)."""
-    types = bytes(map(TYPE_CODES.__getitem__, map(type, events)))
+    types = bytes(map(_TYPE_CODE, events))
     try:
         seats = bytes(map(getattr, events, repeat("player"), repeat(NO_SEAT)))
     except (ValueError, TypeError):
