@@ -14,8 +14,8 @@ import re
 from itertools import repeat
 from operator import attrgetter, length_hint
 from types import UnionType
-from typing import (Annotated, Any, ClassVar, Iterable, Literal, Sequence, Union, cast, get_args,
-                    get_origin, get_type_hints)
+from typing import (Annotated, Any, ClassVar, Iterable, Literal, Sequence, Union, cast,
+                    get_args, get_origin, get_type_hints)
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
