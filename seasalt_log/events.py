@@ -11,10 +11,11 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from operator import length_hint
+from itertools import repeat
+from operator import attrgetter, length_hint
 from types import UnionType
-from typing import (Annotated, Any, Iterable, Literal, Sequence, Union, cast, get_args,
-                    get_origin, get_type_hints)
+from typing import (Annotated, Any, ClassVar, Iterable, Literal, Sequence, Union, cast,
+                    get_args, get_origin, get_type_hints)
 
 import msgspec
 from msgspec import UNSET, Meta, Raw, Struct, UnsetType
@@ -65,6 +66,8 @@ class Event(Struct, tag_field="type", frozen=True, forbid_unknown_fields=True, g
     # collector need not track it; decoding and creating events is then cheaper.
 
     at: Timestamp | None = None
+    #: the type's code (its index in EVENT_TYPES), set below for each type
+    type_code: ClassVar[int]
 
 
 class GameStarted(Event, tag="game_started", frozen=True):
@@ -322,6 +325,23 @@ _CHECKED_FIELDS: dict[type, tuple[tuple[tuple[str, SeatSpec], ...], tuple[str, .
 _PLAYER_ONLY = frozenset(t for t, checked in _CHECKED_FIELDS.items()
                          if checked == ((("player", SEAT),), ()))
 _ENUM_RE = re.compile(r"Invalid (?:enum )?value '(.*)'$", re.S)
+#: each event type's code (its index in :data:`EVENT_TYPES`), a byte of :func:`event_codes`
+TYPE_CODES: dict[type[Event], int] = {t: i for i, t in enumerate(EVENT_TYPES)}
+for _type, code in TYPE_CODES.items():
+    _type.type_code = code
+del _type, code
+#: an event's type code, read in C (a class attribute: less than a look-up of its type)
+_TYPE_CODE = attrgetter("type_code")
+#: the player code of an event without a player (no game has a seat 4)
+NO_SEAT = 4
+_GAME_STARTED = TYPE_CODES[GameStarted]
+#: the codes of the types with a player; per type code, 1 if :func:`validate` checks more
+#: than its player (a ``game_started`` aside); per player count, the seats of such a game
+#: and :data:`NO_SEAT` (as :func:`bytes.translate` tables)
+_WITH_PLAYER = bytes(TYPE_CODES[t] for t in EVENT_TYPES if "player" in t.__struct_fields__)
+_CHECKED_TYPES = bytes(int(t not in _PLAYER_ONLY and t is not GameStarted)
+                       for t in EVENT_TYPES).ljust(256, b"\0")
+_SEATS_OF = tuple(bytes([*range(n), NO_SEAT]) for n in range(NO_SEAT + 1))
 
 
 def encode(event: Event) -> bytes:
@@ -392,27 +412,31 @@ def decode_canonical(data: bytes) -> tuple[list[Event], list[bytes]] | None:
     return found[0], lines
 
 
-def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None, list[int]] | None:
+def canonical_games(data: bytes) -> tuple[list[Event], list[int] | None, list[int],
+                                          tuple[bytes, bytes] | None] | None:
     """The events of :func:`decode_canonical` of ``data`` (event ``i`` is line ``i``; None
     if a line is not canonical), the :func:`game_starts` of its events (the
-    ``game_started`` lines found once for both), and the offset in ``data`` of each
-    ``game_started`` line, then ``len(data)``."""
+    ``game_started`` lines found once for both), the offset in ``data`` of each
+    ``game_started`` line, then ``len(data)``, and the events' :func:`event_codes` (None
+    if a seat is not a byte)."""
     found = _canonical(data)
     if found is None:
         return None
-    events, (starts, seats_ok), offsets = found
-    return events, _checked_starts(events, starts, seats_ok), offsets
+    events, (starts, seats_ok), offsets, codes = found
+    return events, _checked_starts(events, starts, seats_ok), offsets, codes
 
 
-def _canonical(data: bytes) -> tuple[list[Event], tuple[list[int], bool], list[int]] | None:
-    """The events of :func:`decode_canonical`, the :func:`_scan` of them (the indexes of
-    the ``game_started`` events, whether every other event's seats are its game's), and the
-    offsets of the ``game_started`` lines then ``len(data)``."""
+def _canonical(data: bytes) -> tuple[list[Event], tuple[list[int], bool], list[int],
+                                      tuple[bytes, bytes] | None] | None:
+    """The events of :func:`decode_canonical`, the :func:`_scanned` of them (the indexes
+    of the ``game_started`` events, whether every other event's seats are its game's), the
+    offsets of the ``game_started`` lines then ``len(data)``, and the events'
+    :func:`event_codes` (None if not made)."""
     try:
         events = cast("list[Event]", _decoder.decode_lines(data))
     except (msgspec.DecodeError, RecursionError):
         return None
-    starts, seats_ok = _scan(events)
+    starts, seats_ok, codes = _scanned(events)
     for i in starts:
         events[i] = _meta_kept(events[i])   # type: ignore[arg-type]
     # the same bytes: each line is one event's JSON (no JSON holds a raw newline: the
@@ -428,7 +452,7 @@ def _canonical(data: bytes) -> tuple[list[Event], tuple[list[int], bool], list[i
         at += len(text)
     if at != len(data):
         return None
-    return events, (starts, seats_ok), [*offsets[1:], at]
+    return events, (starts, seats_ok), [*offsets[1:], at], codes
 
 
 def _meta_kept(e: GameStarted) -> GameStarted:
@@ -612,7 +636,58 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     """The index of each ``game_started`` of a decoded log, every event having passed
     :func:`validate` against the players of the game it follows; None at the first format
     error (or an event before any ``game_started``)."""
-    return _checked_starts(events, *_scan(list(events)))
+    starts, seats_ok, _ = _scanned(list(events))
+    return _checked_starts(events, starts, seats_ok)
+
+
+def event_codes(events: Sequence[Event]) -> tuple[bytes, bytes] | None:
+    """Each event's type as a byte (its :data:`TYPE_CODES`) and its ``player`` as a byte
+    (:data:`NO_SEAT` for a type without one), made in C; None if a player is not a byte
+    (negative, or above 255: out of every game's range)."""
+    types = bytes(map(_TYPE_CODE, events))
+    try:
+        seats = bytes(map(getattr, events, repeat("player"), repeat(NO_SEAT)))
+    except (ValueError, TypeError):
+        return None
+    return types, seats
+
+
+def _scanned(events: list[Event]) -> tuple[list[int], bool, tuple[bytes, bytes] | None]:
+    """:func:`_scan` of ``events``, from their :func:`event_codes` when every player is a
+    byte (:func:`_scan_codes`), with those codes (else None)."""
+    codes = event_codes(events)
+    if codes is None:
+        return (*_scan(events), None)
+    return (*_scan_codes(events, *codes), codes)
+
+
+def _scan_codes(events: list[Event], types: bytes, seats: bytes) -> tuple[list[int], bool]:
+    """:func:`_scan` of ``events`` given their :func:`event_codes`: the games found by
+    their type's byte and each game's players checked on its slice of ``seats`` (searches
+    in C); only the events of :data:`_CHECKED_TYPES` are validated one by one."""
+    starts: list[int] = []
+    at = types.find(_GAME_STARTED)
+    while at >= 0:
+        starts.append(at)
+        at = types.find(_GAME_STARTED, at + 1)
+    # a NO_SEAT byte only where the type has no player: a player 4 is in no game's range
+    ok = seats.count(NO_SEAT) == len(types.translate(None, _WITH_PLAYER))
+    checked = types.translate(_CHECKED_TYPES)
+    try:
+        for a, b in zip(starts, [*starts[1:], len(events)]):
+            n_players = len(events[a].players)      # type: ignore[attr-defined]
+            if n_players > NO_SEAT:         # not a decoded game: its seats one by one
+                return _scan(events)
+            if not ok or seats[a + 1:b].translate(None, _SEATS_OF[n_players]):
+                ok = False
+                break
+            i = checked.find(1, a + 1, b)
+            while i >= 0:
+                validate(events[i], n_players)
+                i = checked.find(1, i + 1, b)
+    except LogFormatError:
+        ok = False
+    return starts, ok
 
 
 def _checked_starts(events: Sequence[Event], starts: list[int], seats_ok: bool

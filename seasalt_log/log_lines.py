@@ -15,13 +15,16 @@ from typing import Any, Iterator, Sequence, overload
 
 class Log:
     """The bytes of whole lines of a log, each ending in a newline, shared by the
-    :class:`Lines` of its games; ``lines``: the Arrow array of those lines, once made."""
+    :class:`Lines` of its games; ``lines``: the Arrow array of those lines, once made;
+    ``codes``: each line's event's type and player as bytes
+    (:func:`~seasalt_log.events.event_codes`), if known."""
 
-    __slots__ = ("data", "lines")
+    __slots__ = ("data", "lines", "codes")
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, codes: tuple[bytes, bytes] | None = None) -> None:
         self.data = data
         self.lines: Any = None
+        self.codes = codes
 
 
 class Lines(Sequence[bytes]):
@@ -32,6 +35,14 @@ class Lines(Sequence[bytes]):
 
     def __init__(self, log: Log, first: int, n: int, start: int, stop: int) -> None:
         self.log, self.first, self.n, self.start, self.stop = log, first, n, start, stop
+
+    def codes(self) -> tuple[bytes, bytes] | None:
+        """The lines' events' type and player codes (:attr:`Log.codes`), if known."""
+        codes = self.log.codes
+        if codes is None:
+            return None
+        end = self.first + self.n
+        return codes[0][self.first:end], codes[1][self.first:end]
 
     def joined(self) -> memoryview:
         """The lines, each followed by its newline, as one piece of the log's bytes."""

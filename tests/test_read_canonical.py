@@ -52,6 +52,10 @@ VARIANTS = {
     "meta null": _with(0, LINES[0][:-1] + b',"meta":null}') if b'"meta"' not in LINES[0]
     else _with(0, LINES[0].split(b',"meta"')[0] + b',"meta":null}'),
     "a seat out of range": _with(TURN, b'{"type":"turn_ended","player":3}'),
+    # the player codes: 4 is the code of no player, 300 and -1 are not bytes
+    "a seat 4": _with(TURN, b'{"type":"turn_ended","player":4}'),
+    "a seat above a byte": _with(TURN, b'{"type":"turn_ended","player":300}'),
+    "a negative seat": _with(TURN, b'{"type":"turn_ended","player":-1}'),
     "not JSON": _with(TURN, b'{"type":'),
     "an unknown field": _with(TURN, LINES[TURN][:-1] + b',"x":1}'),
     "no game_started first": b"\n".join(LINES[1:]) + b"\n",
@@ -198,3 +202,12 @@ def test_lines_within_is_the_longest_line_measured(most):
         data = b"".join(line + b"\n" for line in lines)
         assert _lines_within(data, most) == (max(lengths) <= most), lengths
     assert _lines_within(b"", most)
+
+
+def test_the_games_lines_carry_their_events_codes():
+    """Each game's lines give its events' type and player codes, made once for the log."""
+    games = list(read_games_data(LOG, "log"))
+    assert len(games) == len(GAMES)
+    for g in games:
+        assert g.texts.codes() == ev.event_codes(g.events)
+    assert ev.event_codes([ev.TurnEnded(player=300)]) is None

@@ -117,11 +117,11 @@ def read_games_data(data: bytes, name: str, first_line: int = 1) -> Iterator[Raw
         if marked:                  # read past line by line (its errors count it)
             lines[0] = BOM + lines[0]
         return read_games(lines, name, first_line)
-    events, starts, offsets = canonical
+    events, starts, offsets, codes = canonical
     if not starts:      # a format error, or no game_started first: as read_games finds them
         return _games(zip(range(first_line, first_line + len(events)), events), name, None,
                       data.split(b"\n"), first_line)
-    log = Log(data)
+    log = Log(data, codes)
     ends = [*starts[1:], len(events)]
     return iter([RawGame(source=name, events=events[a:b],
                          lines=range(first_line + a, first_line + b),

@@ -18,7 +18,6 @@ from __future__ import annotations
 import hashlib
 import struct
 from array import array
-from itertools import repeat
 from typing import Any, Iterable, Iterator, Sequence, overload
 
 from .. import events as ev
@@ -138,14 +137,13 @@ class Coded(Sequence[Any]):
         return f"Coded({list(self)!r})"
 
 
-#: the ``type`` column's values, in the order of their codes
+#: the ``type`` column's values, in the order of their codes (:data:`events.TYPE_CODES`)
 TYPE_NAMES = tuple(ev.TAGS[t] for t in ev.EVENT_TYPES)
-_TYPE_CODES = {t: i for i, t in enumerate(ev.EVENT_TYPES)}
-_ROUND_STARTED = _TYPE_CODES[ev.RoundStarted]
+_ROUND_STARTED = ev.TYPE_CODES[ev.RoundStarted]
 #: the ``player`` column's values: a seat (the engine allows no other), or NULL (an event
-#: without a player)
+#: without a player, :data:`events.NO_SEAT`)
 SEATS = (0, 1, 2, 3, None)
-_NO_SEAT = SEATS.index(None)
+assert SEATS.index(None) == ev.NO_SEAT
 
 
 def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State],
@@ -175,7 +173,10 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
     turns = [s.flow.turn for s in before]
     if not start and new:
         turns.insert(0, 0)
-    types = bytes(map(_TYPE_CODES.__getitem__, map(type, new)))
+    codes = (datas.codes() if type(datas) is Lines and len(datas) == len(new) else None
+             ) or ev.event_codes(new)
+    assert codes is not None        # a checked event's seat is one of its game's
+    types, seats = codes
     rounds = array("i")
     rnd, at = before[0].flow.round if start and new else 0, 0
     try:
@@ -189,8 +190,7 @@ def event_columns(game_id: str, game: int, events: Sequence[ev.Event], states: S
         rounds += array("i", (rnd,)) * (len(new) - at)
     n, end = len(datas), len(events)
     return ([[game_id] * n, _seqs(end - n + 1, end), array("i", (game,)) * n, rounds, turns,
-             Coded(bytes(map(getattr, new, repeat("player"), repeat(_NO_SEAT))), SEATS),
-             Coded(types, TYPE_NAMES), datas], _INT64.unpack(h)[0])
+             Coded(seats, SEATS), Coded(types, TYPE_NAMES), datas], _INT64.unpack(h)[0])
 
 
 def event_rows(game_id: str, game: int, events: Sequence[ev.Event], states: Sequence[State], *,
