@@ -195,6 +195,12 @@ def test_unknown_game(store, games):
     with pytest.raises(UnknownGameError) as e:       # spelt alike, in another case
         store.read_events("OTHERS")
     assert e.value.near == ("other",)
+    # an empty id begins every id: it names none (not the first three stored)
+    assert store.unknown_game("").near == ()
+    # a quote, % and _ are the id's own characters, not SQL text or a LIKE pattern (which
+    # would match t-1 and every t- id)
+    assert store.unknown_game("t-1'").near == ("t-1", "t-10")
+    assert store.unknown_game("t_1").near == store.unknown_game("t-%").near == ()
     with pytest.raises(UnknownGameError):
         append_events(store, "nope", [], 0)
 
