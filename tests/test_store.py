@@ -205,6 +205,20 @@ def test_unknown_game(store, games):
         append_events(store, "nope", [], 0)
 
 
+def test_unknown_game_in_a_read_only_store(tmp_path, games):
+    """A read-only store (its texts kept in memory), also once ``Store.sql`` has locked its
+    connection (the sandbox), names the ids as a writable one does."""
+    with Store.open(tmp_path / "s.duckdb") as store:
+        start_game(store, ev.GameStarted(players=games[0][0].players, game_id="t-1"))
+    with Store.open(tmp_path / "s.duckdb", read_only=True) as store:
+        for _ in range(2):
+            with pytest.raises(UnknownGameError) as e:
+                store.read_texts("t-")
+            assert e.value.near == ("t-1",)
+            assert store.replay("t-1").seq == 1
+            store.sql("SELECT 1").fetchall()            # from here on sandboxed
+
+
 def test_export_import_export_is_byte_identical(tmp_path, games):
     a = Store.open(tmp_path / "a.duckdb")
     import_logs(a, [write_log(tmp_path / "in.jsonl", *games, derived=False)])
