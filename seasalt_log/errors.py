@@ -16,6 +16,19 @@ class SeasaltError(Exception):
     def __str__(self) -> str:
         return self.args[0] if self.args else type(self).__name__
 
+    def __reduce__(self):
+        # pickled as it is (args and fields), not by calling the class with ``args``: most
+        # subclasses take other arguments than the message ``args`` holds
+        return _unpickled, (type(self), self.args, self.__dict__)
+
+
+def _unpickled(cls: type[SeasaltError], args: tuple, fields: dict) -> SeasaltError:
+    """A pickled :class:`SeasaltError` again, its ``__init__`` not called."""
+    error = cls.__new__(cls)
+    error.args = args
+    error.__dict__.update(fields)
+    return error
+
 
 def interrupted(exc: BaseException) -> bool:
     """Whether ``exc`` says Ctrl-C stopped the work: a KeyboardInterrupt, or DuckDB's

@@ -288,8 +288,9 @@ def load_state(store: Store, game_id: str) -> tuple[list[ev.Event], State]:
 def start_game(store: Store, start: ev.GameStarted) -> AppendResult:
     """Store a new game from its ``game_started`` (the id derived when it has none)."""
     gid = start.game_id or ev.derive_game_id([start])
-    if store.head(gid)[0]:
-        raise GameExistsError(gid, store.head(gid)[0])
+    found, _ = store.head(gid)
+    if found:
+        raise GameExistsError(gid, found)
     return _append_checked(store, gid, [], State(), [start], 0)
 
 

@@ -476,3 +476,20 @@ def test_quiet_serve_prints_no_server_chatter(tmp_path):
     assert done.returncode == 1 and [x for x in lines if x.startswith("INFO")] == [], lines
     assert "address already in use" in done.stderr
     assert lines[-1].startswith("error: could not start the service")
+
+
+def test_the_docs_show_the_error_words_as_printed(tmp_path):
+    """Each changed error is documented where a reader looks for it, in the words the code
+    prints: an unknown game's "did you mean" (README, HTTP.md's 404), "query failed:" and
+    "query refused:" (SQL.md's `seasalt query`), 409 `game_exists` (RULES.md's CONFLICT,
+    README's statuses)."""
+    from seasalt_log.errors import UnknownGameError
+    from seasalt_log.store.sandbox import query_failed
+    text = {name: " ".join((ROOT / name).read_text().split()) for name in   # lines joined
+            ("README.md", "docs/HTTP.md", "docs/SQL.md", "docs/RULES.md")}
+    assert f"`error: {UnknownGameError('demo', ['demo-1', 'demo-2'])}`" in text["README.md"]
+    assert "; did you mean demo-1?" in text["docs/HTTP.md"]
+    assert str(query_failed('Parser Error: syntax error at or near "SELEC"')) in text["docs/SQL.md"]
+    assert "`query refused: INSERT statements may not run here;" in text["docs/SQL.md"]
+    assert "409 `game_exists`" in text["docs/RULES.md"]
+    assert "`POST /games` of an id already stored" in text["README.md"]

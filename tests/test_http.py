@@ -502,6 +502,13 @@ def test_token_protects_writes(token_server):
         # reads need no token
         assert c.get("/games/guarded/events").status_code == 200
         assert [g["game_id"] for g in c.get("/games").json()] == ["guarded"]
+        # an unknown id names the stored ids it may mean, for the service token too (whose
+        # reads skip the seats lookup), after=N or not
+        for params in ({}, {"after": 1}):
+            for path in ("/games/guardd/events", "/games/guardd/follow"):
+                r = c.get(path, params=params, headers=auth)
+                assert r.status_code == 404 and r.json()["error"] == "unknown_game", r.text
+                assert r.json()["detail"].endswith("; did you mean guarded?"), (path, params)
 
 
 def test_non_loopback_host_needs_a_token(monkeypatch, tmp_path):

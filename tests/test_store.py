@@ -195,8 +195,28 @@ def test_unknown_game(store, games):
     with pytest.raises(UnknownGameError) as e:       # spelt alike, in another case
         store.read_events("OTHERS")
     assert e.value.near == ("other",)
+    # an empty id begins every id: it names none (not the first three stored)
+    assert store.unknown_game("").near == ()
+    # a quote, % and _ are the id's own characters, not SQL text or a LIKE pattern (which
+    # would match t-1 and every t- id)
+    assert store.unknown_game("t-1'").near == ("t-1", "t-10")
+    assert store.unknown_game("t_1").near == store.unknown_game("t-%").near == ()
     with pytest.raises(UnknownGameError):
         append_events(store, "nope", [], 0)
+
+
+def test_unknown_game_in_a_read_only_store(tmp_path, games):
+    """A read-only store (its texts kept in memory), also once ``Store.sql`` has locked its
+    connection (the sandbox), names the ids as a writable one does."""
+    with Store.open(tmp_path / "s.duckdb") as store:
+        start_game(store, ev.GameStarted(players=games[0][0].players, game_id="t-1"))
+    with Store.open(tmp_path / "s.duckdb", read_only=True) as store:
+        for _ in range(2):
+            with pytest.raises(UnknownGameError) as e:
+                store.read_texts("t-")
+            assert e.value.near == ("t-1",)
+            assert store.replay("t-1").seq == 1
+            store.sql("SELECT 1").fetchall()            # from here on sandboxed
 
 
 def test_export_import_export_is_byte_identical(tmp_path, games):

@@ -60,7 +60,8 @@ def error_for(exc: BaseException) -> ApiError:
         return ApiError(400, "bad_event", str(exc), rule=exc.rule, reason=exc.reason,
                         path=exc.path, index=index)
     if isinstance(exc, StreamConflictError):
-        return ApiError(409, "game_exists" if isinstance(exc, GameExistsError) else "conflict", str(exc), headers={"ETag": etag(exc.found)},
+        kind = "game_exists" if isinstance(exc, GameExistsError) else "conflict"
+        return ApiError(409, kind, str(exc), headers={"ETag": etag(exc.found)},
                         current_seq=exc.found, expected_seq=exc.expected)
     if isinstance(exc, UnknownGameError):
         return ApiError(404, "unknown_game", str(exc))

@@ -46,7 +46,7 @@ from typing import Any, Callable, Sequence
 from .. import events as ev
 from .. import queries
 from ..engine.state import ENDED, State
-from ..errors import GameExistsError, SeasaltError, UnknownGameError
+from ..errors import GameExistsError, SeasaltError
 from ..service import (AppendResult, GameCache, PlannedAppend, PreparedWrite, plan_append,
                        plan_start, prepare_write, store_prepared)
 from ..analytics.limits import limits_from
@@ -629,6 +629,6 @@ def _tail(store: Store, game_id: str, after: int) -> tuple[list[bytes], int, boo
     else:
         head, _ = store.head(game_id)
         if head == 0:
-            raise UnknownGameError(game_id)
+            raise store.unknown_game(game_id)
         last = store.read_json(game_id, head - 1)[-1]
     return rows, head, last.startswith(_END_PREFIX)

@@ -390,9 +390,11 @@ class Store:
 
     def unknown_game(self, game_id: str) -> UnknownGameError:
         """The error for ``game_id``, which this store does not have, naming up to three
-        stored ids the user may have meant: those it begins, then the closest spellings."""
+        stored ids the user may have meant: those it begins, then the closest spellings
+        (an empty id begins every id and is spelt like none: it names none)."""
         near = self.con.execute(
-            "SELECT game_id FROM (SELECT game_id, starts_with(game_id, $id) AS prefix, "
+            "SELECT game_id FROM (SELECT game_id, $id <> '' AND starts_with(game_id, $id) "
+            "AS prefix, "
             "jaro_winkler_similarity(lower(game_id), lower($id)) AS alike FROM heads) "
             "WHERE prefix OR alike >= 0.85 ORDER BY prefix DESC, alike DESC, game_id LIMIT 3",
             {"id": game_id}).fetchall()
