@@ -195,10 +195,15 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
         hand = hands[s] if hands else ()
         revealed = _revealed(f, s) if anyone_revealed else False
         shown = everyone or s == own or revealed
+        if not shown:
+            points = None
+        elif scored:
+            points = scored[s]              # between rounds: as the round was scored
+        else:
+            points = player_points(state, s) if hands else 0
         # a seat's view is made again only when what it shows changed (compared by value)
         key = (name, hand if shown else len(hand), laid[s] if laid else (), revealed,
-               totals[s],
-               (scored[s] if scored else player_points(state, s) if hands else 0) if shown else None)
+               totals[s], points)
         slot = 2 * s + shown
         if slot < 8:
             last = _SEAT_VIEWS[slot]
