@@ -229,7 +229,7 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     return TableView(
         state.game_id, state.seq, state.phase, f.round, f.turn,
         f.player if acting else None, f.step if acting else None, f.call, f.caller,
-        len(t.deck), (t.deck if t.deck_ordered else None) if table else None,
+        t.left, (t.deck if t.deck_ordered else None) if table else None,
         piles, tuple(seats), state.totals, state.target, who.seat, state.winners,
         extra_view(state, who) if extra else UNSET)
 

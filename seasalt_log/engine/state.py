@@ -36,9 +36,16 @@ ENDED = "ended"          # game_ended applied
 
 
 class Table(Struct, frozen=True, gc=False):
-    """Where every card is. Piles run bottom to top (the top is the last card)."""
+    """Where every card is. Piles run bottom to top (the top is the last card).
 
-    deck: Hand = ()                 # top first when ``deck_ordered``; else the unseen multiset
+    The deck is the last :attr:`left` cards of :attr:`dealt`, read as :attr:`deck`: a draw
+    from a recorded deck order only counts :attr:`left` down (one small int, not a copy of
+    the cards left), and the states of a round share one tuple of its cards."""
+
+    #: the deck as the round dealt it or as last changed (a lobster's shuffle, a draw from
+    #: an unseen multiset): top first when ``deck_ordered``; else the unseen multiset
+    dealt: Hand = ()
+    left: int = 0                   # how many cards are still in the deck: dealt's last ones
     deck_ordered: bool = False
     piles: tuple[Hand, Hand] = ((), ())
     hands: tuple[Hand, ...] = ()
@@ -46,9 +53,20 @@ class Table(Struct, frozen=True, gc=False):
     #: per seat, the shell placed face down, if any (R-EV-CORAL-REEF); empty without events
     face_down: tuple[str | None, ...] = ()
 
+    @property
+    def deck(self) -> Hand:
+        """The cards in the deck, top first when ``deck_ordered`` (else the unseen multiset)."""
+        dealt = self.dealt
+        return dealt[len(dealt) - self.left:] if self.left < len(dealt) else dealt
+
+    def with_deck(self, deck: Hand, ordered: bool | None = None) -> Table:
+        """A copy whose deck is ``deck`` (and ``deck_ordered`` is ``ordered``, if given)."""
+        return replace(self, dealt=deck, left=len(deck),
+                       deck_ordered=self.deck_ordered if ordered is None else ordered)
+
     def can_take(self) -> bool:
         """Whether anything can be taken (R-TAKE-4)."""
-        return bool(self.deck or self.piles[0] or self.piles[1])
+        return bool(self.left or self.piles[0] or self.piles[1])
 
 
 class Flow(Struct, frozen=True, gc=False):
@@ -216,7 +234,7 @@ class State(Struct, frozen=True, gc=False):
         totals = ", ".join(f"{p} {t}" for p, t in zip(self.players, self.totals))
         text += f"; totals {totals} (target {self.target})" if totals else ""
         if self.phase == ROUND:
-            text += f"; deck {len(self.table.deck)}"
+            text += f"; deck {self.table.left}"
         return text + f"; seq {self.seq}>"
 
 

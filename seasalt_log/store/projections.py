@@ -584,7 +584,7 @@ class Projector:
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
-                              None, None, None, 0, len(s.table.deck)]
+                              None, None, None, 0, s.table.left]
                 rnd = s.flow.round
                 if extra:
                     round_effects = seat_effects(s)
@@ -797,7 +797,7 @@ def _progress(open_round: list | None, t: type | None, s) -> None:
     if open_round is None or s is None:
         return
     open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
-    open_round[10] = len(s.table.deck)
+    open_round[10] = s.table.left
 
 
 class ScoreMemo:
