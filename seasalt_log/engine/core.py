@@ -35,7 +35,7 @@ def _place(s: State) -> dict[str, Any]:
     to no turn, LOG_FORMAT.md)."""
     f = s.flow
     return {"game_id": s.game.game_id, "seq": s.seq + 1, "round": f.round or None,
-            "turn": (f.turn or None) if s.phase not in (BETWEEN, ENDED) else None}
+            "turn": (f.turn or None) if f.phase not in (BETWEEN, ENDED) else None}
 
 
 def seat_name(state: State, seat: int) -> str:
@@ -47,7 +47,7 @@ def seat_name(state: State, seat: int) -> str:
 # ---------------------------------------------------------------- game and round set-up
 
 def _game_started(s: State, e: ev.GameStarted) -> State:
-    if s.phase != NEW:
+    if s.flow.phase != NEW:
         raise illegal(s, "R-FLOW-GAME", "this game has already started; a new game_started "
                                         "begins another game")
     ruleset = rules_for(e.ruleset, e.events)
@@ -57,7 +57,7 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
                    totals=(0,) * n, last_points=(0,) * n)
     if ruleset.events is not None:                              # R-EV-DECK: all 12 events
         game = replace(game, held=((),) * n, event_deck=_EVENT_DECK)
-    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1)
+    return replace(s, flow=replace(s.flow, phase=BETWEEN), game=game, seq=s.seq + 1)
 
 
 _EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
@@ -65,7 +65,7 @@ _EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
     _expect_no_derived(s)
-    if s.phase != BETWEEN:
+    if s.flow.phase != BETWEEN:
         raise illegal(s, "R-FLOW-ROUND", f"round {s.flow.round} is still in play; a round starts "
                                          "only when the previous one has ended")
     f = s.flow
@@ -111,11 +111,11 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     piles = ((e.discards[0],), (e.discards[1],))
     flow = _plain_take(e.round, 1, e.first_player)
     if rules.events is not None:
-        return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
+        return replace(s, flow=flow, seq=s.seq + 1,
                        table=Table(deck, len(deck), ordered, piles, ((),) * n, ((),) * n,
                                    (None,) * n),
                        game=replace(s.game, event_deck=_event_drawn(s, e), table_event=e.event))
-    return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
+    return replace(s, flow=flow, seq=s.seq + 1,
                    table=Table(deck, len(deck), ordered, piles, ((),) * n, ((),) * n))
 
 
@@ -125,9 +125,9 @@ def _located(s: State, e: ev.Event) -> State:
     the round it starts (no turn yet), whose set-up it is; for anything else (a round number
     that is wrong included, R-FLOW-ROUND) where the game stands."""
     f = s.flow
-    if (type(e) is ev.RoundStarted and s.phase == BETWEEN and not f.due
+    if (type(e) is ev.RoundStarted and f.phase == BETWEEN and not f.due
             and e.round == f.round + 1):
-        return replace(s, flow=Flow(round=e.round))
+        return replace(s, flow=Flow(round=e.round, phase=BETWEEN))
     return s
 
 
@@ -217,11 +217,12 @@ _PEPPER_FIELDS = ("dolphins_drew", "also_drew", "takes")
 # ---------------------------------------------------------------- shared preambles
 
 def _expect_no_derived(s: State) -> None:
-    if s.phase == ENDED:
+    f = s.flow
+    if f.phase == ENDED:
         raise illegal(s, "R-FLOW-GAME", "the game has ended; nothing happens after game_ended")
-    if s.flow.due:
-        raise illegal(s, "R-DERIVED", f"{s.flow.due} is due here, before any other event")
-    if s.phase == NEW:
+    if f.due:
+        raise illegal(s, "R-DERIVED", f"{f.due} is due here, before any other event")
+    if f.phase == NEW:
         raise illegal(s, "R-FLOW-GAME", "the game has not started (game_started expected)")
 
 
@@ -229,7 +230,7 @@ def _in_turn(s: State, e: Any) -> Flow:
     """Checks common to every turn event: a round in play, the right player. Returns the
     flow."""
     f = s.flow
-    if s.phase != ROUND or f.due:
+    if f.phase != ROUND or f.due:
         _expect_no_derived(s)
         raise illegal(s, "R-FLOW-ROUND", "no round is in play (round_started expected)")
     if e.player != f.player:
@@ -259,7 +260,7 @@ def _take_due(s: State, e: Any) -> Flow:
 
 def _take_done(s: State, e: Any) -> Flow:
     f = s.flow
-    if f.step == PLAY and s.phase == ROUND and not f.due and e.player == f.player:
+    if f.step == PLAY and f.phase == ROUND and not f.due and e.player == f.player:
         return f                                # the common case: every check below passes
     f = _in_turn(s, e)
     step = f.step
@@ -357,10 +358,10 @@ def _take(s: State, e: Any) -> State:
         got = None
     if got is None or (got[0] is not f and got[2] is not f):
         got = None                              # no plain turn's take (or boat take) flow
-        if (s.phase != ROUND or f.due or player != f.player
+        if (f.phase != ROUND or f.due or player != f.player
                 or (f.step != TAKE and f.step != BOAT_TAKE)):
             f = _take_due(s, e)                 # raises the error due
-    elif player != f.player or s.phase != ROUND:    # a plain flow: step and due are its own
+    elif player != f.player:    # a plain flow: its phase, step and due are its own
         _take_due(s, e)                         # raises the error due
     t = s.table
     dealt = t.dealt
@@ -480,7 +481,7 @@ def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
     """:func:`_lay_pair` as the hands (a list, to change further) and the laid units after
     it: a pair's effect changes them before the one table is built."""
     f = s.flow
-    if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
+    if f.step != PLAY or f.phase != ROUND or f.due or e.player != f.player:
         _take_done(s, e)                        # raises the error due
     cards = e.cards
     a, b = cards
@@ -682,7 +683,7 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
 
 def _allowed(s: State, e: Any) -> None:
     """A type this game's ruleset lacks is a format error (LOG_FORMAT.md)."""
-    if s.phase != NEW and ev.TAGS[type(e)] not in s.game.ruleset.tags:
+    if s.flow.phase != NEW and ev.TAGS[type(e)] not in s.game.ruleset.tags:
         raise _unknown_in_game(s, e) or _format(s, f"{ev.TAGS[type(e)]} is not an event of "
                                                    "this game", "$")
 
@@ -1024,7 +1025,7 @@ def _event_kept(s: State, e: ev.EventKept) -> State:
     """R-EV-AWARD step 4: the player holding two events keeps one."""
     _allowed(s, e)
     _expect_no_derived(s)
-    if s.game.keep_due is None or s.phase != BETWEEN:
+    if s.game.keep_due is None or s.flow.phase != BETWEEN:
         raise illegal(s, "R-EV-AWARD", "nobody holds two events: no event_kept is due")
     if e.player != s.game.keep_due:
         raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.game.keep_due)} chooses, not "
@@ -1051,10 +1052,10 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         got = _PLAIN[f.round][f.turn][f.player]
     except IndexError:
         got = None
-    if got is None or got[1] is not f or e.player != f.player or s.phase != ROUND:
+    if got is None or got[1] is not f or e.player != f.player:
         got = None                              # not a plain turn's play (no call, no lock)
-        if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-            if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
+        if f.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
+            if f.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
                 # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid
                 # win checked
                 mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
@@ -1118,12 +1119,12 @@ def _plain_take(round: int, turn: int, player: int) -> Flow:
     one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
     seats < 8; any other is made anew, a negative seat too, which the checks refuse)."""
     if not (0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8):
-        return Flow(round=round, turn=turn, player=player, step=TAKE)
+        return Flow(round=round, turn=turn, player=player, step=TAKE, phase=ROUND)
     got = _kept(round, turn, player)
     if got is not None:
         kept: Flow = got[0]
         return kept
-    take = Flow(round=round, turn=turn, player=player, step=TAKE)
+    take = Flow(round=round, turn=turn, player=player, step=TAKE, phase=ROUND)
     row = _PLAIN[round]
     while len(row) <= turn:
         row.append([None] * 8)
@@ -1413,7 +1414,7 @@ def _check_derived(s: State, e: ev.Event) -> None:
     expected = next_derived(s)
     tag = ev.TAGS[type(e)]
     if expected is None or type(expected) is not type(e):
-        if s.phase == ENDED:
+        if s.flow.phase == ENDED:
             raise illegal(s, "R-FLOW-GAME", "the game has ended; nothing happens after game_ended")
         want = ev.TAGS[type(expected)] if expected is not None else "an input event"
         raise illegal(s, "R-DERIVED", f"{tag} is out of place here ({want} expected)")
@@ -1437,9 +1438,9 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     due = "game_ended" if ended else "event_awarded" if g.ruleset.events else None  # R-EV-AWARD
     game = replace(g, totals=totals, last_points=points, last_card_points=tuple(e.card_points),
                    rounds_played=g.rounds_played + 1)
-    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1,
+    return replace(s, game=game, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
-                             due=due))
+                             due=due, phase=BETWEEN))
 
 
 def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
@@ -1456,8 +1457,8 @@ def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
 def _game_ended(s: State, e: ev.GameEnded) -> State:
     if not _game_ended_matches(s, e):
         _check_derived(s, e)            # names the first field that differs
-    return replace(s, phase=ENDED, game=replace(s.game, winners=tuple(e.winners), reason=e.reason),
-                   seq=s.seq + 1, flow=replace(s.flow, due=None))
+    return replace(s, game=replace(s.game, winners=tuple(e.winners), reason=e.reason),
+                   seq=s.seq + 1, flow=replace(s.flow, due=None, phase=ENDED))
 
 
 #: each event type's rules: what :func:`apply` runs (a caller applying many events may call
@@ -1509,7 +1510,7 @@ def refusal(state: State, event: ev.Event, exc: Exception) -> SeasaltError:
     card, field or type the game lacks, a format error (LOG_FORMAT.md, RULES.md §17);
     an IndexError or KeyError, a seat, pile or card outside the game."""
     if isinstance(exc, IllegalMoveError):
-        if state.phase != NEW:
+        if state.flow.phase != NEW:
             bad = _unknown_in_game(_located(state, event), event)
             if bad is not None:
                 return bad
