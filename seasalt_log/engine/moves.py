@@ -317,8 +317,8 @@ def end_moves(state: State) -> list[ev.Event]:
 def legal_moves(state: State) -> list[ev.Event]:
     """Every input event the player to act may send now; empty when none is theirs to send
     (before a round starts, while a derived event is due, after the game)."""
-    if state.phase != ROUND or state.flow.due:
-        if state.phase == BETWEEN and state.keep_due is not None and not state.flow.due:
+    if state.flow.phase != ROUND or state.flow.due:
+        if state.flow.phase == BETWEEN and state.keep_due is not None and not state.flow.due:
             p = state.keep_due                                   # R-EV-AWARD step 4
             return [ev.EventKept(player=p, event=c) for c in state.held[p]]
         return []

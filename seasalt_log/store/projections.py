@@ -547,7 +547,7 @@ class Projector:
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
                                   discard_pile, pile, boat_takes, boat_kept, pairs, ended,
                                   final_turn, len(hand), card_points, color_bonus,
-                                  len(table.deck), first_seq, s.seq))
+                                  table.left, first_seq, s.seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
                     if pairs and prev.flow.step == BOAT_TAKE:   # (boats played this turn)
@@ -848,5 +848,5 @@ def _close_turn(turn: list, s, points) -> tuple:
     seat = turn[_SEAT_AT]
     turn[_HAND_SIZE_AT] = len(table.hands[seat])
     turn[_CARD_POINTS_AT], turn[_COLOR_BONUS_AT] = points(s, seat)
-    turn[_DECK_LEFT_AT] = len(table.deck)
+    turn[_DECK_LEFT_AT] = table.left
     return tuple(turn)
