@@ -119,7 +119,6 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
                    table=Table(deck, len(deck), ordered, piles, ((),) * n, ((),) * n))
 
 
-
 def _located(s: State, e: ev.Event) -> State:
     """``s`` as the place of ``e``'s errors: for a ``round_started`` of the round due next,
     the round it starts (no turn yet), whose set-up it is; for anything else (a round number
