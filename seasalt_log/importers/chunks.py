@@ -438,8 +438,9 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3, in_thread: bool = True, expect: int = 0
-                 ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
-    """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
+                 ) -> Generator[list[tuple[Chunk, ChunkResult]], None, None]:
+    """Each chunk with its :func:`check_chunk` result, in order, in lists (of one pair, or
+    by a thread: those checked by the time the first is taken): checked by ``jobs`` worker
     processes (their rows handed over in Arrow files) once there are ``parallel_from``
     chunks (starting them costs more than a small import), else in this process.
 
@@ -455,9 +456,11 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
 
     Checked in this process alone for an import, the chunks are checked by a thread, one
     chunk ahead of the importer: DuckDB inserts the rows of a chunk while the next one is
-    checked (unless not ``in_thread``: chunks read from a stream that may wait for its
-    input, such as standard input, where a stopped import must not wait for the thread's
-    read; beside worker processes the thread never reads the stream).
+    checked, and an importer that fell behind (as at the last chunk's pieces, see
+    :func:`_tapered`) takes the chunks checked meanwhile together (unless not
+    ``in_thread``: chunks read from a stream that may wait for its input, such as standard
+    input, where a stopped import must not wait for the thread's read; beside worker
+    processes the thread never reads the stream).
 
     ``expect``: about how many chunks the input makes (its size says so): from
     ``parallel_from`` on, the workers start before the first chunks are cut."""
@@ -472,15 +475,16 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         if pool is None and jobs > 1 and len(head) >= parallel_from:
             pool = stack.enter_context(_pool(jobs, setup, local))
         if pool is not None:
-            yield from pool.map(check_chunk, _tapered(chain(head, chunks)), weight=_size,
-                                budget=AHEAD_BYTES)
+            for pair in pool.map(check_chunk, _tapered(chain(head, chunks)), weight=_size,
+                                 budget=AHEAD_BYTES):
+                yield [pair]
             return
     if setup.out_dir is not None and in_thread:
-        checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
-                                          ahead=1)
+        yield from workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
+                                           ahead=1, together=True)
     else:
-        checked = _in_process(chain(head, chunks), setup)
-    yield from checked
+        for pair in _in_process(chain(head, chunks), setup):
+            yield [pair]
 
 
 def _pool(jobs: int, setup: WorkerSetup, local: bool) -> workers.Pool:
