@@ -100,16 +100,15 @@ def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
 
     def checked(real):
         def wrapped(*a, **k):
-            for ready in real(*a, **k):     # the chunks checked by the time it is taken
-                for chunk, _ in ready:
-                    mark(f"ready {chunk.index} ({len(chunk.data) // 1000} kB)")
-                yield ready
+            for chunk, result in real(*a, **k):
+                mark(f"ready {chunk.index} ({len(chunk.data) // 1000} kB)")
+                yield chunk, result
         return wrapped
 
     def after(real, what):
         def wrapped(self, *a, **k):
             out = real(self, *a, **k)
-            mark(what(*a, **k) if callable(what) else what)
+            mark(what(*a) if callable(what) else what)
             return out
         return wrapped
 
@@ -118,10 +117,8 @@ def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
             mark(f"{what} begins")
             return after(real, f"{what} ends")(self, *a, **k)
         return wrapped
-    def loaded(chunk, result, more=False):     # (more: loaded with the next one)
-        return f"{'taken' if more else 'loaded'} {chunk.index}"
     patches = [(service, "check_chunks", checked(service.check_chunks)),
-               (ImportRun, "add_chunk", after(ImportRun.add_chunk, loaded)),
+               (ImportRun, "add_chunk", after(ImportRun.add_chunk, lambda c, r: f"loaded {c.index}")),
                (ImportRun, "finish", around(ImportRun.finish, "finish")),
                (StoreClass, "commit", around(StoreClass.commit, "commit")),
                (workers.Pool, "__init__", around(workers.Pool.__init__, "pool start"))]

@@ -78,10 +78,9 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
         chunks = log_chunks(files, size)
         with closing(check_chunks(chunks, setup, jobs, in_thread=not stdin,
                                   expect=(total or 0) // size)) as checked:
-            for ready in checked:       # (closed when stopped: its thread too)
-                for k, (chunk, result) in enumerate(ready, 1):
-                    run.add_chunk(chunk, result, more=k < len(ready))
-                    done += result.bytes
+            for chunk, result in checked:       # (closed when stopped: its thread too)
+                run.add_chunk(chunk, result)
+                done += result.bytes
                 if progress is not None:
                     progress(done, total)
         all_threads()

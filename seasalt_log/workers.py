@@ -290,20 +290,15 @@ def quick_switches(interval: float = QUICK_SWITCH) -> ContextManager[None]:
     return _SWITCH_INTERVAL.held(lambda previous: min(previous, interval))
 
 
-def ahead_in_thread(items: Iterable[Any], ahead: int = 2, *,
-                    together: bool = False) -> Iterator[Any]:
+def ahead_in_thread(items: Iterable[Any], ahead: int = 2) -> Iterator[Any]:
     """The items of ``items``, in order, produced by a thread of this process up to
     ``ahead`` items before they are taken: the caller's work on an item (such as DuckDB's
     inserts, which release Python's lock) overlaps the production of the next ones, with
     :func:`quick_switches` meanwhile. An exception of the producer is raised here, where
     its item would have come; when the caller stops taking items, the producer stops (and
-    its iterator is closed) too.
-
-    With ``together``, lists of items: each one with those the producer has finished by
-    the time it is taken (when the caller falls behind, it handles them at once)."""
+    its iterator is closed) too."""
     box: queue.Queue = queue.Queue(maxsize=ahead)
     stop = threading.Event()
-    produced = [0]      # items the producer has finished (a count only it changes)
 
     def put(message: tuple[str, Any]) -> bool:
         """Hand ``message`` over; False once the caller stopped taking them."""
@@ -319,7 +314,6 @@ def ahead_in_thread(items: Iterable[Any], ahead: int = 2, *,
         it = iter(items)
         try:
             for item in it:
-                produced[0] += 1
                 if not put(("ok", item)):
                     return
         except BaseException as exc:        # handed to the caller, raised there
@@ -335,7 +329,7 @@ def ahead_in_thread(items: Iterable[Any], ahead: int = 2, *,
     thread.start()
     try:
         with quick_switches():
-            yield from (_taken_together(box, produced) if together else _taken(box))
+            yield from _taken(box)
     finally:
         stop.set()                          # the producer stops within its put's timeout
         thread.join()
@@ -350,21 +344,6 @@ def _taken(box: queue.Queue) -> Iterator[Any]:
         if kind == "error":
             raise value
         yield value
-
-
-def _taken_together(box: queue.Queue, produced: list[int]) -> Iterator[list[Any]]:
-    """:func:`_taken`'s items as lists: each with those finished by the time it is taken
-    (``produced`` counts them: in the box, or held by the producer for it), no more than
-    the box holds and one."""
-    taken = 0
-    items = _taken(box)
-    for item in items:
-        taken += 1
-        ready = [item]
-        while produced[0] > taken and len(ready) <= box.maxsize:
-            ready.append(next(items))
-            taken += 1
-        yield ready
 
 
 def _feed(stdin: IO[bytes], first: tuple, tasks: queue.Queue, results: queue.Queue,

@@ -321,11 +321,11 @@ def test_one_worker_hands_its_rows_over_in_memory_and_workers_write_files(tmp_pa
     real_add, real_file, seen, files = ImportRun.add_chunk, arrow_rows.ipc.new_file, [], []
     indexes: list[int] = []
 
-    def add_chunk(self, chunk, result, **more):
+    def add_chunk(self, chunk, result):
         seen.append(dict(result.files))
         indexes.append(chunk.index)
-        real_add(self, chunk, result, **more)
-        assert result.files == {} or more.get("more")   # loaded (or with the next one)
+        real_add(self, chunk, result)
+        assert result.files == {}               # loaded: nothing of them kept
     monkeypatch.setattr(ImportRun, "add_chunk", add_chunk)
     monkeypatch.setattr(arrow_rows.ipc, "new_file",
                         lambda path, *a: files.append(path) or real_file(path, *a))
@@ -442,13 +442,11 @@ def test_the_small_tables_go_in_with_the_last_chunks_piece_but_one(tmp_path, mon
         rows = _rows_in_order(s)
     monkeypatch.setattr(chunks_mod, "TAIL_BYTES", 1)
     seen: list[tuple[str, object]] = []
-    together: list[bool] = []       # per chunk: loaded with the next one
     real_add, real_insert, real_commit = ImportRun.add_chunk, arrow_rows.insert, Store.commit
 
-    def add_chunk(self, chunk, result, **more):
+    def add_chunk(self, chunk, result):
         seen.append(("flush" if chunk.flush_staged else "chunk", chunk.index))
-        together.append(more.get("more", False))
-        real_add(self, chunk, result, **more)
+        real_add(self, chunk, result)
 
     def commit(self):
         seen.append(("commit", None))
@@ -465,9 +463,6 @@ def test_the_small_tables_go_in_with_the_last_chunks_piece_but_one(tmp_path, mon
     games = [k for k, x in enumerate(seen) if x == ("insert", "games")]
     assert len(flush) == 1 and len(chunks) > 3 and seen.count(("commit", None)) == 1
     commit = seen.index(("commit", None))
-    if together[-2]:    # the importer fell behind: the last two pieces loaded as one
-        assert chunks[-2] == flush[0] < chunks[-1] < games[0] < commit and len(games) == 1
-        return
     # with its load (the rows staged so far), then the last piece's by the commit
     assert chunks[-2] == flush[0] < games[0] < chunks[-1] < commit < games[1]
     assert len(games) == 2
@@ -497,8 +492,7 @@ def test_workers_start_before_the_first_chunk_is_cut_when_the_input_is_large(
             cut.append(k)
             yield chunks_mod.Chunk(source="log", index=k, first_line=1, data=d)
     setup = chunks_mod.WorkerSetup(stored=frozenset(), out_dir=None)
-    got = [pair for ready in chunks_mod.check_chunks(log(), setup, 2, expect=expect)
-           for pair in ready]
+    got = list(chunks_mod.check_chunks(log(), setup, 2, expect=expect))
     assert pools == ([] if started_after is None else [started_after])
     assert [c.index for c, _ in got] == list(range(count))
     assert [len(r.games) for _, r in got] == [len(GAMES[k::count]) for k in range(count)]
@@ -543,10 +537,9 @@ def test_a_byte_order_mark_keeps_a_chunk_on_the_bulk_path(tmp_path):
 
 
 def test_the_small_tables_of_a_transactions_loads_go_in_at_its_commit(tmp_path, monkeypatch):
-    """Each load (or chunks loaded at once) inserts the tables with many rows; a small
-    table's rows of all the loads of a transaction go in with one INSERT as it commits (an
-    INSERT costs about the same whatever its size), and every table's rows keep the serial
-    path's order (rowid)."""
+    """Each load inserts the tables with many rows; a small table's rows of all the loads
+    of a transaction go in with one INSERT as it commits (an INSERT costs about the same
+    whatever its size), and every table's rows keep the serial path's order (rowid)."""
     from seasalt_log.store import arrow_rows
     from seasalt_log.store.arrow_rows import StagedRows
     log = write_log(tmp_path / "a.jsonl", GAMES)
@@ -576,8 +569,7 @@ def test_the_small_tables_of_a_transactions_loads_go_in_at_its_commit(tmp_path, 
     with Store.open(tmp_path / "chunks.duckdb") as s:
         import_logs(s, [log], jobs=1)
         assert _rows_in_order(s) == rows
-    # (chunks checked by the time the importer takes one are loaded with it)
-    assert loads[0] >= inserts["events"] > commits[0] >= 2
+    assert inserts["events"] == loads[0] > commits[0] >= 2
     assert inserts["games"] == inserts["seats"] == inserts["heads"] == commits[0]
 
 

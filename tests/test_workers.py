@@ -448,26 +448,6 @@ def test_a_consumer_that_stops_stops_the_producer_and_closes_its_iterator():
     assert threading.active_count() == before
 
 
-def test_a_thread_ahead_hands_over_together_the_items_finished_while_the_caller_was_busy():
-    """With ``together``, each list holds the item taken and those the producer finished
-    meanwhile (one in the box, one it holds for the box with ``ahead`` 1): all of them, in
-    order, once each."""
-    first_taken = threading.Event()
-
-    def items():
-        yield 0
-        first_taken.wait(2)
-        yield from range(1, 6)
-    got = []
-    for ready in ahead_in_thread(items(), ahead=1, together=True):
-        got.append(ready)
-        if ready[0] == 0:
-            first_taken.set()
-            time.sleep(0.3)         # busy: the producer finishes two more meanwhile
-    assert [k for ready in got for k in ready] == list(range(6))
-    assert got[0] == [0] and got[1][:2] == [1, 2]
-
-
 @pytest.mark.parametrize("ends", ["done", "producer fails", "consumer stops"])
 def test_a_thread_ahead_switches_threads_quickly_and_puts_the_interval_back(ends):
     """While the producer runs, a thread waiting for Python's lock (the importer back from

@@ -438,9 +438,8 @@ def _split_file(path: str | Path, index: int, size: int) -> Iterator[Chunk]:
 
 def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
                  parallel_from: int = 3, in_thread: bool = True, expect: int = 0
-                 ) -> Generator[list[tuple[Chunk, ChunkResult]], None, None]:
-    """Each chunk with its :func:`check_chunk` result, in order, in lists (of one pair, or
-    by a thread: those checked by the time the first is taken): checked by ``jobs`` worker
+                 ) -> Generator[tuple[Chunk, ChunkResult], None, None]:
+    """Each chunk with its :func:`check_chunk` result, in order: checked by ``jobs`` worker
     processes (their rows handed over in Arrow files) once there are ``parallel_from``
     chunks (starting them costs more than a small import), else in this process.
 
@@ -456,11 +455,9 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
 
     Checked in this process alone for an import, the chunks are checked by a thread, one
     chunk ahead of the importer: DuckDB inserts the rows of a chunk while the next one is
-    checked, and an importer that fell behind (as at the last chunk's pieces, see
-    :func:`_tapered`) takes the chunks checked meanwhile together (unless not
-    ``in_thread``: chunks read from a stream that may wait for its input, such as standard
-    input, where a stopped import must not wait for the thread's read; beside worker
-    processes the thread never reads the stream).
+    checked (unless not ``in_thread``: chunks read from a stream that may wait for its
+    input, such as standard input, where a stopped import must not wait for the thread's
+    read; beside worker processes the thread never reads the stream).
 
     ``expect``: about how many chunks the input makes (its size says so): from
     ``parallel_from`` on, the workers start before the first chunks are cut."""
@@ -475,16 +472,15 @@ def check_chunks(chunks: Iterable[Chunk], setup: WorkerSetup, jobs: int,
         if pool is None and jobs > 1 and len(head) >= parallel_from:
             pool = stack.enter_context(_pool(jobs, setup, local))
         if pool is not None:
-            for pair in pool.map(check_chunk, _tapered(chain(head, chunks)), weight=_size,
-                                 budget=AHEAD_BYTES):
-                yield [pair]
+            yield from pool.map(check_chunk, _tapered(chain(head, chunks)), weight=_size,
+                                budget=AHEAD_BYTES)
             return
     if setup.out_dir is not None and in_thread:
-        yield from workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
-                                           ahead=1, together=True)
+        checked = workers.ahead_in_thread(_in_process(_tapered(chain(head, chunks)), setup),
+                                          ahead=1)
     else:
-        for pair in _in_process(chain(head, chunks), setup):
-            yield [pair]
+        checked = _in_process(chain(head, chunks), setup)
+    yield from checked
 
 
 def _pool(jobs: int, setup: WorkerSetup, local: bool) -> workers.Pool:

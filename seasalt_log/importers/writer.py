@@ -206,19 +206,17 @@ class ImportRun:
 
     # ------------------------------------------------------------ a chunk at a time
 
-    def add_chunk(self, chunk: Chunk, result: ChunkResult, *, more: bool = False) -> None:
+    def add_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
         """Take the games of a chunk checked by :func:`~.chunks.check_chunk`. New games are
         loaded from the chunk's files at once (DuckDB inserts them while the next chunks
-        are checked), or with ``more`` (another chunk checked already comes next) with
-        that one's (the same INSERTs for both); several chunks per transaction (see
-        :data:`LOAD_BATCHES`). A game met before in this import, or stored already, goes
-        through :meth:`add` (unless unchanged)."""
+        are checked), several chunks per transaction (see :data:`LOAD_BATCHES`); a game met
+        before in this import, or stored already, goes through :meth:`add` (unless
+        unchanged)."""
         if self.store is None:
             self._validated_chunk(chunk, result)
             return
         self.chunks.append((chunk, result))
-        if not more:
-            self.flush_chunks()
+        self.flush_chunks()
 
     def _validated_chunk(self, chunk: Chunk, result: ChunkResult) -> None:
         for g in result.games:
