@@ -26,6 +26,7 @@ which nothing overlaps).
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import statistics
@@ -192,7 +193,7 @@ def main() -> None:
         marks.sort()
         print("  timeline (s): " + "; ".join(f"{t:.3f} {what}" for t, what in marks))
         tail = tail_ms(marks)
-        if tail == tail:        # (NaN: no check in this process's thread to time it from)
+        if not math.isnan(tail):    # (no check in this process's thread to time it from)
             print(f"  after the last check: {tail:.0f} ms (loads and the commit)")
     print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event (whole file)")
     with Store.open(db, read_only=True) as store:
