@@ -37,7 +37,7 @@ import contextlib
 import functools
 import os
 from collections import Counter
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import duckdb
 from msgspec import Struct
@@ -58,6 +58,7 @@ from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store
+from .workers import no_gc
 
 #: games checked per round trip to the store (bounds memory on a large store)
 CHUNK_GAMES = 500
@@ -139,7 +140,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     """
     spare: list = []            # worker processes started early (see _start_workers)
     try:
-        return _verify_store(store, game_ids, progress, jobs, quick, spare)
+        # the collector off, as in the workers and an import's check: the fold makes many
+        # small acyclic objects, which it would only walk again and again
+        with no_gc():
+            return _verify_store(store, game_ids, progress, jobs, quick, spare)
     finally:
         for pool in spare:      # started but not needed: stopped without waiting for it
             pool.close(kill=True)
@@ -468,6 +472,37 @@ class _Scan:
                             differences=[], quick=quick)
 
 
+class _Numbers(NamedTuple):
+    """A chunk of the pass in number order: the game numbers from ``first`` up to ``end``
+    (None: no bound), and per read-model table the rows (rowids from, to) that hold every
+    row of its games (a table missing: none of them; see :func:`_row_ranges`)."""
+
+    first: int | None
+    end: int | None
+    rows: dict[str, tuple[int, int]]
+
+
+def _row_ranges(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[str, ...]],
+                chunks: int) -> list[dict[str, tuple[int, int]]]:
+    """For each chunk of :data:`CHUNK_GAMES` game numbers (in number order, as
+    :func:`_scan_store` cuts them), the range of rowids of each read-model table that holds
+    every row of its games, in one query that reads only the tables' game id column. The
+    import writes a game's read-model rows together, in number order, so a chunk's rows lie
+    in a narrow range, which DuckDB reads without the row groups of the other games (their
+    game ids are no guide: their range spans most others' on a large store)."""
+    ranges: list[dict[str, tuple[int, int]]] = [{} for _ in range(chunks)]
+    if not tables:
+        return ranges
+    per_table = " UNION ALL ".join(
+        f"SELECT '{t}', k, min({t}.rowid), max({t}.rowid) FROM {t} JOIN chunk USING (game_id) "
+        "GROUP BY k" for t in tables)
+    for table, k, lo, hi in con.execute(
+            "WITH chunk AS MATERIALIZED (SELECT DISTINCT game_id, (dense_rank() OVER (ORDER BY "
+            f"game) - 1) // {CHUNK_GAMES} AS k FROM commits) {per_table}").fetchall():
+        ranges[k][table] = (lo, hi)
+    return ranges
+
+
 class _ScanPart(Struct):
     """One chunk of the pass (see :class:`_Scan`)."""
 
@@ -486,8 +521,10 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
         numbers = [r[0] for r in store.con.execute(
             "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
         splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
+        rows = [{}] * (len(splits) - 1) if quick else _row_ranges(store.con, tables, len(splits) - 1)
         failed = False
-        for _, part in run(_scan_chunk, (tables, quick), list(zip(splits, splits[1:]))):
+        for _, part in run(_scan_chunk, (tables, quick),
+                           [_Numbers(*b, r) for b, r in zip(zip(splits, splits[1:]), rows)]):
             failed = failed or part is None     # (the workers' results all taken still)
             if not failed:
                 scan.add(part)
@@ -506,7 +543,7 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
 
 
 def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
-                bounds: tuple[int | None, int | None]) -> _ScanPart | None:
+                bounds: _Numbers) -> _ScanPart | None:
     """The games whose number is in ``bounds`` (from, up to; None: no bound) checked as
     :func:`_check_chunk` does, to find those where something may differ (their reports
     are not kept); None when the store fails a read."""
@@ -517,10 +554,11 @@ def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
 
 
 def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
-                bounds: tuple[int | None, int | None]) -> _ScanPart:
+                bounds: _Numbers) -> _ScanPart:
     """:func:`_scan_chunk` when the store reads."""
     con = store.con
-    where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in zip((">=", "<"), bounds)
+    where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in
+                                      zip((">=", "<"), (bounds.first, bounds.end))
                                       if b is not None])
     commits = _commits(con, where=where)
     select = f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where}"
@@ -552,7 +590,8 @@ def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
         suspect.append(gid)
     if not quick and folded:
         for table, cols in tables.items():
-            differ = _differing_games(con, table, cols, expected[table], folded)
+            differ = _differing_games(con, table, cols, expected[table], folded,
+                                      bounds.rows.get(table, _NO_ROWS))
             suspect.extend(folded if differ is None else differ)
     return _ScanPart({gid: b - a for gid, (a, b) in rows.spans.items()}, set(commits), suspect)
 
@@ -1023,17 +1062,30 @@ def _same_rows(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...]
     return _differing_games(con, table, cols, expected, ids) == []
 
 
+#: a range of rowids that holds no row
+_NO_ROWS = (0, -1)
+
+
 def _differing_games(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...],
-                     expected: list[tuple], ids: list[str]) -> list[str] | None:
+                     expected: list[tuple], ids: list[str],
+                     rows: tuple[int, int] | None = None) -> list[str] | None:
     """The games of ``ids`` whose stored rows of ``table`` are not exactly ``expected``
     (the same multiset of rows): the recomputed rows become Arrow columns in the table's
     own types (as the import writes them) and one DuckDB query takes each side from the
-    other. None when the rows do not fit the table's types."""
+    other. None when the rows do not fit the table's types.
+
+    ``rows``: the range of rowids (from, to) that holds every stored row of these games.
+    When the rows in it are ``expected``, in that order (as the import wrote them), one
+    Arrow comparison says so; else the query reads only that range."""
     try:
         want = record_batch(table, expected)
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
     names = ", ".join(cols)
+    within = "" if rows is None else f"rowid BETWEEN {int(rows[0])} AND {int(rows[1])} AND "
+    if rows is not None and con.sql(f"SELECT {names} FROM {table} WHERE {within} TRUE") \
+            .to_arrow_table().equals(pa.Table.from_batches([want.select(list(cols))])):
+        return []
     # registered by name: a connection sharing the service's database has no replacement
     # scans of Python variables
     con.register("_verify_want", want.select(list(cols)))
@@ -1043,7 +1095,7 @@ def _differing_games(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str
         # range of ids lets DuckDB skip the row groups of other games where the table is
         # stored in that order
         return [r[0] for r in con.execute(
-            f"SELECT DISTINCT game_id FROM (SELECT {names}, 1 AS side FROM {table} WHERE "
+            f"SELECT DISTINCT game_id FROM (SELECT {names}, 1 AS side FROM {table} WHERE {within}"
             f"game_id BETWEEN $lo AND $hi AND game_id IN (SELECT unnest($ids)) UNION ALL "
             f"SELECT {names}, -1 FROM _verify_want) GROUP BY {names} HAVING sum(side) <> 0 "
             "ORDER BY game_id",
