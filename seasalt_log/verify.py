@@ -528,10 +528,11 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
         numbers = [r[0] for r in store.con.execute(
             "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
         splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
-        rows = [{}] * (len(splits) - 1) if quick else _row_ranges(store.con, tables, len(splits) - 1)
+        ranges = ([{}] * (len(splits) - 1) if quick
+                  else _row_ranges(store.con, tables, len(splits) - 1))
         failed = False
         for _, part in run(_scan_chunk, (tables, quick),
-                           [_Numbers(*b, r) for b, r in zip(zip(splits, splits[1:]), rows)]):
+                           [_Numbers(*b, r) for b, r in zip(zip(splits, splits[1:]), ranges)]):
             failed = failed or part is None     # (the workers' results all taken still)
             if not failed:
                 scan.add(part)
@@ -641,16 +642,18 @@ def _scan_as_imported(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[st
                 or not game_commits:
             suspect.append(gid)
             continue
-        link = add_events(sink, game_commits[0][1], game, raw.texts)
+        texts = raw.texts
+        assert texts is not None            # (Lines: see above)
+        link = add_events(sink, game_commits[0][1], game, texts)
         kept.append((a, b))
-        if not _writes_hold(gid, raw.texts, game_commits, link):
+        if not _writes_hold(gid, texts, game_commits, link):
             suspect.append(gid)
             continue
         folded.append(gid)
         rows = project(gid, game.events, game.states)
         sink.add({t: rows[t] for t in tables})
     try:
-        recomputed = sink.close()
+        recomputed = {t: r for t, r in sink.close().items() if isinstance(r, pa.Table)}
     except (pa.ArrowException, TypeError, ValueError, OverflowError, struct.error):
         return None
     stored = table if len(kept) == len(ids) else pa.concat_tables(
@@ -670,13 +673,13 @@ def _log_lines(texts: pa.ChunkedArray) -> bytes:
     """The stored events' JSON as the lines of a log: each followed by a newline (by
     Arrow), in one piece (each chunk's data buffer copied once)."""
     lines = pc.binary_join_element_wise(texts, "", "\n")
-    code = "q" if pa.types.is_large_string(lines.type) else "i"
+    large = pa.types.is_large_string(lines.type)
     parts = []
     for chunk in lines.chunks:
         if not len(chunk):
             continue
         _, offsets, data = chunk.buffers()
-        cuts = memoryview(offsets).cast(code)
+        cuts = memoryview(offsets).cast("q" if large else "i")
         parts.append(memoryview(data)[cuts[chunk.offset]:cuts[chunk.offset + len(chunk)]])
     return b"".join(parts)
 

@@ -1,9 +1,10 @@
 """``seasalt verify`` takes quick paths when nothing differs: a whole store's chunks checked
-the import's way, the events decoded in one call and folded by the engine alone, the hash chain taken from the import's own computation of
-the events table's columns, and the read models compared in one DuckDB query per table. Each
-falls back to the exhaustive check (the strict fold, the chain over the stored bytes, the
-row-by-row comparison) when anything differs. Here every kind of tampering is run both ways:
-the differences must be the same records, in the same order."""
+the import's way, the events decoded in one call and folded by the engine alone, the hash
+chain taken from the import's own computation of the events table's columns, and the read
+models compared in one DuckDB query per table. Each falls back to the exhaustive check (the
+strict fold, the chain over the stored bytes, the row-by-row comparison) when anything
+differs. Here every kind of tampering is run both ways: the differences must be the same
+records, in the same order."""
 
 from __future__ import annotations
 
