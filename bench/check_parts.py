@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from seasalt_log.engine import State  # noqa: E402
 from seasalt_log.engine import core  # noqa: E402
 from seasalt_log.engine.core import HANDLERS  # noqa: E402
+from seasalt_log.importers import chunks  # noqa: E402
 from seasalt_log.importers.chunks import add_events  # noqa: E402
 from seasalt_log.importers.jsonl import check_game, read_games_data  # noqa: E402
 from seasalt_log.scoring import (seat_extra_points_and_bonus, seat_points_and_bonus,  # noqa: E402
@@ -86,6 +87,13 @@ def _closed_turns_points(turns: list[tuple[State, int]]) -> None:
             seat_points_and_bonus(counted, seat, t.hands[seat], t.laid[seat])
 
 
+def _types(raw: Any, game: Any) -> bytes | None:
+    """The type codes of ``game``'s events as an import hands them to the read models: the
+    reader's, when the log's lines are its events."""
+    texts = raw.texts if raw.texts is not None and len(raw.texts) == len(game.events) else None
+    return chunks._types(texts)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("log", type=Path)
@@ -121,7 +129,8 @@ def main(argv: list[str] | None = None) -> None:
     runs: dict[str, Callable[[], Any]] = {
         "read": lambda: list(read_games_data(data, str(a.log))),
         "check": lambda: [check_game(r) for r in raws],
-        "project": lambda: [projections.project(g.game_id, g.events, g.states) for g in games],
+        "project": lambda: [projections.project(g.game_id, g.events, g.states, _types(r, g))
+                            for g, r in zip(games, raws)],
         "columns": lambda: [event_columns(g.game_id, i, g.events, g.states, texts=r.texts)
                             for i, (g, r) in enumerate(zip(games, raws))],
         "arrow": arrow,

@@ -17,13 +17,16 @@ beside them (bench_data.py). Then, in one process:
   folded), median and p95 in milliseconds.
 
 ``--timeline`` prints, in seconds from the import's start, when the worker processes
-started, when each chunk came back checked ("ready") and was loaded, and the final COMMIT:
-where the wall clock of the import went.
+started, when each chunk was checked by the importing process's thread ("checked"), came
+back checked ("ready") and was loaded, and the final COMMIT: where the wall clock of the
+import went; and the time from the last check to the commit's end (the import's tail,
+which nothing overlaps).
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import statistics
@@ -88,9 +91,11 @@ def bench_import(log: Path, db: Path, jobs: int | None = None,
 @contextmanager
 def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
     """Record (seconds since the import started, what) while the import runs: the worker
-    pool started, each chunk ready (checked) and loaded, the final COMMIT. It wraps the
-    importer's functions for a while, so that it times any version of them alike."""
+    pool started, each chunk checked by the importing process's own thread ("checked"),
+    handed to the importer ("ready") and loaded, the final COMMIT. It wraps the importer's
+    functions for a while, so that it times any version of them alike."""
     from seasalt_log import service, workers
+    from seasalt_log.importers import chunks as chunks_mod
     from seasalt_log.importers.writer import ImportRun
     from seasalt_log.store.store import Store as StoreClass
     start = time.perf_counter()
@@ -98,10 +103,10 @@ def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
     def mark(what: str) -> None:
         marks.append((time.perf_counter() - start, what))
 
-    def checked(real):
+    def each_chunk(real, what):
         def wrapped(*a, **k):
             for chunk, result in real(*a, **k):
-                mark(f"ready {chunk.index} ({len(chunk.data) // 1000} kB)")
+                mark(what(chunk))
                 yield chunk, result
         return wrapped
 
@@ -117,7 +122,11 @@ def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
             mark(f"{what} begins")
             return after(real, f"{what} ends")(self, *a, **k)
         return wrapped
-    patches = [(service, "check_chunks", checked(service.check_chunks)),
+    ready = each_chunk(service.check_chunks,
+                       lambda chunk: f"ready {chunk.index} ({len(chunk.data) // 1000} kB)")
+    # (in the checking thread; a worker process's checks are not seen)
+    checked = each_chunk(chunks_mod._in_process, lambda chunk: f"checked {chunk.index}")
+    patches = [(service, "check_chunks", ready), (chunks_mod, "_in_process", checked),
                (ImportRun, "add_chunk", after(ImportRun.add_chunk, lambda c, r: f"loaded {c.index}")),
                (ImportRun, "finish", around(ImportRun.finish, "finish")),
                (StoreClass, "commit", around(StoreClass.commit, "commit")),
@@ -130,6 +139,14 @@ def timeline(marks: list[tuple[float, str]]) -> Iterator[None]:
     finally:
         for obj, name, fn in saved:
             setattr(obj, name, fn)
+
+
+def tail_ms(marks: list[tuple[float, str]]) -> float:
+    """Milliseconds from the importing process's last check to the end of the commit (NaN
+    if either is not in ``marks``): the loads and the commit that nothing overlaps."""
+    checks = [t for t, what in marks if what.startswith("checked ")]
+    commits = [t for t, what in marks if what == "commit ends"]
+    return 1000 * (commits[-1] - max(checks)) if checks and commits else float("nan")
 
 
 def bench_replay(db: Path, samples: int = 500) -> list[float]:
@@ -173,7 +190,11 @@ def main() -> None:
     print(f"import: {args.games} games, {events} events in {elapsed:.1f} s wall = "
           f"{events / elapsed:,.0f} events/s; {cpu:.1f} s CPU = {events / cpu:,.0f} events/s")
     if marks:
+        marks.sort()
         print("  timeline (s): " + "; ".join(f"{t:.3f} {what}" for t, what in marks))
+        tail = tail_ms(marks)
+        if not math.isnan(tail):    # (no check in this process's thread to time it from)
+            print(f"  after the last check: {tail:.0f} ms (loads and the commit)")
     print(f"store: {size / 1e6:.1f} MB = {size / events:.1f} bytes/event (whole file)")
     with Store.open(db, read_only=True) as store:
         tables = [t for (t,) in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]

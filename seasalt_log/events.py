@@ -640,11 +640,16 @@ def game_starts(events: Sequence[Event]) -> list[int] | None:
     return _checked_starts(events, starts, seats_ok)
 
 
+def type_codes(events: Iterable[Event]) -> bytes:
+    """Each event's type as a byte (its :data:`TYPE_CODES`), made in C."""
+    return bytes(map(_TYPE_CODE, events))
+
+
 def event_codes(events: Sequence[Event]) -> tuple[bytes, bytes] | None:
     """Each event's type as a byte (its :data:`TYPE_CODES`) and its ``player`` as a byte
     (:data:`NO_SEAT` for a type without one), made in C; None if a player is not a byte
     (negative, or above 255: out of every game's range)."""
-    types = bytes(map(_TYPE_CODE, events))
+    types = type_codes(events)
     try:
         seats = bytes(map(getattr, events, repeat("player"), repeat(NO_SEAT)))
     except (ValueError, TypeError):

@@ -667,7 +667,8 @@ def seat_records(n: int) -> SeatRecords:
 
 
 def seat_points_and_bonus(counted: SeatRecords, seat: int, hand: tuple[str, ...],
-                          laid: tuple[tuple[str, ...], ...]) -> tuple[int, int]:
+                          laid: tuple[tuple[str, ...], ...], start: Any = None
+                          ) -> tuple[int, int]:
     """(card points, colour bonus) by R-SCORE of a seat's holding, as
     :func:`points_and_bonus` gives them (every closed turn of a base game is scored so).
 
@@ -675,11 +676,19 @@ def seat_points_and_bonus(counted: SeatRecords, seat: int, hand: tuple[str, ...]
     scored here (None: none), scored on in place when ``laid`` is the same tuple and the
     hand is its hand and one card more (a turn's take; the engine's states share a seat's
     tuples until they change): only the parts that card changes are scored again. Else the holding is counted and scored anew.
-    A KeyError: a card :data:`CARD_INDEX` does not number (the record is dropped)."""
+    A KeyError: a card :data:`CARD_INDEX` does not number (the record is dropped).
+
+    ``start``: the table (``State.table``) at the start of the seat's turn, given when
+    nothing but the turn's own take and units laid changed the seat's hand since (no card
+    stolen in it, none drawn by an event): a hand other than the start's, with the same
+    units laid, is then the start's hand and the card taken, which the engine appended;
+    a record of the start's hand is scored on without comparing the hands. None: compared
+    (its length one more than the last hand's, and the rest the same)."""
     held = counted[seat]
     if held is not None and held[1] is laid and held[2] is CARD_INDEX:
         old = held[0]
-        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
+        if (hand is not old and start.hands[seat] is old if start is not None
+                else hand and hand[:-1] == old):        # a take
             try:
                 k, c = CARD_INDEX[hand[-1]]
             except KeyError:
@@ -803,15 +812,16 @@ _NO_HAND_STARFISH: dict[frozenset[str], _EventScoring] = {}
 
 
 def seat_extra_scored(counted: SeatRecords, seat: int, hand: tuple[str, ...],
-                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring
-                      ) -> tuple[int, int]:
+                      laid: tuple[tuple[str, ...], ...], scoring: _EventScoring,
+                      start: Any = None) -> tuple[int, int]:
     """:func:`seat_extra_points_and_bonus` with the events in effect and the starfish
     ruling given by their :func:`event_scoring` (a read model's closed turns take it once
-    per round)."""
+    per round); ``start`` as for :func:`seat_points_and_bonus`."""
     held = counted[seat]
     if held is not None and held[1] is laid and held[2] is X_CARD_INDEX:
         old = held[0]
-        if hand and hand[:-1] == old:       # (its length one more than the last hand's)
+        if (hand is not old and start.hands[seat] is old if start is not None
+                else hand and hand[:-1] == old):        # a take (see seat_points_and_bonus)
             try:
                 k, c = X_CARD_INDEX[hand[-1]]
             except KeyError:

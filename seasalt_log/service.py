@@ -66,7 +66,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
     total = None if stdin else sum(Path(f).stat().st_size for f in files)   # None: unknown
     jobs = (os.cpu_count() or 1) if jobs is None else jobs
     # innermost, the guard rolls back before the settings are put back (threads, memory)
-    with (_capped_memory(store), _checkpoint_at_commits(store), no_gc(), system_allocation(),
+    with (_capped_memory(store), _checkpoint_at_commits(store),
+          _row_groups_written_when_full(store), no_gc(), system_allocation(),
           scratch_dir(store is not None) as out_dir,
           _one_thread(store) as all_threads, _rolled_back_on_error(store)):
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
@@ -202,6 +203,20 @@ def _checkpoint_at_commits(store: Store | None) -> Iterator[None]:
         yield
         return
     with _setting(store.con, "checkpoint_threshold", "0 bytes"):
+        yield
+
+
+@contextmanager
+def _row_groups_written_when_full(store: Store | None) -> Iterator[None]:
+    """Each row group an import's loads fill written into the file at once (DuckDB's
+    ``write_buffer_row_group_count`` at 1 for a while, then put back) rather than five at a
+    time: the row groups the loads leave unwritten (by default up to four full ones of each
+    large table) are compressed and written by the commit, after the last check, where
+    nothing overlaps them."""
+    if store is None:
+        yield
+        return
+    with _setting(store.con, "write_buffer_row_group_count", "1"):
         yield
 
 

@@ -18,11 +18,14 @@
   stored rows, reporting rows that are missing, extra or changed (column by column);
 - (a whole store) compares the ``cards`` table with the engine's card catalog.
 
-Where nothing differs it takes quick paths: a chunk's events decoded in one call and folded
-by the engine alone, the chain taken from the import's own computation of the events
-table's columns, the read models compared in one DuckDB query per table. Where something
-differs it checks again the exhaustive way, which words the differences (the same records
-either way: tests/test_verify_paths.py). ``quick=True`` (``verify --quick``) makes only the
+Where nothing differs it takes quick paths: a whole store is first checked the import's
+way (the stored events of a chunk of games read as the lines of a log, checked by the
+engine, and the rows the import would store compared with the stored ones, one Arrow
+comparison per table), a chunk's events otherwise decoded in one call and folded by the
+engine alone, the chain taken from the import's own computation of the events table's
+columns, the read models compared in one DuckDB query per table. Where something differs
+it checks again the exhaustive way, which words the differences (the same records either
+way: tests/test_verify_paths.py). ``quick=True`` (``verify --quick``) makes only the
 checks that need no engine.
 
 Every finding is a :class:`Difference` naming the game and, where there is one, the event
@@ -36,8 +39,9 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import struct
 from collections import Counter
-from typing import Any, Callable, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import duckdb
 from msgspec import Struct
@@ -48,8 +52,11 @@ import pyarrow.compute as pc
 from . import events as ev
 from .engine import State
 from .engine.state import named
-from .importers.jsonl import derive_game_id
-from .store.arrow_rows import record_batch
+from .errors import SeasaltError
+from .importers.chunks import add_events
+from .importers.jsonl import CheckedGame, check_game, derive_game_id, read_games_data
+from .log_lines import Lines
+from .store.arrow_rows import RowSink, record_batch
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
 from .store.event_table import (event_columns, genesis_hash, lines_link, link_bytes, link_value,
@@ -58,6 +65,7 @@ from .store.fetch import one_value
 from .store.layout import schema_differences
 from .store.projections import CARDS, TABLES, cards_rows, project
 from .store.store import Store
+from .workers import no_gc
 
 #: games checked per round trip to the store (bounds memory on a large store)
 CHUNK_GAMES = 500
@@ -139,7 +147,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     """
     spare: list = []            # worker processes started early (see _start_workers)
     try:
-        return _verify_store(store, game_ids, progress, jobs, quick, spare)
+        # the collector off, as in the workers and an import's check: the fold makes many
+        # small acyclic objects, which it would only walk again and again
+        with no_gc():
+            return _verify_store(store, game_ids, progress, jobs, quick, spare)
     finally:
         for pool in spare:      # started but not needed: stopped without waiting for it
             pool.close(kill=True)
@@ -468,6 +479,37 @@ class _Scan:
                             differences=[], quick=quick)
 
 
+class _Numbers(NamedTuple):
+    """A chunk of the pass in number order: the game numbers from ``first`` up to ``end``
+    (None: no bound), and per read-model table the rows (rowids from, to) that hold every
+    row of its games (a table missing: none of them; see :func:`_row_ranges`)."""
+
+    first: int | None
+    end: int | None
+    rows: dict[str, tuple[int, int]]
+
+
+def _row_ranges(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[str, ...]],
+                chunks: int) -> list[dict[str, tuple[int, int]]]:
+    """For each chunk of :data:`CHUNK_GAMES` game numbers (in number order, as
+    :func:`_scan_store` cuts them), the range of rowids of each read-model table that holds
+    every row of its games, in one query that reads only the tables' game id column. The
+    import writes a game's read-model rows together, in number order, so a chunk's rows lie
+    in a narrow range, which DuckDB reads without the row groups of the other games (their
+    game ids are no guide: their range spans most others' on a large store)."""
+    ranges: list[dict[str, tuple[int, int]]] = [{} for _ in range(chunks)]
+    if not tables:
+        return ranges
+    per_table = " UNION ALL ".join(
+        f"SELECT '{t}', k, min({t}.rowid), max({t}.rowid) FROM {t} JOIN chunk USING (game_id) "
+        "GROUP BY k" for t in tables)
+    for table, k, lo, hi in con.execute(
+            "WITH chunk AS MATERIALIZED (SELECT DISTINCT game_id, (dense_rank() OVER (ORDER BY "
+            f"game) - 1) // {CHUNK_GAMES} AS k FROM commits) {per_table}").fetchall():
+        ranges[k][table] = (lo, hi)
+    return ranges
+
+
 class _ScanPart(Struct):
     """One chunk of the pass (see :class:`_Scan`)."""
 
@@ -486,8 +528,11 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
         numbers = [r[0] for r in store.con.execute(
             "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
         splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
+        ranges = ([{}] * (len(splits) - 1) if quick
+                  else _row_ranges(store.con, tables, len(splits) - 1))
         failed = False
-        for _, part in run(_scan_chunk, (tables, quick), list(zip(splits, splits[1:]))):
+        for _, part in run(_scan_chunk, (tables, quick),
+                           [_Numbers(*b, r) for b, r in zip(zip(splits, splits[1:]), ranges)]):
             failed = failed or part is None     # (the workers' results all taken still)
             if not failed:
                 scan.add(part)
@@ -506,7 +551,7 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
 
 
 def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
-                bounds: tuple[int | None, int | None]) -> _ScanPart | None:
+                bounds: _Numbers) -> _ScanPart | None:
     """The games whose number is in ``bounds`` (from, up to; None: no bound) checked as
     :func:`_check_chunk` does, to find those where something may differ (their reports
     are not kept); None when the store fails a read."""
@@ -517,16 +562,21 @@ def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
 
 
 def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
-                bounds: tuple[int | None, int | None]) -> _ScanPart:
+                bounds: _Numbers) -> _ScanPart:
     """:func:`_scan_chunk` when the store reads."""
     con = store.con
-    where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in zip((">=", "<"), bounds)
+    where = " AND ".join(["TRUE"] + [f"game {op} {int(b)}" for op, b in
+                                      zip((">=", "<"), (bounds.first, bounds.end))
                                       if b is not None])
     commits = _commits(con, where=where)
     select = f"{_READ_QUICK_ALL if quick else _READ_ALL} WHERE {where}"
     table = con.sql(select).to_arrow_table()
-    # the quick check of games stored whole and numbered 1..n needs no seq list of them
-    numbered = numbered_games(table) if quick else None
+    # games stored whole and numbered 1..n need no seq list of them
+    numbered = numbered_games(table)
+    if numbered is not None and not quick:
+        part = _scan_as_imported(con, tables, bounds, table, numbered, commits)
+        if part is not None:
+            return part
     if numbered is None and not whole_games(table):  # sorted only when not stored in order
         table = con.sql(select + " ORDER BY game_id, seq").to_arrow_table()
     rows = _ChunkRows(table, decode=not quick, starts=numbered)
@@ -552,9 +602,98 @@ def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
         suspect.append(gid)
     if not quick and folded:
         for table, cols in tables.items():
-            differ = _differing_games(con, table, cols, expected[table], folded)
+            differ = _differing_games(con, table, cols, expected[table], folded,
+                                      bounds.rows.get(table, _NO_ROWS))
             suspect.extend(folded if differ is None else differ)
     return _ScanPart({gid: b - a for gid, (a, b) in rows.spans.items()}, set(commits), suspect)
+
+
+def _scan_as_imported(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[str, ...]],
+                      bounds: _Numbers, table: pa.Table, starts: list[int],
+                      commits: dict[str, list[tuple]]) -> _ScanPart | None:
+    """:func:`_scan_games` (not quick) of a chunk of games stored whole and numbered 1..n
+    (``starts``: the row where each begins), checked the import's way
+    (:func:`~seasalt_log.importers.chunks.check_chunk`): the stored events read as the
+    lines of a log, each game checked by the engine, and the rows the import would store,
+    of the events table and of the read models, compared with the stored ones, one Arrow
+    comparison per table. None when the stored events are not each its event's canonical
+    JSON, do not read as the games their rows say, or an event row differs from the one
+    the import would store: the check game by game then finds the games that differ."""
+    ids = table.column("game_id").take(starts[:-1]).to_pylist()
+    try:
+        raws = list(read_games_data(_log_lines(table.column("event")), "the store"))
+    except pa.ArrowException:
+        return None
+    if len(raws) != len(ids) or any(type(r.texts) is not Lines or r.lines[0] != a + 1
+                                    for r, a in zip(raws, starts)):
+        return None
+    sink = RowSink(("events", *tables))
+    kept: list[tuple[int, int]] = []        # the rows of the games whose events the sink has
+    folded: list[str] = []
+    suspect: list[str] = []
+    for gid, raw, a, b in zip(ids, raws, starts, starts[1:]):
+        game_commits = commits.get(gid)
+        try:
+            game: CheckedGame | None = check_game(raw)
+        except SeasaltError:
+            game = None
+        # more events than stored: the engine added a derived event the rows lack
+        if game is None or game.game_id != gid or len(game.events) != b - a \
+                or not game_commits:
+            suspect.append(gid)
+            continue
+        texts = raw.texts
+        assert texts is not None            # (Lines: see above)
+        link = add_events(sink, game_commits[0][1], game, texts)
+        kept.append((a, b))
+        if not _writes_hold(gid, texts, game_commits, link):
+            suspect.append(gid)
+            continue
+        folded.append(gid)
+        rows = project(gid, game.events, game.states)
+        sink.add({t: rows[t] for t in tables})
+    try:
+        recomputed = {t: r for t, r in sink.close().items() if isinstance(r, pa.Table)}
+    except (pa.ArrowException, TypeError, ValueError, OverflowError, struct.error):
+        return None
+    stored = table if len(kept) == len(ids) else pa.concat_tables(
+        [table.slice(a, b - a) for a, b in kept] or [table.slice(0, 0)])
+    if kept and not recomputed["events"].equals(stored):
+        return None
+    for name, cols in tables.items():
+        if folded:
+            differ = _differing_games(con, name, cols, recomputed.get(name, []), folded,
+                                      bounds.rows.get(name, _NO_ROWS))
+            suspect.extend(folded if differ is None else differ)
+    return _ScanPart({gid: b - a for gid, a, b in zip(ids, starts, starts[1:])}, set(commits),
+                     suspect)
+
+
+def _log_lines(texts: pa.ChunkedArray) -> bytes:
+    """The stored events' JSON as the lines of a log: each followed by a newline (by
+    Arrow), in one piece (each chunk's data buffer copied once)."""
+    lines = pc.binary_join_element_wise(texts, "", "\n")
+    large = pa.types.is_large_string(lines.type)
+    parts = []
+    for chunk in lines.chunks:
+        if not len(chunk):
+            continue
+        _, offsets, data = chunk.buffers()
+        cuts = memoryview(offsets).cast("q" if large else "i")
+        parts.append(memoryview(data)[cuts[chunk.offset]:cuts[chunk.offset + len(chunk)]])
+    return b"".join(parts)
+
+
+def _writes_hold(gid: str, texts: Sequence[bytes], commits: list[tuple], link: int) -> bool:
+    """Whether :func:`_check_chain` finds nothing in the writes (``commits``) of a game
+    stored as seqs 1..n, whose events' JSON is ``texts`` and chain through its last event
+    ``link``."""
+    n = len(texts)
+    through = {n: link} if all(c[2] == n for c in commits) else _links_at(
+        gid, list(texts), range(1, n + 1), [c[2] for c in commits])
+    found: list[Difference] = []
+    _check_chain(gid, None, 0, n, range(1, n + 1), through, commits, found)
+    return not found
 
 
 # ---------------------------------------------------------------- one chunk of games
@@ -877,15 +1016,16 @@ def _row_differences(gid: str, rows: _ChunkRows, a: int, seqs: list[int],
     return found
 
 
-def _check_chain(gid: str, rows: _ChunkRows, a: int, b: int, seqs: Sequence[int],
+def _check_chain(gid: str, rows: _ChunkRows | None, a: int, b: int, seqs: Sequence[int],
                  through: dict[int, int] | None, commits: list[tuple],
                  out: list[Difference]) -> None:
     """Compare the hash chain over the stored events (``seqs``: their seqs in stored order,
     a range when they are 1..n; ``through``: seq -> the link of the write that ended there,
-    when already known; else computed here from the stored bytes) with what each write
+    when already known; else computed here from the stored bytes, ``rows``) with what each write
     recorded (one row of ``commits`` per write: the seq it ended at and its link). A
     difference names the first seq of the write it is in."""
     if through is None:
+        assert rows is not None, "the stored events, to chain"
         through = _links_at(gid, rows.data[a:b], seqs, [c[2] for c in commits])
     last = seqs[-1]
     if not commits:
@@ -1023,17 +1163,31 @@ def _same_rows(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...]
     return _differing_games(con, table, cols, expected, ids) == []
 
 
+#: a range of rowids that holds no row
+_NO_ROWS = (0, -1)
+
+
 def _differing_games(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str, ...],
-                     expected: list[tuple], ids: list[str]) -> list[str] | None:
+                     expected: list[tuple] | pa.Table, ids: list[str],
+                     rows: tuple[int, int] | None = None) -> list[str] | None:
     """The games of ``ids`` whose stored rows of ``table`` are not exactly ``expected``
     (the same multiset of rows): the recomputed rows become Arrow columns in the table's
-    own types (as the import writes them) and one DuckDB query takes each side from the
-    other. None when the rows do not fit the table's types."""
+    own types (as the import writes them; or are given so) and one DuckDB query takes each
+    side from the other. None when the rows do not fit the table's types.
+
+    ``rows``: the range of rowids (from, to) that holds every stored row of these games.
+    When the rows in it are ``expected``, in that order (as the import wrote them), one
+    Arrow comparison says so; else the query reads only that range."""
     try:
-        want = record_batch(table, expected)
+        want = expected if isinstance(expected, pa.Table) else pa.Table.from_batches(
+            [record_batch(table, expected)])
     except (pa.ArrowException, TypeError, ValueError, OverflowError):
         return None
     names = ", ".join(cols)
+    within = "" if rows is None else f"rowid BETWEEN {int(rows[0])} AND {int(rows[1])} AND "
+    if rows is not None and con.sql(f"SELECT {names} FROM {table} WHERE {within} TRUE") \
+            .to_arrow_table().equals(want.select(list(cols))):
+        return []
     # registered by name: a connection sharing the service's database has no replacement
     # scans of Python variables
     con.register("_verify_want", want.select(list(cols)))
@@ -1043,7 +1197,7 @@ def _differing_games(con: duckdb.DuckDBPyConnection, table: str, cols: tuple[str
         # range of ids lets DuckDB skip the row groups of other games where the table is
         # stored in that order
         return [r[0] for r in con.execute(
-            f"SELECT DISTINCT game_id FROM (SELECT {names}, 1 AS side FROM {table} WHERE "
+            f"SELECT DISTINCT game_id FROM (SELECT {names}, 1 AS side FROM {table} WHERE {within}"
             f"game_id BETWEEN $lo AND $hi AND game_id IN (SELECT unnest($ids)) UNION ALL "
             f"SELECT {names}, -1 FROM _verify_want) GROUP BY {names} HAVING sum(side) <> 0 "
             "ORDER BY game_id",

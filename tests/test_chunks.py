@@ -209,11 +209,40 @@ def test_validate_against_a_store_finds_what_an_import_would(tmp_path, monkeypat
 
 
 def _several_loads_per_transaction(monkeypatch):
-    """Small chunks, one chunk per load, three loads per transaction."""
+    """Small chunks, one chunk per load, three loads per transaction, the chunks loaded
+    waiting in files."""
     from seasalt_log.importers.writer import ImportRun
     _through_workers(monkeypatch, 300)
     monkeypatch.setattr(ImportRun, "LOAD_BATCHES", 1)
     monkeypatch.setattr(ImportRun, "COMMIT_LOADS", 3)
+    monkeypatch.setattr(ImportRun, "KEPT_BYTES", 0)
+
+
+def test_the_chunks_of_the_open_transaction_wait_in_memory_up_to_a_budget_then_in_files(
+        tmp_path, monkeypatch):
+    """The lines of the chunks loaded into the open transaction (read again only if it
+    fails) stay in memory up to ``ImportRun.KEPT_BYTES`` of log: a small log writes no
+    file; past the budget each chunk loaded waits in a file, removed at the commit."""
+    from seasalt_log.importers.chunks import Chunk
+    from seasalt_log.importers.writer import ImportRun
+    log = write_log(tmp_path / "a.jsonl", GAMES)
+    _through_workers(monkeypatch, 300)
+    real_spill, spilled = Chunk.spill, []
+
+    def spill(self, directory):
+        spilled.append(self.index)
+        real_spill(self, directory)
+    monkeypatch.setattr(Chunk, "spill", spill)
+    for kept, db in ((ImportRun.KEPT_BYTES, "a.duckdb"), (log.stat().st_size // 2, "b.duckdb")):
+        spilled.clear()
+        monkeypatch.setattr(ImportRun, "KEPT_BYTES", kept)
+        with Store.open(tmp_path / db) as s:
+            import_logs(s, [log], jobs=1)
+            assert_games_whole(s)
+        if kept > log.stat().st_size:
+            assert spilled == []
+        else:       # the chunks past the first half of the log
+            assert 0 < len(spilled) and spilled == sorted(spilled) and spilled[0] > 0
 
 
 @pytest.mark.parametrize("fail_at", [1, 2, 4])

@@ -116,7 +116,26 @@ def test_a_flag_shows_no_placeholder(path):
     """Typer wrote ``--json <bool>``, as if the flag took a value; a flag shows none."""
     text = _help(*path)
     assert "<bool>" not in text
-    assert re.search(r"--help Show this message and exit", text)
+    assert re.search(r"--help -h Show this message and exit", text)
+
+
+@pytest.mark.parametrize("path", [(), *(p for p, _ in ALL)], ids=["seasalt", *IDS])
+def test_h_is_short_for_help_everywhere(path):
+    """`-h` was refused as "No such option" (exit 2) where most command-line tools take it."""
+    short = run(*path, "-h", env={"COLUMNS": "250", "TERMINAL_WIDTH": "250"})
+    assert short.exit_code == 0, short.output
+    assert " ".join(short.output.split()) == _help(*path)
+
+
+@pytest.mark.parametrize("path,cmd", ALL, ids=IDS)
+def test_an_argument_shows_its_placeholder_without_a_python_type(path, cmd):
+    """Typer wrote `PATH <list[str]>` and `GAME <str>` beside the placeholder."""
+    arguments = [p for p in cmd.params if p.param_type_name == "argument"]
+    text = _help(*path)
+    for p in arguments:
+        shown = p.metavar or p.name.upper()
+        assert re.search(rf"\b{re.escape(shown)}\b", text), (path, shown)
+    assert not re.search(r"<(list\[)?(str|int|path|float)\]?>", text), path
 
 
 def test_db_help_names_the_variable_and_the_default():

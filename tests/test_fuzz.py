@@ -887,6 +887,32 @@ def test_duckdb_cache_is_capped_while_importing_and_restored_after(tmp_path, mon
     assert len(seen) >= 2 and all(service._bytes(s) <= cap * 1.01 for s in seen), seen
 
 
+def test_an_imports_loads_write_each_row_group_they_fill_and_the_setting_comes_back(
+        tmp_path, monkeypatch):
+    """While an import loads, each row group it fills is written at once (DuckDB's
+    ``write_buffer_row_group_count`` at 1), not five at a time by the commit; the setting
+    is put back after, as it was (the default, or one of the user's)."""
+    seen = []
+    real_load = Store.load
+
+    def load(self, files, games, skip=()):
+        seen.append(setting(self))
+        return real_load(self, files, games, skip)
+
+    def setting(store):
+        return store.con.execute(
+            "SELECT current_setting('write_buffer_row_group_count')").fetchone()[0]
+    monkeypatch.setattr(Store, "load", load)
+    with Store.open(tmp_path / "s.duckdb") as store:
+        default = setting(store)
+        import_logs(store, [_log(tmp_path / "a.jsonl", *valid_games(2, seed=13))])
+        assert setting(store) == default != 1
+        store.con.execute("SET write_buffer_row_group_count = 3")
+        import_logs(store, [_log(tmp_path / "b.jsonl", *valid_games(1, seed=14))])
+        assert setting(store) == 3
+    assert len(seen) >= 2 and set(seen) == {1}, seen
+
+
 def test_an_imports_commit_goes_straight_into_the_store_file(tmp_path):
     """An import's commit is written into the store's file (a checkpoint at the commit), not
     first into the write-ahead log that closing the store would copy into the file again;

@@ -142,6 +142,10 @@ def test_openapi_is_valid_and_describes_what_the_handlers_answer(client, ended):
         schema = spec["paths"][template][method]["responses"][status]["content"][media]["schema"]
         jsonschema.Draft202012Validator({**schema, "components": spec["components"]}).validate(r.json())
 
+    # a game row always carries every field: a client need not guess the ruleset's default
+    row = spec["components"]["schemas"]["GameRow"]
+    assert set(row["required"]) == set(row["properties"]) >= {"ruleset", "event_setting"}
+    assert set(client.get("/games").json()[0]) == set(row["properties"])
     g = f"/games/{ended}"
     check("/games", "/games")
     check(g, "/games/{game_id}")

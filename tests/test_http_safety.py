@@ -208,6 +208,12 @@ def test_query_endpoint_reads_only_for_the_table(tmp_path):
                     "COPY games TO 'out.csv'", "SELECT 1; SELECT 2"):
             r = q(bad)
             assert r.status_code == 400 and r.json()["error"] == "query_refused", (bad, r.text)
+            assert r.json()["title"] == "Query refused", r.text
+        # a failing query is titled as the CLI words it ("query failed: ..."), not "SQL ..."
+        r = q("SELECT no_such_column FROM games")
+        assert (r.status_code, r.json()["error"], r.json()["title"]) == (
+            400, "query_error", "Query failed"), r.text
+        assert r.json()["detail"].startswith("query failed: Binder Error"), r.text
         r = q("SELECT * FROM range(20000)")
         assert len(r.json()["rows"]) == 10_000 and r.json()["truncated"] is True
         # the store is unchanged and still takes appends

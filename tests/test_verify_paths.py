@@ -1,9 +1,10 @@
-"""``seasalt verify`` takes quick paths when nothing differs: the events decoded in one call
-and folded by the engine alone, the hash chain taken from the import's own computation of
-the events table's columns, and the read models compared in one DuckDB query per table. Each
-falls back to the exhaustive check (the strict fold, the chain over the stored bytes, the
-row-by-row comparison) when anything differs. Here every kind of tampering is run both ways:
-the differences must be the same records, in the same order."""
+"""``seasalt verify`` takes quick paths when nothing differs: a whole store's chunks checked
+the import's way, the events decoded in one call and folded by the engine alone, the hash
+chain taken from the import's own computation of the events table's columns, and the read
+models compared in one DuckDB query per table. Each falls back to the exhaustive check (the
+strict fold, the chain over the stored bytes, the row-by-row comparison) when anything
+differs. Here every kind of tampering is run both ways: the differences must be the same
+records, in the same order."""
 
 from __future__ import annotations
 
@@ -144,11 +145,16 @@ def test_quick_and_exhaustive_paths_find_the_same_differences(stores, kind, tmp_
 
 
 def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
-    """On an intact store of one write per game, no table goes row by row (the events
+    """On an intact store of one write per game, every chunk is checked the import's way
+    (none falls back to the check game by game), no table goes row by row (the events
     table's included), no game's chain is computed over the stored bytes and no game is
     folded by the strict fold."""
     paths, games = stores
     calls = []
+    imported: list = []
+    scan = verify._scan_as_imported
+    monkeypatch.setattr(verify, "_scan_as_imported",
+                        lambda *a: imported.append(scan(*a)) or imported[-1])
     monkeypatch.setattr(verify._ChunkRows, "row", lambda *a: calls.append("event rows"))
     monkeypatch.setattr(verify, "_compare_table", lambda *a: calls.append("rows"))
     monkeypatch.setattr(verify, "_links_at", lambda *a: calls.append("chain") or {})
@@ -157,6 +163,7 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
         report = verify_store(store)
     assert report.ok and report.games == len(games)
     assert calls == []
+    assert imported and None not in imported and not any(p.suspect for p in imported)
 
 
 @pytest.mark.parametrize("seqs", [[1, 2, 3, 4, 5, 6], [1, 2, 4, 5, 7, 8], [1, 2, 2, 3, 5, 4],

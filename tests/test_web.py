@@ -380,6 +380,10 @@ def test_calculator_takes_ruleset_events_and_face_down_shells(served, args):
     for field in ("pairs", "trios", "starfish", "collectors", "multipliers", "mermaids",
                   "card_points", "color_bonus", "face_down"):
         assert rows[field] == str(want[field]), field
+    # the cards scored, as `seasalt score` counts them: a face-down shell is left out
+    laid = sum(len(a.split(",")) for i, a in enumerate(args) if i and args[i - 1] == "--laid")
+    caption = re.search(r"<caption>([^<]*)</caption>", table)
+    assert caption and caption.group(1) == f"{len(cards) + laid} cards", table
 
 
 @pytest.mark.parametrize("game", [GAMES[1], EXTRA_LIVE], ids=["base", "expansions"])

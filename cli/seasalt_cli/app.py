@@ -71,11 +71,18 @@ def _unwrap(help_text: str | None) -> str | None:
     return "\n\n".join(" ".join(p.split()) for p in inspect.cleandoc(help_text).split("\n\n"))
 
 
+#: ``-h`` as well as ``--help``, in every command (a subcommand's context inherits them)
+HELP_OPTION_NAMES = ["-h", "--help"]
+
+
 def _tidy_help(cmd) -> None:
-    """Every command's help text unwrapped (:func:`_unwrap`), and its flags without a
-    placeholder (:func:`_flags_bare`)."""
+    """Every command's help text unwrapped (:func:`_unwrap`), its flags without a
+    placeholder (:func:`_flags_bare`) and its arguments without Python's types
+    (:func:`_arguments_untyped`)."""
     cmd.help = _unwrap(cmd.help)
-    _flags_bare([*cmd.params, cmd.get_help_option(typer.Context(cmd))])
+    ctx = typer.Context(cmd, help_option_names=HELP_OPTION_NAMES)
+    _flags_bare([*cmd.params, cmd.get_help_option(ctx)])
+    _arguments_untyped(cmd.params)
     for sub in getattr(cmd, "commands", {}).values():
         _tidy_help(sub)
 
@@ -86,6 +93,14 @@ def _flags_bare(params) -> None:
     for param in params:
         if getattr(param, "is_flag", False) and param.metavar is None:
             param.metavar = ""
+
+
+def _arguments_untyped(params) -> None:
+    """An argument's help shows its placeholder (``PATH``, ``GAME``) alone: Typer added the
+    Python type beside it (``PATH <list[str]>``), which no option shows."""
+    for param in params:
+        if param.param_type_name == "argument":
+            param.display_type_rich = lambda ctx: None
 
 
 @contextmanager
@@ -144,6 +159,7 @@ app = typer.Typer(
     help="Record, check, replay and analyse games of Sea Salt & Paper. The rule an error "
          "names: seasalt rules ID (the rules: docs/RULES.md; the log format: docs/LOG_FORMAT.md).",
     no_args_is_help=True,
+    context_settings={"help_option_names": HELP_OPTION_NAMES},
     add_completion=True,
     pretty_exceptions_enable=False,
 )

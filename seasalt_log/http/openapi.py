@@ -98,6 +98,8 @@ def spec() -> dict[str, Any]:
              QueryBody, QueryResult, Health, Problem]
     _, components = msgspec.json.schema_components(types,
                                                    ref_template="#/components/schemas/{name}")
+    # every field of a game row is sent; the defaults only read an older service's rows
+    components["GameRow"]["required"] = list(components["GameRow"]["properties"])
     any_event = {"oneOf": [_ref(t.__name__) for t in ev.EVENT_TYPES],
                  "discriminator": {"propertyName": "type"}}
     components["AnyEvent"] = any_event

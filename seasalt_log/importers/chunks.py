@@ -338,7 +338,8 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             here.add(gid)       # numbered 0, 1, ... here; the store numbers them when loaded
             number = len(here) - 1
             h = add_events(sink, number, game, texts)
-            sink.add({"commits": [(gid, number, n, h)], **project(gid, game.events, game.states)})
+            sink.add({"commits": [(gid, number, n, h)],
+                      **project(gid, game.events, game.states, _types(texts))})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     if alone is not None:
         games.append(alone)
@@ -360,6 +361,13 @@ def add_events(sink: RowSink, number: int, game: CheckedGame, texts: Sequence[by
         columns[7] = texts_array(columns[7])
     sink.add_columns("events", columns)
     return h
+
+
+def _types(texts: Sequence[bytes] | None) -> bytes | None:
+    """The type codes of the events whose JSON is ``texts`` (a game's lines), if the log's
+    reader made them (:meth:`Lines.codes`)."""
+    codes = texts.codes() if type(texts) is Lines else None
+    return codes[0] if codes is not None else None
 
 
 def _encoded(game: CheckedGame, texts: Sequence[bytes] | None) -> list[bytes]:

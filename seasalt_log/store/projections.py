@@ -432,10 +432,12 @@ def _seat_scoring(effects: list[frozenset[str]], hand_starfish: bool) -> list[An
     return [event_scoring(codes, hand_starfish) for codes in effects]
 
 
-def project(game_id: str, events, states) -> dict[str, list[tuple]]:
-    """Rows of every projection table for one game (``states[i]`` follows ``events[i]``)."""
+def project(game_id: str, events, states, types: bytes | None = None
+            ) -> dict[str, list[tuple]]:
+    """Rows of every projection table for one game (``states[i]`` follows ``events[i]``;
+    ``types``: the events' type codes, as :meth:`Projector.feed` takes them)."""
     p = Projector(game_id, events[0], memo=False)     # each state is scored once
-    p.feed(events, states)
+    p.feed(events, states, types)
     return _with_open(p.final, p.open_rows())
 
 
@@ -482,8 +484,11 @@ class Projector:
         self.flushed = dict.fromkeys(TABLES, 0)  # final rows :meth:`changes` has given
         self.shown: dict[str, dict[tuple, tuple]] = {}  # open rows it gave, by key
 
-    def feed(self, events, states) -> None:
-        """Take ``events[self.seq:]`` (``states[i]`` follows ``events[i]``)."""
+    def feed(self, events, states, types: bytes | None = None) -> None:
+        """Take ``events[self.seq:]`` (``states[i]`` follows ``events[i]``). ``types``: each
+        event's type code (:data:`events.TYPE_CODES`), of all ``events`` or of those taken,
+        if known (an import's reader made them for the whole log: ``events.event_codes``);
+        else made here."""
         if self.seq >= len(events):
             return
         game_id, scores = self.game_id, self.scores
@@ -501,7 +506,12 @@ class Projector:
          ) = in_play
         # the round in play: a turn's round is its flow's, which a round's start alone changes
         rnd = prev.flow.round if prev is not None else None
-        kinds, in_turn, ended_by, counted = _KIND, _IN_TURN, _ENDED_BY, self.counted
+        in_turn, ended_by, counted = _IN_TURN, _ENDED_BY, self.counted
+        new = events[start:] if start else events
+        if types is None:
+            types = ev.type_codes(new)
+        elif len(types) != len(new):
+            types = types[start:]
         # a closed turn's points, counted on from the seat's last count, by the game's
         # scoring: R-SCORE, or R-X-SCORE with the seat's events in effect
         rules = states[-1].ruleset
@@ -511,10 +521,16 @@ class Projector:
         # event_kept, round_started)
         round_effects = seat_effects(prev) if extra and prev is not None else None
         round_scoring = _seat_scoring(round_effects, hand_starfish) if round_effects else []
+        # the table at the start of the turn in play while only its take and its units laid
+        # changed its seat's hand (the scorers' ``start``); None: a card came or went
+        # otherwise (an event's), or the turn started before this feed
+        turn_start = None
         # an event's seq is its state's (``State.seq``: the events applied), read where a row
         # needs it
-        for e, s in zip(events[start:] if start else events, states[start:] if start else states):
-            k = kinds[type(e)]
+        # each event's kind (:data:`_KIND`) from its type code, all in C: a look-up of its
+        # type per event costs more than this loop's third item
+        for e, s, k in zip(new, states[start:] if start else states,
+                           types.translate(_KIND_BY_CODE)):
             if in_turn[k]:                              # a turn event
                 if not first_seq:
                     f = prev.flow
@@ -527,6 +543,7 @@ class Projector:
                     boat_kept = _NO_BOAT_TAKES
                     final_turn = f.call is not None and f.call == "last_chance"   # (None: most)
                     first_seq = s.seq
+                    turn_start = prev.table
                 ended = ended_by[k]
                 if ended is not None:           # the turn's last event: its row, closed
                     table = s.table
@@ -537,11 +554,12 @@ class Projector:
                         card_points, color_bonus = b.card_points, b.color_bonus
                     elif extra:
                         card_points, color_bonus = seat_extra_scored(
-                            counted, seat, hand, table.laid[seat], round_scoring[seat])
+                            counted, seat, hand, table.laid[seat], round_scoring[seat],
+                            turn_start)
                     else:
                         try:
                             card_points, color_bonus = seat_points_and_bonus(
-                                counted, seat, hand, table.laid[seat])
+                                counted, seat, hand, table.laid[seat], turn_start)
                         except KeyError:        # Extra Salt cards: scored by breakdown
                             card_points, color_bonus = points_and_bonus(hand, table.laid[seat])
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
@@ -555,6 +573,8 @@ class Projector:
                         # a new list: rows of the turn in play already given keep theirs
                         boat_kept = [*boat_kept, e.kept if k == _DECK else e.card]
                     elif k == _DECK:
+                        if e.dolphins_drew is not None:     # R-EV-DOLPHINS: a card more
+                            turn_start = None
                         cards = e.cards
                         take, drawn, kept = "deck", [*cards], e.kept     # (a display: no call)
                         if len(cards) == 2:
@@ -575,6 +595,9 @@ class Projector:
                 elif k == _FACE_DOWN:
                     final["face_down_shells"].append((game_id, rnd, turn_no, seat,
                                                       s.seq, e.card))
+                    turn_start = None                # a shell out of the hand
+                else:                           # the Angelfish's take (R-EV-ANGELFISH)
+                    turn_start = None
             elif k == _ROUND_STARTED:
                 if open_round is not None:              # the round before is final now
                     _progress(open_round, *_latest_turn_event(events, states, s.seq - 2))
@@ -732,6 +755,11 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(
          ev.ShellFaceDown: _FACE_DOWN, ev.AngelfishTaken: _PLAY,
          ev.RoundStarted: _ROUND_STARTED, ev.RoundScored: _SCORED, ev.EventAwarded: _AWARDED,
          ev.EventKept: _KEPT, ev.GameEnded: _GAME_ENDED}
+
+
+#: :data:`_KIND` by type code (:data:`events.TYPE_CODES`), a ``bytes.translate`` table
+_KIND_BY_CODE = bytes(_KIND.get(ev.EVENT_TYPES[c], _OTHER) if c < len(ev.EVENT_TYPES)
+                      else _OTHER for c in range(256))
 
 
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,

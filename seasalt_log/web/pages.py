@@ -457,7 +457,7 @@ def calculator_page(counts: dict[str, int], laid: str, result: dict[str, Any] | 
         units = result["laid"]
         cards = " ".join(card(c) for c in result["cards"]) + " " + " ".join(
             f'<span class="pair">{"".join(card(c) for c in u)}</span>' for u in units)
-        n = len(result["cards"]) + sum(len(u) for u in units) + len(result.get("face_down_cards", ()))
+        n = len(result["cards"]) + sum(len(u) for u in units)  # as `seasalt score`: scored ones
         rows = [(f, _cell(result[f])) for f in fields]
         if result.get("tables"):
             rows.append(("tables", escape(", ".join(result["tables"]))))
