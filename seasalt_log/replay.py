@@ -300,10 +300,10 @@ def _after_scored(s: State, scored: ev.Event, at: int, round: int,
     stored: ender None skips it here)."""
     if type(scored) is not ev.RoundScored or scored.round != round:
         return None
-    return s.changed(phase=BETWEEN, totals=tuple(scored.totals), last_points=tuple(scored.points),
+    return s.changed(totals=tuple(scored.totals), last_points=tuple(scored.points),
                      last_card_points=tuple(scored.card_points), rounds_played=scored.round,
                      seq=at + 1,
-                     flow=Flow(round=scored.round, due=due))
+                     flow=Flow(round=scored.round, due=due, phase=BETWEEN))
 
 
 def _fold_to(texts: Sequence[str], seq: int, game_id: str | None) -> State | None:

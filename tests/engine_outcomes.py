@@ -41,9 +41,18 @@ _encode = functools.partial(msgspec.json.encode, order="sorted")
 
 def _fields(s: State) -> dict[str, object]:
     """The state's fields and its game's (:class:`State.game`) in one mapping: the digest
-    does not depend on which of the two holds a field either."""
-    fields = {**asdict(s), **asdict(s.game)}
+    does not depend on which of the two holds a field either, nor on whether the phase is
+    the state's or its flow's. The table as the cards it holds, its deck as the cards left
+    (``Table.deck``), not as ``Table.dealt`` and ``Table.left``: the digest does not depend
+    on how the deck is kept."""
+    fields = {**asdict(s), **asdict(s.game), "phase": s.phase}
     del fields["game"]
+    flow = asdict(s.flow)
+    del flow["phase"]
+    fields["flow"] = flow
+    t = s.table
+    fields["table"] = {"deck": t.deck, "deck_ordered": t.deck_ordered, "piles": t.piles,
+                       "hands": t.hands, "laid": t.laid, "face_down": t.face_down}
     return fields
 
 

@@ -53,7 +53,7 @@ def paths(s: State):
 def unordered(s: State) -> State:
     """``s`` with the round's deck order forgotten (as a live game without it)."""
     t = s.table
-    return replace(s, table=replace(t, deck=tuple(sorted(t.deck)), deck_ordered=False))
+    return replace(s, table=t.with_deck(tuple(sorted(t.deck)), ordered=False))
 
 
 def positions(games):
@@ -125,7 +125,7 @@ def test_the_unordered_lobster_and_hermit_crab():
     kinds = Counter()
     for s in positions(simulate(30, 2, 3, ["timid", "random"], "extra-salt", "pepper")):
         if any(d.kind in (dc.LOBSTER, dc.CRAB) for d in legal_decisions(s)):
-            late = replace(s, table=replace(s.table, deck=s.table.deck[-9:]))
+            late = replace(s, table=s.table.with_deck(s.table.deck[-9:]))
             check_position(unordered(late), kinds)
     assert kinds["lobster, deck order unknown"] > 0 and kinds[dc.CRAB_TAKE] > 0
 

@@ -158,7 +158,7 @@ def _hidden_variant(s: State, viewer: int, rng: random.Random) -> State:
             hand[k], deck[j] = deck[j], hand[k]
         hands[seat] = tuple(hand)
     rng.shuffle(deck)
-    return replace(s, table=replace(t, deck=tuple(deck), hands=tuple(hands)))
+    return replace(s, table=replace(t.with_deck(tuple(deck)), hands=tuple(hands)))
 
 
 def test_bots_choose_the_same_whatever_is_hidden():

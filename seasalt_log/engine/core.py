@@ -35,7 +35,7 @@ def _place(s: State) -> dict[str, Any]:
     to no turn, LOG_FORMAT.md)."""
     f = s.flow
     return {"game_id": s.game.game_id, "seq": s.seq + 1, "round": f.round or None,
-            "turn": (f.turn or None) if s.phase not in (BETWEEN, ENDED) else None}
+            "turn": (f.turn or None) if f.phase not in (BETWEEN, ENDED) else None}
 
 
 def seat_name(state: State, seat: int) -> str:
@@ -47,7 +47,7 @@ def seat_name(state: State, seat: int) -> str:
 # ---------------------------------------------------------------- game and round set-up
 
 def _game_started(s: State, e: ev.GameStarted) -> State:
-    if s.phase != NEW:
+    if s.flow.phase != NEW:
         raise illegal(s, "R-FLOW-GAME", "this game has already started; a new game_started "
                                         "begins another game")
     ruleset = rules_for(e.ruleset, e.events)
@@ -57,7 +57,7 @@ def _game_started(s: State, e: ev.GameStarted) -> State:
                    totals=(0,) * n, last_points=(0,) * n)
     if ruleset.events is not None:                              # R-EV-DECK: all 12 events
         game = replace(game, held=((),) * n, event_deck=_EVENT_DECK)
-    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1)
+    return replace(s, flow=replace(s.flow, phase=BETWEEN), game=game, seq=s.seq + 1)
 
 
 _EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
@@ -65,7 +65,7 @@ _EVENT_DECK = tuple(sorted(ev.EVENT_CODES))
 
 def _round_started(s: State, e: ev.RoundStarted) -> State:
     _expect_no_derived(s)
-    if s.phase != BETWEEN:
+    if s.flow.phase != BETWEEN:
         raise illegal(s, "R-FLOW-ROUND", f"round {s.flow.round} is still in play; a round starts "
                                          "only when the previous one has ended")
     f = s.flow
@@ -111,11 +111,12 @@ def _round_started(s: State, e: ev.RoundStarted) -> State:
     piles = ((e.discards[0],), (e.discards[1],))
     flow = _plain_take(e.round, 1, e.first_player)
     if rules.events is not None:
-        return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
-                       table=Table(deck, ordered, piles, ((),) * n, ((),) * n, (None,) * n),
+        return replace(s, flow=flow, seq=s.seq + 1,
+                       table=Table(deck, len(deck), ordered, piles, ((),) * n, ((),) * n,
+                                   (None,) * n),
                        game=replace(s.game, event_deck=_event_drawn(s, e), table_event=e.event))
-    return replace(s, phase=ROUND, flow=flow, seq=s.seq + 1,
-                   table=Table(deck, ordered, piles, ((),) * n, ((),) * n))
+    return replace(s, flow=flow, seq=s.seq + 1,
+                   table=Table(deck, len(deck), ordered, piles, ((),) * n, ((),) * n))
 
 
 def _located(s: State, e: ev.Event) -> State:
@@ -123,9 +124,9 @@ def _located(s: State, e: ev.Event) -> State:
     the round it starts (no turn yet), whose set-up it is; for anything else (a round number
     that is wrong included, R-FLOW-ROUND) where the game stands."""
     f = s.flow
-    if (type(e) is ev.RoundStarted and s.phase == BETWEEN and not f.due
+    if (type(e) is ev.RoundStarted and f.phase == BETWEEN and not f.due
             and e.round == f.round + 1):
-        return replace(s, flow=Flow(round=e.round))
+        return replace(s, flow=Flow(round=e.round, phase=BETWEEN))
     return s
 
 
@@ -215,11 +216,12 @@ _PEPPER_FIELDS = ("dolphins_drew", "also_drew", "takes")
 # ---------------------------------------------------------------- shared preambles
 
 def _expect_no_derived(s: State) -> None:
-    if s.phase == ENDED:
+    f = s.flow
+    if f.phase == ENDED:
         raise illegal(s, "R-FLOW-GAME", "the game has ended; nothing happens after game_ended")
-    if s.flow.due:
-        raise illegal(s, "R-DERIVED", f"{s.flow.due} is due here, before any other event")
-    if s.phase == NEW:
+    if f.due:
+        raise illegal(s, "R-DERIVED", f"{f.due} is due here, before any other event")
+    if f.phase == NEW:
         raise illegal(s, "R-FLOW-GAME", "the game has not started (game_started expected)")
 
 
@@ -227,7 +229,7 @@ def _in_turn(s: State, e: Any) -> Flow:
     """Checks common to every turn event: a round in play, the right player. Returns the
     flow."""
     f = s.flow
-    if s.phase != ROUND or f.due:
+    if f.phase != ROUND or f.due:
         _expect_no_derived(s)
         raise illegal(s, "R-FLOW-ROUND", "no round is in play (round_started expected)")
     if e.player != f.player:
@@ -257,7 +259,7 @@ def _take_due(s: State, e: Any) -> Flow:
 
 def _take_done(s: State, e: Any) -> Flow:
     f = s.flow
-    if f.step == PLAY and s.phase == ROUND and not f.due and e.player == f.player:
+    if f.step == PLAY and f.phase == ROUND and not f.due and e.player == f.player:
         return f                                # the common case: every check below passes
     f = _in_turn(s, e)
     step = f.step
@@ -297,26 +299,29 @@ def _angelfish_due(s: State, seat: int, piles: tuple[tuple[str, ...], ...]) -> b
     return False
 
 
-def _draw_from_deck(s: State, table: Table, cards: Sequence[str]) -> tuple[str, ...]:
-    """The deck after ``cards`` were taken from its top (R-DRAW, R-X-DRAW)."""
-    deck = table.deck
-    if table.deck_ordered:
+def _draw_from_deck(s: State, ordered: bool, dealt: Hand, left: int,
+                    cards: Sequence[str]) -> tuple[Hand, int]:
+    """The deck after ``cards`` were taken from its top (R-DRAW, R-X-DRAW), as
+    ``Table.dealt`` and ``Table.left``: ``dealt`` and ``left`` are the deck before."""
+    top = len(dealt) - left
+    if ordered:
         k = len(cards)
-        top = deck[:k]
-        if top != cards and top != tuple(cards):
+        drawn = dealt[top:top + k]
+        if drawn != cards and drawn != tuple(cards):
             raise illegal(s, s.game.ruleset.draw_rule,
-                          f"the deck's top card{'s are' if k > 1 else ' is'} {', '.join(top)} "
+                          f"the deck's top card{'s are' if k > 1 else ' is'} {', '.join(drawn)} "
                           f"(recorded deck order), not {', '.join(cards)}")
-        return deck[k:]
+        return dealt, left - k
+    deck = dealt[top:]
     for card in cards:
-        left = without(deck, card)
-        if left is None:
+        rest = without(deck, card)
+        if rest is None:
             rule = s.game.ruleset.draw_rule
             raise illegal(s, rule, f"{card} cannot come from the deck: " + (
                 "every copy has already been seen this round" if rule == "R-DRAW" else
                 "no copy of it is in the deck now"))
-        deck = left
-    return deck
+        deck = rest
+    return deck, len(deck)
 
 
 # ---------------------------------------------------------------- step 1: take a card
@@ -352,18 +357,18 @@ def _take(s: State, e: Any) -> State:
         got = None
     if got is None or (got[0] is not f and got[2] is not f):
         got = None                              # no plain turn's take (or boat take) flow
-        if (s.phase != ROUND or f.due or player != f.player
+        if (f.phase != ROUND or f.due or player != f.player
                 or (f.step != TAKE and f.step != BOAT_TAKE)):
             f = _take_due(s, e)                 # raises the error due
-    elif player != f.player or s.phase != ROUND:    # a plain flow: step and due are its own
+    elif player != f.player:    # a plain flow: its phase, step and due are its own
         _take_due(s, e)                         # raises the error due
     t = s.table
-    deck = t.deck
+    dealt = t.dealt
+    left = t.left
     piles = t.piles
     hands = [*t.hands]                          # replace_at, inline ([*x]: no call of list)
     event = s.game.table_event  # the Dolphins' and the Angelfish's (R-EV-APPLY, as State.effects)
     if drawn:                                   # ---- deck_drawn
-        left = len(deck)
         if not left:
             raise illegal(s, "R-TAKE-1", "the deck is empty; take from a discard pile")
         cards = e.cards
@@ -379,10 +384,12 @@ def _take(s: State, e: Any) -> State:
         if kept not in cards:
             raise illegal(s, "R-TAKE-1", f"kept {kept} is not one of the drawn cards {list(cards)}")
         # the recorded top two, compared in place (a one-card draw: _draw_from_deck)
-        if t.deck_ordered and two and left > 1 and deck[0] == cards[0] and deck[1] == cards[1]:
-            deck = deck[2:]
+        top = len(dealt) - left
+        if (t.deck_ordered and two and left > 1 and dealt[top] == cards[0]
+                and dealt[top + 1] == cards[1]):
+            left -= 2
         else:
-            deck = _draw_from_deck(s, t, cards)
+            dealt, left = _draw_from_deck(s, t.deck_ordered, dealt, left, cards)
         hands[player] = hands[player] + (kept,)     # (not +=: fewer steps)
         dolphins = e.dolphins_drew
         if two:
@@ -404,7 +411,7 @@ def _take(s: State, e: Any) -> State:
                 piles = (p0 + (other,), p1)
             if event is not None and other in DOLPHIN_CODES \
                     and (event == "dolphins" or "dolphins" in s.game.held[player]):
-                deck = _dolphins_drawn(s, e, t, deck, hands)
+                dealt, left = _dolphins_drawn(s, e, t.deck_ordered, dealt, left, hands)
                 dolphins = None                 # drawn, or rightly null
         if dolphins is not None:
             raise illegal(s, "R-EV-DOLPHINS", "the Dolphins trigger only on a collector or the "
@@ -427,27 +434,28 @@ def _take(s: State, e: Any) -> State:
         flow = replace(f, step=ANGEL)
     else:
         flow = got[1] if got is not None else replace(f, step=PLAY)
-    return replace(s, table=Table(deck, t.deck_ordered, piles, tuple(hands), t.laid,
+    return replace(s, table=Table(dealt, left, t.deck_ordered, piles, tuple(hands), t.laid,
                                   t.face_down), flow=flow, seq=s.seq + 1)
 
 
-def _dolphins_drawn(s: State, e: ev.DeckDrawn, t: Table, deck: tuple[str, ...],
-                    hands: list[Hand]) -> tuple[str, ...]:
+def _dolphins_drawn(s: State, e: ev.DeckDrawn, ordered: bool, dealt: Hand, left: int,
+                    hands: list[Hand]) -> tuple[Hand, int]:
     """R-EV-DOLPHINS, in effect for the player whose draw discarded a collector or the
-    seahorse: the deck's top card (``deck``, the deck after the draw) goes to their hand
-    too (``hands``, changed in place), unless the deck is empty. The deck after it."""
+    seahorse: the deck's top card (the deck after the draw: ``dealt``, ``left``, as
+    :func:`_draw_from_deck` takes it) goes to their hand too (``hands``, changed in place),
+    unless the deck is empty. The deck after it."""
     dolphins = e.dolphins_drew
-    if deck:
+    if left:
         if dolphins is None:
             other = e.cards[1] if e.cards[0] == e.kept else e.cards[0]
             raise illegal(s, "R-X-NOEFFECT", f"the Dolphins trigger on the discarded "
                                              f"{other}: dolphins_drew must be the "
                                              "deck's top card")
-        deck = _draw_from_deck(s, replace(t, deck=deck), (dolphins,))
+        dealt, left = _draw_from_deck(s, ordered, dealt, left, (dolphins,))
         hands[e.player] += (dolphins,)
     elif dolphins is not None:
         raise illegal(s, "R-EV-DOLPHINS", "the deck is empty: dolphins_drew must be null")
-    return deck
+    return dealt, left
 
 
 # ---------------------------------------------------------------- step 2: duos
@@ -465,14 +473,14 @@ def _lay_pair(s: State, e: Any) -> Table:
     units: the table after it."""
     hands, laid = _laid(s, e)
     t = s.table
-    return Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid, t.face_down)
+    return replace(t, hands=tuple(hands), laid=laid)
 
 
 def _laid(s: State, e: Any) -> tuple[list[Hand], tuple[tuple[Pair, ...], ...]]:
     """:func:`_lay_pair` as the hands (a list, to change further) and the laid units after
     it: a pair's effect changes them before the one table is built."""
     f = s.flow
-    if f.step != PLAY or s.phase != ROUND or f.due or e.player != f.player:
+    if f.step != PLAY or f.phase != ROUND or f.due or e.player != f.player:
         _take_done(s, e)                        # raises the error due
     cards = e.cards
     a, b = cards
@@ -515,8 +523,8 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
         if e.pile is not None or e.took is not None or e.index is not None:
             raise illegal(s, "R-DUO-CRAB", "both discard piles are empty: pile, took and index "
                                            "must be null")
-        return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
-                                      t.face_down), seq=s.seq + 1)
+        return replace(s, table=replace(t, piles=piles, hands=tuple(hands), laid=laid),
+                       seq=s.seq + 1)
     if e.pile is None or e.took is None:
         raise illegal(s, "R-DUO-NOEFFECT", "a discard pile has cards, so the crab pair must take "
                                            "one (pile and took)")
@@ -525,10 +533,10 @@ def _crabs_played(s: State, e: ev.CrabsPlayed) -> State:
         raise illegal(s, "R-DUO-CRAB", f"discard pile {e.pile} is empty; choose a pile that has cards")
     pos = _pile_pos(s, pile, e.pile, e.took, e.index, "R-DUO-CRAB")
     hands[e.player] += (e.took,)
-    left = pile[:pos] + pile[pos + 1:]
-    return replace(s, table=Table(t.deck, t.deck_ordered,
-                                  (piles[0], left) if e.pile else (left, piles[1]),
-                                  tuple(hands), laid, t.face_down), seq=s.seq + 1)
+    rest = pile[:pos] + pile[pos + 1:]
+    piles = (piles[0], rest) if e.pile else (rest, piles[1])
+    return replace(s, table=replace(t, piles=piles, hands=tuple(hands), laid=laid),
+                   seq=s.seq + 1)
 
 
 def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table, hands: list[Hand],
@@ -559,8 +567,8 @@ def _hermit_crab(s: State, e: ev.CrabsPlayed, t: Table, hands: list[Hand],
         piles = (piles[0], left) if x.pile else (left, piles[1])
         hand = hand + (x.card,)
     hands[e.player] = hand
-    return replace(s, table=Table(t.deck, t.deck_ordered, piles, tuple(hands), laid,
-                                  t.face_down), seq=s.seq + 1)
+    return replace(s, table=replace(t, piles=piles, hands=tuple(hands), laid=laid),
+                   seq=s.seq + 1)
 
 
 def _pile_pos(s: State, pile: tuple[str, ...], i: int, card: str, index: int | None, rule: str) -> int:
@@ -595,8 +603,7 @@ def _boats_played(s: State, e: ev.BoatsPlayed) -> State:
     if boats_give_take(s, t):
         got = _kept(f.round, f.turn, f.player)  # a plain turn's boat flow is shared
         f = got[2] if got is not None and got[1] is f else replace(f, step=BOAT_TAKE)
-    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                  t.face_down), flow=f, seq=s.seq + 1)
+    return replace(s, table=replace(t, hands=tuple(hands), laid=laid), flow=f, seq=s.seq + 1)
 
 
 def _fish_played(s: State, e: ev.FishPlayed) -> State:
@@ -604,32 +611,31 @@ def _fish_played(s: State, e: ev.FishPlayed) -> State:
         _no_pepper_field(s, e, "also_drew")
     hands, laid = _laid(s, e)
     t = s.table
-    if not t.deck:
+    if not t.left:
         if e.drew is not None:
             raise illegal(s, "R-DUO-FISH", "the deck is empty: drew must be null")
         if e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
-        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                      t.face_down), seq=s.seq + 1)
+        return replace(s, table=replace(t, hands=tuple(hands), laid=laid), seq=s.seq + 1)
     if e.drew is None:
         raise illegal(s, "R-DUO-NOEFFECT", "the deck has cards, so the fish pair must draw one (drew)")
-    deck = _draw_from_deck(s, t, (e.drew,))
+    dealt, left = _draw_from_deck(s, t.deck_ordered, t.dealt, t.left, (e.drew,))
     hands[e.player] += (e.drew,)
     event = s.game.table_event           # R-EV-SUNFISH in effect (R-EV-APPLY, as State.effects)
     if event is not None and (event == "sunfish" or "sunfish" in s.game.held[e.player]):
-        if deck:
+        if left:
             if e.also_drew is None:
                 raise illegal(s, "R-X-NOEFFECT", "under the Sunfish the fish pair draws a "
                                                  "second card (also_drew)")
-            deck = _draw_from_deck(s, replace(t, deck=deck), (e.also_drew,))
+            dealt, left = _draw_from_deck(s, t.deck_ordered, dealt, left, (e.also_drew,))
             hands[e.player] += (e.also_drew,)
         elif e.also_drew is not None:
             raise illegal(s, "R-EV-SUNFISH", "the deck is empty: also_drew must be null")
     elif e.also_drew is not None:
         raise illegal(s, "R-EV-SUNFISH", "the Sunfish is not in effect for "
                                          f"{seat_name(s, e.player)}: also_drew must be absent")
-    return replace(s, table=Table(deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                  t.face_down), seq=s.seq + 1)
+    return replace(s, table=replace(t, dealt=dealt, left=left, hands=tuple(hands), laid=laid),
+                   seq=s.seq + 1)
 
 
 def shark_targets(s: State, t: Table | None = None) -> list[int]:
@@ -657,8 +663,7 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
         if e.victim is not None or e.stole is not None:
             raise illegal(s, "R-DUO-SHARK", "no other player has a hand that can be stolen from "
                                             "(empty or revealed): victim and stole must be null")
-        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                      t.face_down), seq=s.seq + 1)
+        return replace(s, table=replace(t, hands=tuple(hands), laid=laid), seq=s.seq + 1)
     if e.victim is None or e.stole is None:
         raise illegal(s, "R-DUO-NOEFFECT", f"seats {targets} can be stolen from, so the shark pair "
                                            "must steal (victim and stole)")
@@ -670,15 +675,14 @@ def _shark_played(s: State, e: ev.SharkPlayed) -> State:
         raise illegal(s, "R-DUO-SHARK", f"{seat_name(s, v)} does not hold {e.stole}")
     hands[v] = hand
     hands[e.player] += (e.stole,)
-    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                  t.face_down), seq=s.seq + 1)
+    return replace(s, table=replace(t, hands=tuple(hands), laid=laid), seq=s.seq + 1)
 
 
 # ---------------------------------------------------------------- Extra Salt (RULES.md §11)
 
 def _allowed(s: State, e: Any) -> None:
     """A type this game's ruleset lacks is a format error (LOG_FORMAT.md)."""
-    if s.phase != NEW and ev.TAGS[type(e)] not in s.game.ruleset.tags:
+    if s.flow.phase != NEW and ev.TAGS[type(e)] not in s.game.ruleset.tags:
         raise _unknown_in_game(s, e) or _format(s, f"{ev.TAGS[type(e)]} is not an event of "
                                                    "this game", "$")
 
@@ -689,14 +693,13 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     hands, laid = _laid(s, e)
     t = s.table
     rules = s.game.ruleset
-    n = min(rules.lobster_sees, len(t.deck))
+    n = min(rules.lobster_sees, t.left)
     given = e.deck
     if not n:                                                       # R-X-NOEFFECT
         if e.seen is not None or e.kept is not None or given:
             raise illegal(s, "R-X-LOBSTER", "the deck is empty: seen and kept must be null "
                                             "and deck absent")
-        return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                      t.face_down), seq=s.seq + 1)
+        return replace(s, table=replace(t, hands=tuple(hands), laid=laid), seq=s.seq + 1)
     if e.seen is None or e.kept is None:
         raise illegal(s, "R-X-NOEFFECT", f"the deck has cards, so the lobster must take the "
                                          f"top {n} and keep one (seen and kept)")
@@ -706,14 +709,17 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     if e.kept not in e.seen:
         raise illegal(s, "R-X-LOBSTER", f"kept {e.kept} is not one of the cards seen "
                                         f"{list(e.seen)}")
-    rest = _draw_from_deck(s, t, e.seen)                            # R-X-DRAW
+    dealt, left = _draw_from_deck(s, t.deck_ordered, t.dealt, t.left, e.seen)  # R-X-DRAW
     back = without(tuple(e.seen), e.kept)
+    hands[e.player] += (e.kept,)
     if not back:                                  # n = 1: nothing went back, no shuffle
         if given:
             raise illegal(s, "R-X-LOBSTER", "nothing went back into the deck: deck must be "
                                             "empty or absent")
-        deck, ordered = rest, t.deck_ordered
-    elif given is not None:
+        return replace(s, table=replace(t, dealt=dealt, left=left, hands=tuple(hands),
+                                        laid=laid), seq=s.seq + 1)
+    rest = dealt[len(dealt) - left:]
+    if given is not None:
         if sorted(given) != sorted((*rest, *back)):
             # a Counter of its own: deck_counter would keep every deck ever refused
             missing, extra = multiset_diff(given, Counter((*rest, *back)))
@@ -725,9 +731,8 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
                                      "shuffle must give the new order (deck)")
     else:
         deck, ordered = tuple(sorted((*rest, *back))), False
-    hands[e.player] += (e.kept,)
-    return replace(s, table=Table(deck, ordered, t.piles, tuple(hands), laid, t.face_down),
-                   seq=s.seq + 1)
+    return replace(s, table=replace(t, dealt=deck, left=len(deck), deck_ordered=ordered,
+                                    hands=tuple(hands), laid=laid), seq=s.seq + 1)
 
 
 def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
@@ -735,8 +740,7 @@ def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
     _allowed(s, e)
     hands, laid = _laid(s, e)
     t, f = s.table, s.flow
-    return replace(s, table=Table(t.deck, t.deck_ordered, t.piles, tuple(hands), laid,
-                                  t.face_down),
+    return replace(s, table=replace(t, hands=tuple(hands), laid=laid),
                    flow=replace(f, locks=f.locks | (1 << e.player)), seq=s.seq + 1)
 
 
@@ -762,8 +766,8 @@ def _starfish_played(s: State, e: ev.StarfishPlayed) -> State:
         if without(t.hands[e.player], e.starfish) is None:
             raise illegal(s, "R-X-TRIO", f"{seat_name(s, e.player)} does not hold {e.starfish}")
         raise illegal(s, "R-DUO-PAIR", f"{seat_name(s, e.player)} does not hold {a} and {b}")
-    t = Table(t.deck, t.deck_ordered, t.piles, replace_at(t.hands, e.player, hand),
-              replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)), t.face_down)
+    t = replace(t, hands=replace_at(t.hands, e.player, hand),
+                laid=replace_at(t.laid, e.player, t.laid[e.player] + ((a, b, e.starfish),)))
     return replace(s, table=t, seq=s.seq + 1)
 
 
@@ -778,15 +782,15 @@ def _forced_drawn(s: State, e: ev.ForcedDrawn) -> State:
                                                "forced turn, and this turn is not forced"
                       if f.step != FORCED_DONE else "a forced turn takes one card only")
     t = s.table
-    if not t.deck:
+    if not t.left:
         if e.card is not None:
             raise illegal(s, "R-X-JELLYFISH-TURN", "the deck is empty: card must be null")
         return replace(s, flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
     if e.card is None:
         raise illegal(s, "R-X-JELLYFISH-TURN", "the deck has cards: the forced take is its top card")
-    deck = _draw_from_deck(s, t, (e.card,))
+    dealt, left = _draw_from_deck(s, t.deck_ordered, t.dealt, t.left, (e.card,))
     hands = replace_at(t.hands, e.player, t.hands[e.player] + (e.card,))
-    return replace(s, table=replace(t, deck=deck, hands=hands),
+    return replace(s, table=replace(t, dealt=dealt, left=left, hands=hands),
                    flow=replace(f, step=FORCED_DONE), seq=s.seq + 1)
 
 
@@ -1020,7 +1024,7 @@ def _event_kept(s: State, e: ev.EventKept) -> State:
     """R-EV-AWARD step 4: the player holding two events keeps one."""
     _allowed(s, e)
     _expect_no_derived(s)
-    if s.game.keep_due is None or s.phase != BETWEEN:
+    if s.game.keep_due is None or s.flow.phase != BETWEEN:
         raise illegal(s, "R-EV-AWARD", "nobody holds two events: no event_kept is due")
     if e.player != s.game.keep_due:
         raise illegal(s, "R-EV-AWARD", f"{seat_name(s, s.game.keep_due)} chooses, not "
@@ -1047,10 +1051,10 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
         got = _PLAIN[f.round][f.turn][f.player]
     except IndexError:
         got = None
-    if got is None or got[1] is not f or e.player != f.player or s.phase != ROUND:
+    if got is None or got[1] is not f or e.player != f.player:
         got = None                              # not a plain turn's play (no call, no lock)
-        if s.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
-            if s.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
+        if f.phase != ROUND or e.player != f.player or f.step != PLAY or f.due:
+            if f.phase == ROUND and e.player == f.player and f.step == FORCED_DONE and not f.due:
                 # R-X-FLOW-FORCED: a forced turn ends; R-X-JELLYFISH-TURN (Ruling): mermaid
                 # win checked
                 mermaid_check = s.game.ruleset.mermaid_win_after_forced_turn
@@ -1065,7 +1069,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
             return won
     seq = s.seq + 1
     if got is not None or f.call is None or f.call != "last_chance":  # no final turns
-        if not t.deck:                                                      # R-END-3
+        if not t.left:                                                      # R-END-3
             return replace(s, seq=seq, flow=replace(f, ender=player, due="round_scored",
                                                     ending="deck_out"))
         # the deck has cards, so the next turn begins with its take
@@ -1084,7 +1088,7 @@ def _turn_ended(s: State, e: ev.TurnEnded) -> State:
     # LAST CHANCE called before: a final turn ends
     left = f.final_left[1:]
     f = replace(f, revealed=f.revealed | (1 << player), final_left=left)       # R-LAST-3
-    if not left or (s.game.ruleset.deck_out_in_final_turns and not t.deck):
+    if not left or (s.game.ruleset.deck_out_in_final_turns and not t.left):
         return replace(s, seq=seq, flow=replace(f, ender=f.caller, due="round_scored",
                                                 ending="last_chance"))
     return _next_turn(s, f, left[0], seq)
@@ -1114,12 +1118,12 @@ def _plain_take(round: int, turn: int, player: int) -> Flow:
     one kept in :data:`_PLAIN` (kept with its next flows for rounds < 32, turns < 256 and
     seats < 8; any other is made anew, a negative seat too, which the checks refuse)."""
     if not (0 < round < len(_PLAIN) and 0 < turn < 256 and 0 <= player < 8):
-        return Flow(round=round, turn=turn, player=player, step=TAKE)
+        return Flow(round=round, turn=turn, player=player, step=TAKE, phase=ROUND)
     got = _kept(round, turn, player)
     if got is not None:
         kept: Flow = got[0]
         return kept
-    take = Flow(round=round, turn=turn, player=player, step=TAKE)
+    take = Flow(round=round, turn=turn, player=player, step=TAKE, phase=ROUND)
     row = _PLAIN[round]
     while len(row) <= turn:
         row.append([None] * 8)
@@ -1134,7 +1138,7 @@ def _called(s: State, e: Any) -> State:
     if f.call is not None:
         raise illegal(s, "R-LAST-1", f"nobody may call during the final turns of LAST CHANCE "
                                      f"(called by {seat_name(s, f.caller)})")  # type: ignore[arg-type]
-    if not t.deck and not s.game.ruleset.call_before_deck_out:
+    if not t.left and not s.game.ruleset.call_before_deck_out:
         raise illegal(s, "R-END-3", "the deck is empty: the round ends in a deck-out")
     rules = s.game.ruleset
     # R-X-SCORE: the caller's whole breakdown, which the round's end the call brings (or
@@ -1409,7 +1413,7 @@ def _check_derived(s: State, e: ev.Event) -> None:
     expected = next_derived(s)
     tag = ev.TAGS[type(e)]
     if expected is None or type(expected) is not type(e):
-        if s.phase == ENDED:
+        if s.flow.phase == ENDED:
             raise illegal(s, "R-FLOW-GAME", "the game has ended; nothing happens after game_ended")
         want = ev.TAGS[type(expected)] if expected is not None else "an input event"
         raise illegal(s, "R-DERIVED", f"{tag} is out of place here ({want} expected)")
@@ -1433,9 +1437,9 @@ def _round_scored(s: State, e: ev.RoundScored) -> State:
     due = "game_ended" if ended else "event_awarded" if g.ruleset.events else None  # R-EV-AWARD
     game = replace(g, totals=totals, last_points=points, last_card_points=tuple(e.card_points),
                    rounds_played=g.rounds_played + 1)
-    return replace(s, phase=BETWEEN, game=game, seq=s.seq + 1,
+    return replace(s, game=game, seq=s.seq + 1,
                    flow=Flow(round=f.round, turn=f.turn, ender=f.ender, ending=f.ending,
-                             due=due))
+                             due=due, phase=BETWEEN))
 
 
 def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
@@ -1452,8 +1456,8 @@ def _game_ended_matches(s: State, e: ev.GameEnded) -> bool:
 def _game_ended(s: State, e: ev.GameEnded) -> State:
     if not _game_ended_matches(s, e):
         _check_derived(s, e)            # names the first field that differs
-    return replace(s, phase=ENDED, game=replace(s.game, winners=tuple(e.winners), reason=e.reason),
-                   seq=s.seq + 1, flow=replace(s.flow, due=None))
+    return replace(s, game=replace(s.game, winners=tuple(e.winners), reason=e.reason),
+                   seq=s.seq + 1, flow=replace(s.flow, due=None, phase=ENDED))
 
 
 #: each event type's rules: what :func:`apply` runs (a caller applying many events may call
@@ -1505,7 +1509,7 @@ def refusal(state: State, event: ev.Event, exc: Exception) -> SeasaltError:
     card, field or type the game lacks, a format error (LOG_FORMAT.md, RULES.md §17);
     an IndexError or KeyError, a seat, pile or card outside the game."""
     if isinstance(exc, IllegalMoveError):
-        if state.phase != NEW:
+        if state.flow.phase != NEW:
             bad = _unknown_in_game(_located(state, event), event)
             if bad is not None:
                 return bad

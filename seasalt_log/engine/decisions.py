@@ -163,8 +163,8 @@ def legal_decisions(state: State) -> list[Decision]:
     """The decisions open to the player to act (or owed an ``event_kept``), in the order of
     the events of :func:`legal_moves` they stand for; empty when no input is theirs."""
     f = state.flow
-    if state.phase != ROUND or f.due:
-        if state.phase == BETWEEN and state.keep_due is not None and not f.due:
+    if state.flow.phase != ROUND or f.due:
+        if state.flow.phase == BETWEEN and state.keep_due is not None and not f.due:
             return [Decision(KEEP_EVENT, card=c) for c in state.held[state.keep_due]]
         return []
     step = f.step
@@ -173,7 +173,7 @@ def legal_decisions(state: State) -> list[Decision]:
         return _angelfish_decisions(t.piles)
     if step == TAKE_STEP or step == BOAT_TAKE:                 # R-TAKE-1..4
         out = []
-        left = len(t.deck)
+        left = t.left
         if left >= 2 or (left == 1 and state.ruleset.one_card_draw):
             out.append(_DRAW)
         p0, p1 = t.piles
@@ -314,7 +314,7 @@ def _trios(state: State, hand, stars: list[str], effects) -> list[Decision]:
 def _end_decisions(state: State, effects: frozenset[str]) -> list[Decision]:
     """End the turn, and the calls when allowed (R-END-1, R-END-2, R-LAST-1, R-EV-*)."""
     t, f, rules = state.table, state.flow, state.ruleset
-    if f.call is not None or not (t.deck or rules.call_before_deck_out):
+    if f.call is not None or not (t.left or rules.call_before_deck_out):
         return [_END]
     p = f.player
     if state.table_event is None:
@@ -387,7 +387,7 @@ def chance_outcomes(state: State, d: Decision) -> list[tuple[Outcome, int]]:
     if kind not in CHANCE_KINDS:
         return _NO_CHANCE
     if kind == DRAW:
-        return _deck_outcomes(state, 1 if len(t.deck) == 1 else 2)
+        return _deck_outcomes(state, 1 if t.left == 1 else 2)
     if kind == KEEP:
         a, b = d.cards
         other = b if a == d.card else a
@@ -396,7 +396,7 @@ def chance_outcomes(state: State, d: Decision) -> list[tuple[Outcome, int]]:
             return _next_card(state, d.cards)
         return _NO_CHANCE
     if kind == FISH or kind == FORCED:
-        if not t.deck:
+        if not t.left:
             return _NO_CHANCE
         firsts = _deck_outcomes(state, 1)
         if kind == FORCED or state.table_event is None \

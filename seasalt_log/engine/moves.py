@@ -56,7 +56,7 @@ def take_moves(state: State) -> list[ev.Event]:
     """The takes open to the player to act (R-TAKE-1..4)."""
     t, p = state.table, state.flow.player
     draws: list[ev.DeckDrawn] = []
-    left = len(t.deck)
+    left = t.left
     p0, p1 = t.piles
     if left == 1 and state.ruleset.one_card_draw:
         draws += [_DeckDrawn(player=p, cards=c, kept=c[0]) for c in _deck_outcomes(state, 1)]
@@ -134,7 +134,7 @@ def duo_moves(state: State) -> list[ev.Event]:
         moves += [_BoatsPlayed(player=p, cards=cards) for cards in _same_kind_pairs(boats)]
     fish = by_kind.get("fish")
     if fish and len(fish) >= 2:
-        draws = [d[0] for d in _deck_outcomes(state, 1)] if t.deck else [None]
+        draws = [d[0] for d in _deck_outcomes(state, 1)] if t.left else [None]
         for cards in _same_kind_pairs(fish):
             moves += [_FishPlayed(player=p, cards=cards, drew=d) for d in draws]
     sharks, swimmers = by_kind.get("shark"), by_kind.get("swimmer")
@@ -227,7 +227,7 @@ def extra_salt_moves(state: State, by_kind: dict[str, list[str]]) -> list[ev.Eve
     crabs: Sequence[str] = by_kind.get("crab", ())
     lobsters = [c for c in hand if KIND[c] == "lobster"]
     if lobsters and crabs and rules.pair_kinds("lobster_played"):
-        n = min(rules.lobster_sees, len(t.deck))
+        n = min(rules.lobster_sees, t.left)
         for crab in _distinct(crabs):
             cards = (crab, lobsters[0])
             if not n:
@@ -301,13 +301,13 @@ def end_moves(state: State) -> list[ev.Event]:
     rs = state.ruleset
     if state.table_event is not None:
         effects = state.effects(p)
-        if (f.call is None and (t.deck or rs.call_before_deck_out)
+        if (f.call is None and (t.left or rs.call_before_deck_out)
                 and player_points(state, p) >= rs.call_threshold_for(effects)):
             if rs.stop_allowed(effects):
                 moves.append(ev.StopCalled(player=p))
             moves.append(ev.LastChanceCalled(player=p))
         return moves
-    if (f.call is None and (t.deck or rs.call_before_deck_out)
+    if (f.call is None and (t.left or rs.call_before_deck_out)
             and (card_points(t.hands[p], t.laid[p]) if not rs.extra_scoring
                  else player_points(state, p)) >= rs.call_threshold):
         moves += [ev.StopCalled(player=p), ev.LastChanceCalled(player=p)]
@@ -317,8 +317,8 @@ def end_moves(state: State) -> list[ev.Event]:
 def legal_moves(state: State) -> list[ev.Event]:
     """Every input event the player to act may send now; empty when none is theirs to send
     (before a round starts, while a derived event is due, after the game)."""
-    if state.phase != ROUND or state.flow.due:
-        if state.phase == BETWEEN and state.keep_due is not None and not state.flow.due:
+    if state.flow.phase != ROUND or state.flow.due:
+        if state.flow.phase == BETWEEN and state.keep_due is not None and not state.flow.due:
             p = state.keep_due                                   # R-EV-AWARD step 4
             return [ev.EventKept(player=p, event=c) for c in state.held[p]]
         return []

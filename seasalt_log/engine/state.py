@@ -36,9 +36,16 @@ ENDED = "ended"          # game_ended applied
 
 
 class Table(Struct, frozen=True, gc=False):
-    """Where every card is. Piles run bottom to top (the top is the last card)."""
+    """Where every card is. Piles run bottom to top (the top is the last card).
 
-    deck: Hand = ()                 # top first when ``deck_ordered``; else the unseen multiset
+    The deck is the last :attr:`left` cards of :attr:`dealt`, read as :attr:`deck`: a draw
+    from a recorded deck order only counts :attr:`left` down (one small int, not a copy of
+    the cards left), and the states of a round share one tuple of its cards."""
+
+    #: the deck as the round dealt it or as last changed (a lobster's shuffle, a draw from
+    #: an unseen multiset): top first when ``deck_ordered``; else the unseen multiset
+    dealt: Hand = ()
+    left: int = 0                   # how many cards are still in the deck: dealt's last ones
     deck_ordered: bool = False
     piles: tuple[Hand, Hand] = ((), ())
     hands: tuple[Hand, ...] = ()
@@ -46,13 +53,26 @@ class Table(Struct, frozen=True, gc=False):
     #: per seat, the shell placed face down, if any (R-EV-CORAL-REEF); empty without events
     face_down: tuple[str | None, ...] = ()
 
+    @property
+    def deck(self) -> Hand:
+        """The cards in the deck, top first when ``deck_ordered`` (else the unseen multiset)."""
+        dealt = self.dealt
+        return dealt[len(dealt) - self.left:] if self.left < len(dealt) else dealt
+
+    def with_deck(self, deck: Hand, ordered: bool | None = None) -> Table:
+        """A copy whose deck is ``deck`` (and ``deck_ordered`` is ``ordered``, if given)."""
+        return replace(self, dealt=deck, left=len(deck),
+                       deck_ordered=self.deck_ordered if ordered is None else ordered)
+
     def can_take(self) -> bool:
         """Whether anything can be taken (R-TAKE-4)."""
-        return bool(self.deck or self.piles[0] or self.piles[1])
+        return bool(self.left or self.piles[0] or self.piles[1])
 
 
 class Flow(Struct, frozen=True, gc=False):
-    """The turn/round flow (R-FLOW, R-END, R-LAST)."""
+    """The turn/round flow (R-FLOW, R-END, R-LAST), and the game's phase: a new phase
+    always comes with a new flow (a plain turn's flows, shared, are those of a round in
+    play)."""
 
     round: int = 0
     turn: int = 0
@@ -68,6 +88,7 @@ class Flow(Struct, frozen=True, gc=False):
     mermaid_winner: int | None = None  # R-MERMAID-WIN
     locks: int = 0                     # bitmask of seats whose jellyfish lock lasts (R-X-JELLYFISH)
     protected: int = 0                 # bitmask of protected seats (R-EV-PROTECT)
+    phase: str = NEW                   # NEW, BETWEEN, ROUND or ENDED (read as State.phase)
 
 
 _NO_EFFECTS: frozenset[str] = frozenset()
@@ -145,8 +166,13 @@ class State(Struct, frozen=True, gc=False):
     seq: int = 0
     flow: Flow = Flow()
     table: Table = Table()
-    phase: str = NEW
     game: Game = Game()
+
+    @property
+    def phase(self) -> str:
+        """NEW, BETWEEN (a round_started is due, or the first one), ROUND or ENDED: the
+        flow's (:attr:`Flow.phase`)."""
+        return self.flow.phase
 
     # the fields of :class:`Game`, read through (``state.players`` is ``state.game.players``)
     game_id = _FromGame[str | None]()
@@ -166,16 +192,18 @@ class State(Struct, frozen=True, gc=False):
     keep_due = _FromGame[int | None]()
 
     def changed(self, **changes: Any) -> State:
-        """A copy with ``changes``, to fields of the state and of its :attr:`game` alike
-        (``msgspec.structs.replace`` takes the state's own fields only). For the odd copy:
-        its keyword arguments cost some six times the two ``replace`` calls it makes, which
-        the engine's handlers write out."""
+        """A copy with ``changes``, to fields of the state and of its :attr:`game` alike,
+        and to its :attr:`phase` (``msgspec.structs.replace`` takes the state's own fields
+        only). For the odd copy: its keyword arguments cost some six times the two
+        ``replace`` calls it makes, which the engine's handlers write out."""
         game = {name: changes.pop(name) for name in _GAME_FIELDS & changes.keys()}
         if game:
             if "game" in changes:
                 raise TypeError(f"changed() takes a new game or changes to its fields "
                                 f"({', '.join(sorted(game))}), not both")
             changes["game"] = replace(self.game, **game)
+        if "phase" in changes:
+            changes["flow"] = replace(changes.get("flow", self.flow), phase=changes.pop("phase"))
         return replace(self, **changes)
 
     def effects(self, seat: int) -> frozenset[str]:
@@ -201,7 +229,7 @@ class State(Struct, frozen=True, gc=False):
         :func:`position_words`; every field: ``msgspec.structs.asdict(state)``, and
         ``asdict(state.game)``)."""
         f = self.flow
-        acting = self.phase == ROUND and not f.due
+        acting = f.phase == ROUND and not f.due
         text = f"<State {self.game_id or '(no id)'}, " + position_words(
             self.phase, f.round, f.turn, f.player if acting else None, f.step if acting else None)
         if acting and f.player < len(self.players):
@@ -216,7 +244,7 @@ class State(Struct, frozen=True, gc=False):
         totals = ", ".join(f"{p} {t}" for p, t in zip(self.players, self.totals))
         text += f"; totals {totals} (target {self.target})" if totals else ""
         if self.phase == ROUND:
-            text += f"; deck {len(self.table.deck)}"
+            text += f"; deck {self.table.left}"
         return text + f"; seq {self.seq}>"
 
 

@@ -188,10 +188,10 @@ def play_game(seed: int, index: int, seat_bots: Sequence[str],
             derived = next_derived(s)
             assert derived is not None, "a derived event is due"
             push(derived)
-            if s.phase == ENDED:
+            if s.flow.phase == ENDED:
                 return out
             continue
-        if s.phase == BETWEEN:
+        if s.flow.phase == BETWEEN:
             if s.keep_due is not None:                             # R-EV-AWARD step 4
                 seat = s.keep_due
                 options = legal_decisions(s)

@@ -565,7 +565,7 @@ class Projector:
                     turns.append((game_id, rnd, turn_no, seat, take, drawn, kept, discarded,
                                   discard_pile, pile, boat_takes, boat_kept, pairs, ended,
                                   final_turn, len(hand), card_points, color_bonus,
-                                  len(table.deck), first_seq, s.seq))
+                                  table.left, first_seq, s.seq))
                     first_seq = 0
                 elif k <= _FORCED:                      # a take
                     if pairs and prev.flow.step == BOAT_TAKE:   # (boats played this turn)
@@ -607,7 +607,7 @@ class Projector:
                     awards = []
                     scores.memo.clear()                 # no hand of that round comes back
                 open_round = [game_id, e.round, e.first_player, e.deck is not None, None, None,
-                              None, None, None, 0, len(s.table.deck)]
+                              None, None, None, 0, s.table.left]
                 rnd = s.flow.round
                 if extra:
                     round_effects = seat_effects(s)
@@ -825,7 +825,7 @@ def _progress(open_round: list | None, t: type | None, s) -> None:
     if open_round is None or s is None:
         return
     open_round[9] = s.flow.turn if s.flow.due else s.flow.turn - (t in _ENDS)
-    open_round[10] = len(s.table.deck)
+    open_round[10] = s.table.left
 
 
 class ScoreMemo:
@@ -876,5 +876,5 @@ def _close_turn(turn: list, s, points) -> tuple:
     seat = turn[_SEAT_AT]
     turn[_HAND_SIZE_AT] = len(table.hands[seat])
     turn[_CARD_POINTS_AT], turn[_COLOR_BONUS_AT] = points(s, seat)
-    turn[_DECK_LEFT_AT] = len(table.deck)
+    turn[_DECK_LEFT_AT] = table.left
     return tuple(turn)

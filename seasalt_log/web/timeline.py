@@ -78,7 +78,7 @@ def frame_set(events: Sequence[ev.Event], viewer: Viewer | int | None = None, *,
         new.append(frame(st.after, st.event, st.before, st.seq, st.round, st.turn, viewer))
         state = st.after
     fr = (prev.frames if prev else []) + new
-    playing = state.flow.round if state.phase == "round" and not state.flow.due else None
+    playing = state.flow.round if state.flow.phase == "round" and not state.flow.due else None
     # the reports made for rounds before the one prev was in were complete then
     known = {r: v for r, v in prev.reports.items() if r < prev.state.flow.round} if prev else None
     reports = round_reports(events, viewer, game_id=game_id, last_frames=last_frame_of_rounds(fr),
