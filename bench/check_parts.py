@@ -91,7 +91,7 @@ def _types(raw: Any, game: Any) -> bytes | None:
     """The type codes of ``game``'s events as an import hands them to the read models: the
     reader's, when the log's lines are its events."""
     texts = raw.texts if raw.texts is not None and len(raw.texts) == len(game.events) else None
-    return chunks._types(texts)
+    return chunks.reader_type_codes(texts)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -52,8 +52,9 @@ import pyarrow.compute as pc
 from . import events as ev
 from .engine import State
 from .engine.state import named
+from .arrow_text import string_bytes
 from .errors import SeasaltError
-from .importers.chunks import add_events
+from .importers.chunks import add_events, reader_type_codes
 from .importers.jsonl import CheckedGame, check_game, derive_game_id, read_games_data
 from .log_lines import Lines
 from .store.arrow_rows import RowSink, record_batch
@@ -622,7 +623,7 @@ def _scan_as_imported(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[st
     ids = table.column("game_id").take(starts[:-1]).to_pylist()
     try:
         raws = list(read_games_data(_log_lines(table.column("event")), "the store"))
-    except pa.ArrowException:
+    except (pa.ArrowException, ValueError):     # (ValueError: a NULL text, string_bytes)
         return None
     if len(raws) != len(ids) or any(type(r.texts) is not Lines or r.lines[0] != a + 1
                                     for r, a in zip(raws, starts)):
@@ -650,7 +651,7 @@ def _scan_as_imported(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[st
             suspect.append(gid)
             continue
         folded.append(gid)
-        rows = project(gid, game.events, game.states)
+        rows = project(gid, game.events, game.states, reader_type_codes(texts))
         sink.add({t: rows[t] for t in tables})
     try:
         recomputed = {t: r for t, r in sink.close().items() if isinstance(r, pa.Table)}
@@ -673,15 +674,7 @@ def _log_lines(texts: pa.ChunkedArray) -> bytes:
     """The stored events' JSON as the lines of a log: each followed by a newline (by
     Arrow), in one piece (each chunk's data buffer copied once)."""
     lines = pc.binary_join_element_wise(texts, "", "\n")
-    large = pa.types.is_large_string(lines.type)
-    parts = []
-    for chunk in lines.chunks:
-        if not len(chunk):
-            continue
-        _, offsets, data = chunk.buffers()
-        cuts = memoryview(offsets).cast("q" if large else "i")
-        parts.append(memoryview(data)[cuts[chunk.offset]:cuts[chunk.offset + len(chunk)]])
-    return b"".join(parts)
+    return b"".join(string_bytes(chunk) for chunk in lines.chunks)
 
 
 def _writes_hold(gid: str, texts: Sequence[bytes], commits: list[tuple], link: int) -> bool:

@@ -54,16 +54,17 @@ def test_the_turn_in_play_is_scored_as_the_whole_breakdown_does(ruleset, events)
 
 def test_an_imports_type_codes_are_its_events_and_give_the_same_rows():
     """The import hands the read models each event's type code as the log's reader made it
-    (``chunks._types``): the codes of the events checked, and the same rows as without."""
+    (``chunks.reader_type_codes``): the codes of the events checked, and the same rows as
+    without."""
     from seasalt_log import events as ev
-    from seasalt_log.importers.chunks import _types
+    from seasalt_log.importers.chunks import reader_type_codes
     from seasalt_log.importers.jsonl import read_games_data
     data = b"".join(line + b"\n" for g in simulate(3, 3, 11, None, "extra-salt", "pepper")
                     for line in ev.encode_each(g))
     games = 0
     for raw in read_games_data(data, "sim.jsonl"):
         g = check_game(raw)
-        types = _types(raw.texts)
+        types = reader_type_codes(raw.texts)
         assert types == ev.type_codes(g.events)
         assert project(g.game_id, g.events, g.states, types) == project(
             g.game_id, g.events, g.states)

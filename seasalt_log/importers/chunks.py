@@ -339,7 +339,7 @@ def check_chunk(chunk: Chunk) -> ChunkResult:
             number = len(here) - 1
             h = add_events(sink, number, game, texts)
             sink.add({"commits": [(gid, number, n, h)],
-                      **project(gid, game.events, game.states, _types(texts))})
+                      **project(gid, game.events, game.states, reader_type_codes(texts))})
             games.append(ChunkGame(gid, first, last, n, rows=True))
     if alone is not None:
         games.append(alone)
@@ -363,7 +363,7 @@ def add_events(sink: RowSink, number: int, game: CheckedGame, texts: Sequence[by
     return h
 
 
-def _types(texts: Sequence[bytes] | None) -> bytes | None:
+def reader_type_codes(texts: Sequence[bytes] | None) -> bytes | None:
     """The type codes of the events whose JSON is ``texts`` (a game's lines), if the log's
     reader made them (:meth:`Lines.codes`)."""
     codes = texts.codes() if type(texts) is Lines else None
