@@ -712,13 +712,13 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
     dealt, left = _draw_from_deck(s, t.deck_ordered, t.dealt, t.left, e.seen)  # R-X-DRAW
     back = without(tuple(e.seen), e.kept)
     hands[e.player] += (e.kept,)
+    after = replace(t, dealt=dealt, left=left, hands=tuple(hands), laid=laid)
     if not back:                                  # n = 1: nothing went back, no shuffle
         if given:
             raise illegal(s, "R-X-LOBSTER", "nothing went back into the deck: deck must be "
                                             "empty or absent")
-        return replace(s, table=replace(t, dealt=dealt, left=left, hands=tuple(hands),
-                                        laid=laid), seq=s.seq + 1)
-    rest = dealt[len(dealt) - left:]
+        return replace(s, table=after, seq=s.seq + 1)
+    rest = after.deck
     if given is not None:
         if sorted(given) != sorted((*rest, *back)):
             # a Counter of its own: deck_counter would keep every deck ever refused
@@ -731,8 +731,7 @@ def _lobster_played(s: State, e: ev.LobsterPlayed) -> State:
                                      "shuffle must give the new order (deck)")
     else:
         deck, ordered = tuple(sorted((*rest, *back))), False
-    return replace(s, table=replace(t, dealt=deck, left=len(deck), deck_ordered=ordered,
-                                    hands=tuple(hands), laid=laid), seq=s.seq + 1)
+    return replace(s, table=after.with_deck(deck, ordered), seq=s.seq + 1)
 
 
 def _jellyfish_played(s: State, e: ev.JellyfishPlayed) -> State:
