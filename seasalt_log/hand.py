@@ -18,6 +18,12 @@ from .scoring import breakdown, extra_breakdown
 EXTRA_DECK = frozenset(EXTRA_SALT.cards)
 
 
+def cards_scored(result: dict[str, Any]) -> int:
+    """How many cards a :func:`score_hand` result scores: the hand's and the laid-down
+    pairs' and trios' (a face-down shell is left out of the score, and of this count)."""
+    return len(result["cards"]) + sum(len(u) for u in result["laid"])
+
+
 def score_hand(cards: Sequence[str], laid: Sequence[str] = (), *, ruleset: str = "base",
                events: Sequence[str] = (), face_down: Sequence[str] = ()) -> dict[str, Any]:
     """The breakdown of the hand ``cards`` with the laid-down pairs or trios ``laid``

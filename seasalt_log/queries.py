@@ -61,8 +61,8 @@ class GameSummary(Struct):
     rounds: list[RoundRow]
 
 
-_GAME_COLS = ("game_id, players, n_players, target, ruleset, event_setting, status, "
-              "rounds_played, events, end_reason, winners, totals, meta")
+#: the ``games`` columns a :class:`GameRow` holds, named and ordered as its fields
+_GAME_COLS = ", ".join(GameRow.__struct_fields__)
 
 
 #: a row of :data:`_GAME_COLS`
@@ -71,13 +71,9 @@ _GameCols = tuple[str, list[str], int, int, str, str | None, str, int, int, str 
 
 
 def _game_row(row: _GameCols) -> GameRow:
-    (game_id, players, n_players, target, ruleset, event_setting, status, rounds_played,
-     events, end_reason, winners, totals, meta) = row
-    return GameRow(game_id=game_id, players=players, n_players=n_players, target=target,
-                   ruleset=ruleset, event_setting=event_setting, status=status,
-                   rounds_played=rounds_played, events=events, end_reason=end_reason,
-                   winners=winners, totals=totals,
-                   meta=msgspec.Raw(meta.encode()) if meta else None)
+    fields: dict[str, Any] = dict(zip(GameRow.__struct_fields__, row))
+    meta = fields.pop("meta")
+    return GameRow(**fields, meta=msgspec.Raw(meta.encode()) if meta else None)
 
 
 #: ``list_games(sort=...)``: the column each sort key orders by (ties: the game id)

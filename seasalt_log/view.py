@@ -80,7 +80,7 @@ def _all_shown(state: State) -> bool:
     """A round scored after STOP or LAST CHANCE shows every hand; nobody reveals after a
     deck-out (R-DECKOUT) or a four-mermaid win (R-MERMAID-WIN: the round is not scored)."""
     f = state.flow
-    return (state.flow.phase != "round" and f.mermaid_winner is None
+    return (f.phase != "round" and f.mermaid_winner is None
             and f.ending in _SHOWN_ENDINGS)
 
 
@@ -182,7 +182,7 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     that does not use it (the simulator's bots)."""
     who = viewer if type(viewer) is Viewer else as_viewer(viewer)
     t, f = state.table, state.flow
-    in_round = state.flow.phase == "round"
+    in_round = f.phase == "round"
     # sees_hand, with what holds for every seat asked once for the whole table
     table = who.role == "table"
     everyone = table or (not in_round and _all_shown(state))
@@ -227,7 +227,7 @@ def table_view(state: State, viewer: Viewer | int | None = None, *,
     acting = in_round and not f.due
     # positional, in the order of TableView's fields (faster than by name)
     return TableView(
-        state.game_id, state.seq, state.flow.phase, f.round, f.turn,
+        state.game_id, state.seq, f.phase, f.round, f.turn,
         f.player if acting else None, f.step if acting else None, f.call, f.caller,
         t.left, (t.deck if t.deck_ordered else None) if table else None,
         piles, tuple(seats), state.totals, state.target, who.seat, state.winners,
@@ -393,7 +393,7 @@ def extra_view(state: State, viewer: Viewer | int | None = None) -> "ExtraView |
         return UNSET
     t, f, n = state.table, state.flow, state.n
     placed = t.face_down or (None,) * n
-    in_round = state.flow.phase == "round"
+    in_round = f.phase == "round"
     return ExtraView(
         table_event=state.table_event,
         held=state.held or ((),) * n,

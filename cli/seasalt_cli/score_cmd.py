@@ -7,7 +7,7 @@ from types import SimpleNamespace
 import typer
 
 from seasalt_log.analytics.output import Result, rows_result
-from seasalt_log.hand import score_hand
+from seasalt_log.hand import cards_scored, score_hand
 
 from .app import app, handles_errors, usage
 from .formats import chosen, emit
@@ -73,7 +73,7 @@ def breakdown(result: dict) -> Result:
 
 def _title(result: dict, events: list[str]) -> str:
     """The line above a table: how many cards, and (Extra Salt or events) the rules."""
-    n = len(result["cards"]) + sum(len(u) for u in result["laid"])
+    n = cards_scored(result)
     if "ruleset" not in result:
         return _count(n, "card")
     return (f"{_count(n, 'card')} ({result['ruleset']}"

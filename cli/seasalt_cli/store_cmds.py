@@ -21,7 +21,7 @@ from seasalt_log.service import ImportSummary, export_blocks, import_logs, log_f
 from seasalt_log.store import Store
 from seasalt_log.store.store import wal_path
 
-from .app import (app, db_path, err, fail, handles_errors, log, print_json, progress_bar,
+from .app import (app, db_path, err, handles_errors, log, print_json, progress_bar,
                   usage)
 from .formats import chosen, emit
 from .options import (DbOption, Format, FormatJsonOption, FormatOption, GameArg, JobsOption,
@@ -309,7 +309,7 @@ def export_html_cmd(db: Path, games: list[str] | None, all_: bool, output: Path 
     check_target(html, [db], what="--html")
     with Store.open(db, read_only=True) as store:
         if not store.exists(gid):
-            fail(str(store.unknown_game(gid)))
+            raise store.unknown_game(gid)
         page = export_html(store.read_events(gid), queries.game_summary(store, gid))
     with atomic_file(html, [db], what="--html", text=True) as fh:
         fh.write(page)

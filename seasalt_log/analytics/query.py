@@ -66,7 +66,7 @@ def execute(con: duckdb.DuckDBPyConnection, sql: str,
         msg = one_line(str(exc))
         if "read-only" in msg or "configuration has been locked" in msg:
             raise QueryRefusedError(f"query refused: {msg}") from None
-        raise query_failed(msg) from None
+        raise query_failed(exc) from None
     except duckdb.Error as exc:
         damaged = damage_error(Path(path), exc) if path is not None else None
         raise damaged or query_failed(exc) from None

@@ -18,6 +18,7 @@ import msgspec
 
 from ..cards import COLOR, CODES, EXTRA_CODES, KIND
 from ..events import EVENT_CODES
+from ..hand import cards_scored
 from ..queries import GameRow, GameSummary
 from ..view import TABLE, Viewer
 
@@ -457,7 +458,7 @@ def calculator_page(counts: dict[str, int], laid: str, result: dict[str, Any] | 
         units = result["laid"]
         cards = " ".join(card(c) for c in result["cards"]) + " " + " ".join(
             f'<span class="pair">{"".join(card(c) for c in u)}</span>' for u in units)
-        n = len(result["cards"]) + sum(len(u) for u in units)  # as `seasalt score`: scored ones
+        n = cards_scored(result)
         rows = [(f, _cell(result[f])) for f in fields]
         if result.get("tables"):
             rows.append(("tables", escape(", ".join(result["tables"]))))
