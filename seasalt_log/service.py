@@ -9,7 +9,7 @@ import os
 import re
 from contextlib import closing, contextmanager
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, Sequence, cast
+from typing import Callable, ContextManager, Iterable, Iterator, Sequence, cast
 
 import duckdb
 from msgspec import Struct
@@ -193,31 +193,32 @@ def _capped_memory(store: Store | None) -> Iterator[None]:
 
 
 @contextmanager
-def _checkpoint_at_commits(store: Store | None) -> Iterator[None]:
+def _store_setting(store: Store | None, name: str, value: str) -> Iterator[None]:
+    """DuckDB's setting ``name`` at ``value`` on ``store`` for a while, then put back (no
+    store: nothing to set)."""
+    if store is None:
+        yield
+        return
+    with _setting(store.con, name, value):
+        yield
+
+
+def _checkpoint_at_commits(store: Store | None) -> ContextManager[None]:
     """Each commit of the import written straight into the store's file (a checkpoint)
     rather than first into the write-ahead log, which the checkpoint as the store closes
     would copy into the file again: ``checkpoint_threshold`` at 0 for a while, then put
     back. An import's commit holds megabytes; DuckDB checkpoints at a commit when it is
     the only transaction, else it writes the log as before."""
-    if store is None:
-        yield
-        return
-    with _setting(store.con, "checkpoint_threshold", "0 bytes"):
-        yield
+    return _store_setting(store, "checkpoint_threshold", "0 bytes")
 
 
-@contextmanager
-def _row_groups_written_when_full(store: Store | None) -> Iterator[None]:
+def _row_groups_written_when_full(store: Store | None) -> ContextManager[None]:
     """Each row group an import's loads fill written into the file at once (DuckDB's
     ``write_buffer_row_group_count`` at 1 for a while, then put back) rather than five at a
     time: the row groups the loads leave unwritten (by default up to four full ones of each
     large table) are compressed and written by the commit, after the last check, where
     nothing overlaps them."""
-    if store is None:
-        yield
-        return
-    with _setting(store.con, "write_buffer_row_group_count", "1"):
-        yield
+    return _store_setting(store, "write_buffer_row_group_count", "1")
 
 
 def _current(con: duckdb.DuckDBPyConnection, name: str) -> str:
