@@ -3,8 +3,8 @@
     python bench/large_results.py [--games 100000] [--base 2000] [--cache DIR] [--only WORD]
                                   [--verify]
 
-Builds the store once in ``--cache`` (default ``$SEASALT_BENCH_DATA`` when set, else
-``~/.cache/seasalt-bench``, outside the repository): ``--base`` simulated 3-player games,
+Builds the store once for this code in ``--cache`` (default ``$SEASALT_BENCH_DATA`` when
+set, else ``~/.cache/seasalt-bench``, outside the repository): ``--base`` simulated 3-player games,
 each written again under new game ids (``big-<copy>-<i>``) until the log holds ``--games``
 games, imported with ``seasalt import``. Then times each command below as a whole process (wall and CPU seconds, the
 output thrown away) and prints Markdown rows for bench/RESULTS.md ("Large results").
@@ -48,19 +48,27 @@ COMMANDS = [
     ("export --parquet DIR (events and read models)", ["export", "--parquet", "{parquet}"]),
     ("verify --quick --jobs 2 (seqs, chain, writes, heads, numbers, row counts)",
      ["verify", "--quick", "--jobs", "2", "--no-progress"]),
+    ("verify --jobs 2 (every game: its import's record, or the engine)",
+     ["verify", "--jobs", "2", "--no-progress"]),
 ]
 #: where the store is built (``--cache``): $SEASALT_BENCH_DATA when set (bench_data.py)
 CACHE = Path(os.environ.get("SEASALT_BENCH_DATA") or Path.home() / ".cache" / "seasalt-bench")
-#: ``--verify``: also the whole-store check, in two worker processes (it folds every event
-#: through the engine again: the slowest of these by far)
-VERIFY = ("verify --jobs 2 (every game)", ["verify", "--jobs", "2", "--no-progress"])
+#: ``--verify``: also the whole-store check that folds every event through the engine again,
+#: in two worker processes (the slowest of these by far)
+VERIFY = ("verify --refold --jobs 2 (every game folded)",
+          ["verify", "--refold", "--jobs", "2", "--no-progress"])
 
 
 def build(cache: Path, games: int, base: int) -> Path:
-    """The store (built once): the log of ``base`` games copied under new ids, imported."""
-    db = cache / f"large-{games}.duckdb"
+    """The store (built once for this code: ``verify`` takes the games on their import's
+    record only under the code that imported them): the log of ``base`` games copied
+    under new ids, imported. A store built by other code is removed."""
+    from seasalt_log.store.checked import code_fingerprint
+    db = cache / f"large-{games}-{code_fingerprint()}.duckdb"
     if db.exists():
         return db
+    for old in cache.glob(f"large-{games}*.duckdb"):
+        old.unlink()
     from seasalt_log import events as ev
     from seasalt_log.sim import simulate
     from msgspec.structs import replace

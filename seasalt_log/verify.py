@@ -36,6 +36,7 @@ docs/RELIABILITY.md.
 
 from __future__ import annotations
 
+import bisect
 import contextlib
 import functools
 import os
@@ -58,6 +59,7 @@ from .importers.chunks import add_events, reader_type_codes
 from .importers.jsonl import CheckedGame, check_game, derive_game_id, read_games_data
 from .log_lines import Lines
 from .store.arrow_rows import RowSink, record_batch
+from .store.checked import unvouched_ranges
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
 from .store.event_table import (event_columns, genesis_hash, lines_link, link_bytes, link_value,
@@ -120,6 +122,9 @@ class VerifyReport(Struct):
     events: int = 0
     differences: list[Difference] = []
     quick: bool = False
+    #: of ``games``, those not folded again: their import's record vouches for their rows
+    #: (see :mod:`seasalt_log.store.checked`)
+    vouched: int = 0
 
     @property
     def ok(self) -> bool:
@@ -129,7 +134,7 @@ class VerifyReport(Struct):
 
 def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
                  progress: Progress | None = None, jobs: int | None = 1,
-                 quick: bool = False) -> VerifyReport:
+                 quick: bool = False, refold: bool = False) -> VerifyReport:
     """Check every stored game (or only ``game_ids``) as the module docstring describes.
 
     Reads in chunks of :data:`CHUNK_GAMES` games, so memory stays bounded on a large store.
@@ -145,20 +150,27 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     (one ``games`` row per game, no row of a game without events). It skips the fold of the
     events (their legality, the derived events, the game id), the events' row columns and
     the contents of the read models' rows.
+
+    A whole store (unless ``refold``) folds again only the games that need it: a game whose
+    import recorded the sums of the rows it stored, under the same code, and whose stored
+    rows still give them (:func:`~seasalt_log.store.checked.vouched_numbers`) gets the
+    quick check alone, as folding it could find nothing the sums do not; ``vouched`` counts
+    them. A game where something differs is folded and reported as ever.
     """
     spare: list = []            # worker processes started early (see _start_workers)
     try:
         # the collector off, as in the workers and an import's check: the fold makes many
         # small acyclic objects, which it would only walk again and again
         with no_gc():
-            return _verify_store(store, game_ids, progress, jobs, quick, spare)
+            return _verify_store(store, game_ids, progress, jobs, quick, spare, refold)
     finally:
         for pool in spare:      # started but not needed: stopped without waiting for it
             pool.close(kill=True)
 
 
 def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progress | None,
-                  jobs: int | None, quick: bool, spare: list) -> VerifyReport:
+                  jobs: int | None, quick: bool, spare: list, refold: bool = False
+                  ) -> VerifyReport:
     """:func:`verify_store`; ``spare`` takes the worker processes :func:`_start_workers`
     starts, until the check takes them (those left are the caller's to stop)."""
     report = VerifyReport(quick=quick)
@@ -213,7 +225,8 @@ def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progre
         # checked again in id order, so the report is the one the chunks in id order give
         scan = None
         if game_ids is None and not any(d.kind == "damage" for d in report.differences):
-            scan = _scan_store(store, ids, tables, quick, run, progress)
+            unvouched = None if quick or refold else _unvouched(store)
+            scan = _scan_store(store, ids, tables, quick, run, progress, unvouched)
         if scan is None:
             results = run(_check_chunk_here, (tables, quick), chunks)
         else:
@@ -221,6 +234,8 @@ def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progre
                         [c for c in chunks if not scan.clear(c)])
             results = (next(again) if not scan.clear(c) else (c, (True, scan.part(c, quick)))
                        for c in chunks)
+            report.vouched = sum(len(scan.skipped.intersection(c)) for c in chunks
+                                 if scan.clear(c))
         done = 0
         for chunk, (readable, part) in results:
             report.games += part.games
@@ -453,6 +468,7 @@ class _Scan:
     def __init__(self, ids: list[str]):
         self.events: dict[str, int] = {}
         self.suspect: set[str] = set()
+        self.skipped: set[str] = set()      # games of the chunks not folded (vouched for)
         self._seen: set[str] = set()
         self._ids = ids
 
@@ -464,6 +480,8 @@ class _Scan:
         self._seen.update(met)
         self.events.update(part.events)
         self.suspect.update(part.suspect)
+        if part.vouched:
+            self.skipped.update(part.events)
 
     def finish(self) -> None:
         """Games found in the store but in no events row are suspect (every check of theirs
@@ -482,12 +500,14 @@ class _Scan:
 
 class _Numbers(NamedTuple):
     """A chunk of the pass in number order: the game numbers from ``first`` up to ``end``
-    (None: no bound), and per read-model table the rows (rowids from, to) that hold every
-    row of its games (a table missing: none of them; see :func:`_row_ranges`)."""
+    (None: no bound), per read-model table the rows (rowids from, to) that hold every
+    row of its games (a table missing: none of them; see :func:`_row_ranges`), and whether
+    every game of it is vouched for (checked quick, not folded)."""
 
     first: int | None
     end: int | None
     rows: dict[str, tuple[int, int]]
+    vouched: bool = False
 
 
 def _row_ranges(con: duckdb.DuckDBPyConnection, tables: dict[str, tuple[str, ...]],
@@ -517,23 +537,29 @@ class _ScanPart(Struct):
     events: dict[str, int]
     writes: set[str]
     suspect: list[str]
+    vouched: bool = False
 
 
 def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]], quick: bool,
-                run, progress: Progress | None) -> _Scan | None:
+                run, progress: Progress | None,
+                unvouched: list[tuple[int | None, int | None]] | None = None) -> _Scan | None:
     """The pass of :class:`_Scan`, chunk by chunk of :data:`CHUNK_GAMES` game numbers (each
     chunk a range of numbers: its rows are stored together, DuckDB reads only their row
-    groups); None when the store fails a read (the chunks in id order then say where)."""
+    groups; a chunk that holds no number of the ``unvouched`` ranges checked quick: see
+    :func:`_vouched_chunks`); None when the store fails a read (the chunks in id order then
+    say where)."""
     scan = _Scan(ids)
     try:
         numbers = [r[0] for r in store.con.execute(
             "SELECT DISTINCT game FROM commits ORDER BY game").fetchall()]
         splits = [None, *numbers[CHUNK_GAMES::CHUNK_GAMES], None]
-        ranges = ([{}] * (len(splits) - 1) if quick
+        clear = _vouched_chunks(splits, unvouched)
+        ranges = ([{}] * (len(splits) - 1) if quick or all(clear)
                   else _row_ranges(store.con, tables, len(splits) - 1))
         failed = False
         for _, part in run(_scan_chunk, (tables, quick),
-                           [_Numbers(*b, r) for b, r in zip(zip(splits, splits[1:]), ranges)]):
+                           [_Numbers(*b, r, v) for b, r, v
+                            in zip(zip(splits, splits[1:]), ranges, clear)]):
             failed = failed or part is None     # (the workers' results all taken still)
             if not failed:
                 scan.add(part)
@@ -551,12 +577,44 @@ def _scan_store(store: Store, ids: list[str], tables: dict[str, tuple[str, ...]]
     return scan
 
 
+def _unvouched(store: Store) -> list[tuple[int | None, int | None]] | None:
+    """:func:`~seasalt_log.store.checked.unvouched_ranges`, or None (every game folded) when
+    the store fails to give them: a table missing or changed is a ``schema`` difference of
+    its own, a damaged one a ``damage`` difference of the reads that follow."""
+    try:
+        return unvouched_ranges(store.con)
+    except duckdb.Error:
+        return None
+
+
+def _vouched_chunks(splits: list[int | None],
+                    unvouched: list[tuple[int | None, int | None]] | None) -> list[bool]:
+    """For each chunk of the pass (game numbers from ``splits[k]`` up to ``splits[k + 1]``),
+    whether it holds no number of a game the store's records do not vouch for (``unvouched``:
+    the range of numbers each such game's rows carry; None: none vouched for)."""
+    chunks = len(splits) - 1
+    if unvouched is None:
+        return [False] * chunks
+    clear = [True] * chunks
+    inner = [s for s in splits[1:-1] if s is not None]  # the chunks' first numbers but the first
+    for lo, hi in unvouched:
+        if lo is None or hi is None:    # rows in read models alone: checked by their ids
+            continue
+        for k in range(bisect.bisect_right(inner, lo), bisect.bisect_right(inner, hi) + 1):
+            clear[k] = False
+    return clear
+
+
 def _scan_chunk(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
                 bounds: _Numbers) -> _ScanPart | None:
     """The games whose number is in ``bounds`` (from, up to; None: no bound) checked as
     :func:`_check_chunk` does, to find those where something may differ (their reports
     are not kept); None when the store fails a read."""
     try:
+        if bounds.vouched and not quick:
+            part = _scan_games(store, tables, True, bounds)
+            part.vouched = True
+            return part
         return _scan_games(store, tables, quick, bounds)
     except duckdb.Error:
         return None
@@ -1268,6 +1326,9 @@ def summary_line(report: VerifyReport) -> str:
     head = f"verified {report.games} game(s), {report.events} event(s)"
     if report.quick:
         head += f" ({QUICK_SKIPS})"
+    elif report.vouched:
+        head += (f" ({report.vouched} of the games as their import checked them: the same "
+                 "code, every row as it stored it; --refold folds them again)")
     n = len(report.differences)
     return head + (": no differences" if not n else f": {n} difference(s)")
 

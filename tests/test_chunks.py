@@ -603,5 +603,8 @@ def test_the_small_tables_of_a_transactions_loads_go_in_at_its_commit(tmp_path, 
 
 
 def _rows_in_order(store: Store) -> dict[str, list]:
-    tables = [r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables()").fetchall()]
+    """Every table's rows but ``checked_games`` (the record of a load of chunks, which a
+    store written game by game does not keep)."""
+    tables = [r[0] for r in store.con.execute("SELECT table_name FROM duckdb_tables() "
+                                              "WHERE table_name <> 'checked_games'").fetchall()]
     return {t: store.con.execute(f"SELECT * FROM {t} ORDER BY rowid").fetchall() for t in tables}

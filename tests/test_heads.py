@@ -228,7 +228,7 @@ def test_a_format_2_store_is_migrated_and_keeps_working(tmp_path, games):
         Store.open(path, read_only=True)        # a reader does not migrate: it says how to
     with Store.open(path) as store:
         assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                                 ).fetchone()[0] == "4"
+                                 ).fetchone()[0] == "5"
         assert table_rows(store) == want
         assert _heads(store) == {g[0].game_id: len(g) for g in games[:3]}
         assert schema_differences(store.con) == []
@@ -261,7 +261,7 @@ def test_a_format_2_store_with_a_broken_chain_is_not_migrated(tmp_path, games):
     con.close()
     before = path.read_bytes()
     last = {g[0].game_id: len(g) for g in games[:3]}[gid]
-    with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 4: game {gid}, "
+    with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 5: game {gid}, "
                                            f"seq {last}: its hash chain is broken"):
         Store.open(path)
     assert path.read_bytes() == before

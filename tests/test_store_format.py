@@ -209,7 +209,7 @@ def test_a_format_1_store_is_migrated_when_opened_for_writing(tmp_path, games):
         Store.open(old, read_only=True)     # a reader does not migrate: it says how to
     store = Store.open(old)
     assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                             ).fetchone()[0] == "4"
+                             ).fetchone()[0] == "5"
     # numbered in the order first written (reversed), one commit row per game with the
     # link of one write of all its events
     order = [g[0].game_id for g in reversed(games[:4])]
@@ -331,11 +331,11 @@ def test_a_format_3_store_is_migrated_when_opened_for_writing(tmp_path, games):
     format3 = _commits(con)
     con.close()
     assert [r[:3] for r in format3] == [r[:3] for r in want_commits] and format3 != want_commits
-    with pytest.raises(SeasaltError, match="format 3, this version reads format 4.*rebuild"):
+    with pytest.raises(SeasaltError, match="format 3, this version reads format 5.*rebuild"):
         Store.open(path, read_only=True)
     with Store.open(path) as store:
         assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
-                                 ).fetchone()[0] == "4"
+                                 ).fetchone()[0] == "5"
         assert _commits(store.con) == want_commits
         for gid in {r[0] for r in want_commits}:
             stored, want = _links_by_definition(store, gid)
@@ -381,6 +381,6 @@ def test_a_format_3_store_with_a_broken_chain_is_not_migrated(tmp_path, games, e
         where = "game g-none, seq 3: a write of it is recorded, but none of its events is stored"
     con.close()
     before = path.read_bytes()
-    with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 4: {where}"):
+    with pytest.raises(SeasaltError, match=f"cannot migrate the store to format 5: {where}"):
         Store.open(path)
     assert path.read_bytes() == before

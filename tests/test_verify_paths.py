@@ -122,14 +122,14 @@ def _tampered(stores, kind, tmp_path):
         yield name, path
 
 
-def _report(path, exhaustive: bool, monkeypatch):
+def _report(path, exhaustive: bool, monkeypatch, refold: bool = True):
     with monkeypatch.context() as m:
         if exhaustive:
             m.setattr(verify, "_same_rows", lambda *args: False)
             m.setattr(verify, "_known_links", lambda *args: None)
             m.setattr(verify, "decode_column", lambda column: None)
         with Store.open(path, read_only=True) as store:
-            return verify_store(store)
+            return verify_store(store, refold=refold)
 
 
 @pytest.mark.parametrize("kind", ["once", "twice"])
@@ -138,8 +138,11 @@ def test_quick_and_exhaustive_paths_find_the_same_differences(stores, kind, tmp_
     for name, path in _tampered(stores, kind, tmp_path):
         quick = _report(path, False, monkeypatch)
         full = _report(path, True, monkeypatch)
-        assert quick.differences == full.differences, name
+        # the games the import vouches for (checked_games) are not folded again: the same
+        vouching = _report(path, False, monkeypatch, refold=False)
+        assert quick.differences == full.differences == vouching.differences, name
         assert (quick.games, quick.events) == (full.games, full.events), name
+        assert (vouching.games, vouching.events) == (full.games, full.events), name
         # every edit but the first is found
         assert bool(quick.differences) == (name != "nothing"), (name, quick.differences)
 
@@ -148,7 +151,7 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
     """On an intact store of one write per game, every chunk is checked the import's way
     (none falls back to the check game by game), no table goes row by row (the events
     table's included), no game's chain is computed over the stored bytes and no game is
-    folded by the strict fold."""
+    folded by the strict fold (every game folded again: ``refold``)."""
     paths, games = stores
     calls = []
     imported: list = []
@@ -160,8 +163,8 @@ def test_the_quick_paths_are_taken_on_an_intact_store(stores, monkeypatch):
     monkeypatch.setattr(verify, "_links_at", lambda *a: calls.append("chain") or {})
     monkeypatch.setattr(batch, "fold_game", lambda *a: calls.append("fold"))
     with Store.open(paths["once"], read_only=True) as store:
-        report = verify_store(store)
-    assert report.ok and report.games == len(games)
+        report = verify_store(store, refold=True)
+    assert report.ok and report.games == len(games) and not report.vouched
     assert calls == []
     assert imported and None not in imported and not any(p.suspect for p in imported)
 

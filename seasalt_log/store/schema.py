@@ -10,11 +10,12 @@ from pathlib import Path
 
 from .projections import PROJECTIONS_DDL
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """The store format. 1 had a chain hash per event and no game numbers; 2 had the key
 ``(game_id, seq)`` on the events table instead of the ``heads`` table; 3 (like 1 and 2)
 chained every event, its ``commits`` rows holding the chain through each write's last event
-where 4 chains the writes (:mod:`seasalt_log.store.event_table`). A store of an older
+where 4 chains the writes (:mod:`seasalt_log.store.event_table`); 5 adds the
+``checked_games`` table (:mod:`seasalt_log.store.checked`). A store of an older
 format is migrated in place when opened for writing (:mod:`seasalt_log.store.store`)."""
 
 # Plain INTEGER/VARCHAR columns: DuckDB compresses them as well as narrow types or an ENUM
@@ -35,6 +36,20 @@ APPEND_ONLY = ("events", "commits")
 _GUARDS = "".join(f"""CREATE TRIGGER IF NOT EXISTS {t}_refuse_{op.lower()} BEFORE {op} ON {t} FOR EACH STATEMENT
     INSERT INTO append_only_guard SELECT error('the {t} table is append-only: {op} refused');
 """ for t in APPEND_ONLY for op in ("UPDATE", "DELETE"))
+
+#: the ``checked_games`` table (:mod:`seasalt_log.store.checked`; part of :data:`EVENTS_DDL`)
+CHECKED_DDL = """
+-- One row per game an import checked with the engine and stored whole: the count and the
+-- sum of DuckDB hash() of the rows it stored for it (events without their text,
+-- commits, every read model), and the fingerprint of the code that checked it. `seasalt verify`
+-- folds again only the games whose stored rows no longer give these values.
+CREATE TABLE IF NOT EXISTS checked_games (
+    game_id  VARCHAR   NOT NULL,
+    engine   VARCHAR   NOT NULL,   -- code_fingerprint() of the checking code
+    rows     BIGINT    NOT NULL,   -- rows summed
+    digest   HUGEINT   NOT NULL    -- the sum of their hashes
+);
+"""
 
 EVENTS_DDL = """
 -- One row per event, append-only. seq runs 1, 2, ... within a game (game_started is 1);
@@ -74,7 +89,7 @@ CREATE TABLE IF NOT EXISTS commits (
 CREATE TABLE IF NOT EXISTS append_only_guard (refused VARCHAR);
 """ + _GUARDS + """
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
-"""
+""" + CHECKED_DDL
 
 
 def full_ddl() -> str:

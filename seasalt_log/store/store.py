@@ -24,6 +24,7 @@ from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError,
 from ..outputs import foreign_file
 from ..replay import replay_stored
 from .appenders import Appenders
+from .checked import Digests
 from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
@@ -293,6 +294,7 @@ class Store:
         self._all_numbers = False       # every stored game's number is in _numbers
         self._next: int | None = None   # the next number to give a new game
         self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
+        self._loaded: list[str] = []            # games :meth:`load` stored whole, to vouch for
         self._texts: GameTexts | None = None    # read-only: games' texts kept in memory
         self._reads = 0                         # games read from the file before that
         self._appenders: Appenders | None = None    # kept across commits (the service)
@@ -606,6 +608,7 @@ class Store:
 
     def commit(self) -> None:
         self.finish_loads()
+        self._vouch()
         try:
             self.con.execute("COMMIT")
         except duckdb.TransactionException as exc:  # another writer stored the game first
@@ -614,6 +617,7 @@ class Store:
     def rollback(self) -> None:
         if self._staged is not None:
             self._staged.discard()
+        self._loaded = []
         try:
             self.con.execute("ROLLBACK")
         except duckdb.TransactionException as exc:
@@ -680,7 +684,7 @@ class Store:
         ``heads`` key), comes from this, from :meth:`finish_loads` or from :meth:`commit`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
-            self._staged = StagedRows(self.con)
+            self._staged = StagedRows(self.con, Digests(self.con))
         skip = set(skip)
         base = self.reserve(len(games))
         for t in ("events", "commits", *TABLES):
@@ -690,6 +694,7 @@ class Store:
                 if t == "commits":      # new games: their heads' keys refuse stored ones
                     self._staged.add("heads", rows.select(["game_id", "seq"]))
         self._numbers.update((g, base + i) for i, g in enumerate(games) if g not in skip)
+        self._loaded.extend(g for g in games if g not in skip)
 
     def finish_loads(self, every: bool = True) -> None:
         """Insert the rows of :meth:`load` still staged; unless ``every``, only those of
@@ -697,6 +702,15 @@ class Store:
         others wait for :meth:`commit`, which inserts them before it commits."""
         if self._staged is not None:
             self._staged.flush(every)
+
+    def _vouch(self) -> None:
+        """Record in ``checked_games`` the games :meth:`load` stored whole in this
+        transaction, with the sums of the rows it inserted for them (see
+        :mod:`~seasalt_log.store.checked`)."""
+        loaded, self._loaded = self._loaded, []
+        if loaded and self._staged is not None and self._staged.digests is not None:
+            from .arrow_rows import insert
+            insert(self.con, "checked_games", self._staged.digests.rows(loaded))
 
 
 class GameWrite(msgspec.Struct):
@@ -788,6 +802,18 @@ def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
     _relink(con, checked(stored_games(con, SCHEMA_VERSION), SCHEMA_VERSION))
 
 
+def migrate_v4(con: duckdb.DuckDBPyConnection) -> None:
+    """Turn a store of format 4 into format 5, inside the caller's transaction: only its
+    number changes here; the caller's DDL adds the ``checked_games`` table, empty (every
+    game is folded by ``verify`` until an import vouches for it)."""
+    _set_format(con)
+
+
+def _set_format(con: duckdb.DuckDBPyConnection) -> None:
+    """Record that the store is now of this format."""
+    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+
+
 def _relink(con: duckdb.DuckDBPyConnection, games: Iterable[Game]) -> None:
     """Every ``commits`` row's hash, format 3's chain through the write's last event,
     becomes the write's link by format 4's definition (:mod:`.event_table`), from
@@ -805,7 +831,7 @@ def _relink(con: duckdb.DuckDBPyConnection, games: Iterable[Game]) -> None:
         con.execute("INSERT INTO commits SELECT * FROM _commits_v4")
     finally:
         con.unregister("_commits_v4")
-    con.execute("UPDATE store_meta SET value = ? WHERE key = 'schema_version'", [str(SCHEMA_VERSION)])
+    _set_format(con)
 
 
 def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> None:
@@ -828,4 +854,4 @@ def _check_v1_chain(con: duckdb.DuckDBPyConnection, batch: int = 100_000) -> Non
 
 
 #: store format -> the function that brings a store of that format to this one
-_MIGRATED = {"1": migrate_v1, "2": migrate_v2, "3": migrate_v3}
+_MIGRATED = {"1": migrate_v1, "2": migrate_v2, "3": migrate_v3, "4": migrate_v4}

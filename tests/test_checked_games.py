@@ -1,0 +1,198 @@
+"""The ``checked_games`` table: an import records, per game it stores whole, the count and
+hash sum of the rows it stored and the fingerprint of the code that checked it; a
+whole-store ``verify`` folds again only the games whose stored rows no longer give them
+(docs/RELIABILITY.md, "What verify need not fold again")."""
+
+from __future__ import annotations
+
+import json
+
+import duckdb
+import pytest
+from typer.testing import CliRunner
+
+from seasalt_cli.main import app
+from seasalt_log import verify
+from seasalt_log.service import append_events, import_logs
+from seasalt_log.sim import simulate
+from seasalt_log.store import Store, batch, checked
+from seasalt_log.store.checked import DIGESTED, code_fingerprint
+from seasalt_log.verify import verify_store
+
+from .reliability_helpers import valid_games, write_log
+from .test_verify import attacker
+
+runner = CliRunner()
+
+
+def _games():
+    """Base games and games of both expansions (their read models: trios, round_events,
+    event_awards, ...), 2 to 4 players."""
+    return [*valid_games(4, seed=3), *simulate(2, 3, 41, None, "extra-salt", "pepper"),
+            *simulate(2, 2, 42, None, "extra-salt", None), *simulate(2, 4, 43, None, None, "pepper")]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory):
+    """A store of :func:`_games` imported whole; the games."""
+    d = tmp_path_factory.mktemp("checked")
+    games = _games()
+    path = d / "store.duckdb"
+    with Store.open(path) as store:
+        import_logs(store, [write_log(d / "games.jsonl", games)])
+    return path, games
+
+
+def _copy(imported, tmp_path):
+    import shutil
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(imported[0], path)
+    return path
+
+
+def _no_fold(monkeypatch):
+    """Make any fold of a game fail the test."""
+    def folded(*args, **kwargs):
+        raise AssertionError("a game was folded")
+    monkeypatch.setattr(verify, "check_game", folded)
+    monkeypatch.setattr(verify, "fold_decoded", folded)
+    monkeypatch.setattr(batch, "fold_game", folded)
+
+
+def test_an_import_records_each_game_with_the_hash_sum_of_its_rows(imported):
+    """One row per game; its count and sum are those of the stored rows, added up here
+    row by row in Python from each row's own ``hash()`` (the table's name, then every
+    column in the table's order but the events' text)."""
+    path, games = imported
+    con = duckdb.connect(str(path), read_only=True)
+    rows = con.execute("SELECT game_id, engine, rows, digest FROM checked_games").fetchall()
+    assert len(rows) == len(games) == len({r[0] for r in rows})
+    assert {r[1] for r in rows} == {code_fingerprint()}
+    for gid, _, n, digest in rows:
+        count = total = 0
+        for table in DIGESTED:
+            cols = [c for (c,) in con.execute(
+                "SELECT column_name FROM duckdb_columns() WHERE table_name = ? "
+                "ORDER BY column_index", [table]).fetchall()
+                if (table, c) != ("events", "event")]
+            hashes = con.execute(f"SELECT hash('{table}', {', '.join(cols)}) FROM {table} "
+                                 "WHERE game_id = ?", [gid]).fetchall()
+            count += len(hashes)
+            total += sum(h for (h,) in hashes)
+        assert (n, digest) == (count, total), gid
+    con.close()
+
+
+def test_verify_takes_the_imported_games_on_their_record(imported, monkeypatch):
+    path, games = imported
+    _no_fold(monkeypatch)
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+    assert report.ok and report.games == report.vouched == len(games)
+    assert report.events == sum(len(g) for g in games)
+
+
+def test_refold_and_other_code_fold_every_game(imported, monkeypatch):
+    path, games = imported
+    with Store.open(path, read_only=True) as store:
+        again = verify_store(store, refold=True)
+        assert again.ok and again.games == len(games) and again.vouched == 0
+        monkeypatch.setattr(checked, "code_fingerprint", lambda: "0123456789abcdef")
+        other = verify_store(store)
+    assert other.ok and other.games == len(games) and other.vouched == 0
+
+
+def test_a_game_extended_after_its_import_is_folded_again(tmp_path, monkeypatch):
+    """Its recorded sum no longer matches: its chunk of game numbers is folded, the chunks
+    of the others are not."""
+    games = valid_games(6, seed=5)
+    cut = games[3][:len(games[3]) // 2]
+    path = tmp_path / "s.duckdb"
+    with Store.open(path) as store:
+        import_logs(store, [write_log(tmp_path / "g.jsonl", games[:3] + [cut] + games[4:])])
+        gid = json.loads(store.read_texts(games[3][0].game_id)[0])["game_id"]
+        rest = [e for e in games[3][len(cut):] if type(e).__name__ not in
+                ("RoundScored", "GameEnded")]
+        append_events(store, gid, rest, len(cut))
+    monkeypatch.setattr(verify, "CHUNK_GAMES", 2)
+    with Store.open(path, read_only=True) as store:
+        numbers = dict(store.con.execute("SELECT game_id, game FROM heads JOIN "
+                                         "(SELECT DISTINCT game_id, game FROM commits) "
+                                         "USING (game_id)").fetchall())
+        report = verify_store(store)
+    assert report.ok and report.games == 6
+    # the chunk of two numbers that holds the extended game is folded, the two others not
+    assert report.vouched == 4, numbers
+
+
+@pytest.mark.parametrize("table", DIGESTED)
+def test_a_row_added_to_any_table_is_found_as_without_the_record(imported, tmp_path, table):
+    """A copy of one of a game's rows, in each table that holds any: found, and reported as
+    when every game is folded."""
+    path = _copy(imported, tmp_path)
+    con = attacker(path)
+    gid = con.execute(f"SELECT game_id FROM {table} LIMIT 1").fetchall()
+    if not gid:
+        con.close()
+        pytest.skip(f"no {table} rows in these games")
+    con.execute(f"INSERT INTO {table} SELECT * FROM {table} WHERE game_id = ? LIMIT 1", [gid[0][0]])
+    con.close()
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        again = verify_store(store, refold=True)
+    assert report.differences and report.differences == again.differences
+    assert report.vouched < report.games
+
+
+@pytest.mark.parametrize("column", ["game_id", "seq", "game", "round", "turn", "player", "type"])
+def test_a_changed_event_column_is_found_as_without_the_record(imported, tmp_path, column):
+    path = _copy(imported, tmp_path)
+    con = attacker(path)
+    value = {"game_id": "'x' || game_id", "type": "'x' || type", "player": "coalesce(player, 0) + 1"
+             }.get(column, f"{column} + 1")
+    con.execute(f"UPDATE events SET {column} = {value} WHERE rowid = 40")
+    con.close()
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        again = verify_store(store, refold=True)
+    assert report.differences and report.differences == again.differences
+
+
+def test_a_rolled_back_import_records_nothing(tmp_path):
+    games = valid_games(3, seed=8)
+    bad = games[2][:-3] + games[2][-2:]         # an event missing near the end
+    path = tmp_path / "s.duckdb"
+    with Store.open(path) as store:
+        summary = import_logs(store, [write_log(tmp_path / "g.jsonl", games[:2] + [bad])],
+                              strict=True)
+        assert summary.failed and not summary.written
+        assert store.con.execute("SELECT count(*) FROM checked_games").fetchall() == [(0,)]
+
+
+def test_a_format_4_store_gets_the_table_empty_and_every_game_folded(imported, tmp_path):
+    path = _copy(imported, tmp_path)
+    con = duckdb.connect(str(path))
+    con.execute("DROP TABLE checked_games")
+    con.execute("UPDATE store_meta SET value = '4' WHERE key = 'schema_version'")
+    con.close()
+    with pytest.raises(Exception, match="format 4, this version reads format 5.*rebuild"):
+        Store.open(path, read_only=True)
+    with Store.open(path) as store:                     # opened for writing: migrated
+        assert store.con.execute("SELECT value FROM store_meta WHERE key = 'schema_version'"
+                                 ).fetchall() == [("5",)]
+        assert store.con.execute("SELECT count(*) FROM checked_games").fetchall() == [(0,)]
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+    assert report.ok and report.games == len(imported[1]) and report.vouched == 0
+
+
+def test_the_cli_says_how_many_games_were_taken_on_their_record(imported):
+    path, games = imported
+    r = runner.invoke(app, ["verify", "--db", str(path), "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert f"verified {len(games)} game(s)" in r.output
+    assert f"{len(games)} of the games as their import checked them" in r.output
+    r = runner.invoke(app, ["verify", "--db", str(path), "--no-progress", "--refold"])
+    assert r.exit_code == 0 and "as their import checked them" not in r.output
+    r = runner.invoke(app, ["verify", "--db", str(path), "--json"])
+    assert r.exit_code == 0 and json.loads(r.output)["vouched"] == len(games)
