@@ -39,6 +39,10 @@ COMMANDS = [
     ("query: every game as JSON Lines", ["query", "SELECT * FROM games", "--format", "jsonl"]),
     ("query: every seat result of every round as CSV", ["query", "SELECT * FROM round_results",
                                                        "--format", "csv"]),
+    ("query: every game --out a Parquet file", ["query", "SELECT * FROM games", "--out",
+                                                "{parquet}.games.parquet"]),
+    ("query: every seat result of every round --out a Parquet file",
+     ["query", "SELECT * FROM round_results", "--out", "{parquet}.results.parquet"]),
     ("stats win-rates", ["stats", "win-rates", "--format", "table"]),
     ("stats calls --format csv", ["stats", "calls", "--format", "csv"]),
     ("stats calls --format json", ["stats", "calls", "--format", "json"]),
@@ -122,6 +126,8 @@ def main() -> None:
         what = what.format(**names)
         print(f"| `{what}` | {wall:.2f} | {cpu:.2f} |", flush=True)
     shutil.rmtree(names["parquet"], ignore_errors=True)
+    for kind in ("games", "results"):
+        Path(f"{names['parquet']}.{kind}.parquet").unlink(missing_ok=True)
 
 
 if __name__ == "__main__":
