@@ -31,7 +31,6 @@ from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
 
 if TYPE_CHECKING:       # a worker process writes files and never loads DuckDB
-    from .checked import Digests
     import duckdb
 
 #: rows per INSERT at most: DuckDB's default row group (the store's own, since 2026-12, are
@@ -394,10 +393,8 @@ class StagedRows:
     #: DuckDB stores them while the worker processes check the next chunks
     EARLY_ROWS = 8192
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, digests: "Digests | None" = None) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
-        #: sums the rows of each INSERT per game (see :mod:`~seasalt_log.store.checked`)
-        self.digests = digests
         self.parts: dict[str, list[pa.Table]] = {}
         self.rows: dict[str, int] = {}
 
@@ -421,14 +418,9 @@ class StagedRows:
     def discard(self) -> None:
         """Forget the staged rows (their transaction is rolled back)."""
         self.parts, self.rows = {}, {}
-        if self.digests is not None:
-            self.digests.forget()
 
     def _insert(self, table: str) -> None:
         parts = self.parts.pop(table, None)
         self.rows[table] = 0
         if parts:
-            rows = parts[0] if len(parts) == 1 else pa.concat_tables(parts)
-            if self.digests is not None:
-                self.digests.add(table, rows)
-            insert(self.con, table, rows)
+            insert(self.con, table, parts[0] if len(parts) == 1 else pa.concat_tables(parts))

@@ -2,10 +2,10 @@
 fold a game again that nothing has touched since.
 
 An import checks every game with the engine and computes every row it stores for it (the
-events table's columns and every read model). :class:`Digests` sums DuckDB's ``hash()`` of
-each of those rows per game as they are inserted; at the commit the store records, per
-game loaded whole, the row count, that sum and the :func:`code_fingerprint` of the code
-that checked it. ``verify`` later sums the same hashes over the stored rows
+events table's columns, its writes' records and every read model). Before its commit the
+store records, per game it loaded whole, the count of those rows, the sum of DuckDB's
+``hash()`` of each (:func:`record_games`, one query) and the :func:`code_fingerprint` of
+the code that checked it. ``verify`` later sums the same hashes over the stored rows
 (:func:`unvouched_ranges`, one DuckDB query for the whole store): a game whose sum, count and
 fingerprint all match has the very rows the engine computed from its events, so folding it
 again would find nothing; the hash chain, checked anyway, says its events are the ones
@@ -27,16 +27,16 @@ from pathlib import Path
 from typing import Sequence
 
 import duckdb
-import pyarrow as pa
 
 from .projections import TABLES
+from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
 
-#: the tables whose rows are summed: the events table, the writes' records (their game
-#: numbers are compared with the events' by the fold) and every read model
-DIGESTED = ("events", "commits", *TABLES)
-
-#: columns left out of the sum (see the module's text)
-_LEFT_OUT = {("events", "event")}
+#: the columns summed, by table: the events table's but its text, the writes' records
+#: (their game numbers are compared with the events' by the fold) and every read model's
+DIGESTED: dict[str, tuple[str, ...]] = {
+    "events": tuple(c for c, _ in EVENT_COLUMNS if c != "event"),
+    "commits": tuple(c for c, _ in COMMIT_COLUMNS),
+    **TABLES}
 
 
 @functools.cache
@@ -53,67 +53,48 @@ def code_fingerprint() -> str:
     return h.hexdigest()
 
 
-def digested_columns(con: duckdb.DuckDBPyConnection) -> dict[str, tuple[tuple[str, str], ...]]:
-    """Per table of :data:`DIGESTED` the store has, its summed columns and their types, in
-    the table's order, from the store's own catalog."""
-    cols: dict[str, list[tuple[str, str]]] = {}
-    for table, column, dtype in con.execute(
-            "SELECT table_name, column_name, data_type FROM duckdb_columns() "
-            "WHERE schema_name = 'main' AND table_name IN (SELECT unnest($t)) "
-            "ORDER BY table_name, column_index", {"t": list(DIGESTED)}).fetchall():
-        if (table, column) not in _LEFT_OUT:
-            cols.setdefault(table, []).append((column, dtype))
-    return {t: tuple(cols[t]) for t in DIGESTED if t in cols}
+def _row_hash(table: str) -> str:
+    """The SQL of one row's hash: the table's name, then each summed column in order."""
+    return f"hash('{table}', " + ", ".join(f'"{c}"' for c in DIGESTED[table]) + ")"
 
 
-def _row_hash(table: str, columns: Sequence[tuple[str, str]]) -> str:
-    """The SQL of one row's hash: the table's name, then each column cast to its stored
-    type (a no-op on the table; on Arrow rows, the value the table will hold)."""
-    return f"hash('{table}', " + ", ".join(f'CAST("{c}" AS {t})' for c, t in columns) + ")"
+def _sums(where: dict[str, str] | None = None, numbers: bool = False) -> str:
+    """The SQL of each game's count and hash sum (``n``, ``d``) over the rows of every
+    table of :data:`DIGESTED` (``where``: a condition on some tables' rows; with
+    ``numbers``, also ``lo`` and ``hi``, the lowest and highest game number its events and
+    writes carry): one aggregate over the rows' hashes of every table."""
+    rows = " UNION ALL ".join(
+        f"SELECT game_id, {_row_hash(t)} AS h"
+        + ((", game AS g" if t in ("events", "commits") else ", NULL::INTEGER AS g")
+           if numbers else "")
+        + f" FROM {t}" + (f" WHERE {where[t]}" if where and t in where else "")
+        for t in DIGESTED)
+    return (f"SELECT game_id, count(*) AS n, sum(h) AS d"
+            + (", min(g) AS lo, max(g) AS hi" if numbers else "")
+            + f" FROM ({rows}) GROUP BY game_id")
 
 
-def _per_game(table: str, columns: Sequence[tuple[str, str]], source: str) -> str:
-    return (f"SELECT game_id, count(*) AS n, sum({_row_hash(table, columns)}) AS d "
-            f"FROM {source} GROUP BY game_id")
+def table_sizes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
+    """The rows each table of :data:`DIGESTED` holds now: the rows a transaction adds
+    after this are at or past these rowids (see :func:`record_games`)."""
+    counts = con.execute("SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in DIGESTED)
+                         ).fetchall()[0]
+    return dict(zip(DIGESTED, counts))
 
 
-class Digests:
-    """The per-game count and hash sum of the rows an import inserts, table by table
-    (:meth:`add` before each INSERT of Arrow rows), until :meth:`rows` takes them."""
-
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
-        self.con = con
-        self.columns = digested_columns(con)
-        self.games: dict[str, list[int]] = {}
-
-    def add(self, table: str, rows: pa.Table) -> None:
-        """Count and sum ``rows`` of ``table`` (a table not summed: nothing)."""
-        columns = self.columns.get(table)
-        if columns is None or not rows.num_rows:
-            return
-        _digest_rows = rows  # noqa: F841  (found by DuckDB by its name)
-        games = self.games
-        for gid, n, d in self.con.execute(_per_game(table, columns, "_digest_rows")).fetchall():
-            got = games.get(gid)
-            if got is None:
-                games[gid] = [n, int(d)]
-            else:
-                got[0] += n
-                got[1] += int(d)
-
-    def rows(self, games: Sequence[str]) -> pa.Table:
-        """The ``checked_games`` rows of ``games`` (each summed here), and forget all."""
-        engine = code_fingerprint()
-        took, self.games = self.games, {}
-        sums = [took[g] for g in games]
-        return pa.table({"game_id": pa.array(games, pa.string()),
-                         "engine": pa.array([engine] * len(games), pa.string()),
-                         "rows": pa.array([s[0] for s in sums], pa.int64()),
-                         "digest": pa.array([str(s[1]) for s in sums], pa.string())})
-
-    def forget(self) -> None:
-        """Drop what was summed (the rows' transaction rolled back)."""
-        self.games = {}
+def record_games(con: duckdb.DuckDBPyConnection, games: Sequence[str],
+                 since: dict[str, int]) -> None:
+    """Insert the ``checked_games`` rows of ``games``, stored in the open transaction, from
+    their rows in each table at or past the rowids ``since`` (:func:`table_sizes` before
+    the first was written): a table's committed rows lie below its count, or (rows
+    deleted) just past it, its rows written since after them; a game's rows are its own."""
+    since_sql = {t: f"rowid >= {int(n)}" for t, n in since.items()}
+    # (the sums of every game written since, then those of ``games``: a filter on the
+    # tables' rows would cost more than summing a few other games' rows)
+    con.execute(f"WITH s AS MATERIALIZED ({_sums(since_sql)}) "
+                "INSERT INTO checked_games SELECT game_id, $engine, n, d FROM s "
+                "WHERE game_id IN (SELECT unnest($games))",
+                {"games": list(games), "engine": code_fingerprint()})
 
 
 def unvouched_ranges(con: duckdb.DuckDBPyConnection) -> list[tuple[int | None, int | None]] | None:
@@ -126,15 +107,8 @@ def unvouched_ranges(con: duckdb.DuckDBPyConnection) -> list[tuple[int | None, i
     if not con.execute("SELECT count(*) FROM checked_games WHERE engine = ?",
                        [engine]).fetchall()[0][0]:
         return None
-    columns = digested_columns(con)
-    per_table = " UNION ALL ".join(
-        f"SELECT game_id, count(*) AS n, sum({_row_hash(t, c)}) AS d, "
-        + ("min(game) AS lo, max(game) AS hi" if t in ("events", "commits")
-           else "NULL::INTEGER AS lo, NULL::INTEGER AS hi")
-        + f" FROM {t} GROUP BY game_id" for t, c in columns.items())
     return con.execute(
-        f"WITH s AS (SELECT game_id, sum(n) AS n, sum(d) AS d, min(lo) AS lo, max(hi) AS hi "
-        f"FROM ({per_table}) GROUP BY game_id) "
+        f"WITH s AS ({_sums(numbers=True)}) "
         "SELECT s.lo, s.hi FROM s LEFT JOIN (SELECT * FROM checked_games WHERE engine = $engine) k "
         "USING (game_id) WHERE k.game_id IS NULL OR k.rows <> s.n OR k.digest <> s.d "
         "ORDER BY s.lo", {"engine": engine}).fetchall()

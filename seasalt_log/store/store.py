@@ -24,7 +24,7 @@ from ..errors import (SeasaltError, StoreBusyError, StoreDamagedError,
 from ..outputs import foreign_file
 from ..replay import replay_stored
 from .appenders import Appenders
-from .checked import Digests
+from .checked import record_games, table_sizes
 from .game_texts import GameTexts
 # the events' rows and hash chain, named here as well: the store's API before they moved
 from .event_table import HASH_BYTES as HASH_BYTES, Row as Row, chain as chain
@@ -295,6 +295,9 @@ class Store:
         self._next: int | None = None   # the next number to give a new game
         self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
         self._loaded: list[str] = []            # games :meth:`load` stored whole, to vouch for
+        #: at most the rows of each table before the open transaction's loads (see
+        #: :meth:`expect_loads`); None: counted at the first load
+        self._sizes: dict[str, int] | None = None
         self._texts: GameTexts | None = None    # read-only: games' texts kept in memory
         self._reads = 0                         # games read from the file before that
         self._appenders: Appenders | None = None    # kept across commits (the service)
@@ -684,8 +687,10 @@ class Store:
         ``heads`` key), comes from this, from :meth:`finish_loads` or from :meth:`commit`."""
         from .arrow_rows import StagedRows, read_file, renumbered
         if self._staged is None:
-            self._staged = StagedRows(self.con, Digests(self.con))
+            self._staged = StagedRows(self.con)
         skip = set(skip)
+        if self._sizes is None:
+            self._sizes = table_sizes(self.con)
         base = self.reserve(len(games))
         for t in ("events", "commits", *TABLES):
             if t in files:
@@ -703,14 +708,22 @@ class Store:
         if self._staged is not None:
             self._staged.flush(every)
 
+    def expect_loads(self) -> None:
+        """Count the rows of the tables now, before an import's first :meth:`load`, rather
+        than at that load, while the import's checks keep every CPU busy (an import's
+        writes of single games before its loads add rows: the counts stay a lower bound,
+        which is all :func:`~seasalt_log.store.checked.record_games` needs)."""
+        if self._sizes is None:
+            self._sizes = table_sizes(self.con)
+
     def _vouch(self) -> None:
         """Record in ``checked_games`` the games :meth:`load` stored whole in this
-        transaction, with the sums of the rows it inserted for them (see
+        transaction, with the sums of their rows (see
         :mod:`~seasalt_log.store.checked`)."""
         loaded, self._loaded = self._loaded, []
-        if loaded and self._staged is not None and self._staged.digests is not None:
-            from .arrow_rows import insert
-            insert(self.con, "checked_games", self._staged.digests.rows(loaded))
+        sizes, self._sizes = self._sizes, None
+        if loaded and sizes is not None:
+            record_games(self.con, loaded, sizes)
 
 
 class GameWrite(msgspec.Struct):
