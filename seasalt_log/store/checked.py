@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import sys
 from pathlib import Path
 from typing import Sequence
 
@@ -42,11 +43,15 @@ DIGESTED: dict[str, tuple[str, ...]] = {
 @functools.cache
 def code_fingerprint() -> str:
     """16 hex digits of BLAKE2b over the source of the ``seasalt_log`` package (every
-    ``.py`` file, by its path in the package) and DuckDB's version (its ``hash()``): any
-    change to the code that checks games or computes rows, or to DuckDB, gives another."""
+    ``.py`` file, by its path in the package) and the versions of Python, msgspec and
+    pyarrow (they decode the events and make the rows) and of DuckDB (its ``hash()``): any
+    change to the code that checks games or computes rows gives another."""
+    import msgspec
+    import pyarrow
     root = Path(__file__).resolve().parents[1]
     h = hashlib.blake2b(digest_size=8)
-    h.update(f"duckdb {duckdb.__version__}\n".encode())
+    h.update(f"python {sys.version}\nmsgspec {msgspec.__version__}\npyarrow "
+             f"{pyarrow.__version__}\nduckdb {duckdb.__version__}\n".encode())
     for path in sorted(root.rglob("*.py")):
         h.update(path.relative_to(root).as_posix().encode() + b"\n")
         h.update(path.read_bytes())
