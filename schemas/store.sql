@@ -45,10 +45,10 @@ CREATE TRIGGER IF NOT EXISTS commits_refuse_delete BEFORE DELETE ON commits FOR 
 
 CREATE TABLE IF NOT EXISTS store_meta (key VARCHAR PRIMARY KEY, value VARCHAR);
 
--- One row per game an import checked with the engine and stored whole: the count and the
--- sum of DuckDB hash() of the rows it stored for it (events without their text,
--- commits, every read model), and the fingerprint of the code that checked it. `seasalt verify`
--- folds again only the games whose stored rows no longer give these values.
+-- One row per game an import checked with the engine and stored whole (or `seasalt verify
+-- --record` checked): the count and the sum of DuckDB hash() of its rows (events without
+-- their text, commits, every read model), and the fingerprint of the code that checked it.
+-- `seasalt verify` folds again only the games whose stored rows no longer give these values.
 CREATE TABLE IF NOT EXISTS checked_games (
     game_id  VARCHAR   NOT NULL,
     engine   VARCHAR   NOT NULL,   -- code_fingerprint() of the checking code

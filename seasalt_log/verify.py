@@ -40,6 +40,7 @@ import bisect
 import contextlib
 import functools
 import os
+from pathlib import Path
 import struct
 from collections import Counter
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
@@ -59,7 +60,7 @@ from .importers.chunks import add_events, reader_type_codes
 from .importers.jsonl import CheckedGame, check_game, derive_game_id, read_games_data
 from .log_lines import Lines
 from .store.arrow_rows import RowSink, record_batch
-from .store.checked import unvouched_ranges
+from .store.checked import game_sums, record_sums, unvouched_ranges
 from .store.batch import (Folded, decode_column, fold_decoded, fold_game, game_starts,
                           numbered_games, whole_games)
 from .store.event_table import (event_columns, genesis_hash, lines_link, link_bytes, link_value,
@@ -250,6 +251,38 @@ def _verify_store(store: Store, game_ids: Sequence[str] | None, progress: Progre
             if progress is not None and scan is None:
                 progress(done, total)
     return report
+
+
+def verify_and_record(path: str | Path, game_ids: Sequence[str] | None = None, *,
+                      progress: Progress | None = None, jobs: int | None = 1,
+                      refold: bool = False) -> tuple[VerifyReport, int | None]:
+    """:func:`verify_store` of the store at ``path`` (opened for writing first, so that a
+    store of an older format is migrated), then record in ``checked_games``, under this
+    code's fingerprint, every checked game in which nothing differs and whose rows are
+    still those it checked (each game's count and hash sum, taken before the check, the same
+    after it): a later check takes them on that record (``verify --record``; see
+    :mod:`seasalt_log.store.checked`). Returns the report and the games recorded; None when
+    nothing was recorded because something differs that is no one game's (the schema, the
+    cards, a damaged part of the file, games sharing a number)."""
+    Store.open(path, create=False).close()
+    with Store.open(path, read_only=True) as store:
+        before = game_sums(store.con, game_ids)
+        report = verify_store(store, game_ids, progress=progress, jobs=jobs, refold=refold)
+    if any(d.game_id is None for d in report.differences):
+        return report, None
+    differ = {d.game_id for d in report.differences}
+    with Store.open(path, create=False) as store:
+        store.begin()
+        try:
+            now = game_sums(store.con, game_ids)
+            clean = {g: sums for g, sums in before.items()
+                     if g not in differ and now.get(g) == sums}
+            record_sums(store.con, clean)
+            store.commit()
+        except BaseException:
+            store.abandon()
+            raise
+    return report, len(clean)
 
 
 def _check_chunk_here(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,

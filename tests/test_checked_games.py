@@ -196,3 +196,97 @@ def test_the_cli_says_how_many_games_were_taken_on_their_record(imported):
     assert r.exit_code == 0 and "as their import checked them" not in r.output
     r = runner.invoke(app, ["verify", "--db", str(path), "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["vouched"] == len(games)
+
+
+def _stored_one_by_one(path, games):
+    from seasalt_log.service import import_games
+    with Store.open(path) as store:
+        import_games(store, games)
+
+
+def test_verify_record_vouches_for_games_stored_one_at_a_time(tmp_path):
+    """Games stored one at a time (no import's record): folded, then recorded; the next
+    check takes them on that record."""
+    games = valid_games(5, seed=21)
+    path = tmp_path / "s.duckdb"
+    _stored_one_by_one(path, games)
+    with Store.open(path, read_only=True) as store:
+        assert store.con.execute("SELECT count(*) FROM checked_games").fetchall() == [(0,)]
+        assert verify_store(store).vouched == 0
+    report, recorded = verify.verify_and_record(path)
+    assert report.ok and report.vouched == 0 and recorded == len(games)
+    with Store.open(path, read_only=True) as store:
+        again = verify_store(store)
+    assert again.ok and again.vouched == len(games)
+
+
+def test_verify_record_leaves_out_a_game_that_differs(imported, tmp_path, monkeypatch):
+    """After a fingerprint change, every game but the changed one is recorded anew; the
+    changed one is still folded and reported."""
+    path = _copy(imported, tmp_path)
+    games = imported[1]
+    gid = games[1][0].game_id
+    con = attacker(path)
+    con.execute("UPDATE round_results SET points = points + 1 WHERE game_id = ? AND round = 1 "
+                "AND seat = 0", [gid])
+    con.close()
+    monkeypatch.setattr(checked, "code_fingerprint", lambda: "fedcba9876543210")
+    report, recorded = verify.verify_and_record(path)
+    assert [d.game_id for d in report.differences] == [gid]
+    assert recorded == len(games) - 1
+    monkeypatch.setattr(verify, "CHUNK_GAMES", 1)
+    with Store.open(path, read_only=True) as store:
+        again = verify_store(store)
+    assert again.differences == report.differences and again.vouched == len(games) - 1
+
+
+def test_verify_record_keeps_out_a_game_written_during_the_check(tmp_path, monkeypatch):
+    """A game whose rows change between the sums taken before the check and after it (a
+    writer got in between) is not recorded."""
+    games = valid_games(4, seed=22)
+    cut = games[2][:len(games[2]) // 2]
+    path = tmp_path / "s.duckdb"
+    _stored_one_by_one(path, [games[0], games[1], cut, games[3]])
+    gid = cut[0].game_id
+    real = verify.verify_store
+
+    def check_then_append(store, *args, **kwargs):
+        report = real(store, *args, **kwargs)
+        store.close()               # (the check's read-only store: a writer's turn now)
+        with Store.open(path) as writer:
+            rest = [e for e in games[2][len(cut):] if type(e).__name__ not in
+                    ("RoundScored", "GameEnded")]
+            append_events(writer, gid, rest[:4], len(cut))
+        return report
+    monkeypatch.setattr(verify, "verify_store", check_then_append)
+    report, recorded = verify.verify_and_record(path)
+    assert report.ok and recorded == 3
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert gid not in {g for (g,) in con.execute("SELECT game_id FROM checked_games").fetchall()}
+
+
+def test_verify_record_records_nothing_when_the_schema_differs(imported, tmp_path):
+    path = _copy(imported, tmp_path)
+    con = duckdb.connect(str(path))
+    con.execute("CREATE INDEX extra ON games (n_players)")
+    con.execute("DELETE FROM checked_games")
+    con.close()
+    report, recorded = verify.verify_and_record(path)
+    assert any(d.kind == "schema" for d in report.differences) and recorded is None
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM checked_games").fetchall() == [(0,)]
+
+
+def test_the_cli_records_and_refuses_record_with_quick(tmp_path):
+    games = valid_games(3, seed=23)
+    path = tmp_path / "s.duckdb"
+    _stored_one_by_one(path, games)
+    r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--quick"])
+    assert r.exit_code == 2 and "give --quick or --record, not both" in r.output
+    r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--no-progress"])
+    assert r.exit_code == 0, r.output
+    assert "recorded 3 game(s) in checked_games" in r.output
+    r = runner.invoke(app, ["verify", "--db", str(path), "--json"])
+    assert json.loads(r.output)["vouched"] == 3
+    r = runner.invoke(app, ["verify", "--db", str(tmp_path / "missing.duckdb"), "--record"])
+    assert r.exit_code == 1 and not (tmp_path / "missing.duckdb").exists()

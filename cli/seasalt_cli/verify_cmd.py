@@ -8,9 +8,10 @@ import typer
 
 from seasalt_log.errors import StoreDamagedError
 from seasalt_log.store import Store
-from seasalt_log.verify import QUICK_SKIPS, summary_line, verify_store
+from seasalt_log.verify import QUICK_SKIPS, summary_line, verify_and_record, verify_store
 
-from .app import app, db_path, fail, handles_errors, log, out, print_json, progress_bar
+from .app import (app, db_path, fail, handles_errors, log, out, print_json, progress_bar,
+                  usage)
 from .options import DbOption, JobsOption, JsonOption, ProgressOption
 
 
@@ -30,7 +31,12 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
                False, "--refold", help="Fold every game through the engine again, also those "
                "whose import recorded the sums of the rows it stored, under the same code, and "
                "whose rows still give them (by default those get the quick check alone: see "
-               "docs/RELIABILITY.md).")):
+               "docs/RELIABILITY.md)."),
+           record: bool = typer.Option(
+               False, "--record", help="Then record every checked game in which nothing "
+               "differs in checked_games, so that later checks need not fold it again (after "
+               "an upgrade of seasalt, or for games recorded live or stored one at a time). "
+               "Opens the store for writing: no other process may have it open.")):
     """Re-check the store: every game's events with today's engine (legal, derived events
     as computed, seq 1..n), the hash chain, and the read models against a recomputation.
 
@@ -39,28 +45,54 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
 
     Prints one line per difference (game, event seq, what differs). Exit code 1 when
     anything differs."""
-    try:
-        opened = Store.open(db_path(db), read_only=True)
-    except StoreDamagedError as exc:
-        fail(f"{exc}; nothing could be verified", 1)
-    with opened as store, progress_bar("verifying", enabled=progress) as cb:
-        if games:                   # a game is known by a write or a games row (one query)
-            known = {r[0] for r in store.con.execute(
-                "SELECT game_id FROM commits WHERE game_id IN (SELECT unnest($ids)) UNION "
-                "SELECT game_id FROM games WHERE game_id IN (SELECT unnest($ids))",
-                {"ids": games}).fetchall()}
-            for gid in games:
-                if gid not in known:
-                    raise store.unknown_game(gid)
-        report = verify_store(store, games or None, progress=cb, jobs=jobs, quick=quick,
-                              refold=refold)
+    if record and quick:
+        usage("--record records what the engine checked: give --quick or --record, not both")
+    path = db_path(db)
+    recorded: int | None = None
+    with progress_bar("verifying", enabled=progress) as cb:
+        with _opened(path, record) as store:        # (for writing: a store migrated first)
+            _known(store, games)
+            if not record:
+                report = verify_store(store, games or None, progress=cb, jobs=jobs,
+                                      quick=quick, refold=refold)
+        if record:
+            report, recorded = verify_and_record(path, games or None, progress=cb, jobs=jobs,
+                                                 refold=refold)
     if as_json:
         print_json({"ok": report.ok, "games": report.games, "events": report.events,
                     **({"quick": QUICK_SKIPS} if quick else {"vouched": report.vouched}),
+                    **({"recorded": recorded} if record else {}),
                     "differences": report.differences})
     else:
         for d in report.differences:
             out.print(str(d), markup=False)
         log.info(summary_line(report))
+        if record:
+            log.info(f"recorded {recorded} game(s) in checked_games: later checks take them "
+                     "on that record" if recorded is not None else "recorded nothing: "
+                     "something differs that is no one game's")
     if not report.ok:
         raise typer.Exit(1)
+
+
+def _opened(path: Path, for_writing: bool) -> Store:
+    """The store at ``path``, read-only or (``for_writing``: refused if missing) for
+    writing; a damaged one is a one-line error."""
+    try:
+        return Store.open(path, create=False) if for_writing else Store.open(path, read_only=True)
+    except StoreDamagedError as exc:
+        fail(f"{exc}; nothing could be verified", 1)
+        raise
+
+
+def _known(store: Store, games: list[str]) -> None:
+    """Refuse a game id the store does not know (by a write or a games row: one query)."""
+    if not games:
+        return
+    known = {r[0] for r in store.con.execute(
+        "SELECT game_id FROM commits WHERE game_id IN (SELECT unnest($ids)) UNION "
+        "SELECT game_id FROM games WHERE game_id IN (SELECT unnest($ids))",
+        {"ids": games}).fetchall()}
+    for gid in games:
+        if gid not in known:
+            raise store.unknown_game(gid)

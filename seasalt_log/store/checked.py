@@ -10,7 +10,8 @@ the code that checked it. ``verify`` later sums the same hashes over the stored 
 fingerprint all match has the very rows the engine computed from its events, so folding it
 again would find nothing; the hash chain, checked anyway, says its events are the ones
 the import stored. Any other game (written live, extended, changed, or checked by other
-code) is folded again.
+code) is folded again; ``verify --record`` (:func:`record_sums`) records those it then
+finds sound.
 
 One column is left out of the sum: ``events.event``, the events' text, which the hash chain
 covers (``verify`` checks the chain of every game).
@@ -100,6 +101,26 @@ def record_games(con: duckdb.DuckDBPyConnection, games: Sequence[str],
                 "INSERT INTO checked_games SELECT game_id, $engine, n, d FROM s "
                 "WHERE game_id IN (SELECT unnest($games))",
                 {"games": list(games), "engine": code_fingerprint()})
+
+
+def game_sums(con: duckdb.DuckDBPyConnection,
+              games: Sequence[str] | None = None) -> dict[str, tuple[int, int]]:
+    """Each stored game's (or each of ``games``') count and hash sum of its rows now."""
+    where = None if games is None else {t: "game_id IN (SELECT unnest($games))" for t in DIGESTED}
+    return {gid: (n, int(d)) for gid, n, d in con.execute(
+        _sums(where), {} if games is None else {"games": list(games)}).fetchall()}
+
+
+def record_sums(con: duckdb.DuckDBPyConnection, sums: dict[str, tuple[int, int]]) -> None:
+    """Make the ``checked_games`` rows of the games of ``sums`` these counts and sums under
+    this code's fingerprint (their earlier rows removed), inside the caller's transaction."""
+    games = list(sums)
+    con.execute("DELETE FROM checked_games WHERE game_id IN (SELECT unnest($games))",
+                {"games": games})
+    con.execute("INSERT INTO checked_games SELECT unnest($games), $engine, unnest($rows), "
+                "unnest($digests)::HUGEINT",
+                {"games": games, "engine": code_fingerprint(),
+                 "rows": [sums[g][0] for g in games], "digests": [str(sums[g][1]) for g in games]})
 
 
 def unvouched_ranges(con: duckdb.DuckDBPyConnection) -> list[tuple[int | None, int | None]] | None:
