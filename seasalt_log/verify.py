@@ -153,10 +153,10 @@ def verify_store(store: Store, game_ids: Sequence[str] | None = None, *,
     the contents of the read models' rows.
 
     A whole store (unless ``refold``) folds again only the games that need it: a game whose
-    import recorded the sums of the rows it stored, under the same code, and whose stored
-    rows still give them (:func:`~seasalt_log.store.checked.vouched_numbers`) gets the
-    quick check alone, as folding it could find nothing the sums do not; ``vouched`` counts
-    them. A game where something differs is folded and reported as ever.
+    import (or ``verify --record``) recorded the sums of its rows, under the same code, and
+    whose stored rows still give them (:func:`~seasalt_log.store.checked.unvouched_ranges`)
+    gets the quick check alone, as folding it could find nothing the sums do not;
+    ``vouched`` counts them. A game where something differs is folded and reported as ever.
     """
     spare: list = []            # worker processes started early (see _start_workers)
     try:
@@ -1360,8 +1360,9 @@ def summary_line(report: VerifyReport) -> str:
     if report.quick:
         head += f" ({QUICK_SKIPS})"
     elif report.vouched:
-        head += (f" ({report.vouched} of the games as their import checked them: the same "
-                 "code, every row as it stored it; --refold folds them again)")
+        head += (f" ({report.vouched} of them taken on their record in checked_games: "
+                 "checked by this same code, every row unchanged since; --refold folds "
+                 "them again)")
     n = len(report.differences)
     return head + (": no differences" if not n else f": {n} difference(s)")
 

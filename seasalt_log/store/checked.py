@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import secrets
 import sys
 from pathlib import Path
 from typing import Sequence
 
 import duckdb
 
-from .projections import TABLES
+from .projections import SCHEMA, TABLES
 from .schema import COMMIT_COLUMNS, EVENT_COLUMNS
 
 #: the columns summed, by table: the events table's but its text, the writes' records
@@ -40,28 +41,41 @@ DIGESTED: dict[str, tuple[str, ...]] = {
     "commits": tuple(c for c, _ in COMMIT_COLUMNS),
     **TABLES}
 
+#: the list columns (their NULL and an empty list hash alike in DuckDB: each is hashed with
+#: whether it is NULL)
+_LISTS = {(t.name, c.name) for t in SCHEMA for c in t.columns if "[]" in c.type}
+
 
 @functools.cache
 def code_fingerprint() -> str:
     """16 hex digits of BLAKE2b over the source of the ``seasalt_log`` package (every
-    ``.py`` file, by its path in the package) and the versions of Python, msgspec and
-    pyarrow (they decode the events and make the rows) and of DuckDB (its ``hash()``): any
-    change to the code that checks games or computes rows gives another."""
+    ``.py`` file, by its path in the package; the ``.pyc`` files of a build without them),
+    its version, and the versions of Python, msgspec and pyarrow (they decode the events and
+    make the rows) and of DuckDB (its ``hash()``): any change to the code that checks games
+    or computes rows gives another. A package without either kind of file gets a random
+    value: nothing another process recorded is taken on its record."""
     import msgspec
     import pyarrow
+    from .. import __version__
     root = Path(__file__).resolve().parents[1]
+    files = sorted(root.rglob("*.py")) or sorted(root.rglob("*.pyc"))
+    if not files:       # (a frozen build: no record made here can vouch for another's)
+        return secrets.token_hex(8)
     h = hashlib.blake2b(digest_size=8)
-    h.update(f"python {sys.version}\nmsgspec {msgspec.__version__}\npyarrow "
-             f"{pyarrow.__version__}\nduckdb {duckdb.__version__}\n".encode())
-    for path in sorted(root.rglob("*.py")):
+    h.update(f"seasalt {__version__}\npython {sys.version}\nmsgspec {msgspec.__version__}\n"
+             f"pyarrow {pyarrow.__version__}\nduckdb {duckdb.__version__}\n".encode())
+    for path in files:
         h.update(path.relative_to(root).as_posix().encode() + b"\n")
         h.update(path.read_bytes())
     return h.hexdigest()
 
 
 def _row_hash(table: str) -> str:
-    """The SQL of one row's hash: the table's name, then each summed column in order."""
-    return f"hash('{table}', " + ", ".join(f'"{c}"' for c in DIGESTED[table]) + ")"
+    """The SQL of one row's hash: the table's name, then each summed column in order (a
+    list column followed by whether it is NULL)."""
+    return f"hash('{table}', " + ", ".join(
+        f'"{c}", "{c}" IS NULL' if (table, c) in _LISTS else f'"{c}"'
+        for c in DIGESTED[table]) + ")"
 
 
 def _sums(where: dict[str, str] | None = None, numbers: bool = False) -> str:
@@ -81,19 +95,20 @@ def _sums(where: dict[str, str] | None = None, numbers: bool = False) -> str:
 
 
 def table_sizes(con: duckdb.DuckDBPyConnection) -> dict[str, int]:
-    """The rows each table of :data:`DIGESTED` holds now: the rows a transaction adds
-    after this are at or past these rowids (see :func:`record_games`)."""
-    counts = con.execute("SELECT " + ", ".join(f"(SELECT count(*) FROM {t})" for t in DIGESTED)
-                         ).fetchall()[0]
-    return dict(zip(DIGESTED, counts))
+    """Past the largest rowid of each table of :data:`DIGESTED` now: every row stored
+    before lies below it, every row a transaction adds after this at or past it (see
+    :func:`record_games`). (Not the count: rows deleted leave their rowids unused, and the
+    rows after them keep theirs.)"""
+    ends = con.execute("SELECT " + ", ".join(f"(SELECT coalesce(max(rowid) + 1, 0) FROM {t})"
+                                             for t in DIGESTED)).fetchall()[0]
+    return dict(zip(DIGESTED, ends))
 
 
 def record_games(con: duckdb.DuckDBPyConnection, games: Sequence[str],
                  since: dict[str, int]) -> None:
     """Insert the ``checked_games`` rows of ``games``, stored in the open transaction, from
-    their rows in each table at or past the rowids ``since`` (:func:`table_sizes` before
-    the first was written): a table's committed rows lie below its count, or (rows
-    deleted) just past it, its rows written since after them; a game's rows are its own."""
+    the rows of each table at or past the rowid ``since`` gives it (:func:`table_sizes`
+    before the first was written): the rows written since, and no row stored before."""
     since_sql = {t: f"rowid >= {int(n)}" for t, n in since.items()}
     # (the sums of every game written since, then those of ``games``: a filter on the
     # tables' rows would cost more than summing a few other games' rows)
@@ -115,6 +130,8 @@ def record_sums(con: duckdb.DuckDBPyConnection, sums: dict[str, tuple[int, int]]
     """Make the ``checked_games`` rows of the games of ``sums`` these counts and sums under
     this code's fingerprint (their earlier rows removed), inside the caller's transaction."""
     games = list(sums)
+    if not games:
+        return
     con.execute("DELETE FROM checked_games WHERE game_id IN (SELECT unnest($games))",
                 {"games": games})
     con.execute("INSERT INTO checked_games SELECT unnest($games), $engine, unnest($rows), "

@@ -620,7 +620,7 @@ class Store:
     def rollback(self) -> None:
         if self._staged is not None:
             self._staged.discard()
-        self._loaded = []
+        self._loaded, self._sizes = [], None
         try:
             self.con.execute("ROLLBACK")
         except duckdb.TransactionException as exc:
@@ -709,10 +709,10 @@ class Store:
             self._staged.flush(every)
 
     def expect_loads(self) -> None:
-        """Count the rows of the tables now, before an import's first :meth:`load`, rather
-        than at that load, while the import's checks keep every CPU busy (an import's
-        writes of single games before its loads add rows: the counts stay a lower bound,
-        which is all :func:`~seasalt_log.store.checked.record_games` needs)."""
+        """Find where each table's rows end now, before an import's first :meth:`load`,
+        rather than at that load, while the import's checks keep every CPU busy
+        (:func:`~seasalt_log.store.checked.table_sizes`). Only until a commit or rollback:
+        the writes an import makes of single games before its loads are committed first."""
         if self._sizes is None:
             self._sizes = table_sizes(self.con)
 
