@@ -70,6 +70,8 @@ def import_logs(store: Store | None, paths: Sequence[str | Path], *, strict: boo
           _row_groups_written_when_full(store), no_gc(), system_allocation(),
           scratch_dir(store is not None) as out_dir,
           _one_thread(store) as all_threads, _rolled_back_on_error(store)):
+        if store is not None:
+            store.expect_loads()
         run = ImportRun(store, strict=strict, batch_events=BATCH_EVENTS, against=against,
                         spill_dir=out_dir)
         setup = WorkerSetup(stored=frozenset(run.heads), out_dir=out_dir)

@@ -259,17 +259,20 @@ def verify_and_record(path: str | Path, game_ids: Sequence[str] | None = None, *
     """:func:`verify_store` of the store at ``path`` (opened for writing first, so that a
     store of an older format is migrated), then record in ``checked_games``, under this
     code's fingerprint, every checked game in which nothing differs and whose rows are
-    still those it checked (each game's count and hash sum, taken before the check, the same
-    after it): a later check takes them on that record (``verify --record``; see
+    still those it checked (each game's count and hash sum, taken right after the check, the
+    same when the record is written): a later check takes them on that record (``verify --record``; see
     :mod:`seasalt_log.store.checked`). Returns the report and the games recorded; None when
     nothing was recorded because something differs that is no one game's (the schema, the
     cards, a damaged part of the file, games sharing a number)."""
     Store.open(path, create=False).close()
     with Store.open(path, read_only=True) as store:
-        before = game_sums(store.con, game_ids)
         report = verify_store(store, game_ids, progress=progress, jobs=jobs, refold=refold)
-    if any(d.game_id is None for d in report.differences):
-        return report, None
+        if any(d.game_id is None for d in report.differences):
+            return report, None
+        try:    # (the store still open: no writer has got in since the check)
+            before = game_sums(store.con, game_ids)
+        except duckdb.Error:        # (named games: a read model lacks a column, say)
+            return report, None
     differ = {d.game_id for d in report.differences}
     with Store.open(path, create=False) as store:
         store.begin()
@@ -1361,8 +1364,8 @@ def summary_line(report: VerifyReport) -> str:
         head += f" ({QUICK_SKIPS})"
     elif report.vouched:
         head += (f" ({report.vouched} of them taken on their record in checked_games: "
-                 "checked by this same code, every row unchanged since; --refold folds "
-                 "them again)")
+                 "checked by this same code, the sums of their rows unchanged since; "
+                 "--refold folds them again)")
     n = len(report.differences)
     return head + (": no differences" if not n else f": {n} difference(s)")
 

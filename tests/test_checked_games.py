@@ -62,8 +62,8 @@ def _no_fold(monkeypatch):
 def test_an_import_records_each_game_with_the_hash_sum_of_its_rows(imported):
     """One row per game; its count and sum are those of the stored rows, added up here
     row by row in Python from each row's own ``hash()`` (the table's name, then every
-    column in the table's order but the events' text, a list column followed by whether
-    it is NULL)."""
+    column in the table's order but the events' text, a list column as its length, then
+    its items)."""
     path, games = imported
     con = duckdb.connect(str(path), read_only=True)
     rows = con.execute("SELECT game_id, engine, rows, digest FROM checked_games").fetchall()
@@ -72,7 +72,7 @@ def test_an_import_records_each_game_with_the_hash_sum_of_its_rows(imported):
     for gid, _, n, digest in rows:
         count = total = 0
         for table in DIGESTED:
-            cols = [f"{c}, {c} IS NULL" if kind.endswith("[]") else c for c, kind in con.execute(
+            cols = [f"len({c}), {c}" if kind.endswith("[]") else c for c, kind in con.execute(
                 "SELECT column_name, data_type FROM duckdb_columns() WHERE table_name = ? "
                 "ORDER BY column_index", [table]).fetchall()
                 if (table, c) != ("events", "event")]
@@ -241,27 +241,29 @@ def test_verify_record_leaves_out_a_game_that_differs(imported, tmp_path, monkey
     assert again.differences == report.differences and again.vouched == len(games) - 1
 
 
-def test_verify_record_keeps_out_a_game_written_during_the_check(tmp_path, monkeypatch):
-    """A game whose rows change between the sums taken before the check and after it (a
-    writer got in between) is not recorded."""
+def test_verify_record_keeps_out_a_game_written_between_the_check_and_the_record(
+        tmp_path, monkeypatch):
+    """A game whose rows change between the check (its sums taken while the check's
+    read-only store is still open) and the record (a writer got in between the two opens):
+    not recorded."""
     games = valid_games(4, seed=22)
-    cut = games[2][:len(games[2]) // 2]
     path = tmp_path / "s.duckdb"
-    _stored_one_by_one(path, [games[0], games[1], cut, games[3]])
-    gid = cut[0].game_id
-    real = verify.verify_store
+    _stored_one_by_one(path, games)
+    gid = games[2][0].game_id
+    real, calls = verify.game_sums, []
 
-    def check_then_append(store, *args, **kwargs):
-        report = real(store, *args, **kwargs)
-        store.close()               # (the check's read-only store: a writer's turn now)
-        with Store.open(path) as writer:
-            rest = [e for e in games[2][len(cut):] if type(e).__name__ not in
-                    ("RoundScored", "GameEnded")]
-            append_events(writer, gid, rest[:4], len(cut))
-        return report
-    monkeypatch.setattr(verify, "verify_store", check_then_append)
+    def sums_then_a_write(con, *args):
+        got = real(con, *args)
+        calls.append(len(got))
+        if len(calls) == 1:         # the check's sums: the game is written to after them
+            con.close()
+            with Store.open(path) as writer:
+                writer.con.execute("INSERT INTO seats SELECT * REPLACE (9 AS seat) FROM seats "
+                                   "WHERE game_id = ? LIMIT 1", [gid])
+        return got
+    monkeypatch.setattr(verify, "game_sums", sums_then_a_write)
     report, recorded = verify.verify_and_record(path)
-    assert report.ok and recorded == 3
+    assert report.ok and recorded == 3 and calls == [4, 4]
     with duckdb.connect(str(path), read_only=True) as con:
         assert gid not in {g for (g,) in con.execute("SELECT game_id FROM checked_games").fetchall()}
 
@@ -353,3 +355,58 @@ def test_a_rollback_forgets_where_the_tables_ended(tmp_path):
         store.begin()
         store.rollback()
         assert store._sizes is None and store._loaded == []
+
+
+@pytest.mark.parametrize("change", [
+    # DuckDB's hash() of several values takes a list's items as values of their own: these
+    # two rows hash alike unless each list is hashed with its length
+    "winners = winners || [totals[1]::TINYINT], totals = totals[2:]",
+    # ... and a NULL list as no value at all, true as 1 (a NULL flag hashed after the list)
+    "winners = NULL, totals = [0::SMALLINT] || totals"])
+def test_values_moved_between_list_columns_are_found_as_without_the_record(
+        imported, tmp_path, change):
+    path = _copy(imported, tmp_path)
+    con = attacker(path)
+    gid = con.execute("SELECT game_id FROM games WHERE winners = [1] LIMIT 1").fetchall()
+    assert gid, "a game won by seat 1 alone"
+    con.execute(f"UPDATE games SET {change} WHERE game_id = ?", [gid[0][0]])
+    con.close()
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        again = verify_store(store, refold=True)
+    assert report.differences and report.differences == again.differences
+
+
+def test_an_import_after_one_that_stored_nothing_sums_only_its_own_rows(tmp_path):
+    """An import that stores nothing (every game unchanged) must not leave the next one
+    the ends of the tables it found: a row written between them, of a game the next import
+    stores, would be summed with that game."""
+    games = valid_games(3, seed=5)
+    path = tmp_path / "s.duckdb"
+    a = write_log(tmp_path / "a.jsonl", games[:2])
+    later = games[2][0].game_id
+    with Store.open(path) as store:
+        import_logs(store, [a])
+        assert {g.status for g in import_logs(store, [a]).games} == {"unchanged"}
+        store.con.execute("INSERT INTO seats VALUES (?, 7, 'stray', NULL, 0)", [later])
+        import_logs(store, [write_log(tmp_path / "b.jsonl", games[2:])])
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        again = verify_store(store, refold=True)
+    assert report.differences and report.differences == again.differences
+    assert {d.game_id for d in report.differences} == {later}
+
+
+def test_verify_record_reports_a_damaged_schema_and_records_nothing(imported, tmp_path):
+    """A read model without one of its columns: the schema difference is reported, the sums
+    are not taken (they would fail), nothing is recorded."""
+    path = _copy(imported, tmp_path)
+    con = duckdb.connect(str(path))
+    con.execute("ALTER TABLE seats DROP COLUMN winner")
+    con.execute("DELETE FROM checked_games")
+    con.close()
+    report, recorded = verify.verify_and_record(path)
+    assert any(d.kind == "schema" and d.table == "seats" for d in report.differences)
+    assert recorded is None
+    r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--no-progress"])
+    assert r.exit_code == 1 and "recorded nothing" in r.output

@@ -78,8 +78,6 @@ class ImportRun:
         self.loaded_bytes = 0                    # ... and the bytes of their chunks' log
         self.refusals = 0                         # games the store refused in a row
         self.first_refused: GameOutcome | None = None     # the first of them
-        if store is not None:
-            store.expect_loads()
         if store is not None and strict:
             store.begin()
 

@@ -7,9 +7,9 @@ store records, per game it loaded whole, the count of those rows, the sum of Duc
 ``hash()`` of each (:func:`record_games`, one query) and the :func:`code_fingerprint` of
 the code that checked it. ``verify`` later sums the same hashes over the stored rows
 (:func:`unvouched_ranges`, one DuckDB query for the whole store): a game whose sum, count and
-fingerprint all match has the very rows the engine computed from its events, so folding it
-again would find nothing; the hash chain, checked anyway, says its events are the ones
-the import stored. Any other game (written live, extended, changed, or checked by other
+fingerprint all match has (but for a hash collision) the very rows the engine computed
+from its events, so folding it again would find nothing; the hash chain, checked anyway,
+says its events are the ones the import stored. Any other game (written live, extended, changed, or checked by other
 code) is folded again; ``verify --record`` (:func:`record_sums`) records those it then
 finds sound.
 
@@ -41,8 +41,9 @@ DIGESTED: dict[str, tuple[str, ...]] = {
     "commits": tuple(c for c, _ in COMMIT_COLUMNS),
     **TABLES}
 
-#: the list columns (their NULL and an empty list hash alike in DuckDB: each is hashed with
-#: whether it is NULL)
+#: the list columns: each is hashed as its length, then its items (DuckDB's ``hash()`` of
+#: several values takes a list's items as values of their own, and a NULL list or an empty
+#: one as none: without the length, values could move between list columns unseen)
 _LISTS = {(t.name, c.name) for t in SCHEMA for c in t.columns if "[]" in c.type}
 
 
@@ -72,9 +73,9 @@ def code_fingerprint() -> str:
 
 def _row_hash(table: str) -> str:
     """The SQL of one row's hash: the table's name, then each summed column in order (a
-    list column followed by whether it is NULL)."""
+    list column as its length, NULL for a NULL list, then its items)."""
     return f"hash('{table}', " + ", ".join(
-        f'"{c}", "{c}" IS NULL' if (table, c) in _LISTS else f'"{c}"'
+        f'len("{c}"), "{c}"' if (table, c) in _LISTS else f'"{c}"'
         for c in DIGESTED[table]) + ")"
 
 

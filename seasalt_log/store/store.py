@@ -713,8 +713,7 @@ class Store:
         rather than at that load, while the import's checks keep every CPU busy
         (:func:`~seasalt_log.store.checked.table_sizes`). Only until a commit or rollback:
         the writes an import makes of single games before its loads are committed first."""
-        if self._sizes is None:
-            self._sizes = table_sizes(self.con)
+        self._sizes = table_sizes(self.con)
 
     def _vouch(self) -> None:
         """Record in ``checked_games`` the games :meth:`load` stored whole in this
