@@ -51,6 +51,26 @@ def _copy(imported, tmp_path):
     return path
 
 
+def _found_both_ways(path):
+    """verify's report of the store at ``path``, with the records and with every game
+    folded (``refold``): the same, and something found."""
+    with Store.open(path, read_only=True) as store:
+        report = verify_store(store)
+        again = verify_store(store, refold=True)
+    assert report.differences and report.differences == again.differences
+    return report
+
+
+def _edited_copy(imported, tmp_path, *statements):
+    """A copy of the imported store with ``statements`` run on it by a plain connection."""
+    path = _copy(imported, tmp_path)
+    con = duckdb.connect(str(path))
+    for sql in statements:
+        con.execute(sql)
+    con.close()
+    return path
+
+
 def _no_fold(monkeypatch):
     """Make any fold of a game fail the test."""
     def folded(*args, **kwargs):
@@ -139,10 +159,7 @@ def test_a_row_added_to_any_table_is_found_as_without_the_record(imported, tmp_p
         pytest.skip(f"no {table} rows in these games")
     con.execute(f"INSERT INTO {table} SELECT * FROM {table} WHERE game_id = ? LIMIT 1", [gid[0][0]])
     con.close()
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    report = _found_both_ways(path)
     assert report.vouched < report.games
 
 
@@ -154,10 +171,7 @@ def test_a_changed_event_column_is_found_as_without_the_record(imported, tmp_pat
              }.get(column, f"{column} + 1")
     con.execute(f"UPDATE events SET {column} = {value} WHERE rowid = 40")
     con.close()
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    _found_both_ways(path)
 
 
 def test_a_rolled_back_import_records_nothing(tmp_path):
@@ -172,11 +186,8 @@ def test_a_rolled_back_import_records_nothing(tmp_path):
 
 
 def test_a_format_4_store_gets_the_table_empty_and_every_game_folded(imported, tmp_path):
-    path = _copy(imported, tmp_path)
-    con = duckdb.connect(str(path))
-    con.execute("DROP TABLE checked_games")
-    con.execute("UPDATE store_meta SET value = '4' WHERE key = 'schema_version'")
-    con.close()
+    path = _edited_copy(imported, tmp_path, "DROP TABLE checked_games",
+                        "UPDATE store_meta SET value = '4' WHERE key = 'schema_version'")
     with pytest.raises(Exception, match="format 4, this version reads format 5.*rebuild"):
         Store.open(path, read_only=True)
     with Store.open(path) as store:                     # opened for writing: migrated
@@ -270,11 +281,8 @@ def test_verify_record_keeps_out_a_game_written_between_the_check_and_the_record
 
 
 def test_verify_record_records_nothing_when_the_schema_differs(imported, tmp_path):
-    path = _copy(imported, tmp_path)
-    con = duckdb.connect(str(path))
-    con.execute("CREATE INDEX extra ON games (n_players)")
-    con.execute("DELETE FROM checked_games")
-    con.close()
+    path = _edited_copy(imported, tmp_path, "CREATE INDEX extra ON games (n_players)",
+                        "DELETE FROM checked_games")
     report, recorded = verify.verify_and_record(path)
     assert any(d.kind == "schema" for d in report.differences) and recorded is None
     with duckdb.connect(str(path), read_only=True) as con:
@@ -317,10 +325,7 @@ def test_a_list_column_made_null_or_empty_is_found_as_without_the_record(
             break
     con.close()
     assert row, f"no {table} row in these games"
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    _found_both_ways(path)
 
 
 def test_rows_stored_before_an_import_are_not_taken_for_its_games(tmp_path, monkeypatch):
@@ -343,10 +348,7 @@ def test_rows_stored_before_an_import_are_not_taken_for_its_games(tmp_path, monk
                           "LIMIT 1")
         import_logs(store, [write_log(tmp_path / "b.jsonl", [games[2], games[3]])])
     monkeypatch.setattr(verify, "CHUNK_GAMES", 1)
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    report = _found_both_ways(path)
     assert {d.game_id for d in report.differences} == {later}
 
 
@@ -373,10 +375,7 @@ def test_values_moved_between_list_columns_are_found_as_without_the_record(
     assert gid, "a game won by seat 1 alone"
     con.execute(f"UPDATE games SET {change} WHERE game_id = ?", [gid[0][0]])
     con.close()
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    _found_both_ways(path)
 
 
 def test_an_import_after_one_that_stored_nothing_sums_only_its_own_rows(tmp_path):
@@ -392,21 +391,15 @@ def test_an_import_after_one_that_stored_nothing_sums_only_its_own_rows(tmp_path
         assert {g.status for g in import_logs(store, [a]).games} == {"unchanged"}
         store.con.execute("INSERT INTO seats VALUES (?, 7, 'stray', NULL, 0)", [later])
         import_logs(store, [write_log(tmp_path / "b.jsonl", games[2:])])
-    with Store.open(path, read_only=True) as store:
-        report = verify_store(store)
-        again = verify_store(store, refold=True)
-    assert report.differences and report.differences == again.differences
+    report = _found_both_ways(path)
     assert {d.game_id for d in report.differences} == {later}
 
 
 def test_verify_record_reports_a_damaged_schema_and_records_nothing(imported, tmp_path):
     """A read model without one of its columns: the schema difference is reported, the sums
     are not taken (they would fail), nothing is recorded."""
-    path = _copy(imported, tmp_path)
-    con = duckdb.connect(str(path))
-    con.execute("ALTER TABLE seats DROP COLUMN winner")
-    con.execute("DELETE FROM checked_games")
-    con.close()
+    path = _edited_copy(imported, tmp_path, "ALTER TABLE seats DROP COLUMN winner",
+                        "DELETE FROM checked_games")
     report, recorded = verify.verify_and_record(path)
     assert any(d.kind == "schema" and d.table == "seats" for d in report.differences)
     assert recorded is None
