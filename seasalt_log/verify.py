@@ -673,7 +673,7 @@ def _scan_games(store: Store, tables: dict[str, tuple[str, ...]], quick: bool,
         if part is not None:
             return part
     if numbered is None and not whole_games(table):  # sorted only when not stored in order
-        table = con.sql(select + " ORDER BY game_id, seq").to_arrow_table()
+        table = con.sql(select + " ORDER BY game_id, seq, rowid").to_arrow_table()
     rows = _ChunkRows(table, decode=not quick, starts=numbered)
     suspect = [gid for gid in commits if gid not in rows.spans]
     expected: dict[str, list[tuple]] = {t: [] for t in tables}
@@ -901,16 +901,16 @@ _READ, _READ_QUICK = (select + " WHERE game_id IN (SELECT unnest(?))"
 def _read_events(con: duckdb.DuckDBPyConnection, ids: list[str], number: int | None,
                  select: str) -> pa.Table:
     """The event rows of the games ``ids`` (``select``) as Arrow columns, each game's rows
-    together and in seq order (bounded by the games' numbers when that reads every row of
+    together and in seq order, rows of one seq in the order stored (bounded by the games' numbers when that reads every row of
     theirs, see :func:`_number_bounds`; by ``number`` alone for one game of a damaged
     store)."""
     if number is not None:
-        return con.sql(select + " AND game = ? ORDER BY game_id, seq",
+        return con.sql(select + " AND game = ? ORDER BY game_id, seq, rowid",
                        params=[ids, number]).to_arrow_table()
     bounds = _number_bounds(con, ids)
     if bounds is None:
-        return con.sql(select + " ORDER BY game_id, seq", params=[ids]).to_arrow_table()
-    return con.sql(select + " AND game BETWEEN ? AND ? ORDER BY game_id, seq",
+        return con.sql(select + " ORDER BY game_id, seq, rowid", params=[ids]).to_arrow_table()
+    return con.sql(select + " AND game BETWEEN ? AND ? ORDER BY game_id, seq, rowid",
                    params=[ids, *bounds]).to_arrow_table()
 
 

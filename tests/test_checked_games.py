@@ -405,3 +405,30 @@ def test_verify_record_reports_a_damaged_schema_and_records_nothing(imported, tm
     assert recorded is None
     r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--no-progress"])
     assert r.exit_code == 1 and "recorded nothing" in r.output
+
+
+def test_a_record_with_a_null_sum_vouches_for_nothing(imported, tmp_path):
+    """A ``checked_games`` row whose sum is NULL (its NOT NULL dropped first: a schema
+    difference of its own) does not vouch for its game: a changed row of that game is
+    found as when every game is folded."""
+    gid = imported[1][0][0].game_id
+    path = _edited_copy(imported, tmp_path,
+                        "ALTER TABLE checked_games ALTER digest DROP NOT NULL",
+                        f"UPDATE checked_games SET digest = NULL WHERE game_id = '{gid}'",
+                        f"UPDATE seats SET total = total + 1 WHERE game_id = '{gid}' AND seat = 0")
+    report = _found_both_ways(path)
+    assert {d.kind for d in report.differences} == {"schema", "projection"}
+
+
+def test_two_rows_of_one_seq_give_one_report(imported, tmp_path):
+    """An event row moved to another game that has the same seq: the rows of that seq are
+    read in the order stored, so every check, with the records or without, words the
+    broken chain the same way."""
+    games = imported[1]
+    path = _copy(imported, tmp_path)
+    con = attacker(path)
+    con.execute("UPDATE events SET game_id = ? WHERE game_id = ? AND seq = 3",
+                [games[2][0].game_id, games[1][0].game_id])
+    con.close()
+    reports = [_found_both_ways(path).differences for _ in range(3)]
+    assert reports[0] == reports[1] == reports[2]

@@ -154,5 +154,6 @@ def unvouched_ranges(con: duckdb.DuckDBPyConnection) -> list[tuple[int | None, i
     return con.execute(
         f"WITH s AS ({_sums(numbers=True)}) "
         "SELECT s.lo, s.hi FROM s LEFT JOIN (SELECT * FROM checked_games WHERE engine = $engine) k "
-        "USING (game_id) WHERE k.game_id IS NULL OR k.rows <> s.n OR k.digest <> s.d "
+        "USING (game_id) WHERE k.game_id IS NULL OR k.rows IS DISTINCT FROM s.n "
+        "OR k.digest IS DISTINCT FROM s.d "
         "ORDER BY s.lo", {"engine": engine}).fetchall()
