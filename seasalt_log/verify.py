@@ -40,9 +40,9 @@ import bisect
 import contextlib
 import functools
 import os
-from pathlib import Path
 import struct
 from collections import Counter
+from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator, NamedTuple, Sequence
 
 import duckdb
@@ -901,9 +901,9 @@ _READ, _READ_QUICK = (select + " WHERE game_id IN (SELECT unnest(?))"
 def _read_events(con: duckdb.DuckDBPyConnection, ids: list[str], number: int | None,
                  select: str) -> pa.Table:
     """The event rows of the games ``ids`` (``select``) as Arrow columns, each game's rows
-    together and in seq order, rows of one seq in the order stored (bounded by the games' numbers when that reads every row of
-    theirs, see :func:`_number_bounds`; by ``number`` alone for one game of a damaged
-    store)."""
+    together and in seq order, rows of one seq in the order stored (bounded by the games'
+    numbers when that reads every row of theirs, see :func:`_number_bounds`; by ``number``
+    alone for one game of a damaged store)."""
     if number is not None:
         return con.sql(select + " AND game = ? ORDER BY game_id, seq, rowid",
                        params=[ids, number]).to_arrow_table()

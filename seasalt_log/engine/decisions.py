@@ -163,8 +163,8 @@ def legal_decisions(state: State) -> list[Decision]:
     """The decisions open to the player to act (or owed an ``event_kept``), in the order of
     the events of :func:`legal_moves` they stand for; empty when no input is theirs."""
     f = state.flow
-    if state.flow.phase != ROUND or f.due:
-        if state.flow.phase == BETWEEN and state.keep_due is not None and not f.due:
+    if f.phase != ROUND or f.due:
+        if f.phase == BETWEEN and state.keep_due is not None and not f.due:
             return [Decision(KEEP_EVENT, card=c) for c in state.held[state.keep_due]]
         return []
     step = f.step

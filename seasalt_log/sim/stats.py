@@ -84,7 +84,7 @@ def cases(events: Iterable[ev.Event]) -> Counter[str]:
                     c["shared_win"] += 1
         # a new turn of the final turns of LAST CHANCE that starts with the deck empty
         f = s.flow
-        if (f.turn != before.flow.turn and s.flow.phase == "round" and not f.due
+        if (f.turn != before.flow.turn and f.phase == "round" and not f.due
                 and f.call == "last_chance" and not s.table.deck):
             c["final_turn_empty_deck"] += 1
             if not s.table.can_take():

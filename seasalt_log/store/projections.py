@@ -758,8 +758,8 @@ _KIND = {**dict.fromkeys(ev.EVENT_TYPES, _OTHER), **{t: k for k, t in enumerate(
 
 
 #: :data:`_KIND` by type code (:data:`events.TYPE_CODES`), a ``bytes.translate`` table
-_KIND_BY_CODE = bytes(_KIND.get(ev.EVENT_TYPES[c], _OTHER) if c < len(ev.EVENT_TYPES)
-                      else _OTHER for c in range(256))
+_KIND_BY_CODE = bytes(_KIND[ev.EVENT_TYPES[c]] if c < len(ev.EVENT_TYPES) else _OTHER
+                      for c in range(256))
 
 
 def _round_scored(game_id: str, s, e: ev.RoundScored, n: int, open_round: list,

@@ -295,8 +295,8 @@ class Store:
         self._next: int | None = None   # the next number to give a new game
         self._staged: StagedRows | None = None  # rows of :meth:`load` not inserted yet
         self._loaded: list[str] = []            # games :meth:`load` stored whole, to vouch for
-        #: at most the rows of each table before the open transaction's loads (see
-        #: :meth:`expect_loads`); None: counted at the first load
+        #: where each table's rows ended before the open transaction's loads (see
+        #: :meth:`expect_loads`); None: found at the first load
         self._sizes: dict[str, int] | None = None
         self._texts: GameTexts | None = None    # read-only: games' texts kept in memory
         self._reads = 0                         # games read from the file before that
@@ -817,7 +817,7 @@ def migrate_v3(con: duckdb.DuckDBPyConnection) -> None:
 def migrate_v4(con: duckdb.DuckDBPyConnection) -> None:
     """Turn a store of format 4 into format 5, inside the caller's transaction: only its
     number changes here; the caller's DDL adds the ``checked_games`` table, empty (every
-    game is folded by ``verify`` until an import vouches for it)."""
+    game is folded by ``verify`` until ``verify --record`` or an import records it)."""
     _set_format(con)
 
 
