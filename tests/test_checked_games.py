@@ -205,8 +205,10 @@ def test_the_cli_says_how_many_games_were_taken_on_their_record(imported):
     assert r.exit_code == 0, r.output
     assert f"verified {len(games)} game(s)" in r.output
     assert f"{len(games)} of them taken on their record in checked_games" in r.output
+    assert "folded again" not in r.output
     r = runner.invoke(app, ["verify", "--db", str(path), "--no-progress", "--refold"])
     assert r.exit_code == 0 and "taken on their record" not in r.output
+    assert "folded again" not in r.output
     r = runner.invoke(app, ["verify", "--db", str(path), "--json"])
     assert r.exit_code == 0 and json.loads(r.output)["vouched"] == len(games)
 
@@ -295,9 +297,13 @@ def test_the_cli_records_and_refuses_record_with_quick(tmp_path):
     _stored_one_by_one(path, games)
     r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--quick"])
     assert r.exit_code == 2 and "give --quick or --record, not both" in r.output
+    r = runner.invoke(app, ["verify", "--db", str(path), "--no-progress"])
+    assert r.exit_code == 0 and "3 game(s) folded again" in r.output
+    assert "seasalt verify --record" in r.output
     r = runner.invoke(app, ["verify", "--db", str(path), "--record", "--no-progress"])
     assert r.exit_code == 0, r.output
     assert "recorded 3 game(s) in checked_games" in r.output
+    assert "folded again" not in r.output
     r = runner.invoke(app, ["verify", "--db", str(path), "--json"])
     assert json.loads(r.output)["vouched"] == 3
     r = runner.invoke(app, ["verify", "--db", str(tmp_path / "missing.duckdb"), "--record"])

@@ -67,6 +67,12 @@ def verify(games: list[str] = typer.Argument(None, metavar="GAME",
         for d in report.differences:
             out.print(str(d), markup=False)
         log.info(summary_line(report))
+        folded = report.games - report.vouched
+        if folded and not (games or quick or refold or record):
+            log.info(f"{folded} game(s) folded again: no record of this code vouches for them "
+                     "(imported by another version of seasalt, written live or one at a time, "
+                     "or changed since); `seasalt verify --record` records those found sound, "
+                     "so that later checks need not fold them")
         if record:
             log.info(f"recorded {recorded} game(s) in checked_games: later checks take them "
                      "on that record" if recorded is not None else "recorded nothing: "
